@@ -1,0 +1,326 @@
+"""Command line: ``python -m blowfish_core {reach,synth,schema,presets} ...``.
+
+Every bad input exits non-zero with one line ``error: ...`` naming the field;
+no Python traceback.  The UI calls the same engine functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from typing import Any
+
+from .accounting import check_delta, check_rho, rho_from_budget
+from .data import read_table, read_text_file
+from .errors import BlowfishError
+from .evolution import SynthConfig
+from .policy import Policy
+from .presets import get_preset, load_preset_data
+from .runner import ledger_text, policy_summary, run_paired, RunRequest
+from .schema import Schema, infer_schema
+from .sensitivity import METHODS
+from .votes import check_tau
+
+EPILOG = """examples:
+  python -m blowfish_core synth --preset xor3 --method tab-pe,hard,bf-soft --tau 0.03 --rho 0.003 --seeds 0,1 --out out/synth.csv --report out/report.json
+  python -m blowfish_core reach --preset adult --protect hours.per.week --tau 0.03 --json
+  python -m blowfish_core synth --preset adult --data ../shared/data/adult.csv --method hard,bf-soft --tau 0.03 --rho 1e-4 --out out/adult.csv
+  python -m blowfish_core schema --data my.csv --out my_schema.json     (data-derived: edit the bounds!)
+  python -m blowfish_core synth --data my.csv --schema my_schema.json --policy my_policy.json --method bf-soft --tau 0.05 --epsilon 1 --delta 1e-5 --out my_synth.csv
+"""
+
+
+def _float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    return v
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m blowfish_core",
+        description="Blowfish Studio engine: policy-aware differentially private synthesis "
+                    "(Tab-PE, Hard, BF-Soft; paper 'Soft Voting for Policy-Aware Private Data Synthesis').",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    def add_policy_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", help="built-in setting: adult, bank, xor3 (or xorK)")
+        p.add_argument("--schema", metavar="JSON", help="schema file (public domain); overrides the preset's")
+        p.add_argument("--policy", metavar="JSON", help="policy file; overrides the preset's default policy")
+        p.add_argument("--protect", action="append", default=[], metavar="ATTR[=SPEC]",
+                       help="protect ATTR with SPEC = threshold:VALUE | block | complete | hierarchy | none "
+                            "(the preset's Table 3 graph when SPEC is omitted); repeatable; applied on top of the "
+                            "preset default (age on Adult/Bank, X_1 on XOR)")
+        p.add_argument("--participation", action="store_true", help="add participation edges (u, bottom) (§5.6)")
+
+    r = sub.add_parser("reach", help="per-attribute and record-level reach, q and the BF-Soft bound")
+    add_policy_args(r)
+    r.add_argument("--data", metavar="CSV", help="table to infer a (data-derived) schema from when no schema is given")
+    r.add_argument("--tau", type=_float, help="temperature for q and the bound")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+
+    s = sub.add_parser("synth", help="run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_policy_args(s)
+    s.add_argument("--data", metavar="CSV", help="private table (XOR presets generate it when omitted)")
+    s.add_argument("--n", type=_int, help="XOR presets: number of generated private records (default 12000)")
+    s.add_argument("--data-seed", type=_int, default=0, help="XOR presets: generator seed (default 0)")
+    s.add_argument("--split-seed", type=_int, default=0, help="Adult/Bank: seed of the private/pilot split")
+    s.add_argument("--method", default="tab-pe,hard,bf-soft",
+                   help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft)")
+    s.add_argument("--tau", type=_float, help="temperature of soft votes (needed for bf-soft, soft-dp, soft-hard-noise)")
+    s.add_argument("--rho", type=_float, help="total zCDP budget")
+    s.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho")
+    s.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5)")
+    s.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
+                   help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
+    s.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
+    s.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5' (default: 512 for rounds 1-3, 1024 after)")
+    s.add_argument("--release", type=_int, default=512, help="released records (default 512)")
+    s.add_argument("--threshold-h", type=_float, default=0.0, help="public count threshold H (App. B; default 0)")
+    s.add_argument("--selection", choices=["hybrid", "sample", "rank"], default="hybrid")
+    s.add_argument("--seeds", default="0", help="comma list of seeds, paired across methods (default 0)")
+    s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method and seed")
+    s.add_argument("--out-dir", metavar="DIR", help="also write every release as DIR/<method>_seed<S>.csv")
+    s.add_argument("--report", metavar="REPORT.json", help="JSON report with the privacy ledger")
+    s.add_argument("--quiet", action="store_true", help="no progress lines")
+
+    sc = sub.add_parser("schema", help="infer a schema JSON from a CSV (flagged data-derived; edit it!)")
+    sc.add_argument("--data", required=True, metavar="CSV")
+    sc.add_argument("--columns", help="comma list of columns to model (default all)")
+    sc.add_argument("--out", metavar="JSON", help="write here instead of stdout")
+
+    pr = sub.add_parser("presets", help="list the built-in presets and their policies")
+    pr.add_argument("--json", action="store_true")
+    return ap
+
+
+def _parse_population(text: str | None, rounds: int) -> list[int] | None:
+    if not text:
+        return None
+    sizes: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        size, _, times = part.partition("x")
+        try:
+            sizes += [int(size)] * (int(times) if times else 1)
+        except ValueError:
+            raise BlowfishError(f"--population: cannot read {part!r}; use e.g. 512x3,1024x5") from None
+    if len(sizes) != rounds:
+        raise BlowfishError(f"--population lists {len(sizes)} rounds but --rounds is {rounds}")
+    return sizes
+
+
+def _parse_seeds(text: str) -> list[int]:
+    try:
+        seeds = [int(x) for x in text.split(",") if x.strip() != ""]
+    except ValueError:
+        raise BlowfishError(f"--seeds: expected whole numbers like 0,1,2 (got {text!r})") from None
+    return seeds
+
+
+def resolve_setting(args) -> tuple[Schema, Policy, Any]:
+    """Schema, policy and preset (or None) from --preset/--schema/--policy/--protect."""
+    preset = get_preset(args.preset) if args.preset else None
+    if args.schema:
+        schema = Schema.from_json(read_text_file(args.schema, "schema"))
+    elif preset is not None:
+        schema = preset.schema
+    elif getattr(args, "data", None):
+        schema = infer_schema(read_table(args.data))
+    else:
+        raise BlowfishError("give --preset NAME, or --schema JSON (or --data CSV to infer a data-derived schema)")
+    if args.policy:
+        policy = Policy.from_json(read_text_file(args.policy, "policy"))
+    elif preset is not None and not args.schema:
+        policy = preset.default_policy()
+    else:
+        policy = Policy()
+    if args.protect:
+        if preset is not None and not args.schema:
+            policy = preset.policy_with(args.protect, base=policy)
+        else:
+            from .policy import AttributePolicy, parse_protect_spec
+            per = dict(policy.per_attribute)
+            for item in args.protect:
+                name, kind, theta = parse_protect_spec(item)
+                if kind in ("", "block"):
+                    raise BlowfishError(f"--protect {item}: without a preset, give an explicit SPEC "
+                                        "(threshold:VALUE, complete, hierarchy, none) or use --policy for blocks")
+                if kind == "none":
+                    per.pop(name, None)
+                else:
+                    per[name] = AttributePolicy(kind, theta=theta)
+            policy = Policy(per, policy.participation)
+    if args.participation:
+        policy.participation = True
+    policy.validate(schema)
+    return schema, policy, preset
+
+
+def cmd_reach(args) -> int:
+    schema, policy, _ = resolve_setting(args)
+    if args.tau is not None:
+        check_tau(args.tau)
+    summ = policy_summary(schema, policy, args.tau)
+    out = {k: summ[k] for k in ("per_attribute", "reach", "tau", "q", "sensitivity_bound")}
+    out["protected"] = summ["protected"]
+    out["domain_warning"] = schema.domain_warning()
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print("weighted reach per attribute (w_i * r_i, Gower units):")
+    top = max(out["per_attribute"].values()) if out["per_attribute"] else 0
+    for name, v in out["per_attribute"].items():
+        mark = "  <- sets the record-level reach" if v == top and v > 0 else ""
+        desc = summ["protected"].get(name, "not protected")
+        print(f"  {name:<20} {v:.4f}   ({desc}){mark}")
+    print(f"record-level reach r = {out['reach']:.4f}")
+    if args.tau is not None:
+        print(f"tau = {args.tau:g}: noise ratio q = {out['q']:.4f}, BF-Soft sensitivity bound = "
+              f"{out['sensitivity_bound']:.4f} (Tab-PE: 1.4142); same noise as Hard at {1 / max(out['q'], 1e-300) ** 2:.3g}x the budget")
+    if out["domain_warning"]:
+        print("WARNING: " + out["domain_warning"])
+    return 0
+
+
+def cmd_synth(args) -> int:
+    methods = [m.strip().lower() for m in args.method.split(",") if m.strip()]
+    for m in methods:
+        if m not in METHODS:
+            raise BlowfishError(f"--method: unknown method '{m}'; use {', '.join(METHODS)}")
+    delta = 1e-5 if args.delta is None else args.delta
+    check_delta(delta)
+    if args.rho is not None and args.epsilon is not None:
+        raise BlowfishError("give either --rho or --epsilon/--delta, not both")
+    if args.rho is not None:
+        rho = check_rho(args.rho)
+        source = "rho"
+    elif args.epsilon is not None:
+        rho = rho_from_budget(epsilon=args.epsilon, delta=delta, conversion=args.conversion)
+        source = f"epsilon={args.epsilon:g}, delta={delta:g} via {args.conversion}"
+    else:
+        raise BlowfishError("give a budget: --rho R, or --epsilon E --delta D")
+    if any(m in ("bf-soft", "soft-dp", "soft-hard-noise") for m in methods):
+        if args.tau is None:
+            raise BlowfishError("--tau is required for bf-soft, soft-dp and soft-hard-noise (e.g. --tau 0.03)")
+        check_tau(args.tau)
+    schema, policy, preset = resolve_setting(args)
+    seeds = _parse_seeds(args.seeds)
+    cfg = SynthConfig(rounds=args.rounds, population=_parse_population(args.population, args.rounds),
+                      release=args.release, threshold_h=args.threshold_h, selection=args.selection).validate()
+    metric = None
+    if preset is not None and not args.schema:
+        split = load_preset_data(preset, args.data, split_seed=args.split_seed, n=args.n, data_seed=args.data_seed)
+        data, source_txt = split.private, split.source
+        metric = preset.metric_fn()
+    else:
+        if not args.data:
+            raise BlowfishError("--data CSV is required with --schema (or use --preset xor3)")
+        data, source_txt = read_table(args.data), args.data
+    # fail before any work if the output folder cannot be written
+    for path in [args.out, args.report]:
+        if path:
+            d = os.path.dirname(os.path.abspath(path))
+            os.makedirs(d, exist_ok=True)
+    req = RunRequest(schema, policy, data, methods, rho, delta, args.tau, seeds, cfg, metric=metric,
+                     budget_source=source, data_source=source_txt)
+
+    def progress(ev):
+        if not args.quiet:
+            print(f"  {ev['method']:<8} seed {ev['seed']} round {ev['round']}/{ev['rounds']}  "
+                  f"Delta_t={ev['delta_t']:.4g} sigma_t={ev['sigma_t']:.4g}", file=sys.stderr)
+
+    outcome = run_paired(req, progress=progress)
+    rep = outcome.report
+    first = outcome.releases[(methods[0], seeds[0])]
+    first.to_csv(args.out, index=False)
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+        for (m, sd), df in outcome.releases.items():
+            df.to_csv(os.path.join(args.out_dir, f"{m}_seed{sd}.csv"), index=False)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            json.dump(rep, f, indent=2, allow_nan=False)
+    metric_name = rep["metric"]["name"]
+    print(f"{metric_name} by method (mean over {len(seeds)} seed(s), 95% t-interval):")
+    for m, v in rep["summary"]["per_method"].items():
+        print(f"  {m:<16} {v['mean']:.4f}  [{v['ci95'][0]:.4f}, {v['ci95'][1]:.4f}]")
+    rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
+    if rr:
+        print(f"  BF-Soft vs Hard paired reduction R_s: {rr['mean_percent']:.1f}% [{rr['ci95'][0]:.1f}, {rr['ci95'][1]:.1f}]")
+    print(ledger_text(rep))
+    print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
+    return 0
+
+
+def cmd_schema(args) -> int:
+    df = read_table(args.data)
+    cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
+    schema = infer_schema(df, cols)
+    text = schema.to_json()
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        print(f"wrote {args.out}")
+    else:
+        print(text)
+    print("WARNING: " + schema.domain_warning(), file=sys.stderr)
+    return 0
+
+
+def cmd_presets(args) -> int:
+    from .presets import PRESET_NAMES
+
+    out = {}
+    for name in PRESET_NAMES:
+        p = get_preset(name)
+        out[name] = {
+            "description": p.description,
+            "schema": p.schema.to_dict(),
+            "table3": {k: v.to_dict() for k, v in p.table3.items()},
+            "default_protected": p.default_protected,
+            "metric": p.metric,
+        }
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        for name, d in out.items():
+            print(f"{name}: {d['description']}; metric {d['metric']}; protected by default: {', '.join(d['default_protected'])}")
+            for k, v in d["table3"].items():
+                print(f"    {k:<16} {v}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets}[args.command](args)
+    except BlowfishError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}".rstrip(": "), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
