@@ -1,0 +1,77 @@
+"""Shared session state of the Streamlit app.
+
+Every page reads the dataset, schema and policy chosen in the Policy Designer
+from ``st.session_state["studio"]`` through :func:`get_studio`.  The default is
+the built-in XOR-3 preset (generated, no file needed).
+
+Contract (used by all pages):
+    studio.dataset_name : str            e.g. "XOR-3 (built-in)", "Adult", "my.csv"
+    studio.preset       : str | None     "xor3", "adult", "bank" or None for an arbitrary CSV
+    studio.private      : pd.DataFrame   the private table (never modified by the app)
+    studio.public       : pd.DataFrame | None   held-out / generated public rows for pilots
+    studio.schema       : blowfish_core.Schema
+    studio.policy       : blowfish_core.Policy
+    studio.metric       : "pwerr" | "hoerr"
+    studio.tau          : float          temperature chosen last (Policy Designer / Pilot)
+    studio.version      : int            bumped whenever dataset/schema/policy change
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import blowfish_core as bc
+from blowfish_core.presets import load_preset_data
+
+
+@dataclass
+class Studio:
+    dataset_name: str
+    preset: str | None
+    private: pd.DataFrame
+    public: pd.DataFrame | None
+    schema: bc.Schema
+    policy: bc.Policy
+    metric: str = "pwerr"
+    tau: float = 0.03
+    version: int = 0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def metric_fn(self):
+        """(name, f(schema, X_real, X_syn)) for the current dataset."""
+        if self.preset:
+            return bc.get_preset(self.preset).metric_fn()
+        from blowfish_core.metrics import pwerr
+
+        return "pwerr", pwerr
+
+
+@st.cache_data(show_spinner=False)
+def _preset_tables(name: str, data_path: str | None = None):
+    p = bc.get_preset(name)
+    split = load_preset_data(p, data_path)
+    return split.private, split.public
+
+
+def default_studio() -> Studio:
+    p = bc.get_preset("xor3")
+    priv, pub = _preset_tables("xor3")
+    return Studio("XOR-3 (built-in)", "xor3", priv, pub, p.schema, p.default_policy(), metric=p.metric)
+
+
+def get_studio() -> Studio:
+    """The shared studio state (created with the XOR-3 default on first use)."""
+    if "studio" not in st.session_state:
+        st.session_state["studio"] = default_studio()
+    return st.session_state["studio"]
+
+
+def set_studio(studio: Studio) -> None:
+    """Replace the shared state (bumps the version so pages drop stale results)."""
+    old = st.session_state.get("studio")
+    studio.version = (old.version + 1) if old is not None else 0
+    st.session_state["studio"] = studio
