@@ -165,17 +165,26 @@ def _product_batches(grids: list[np.ndarray], size: int):
         yield np.array(rows, dtype=float).reshape(len(rows), len(grids))
 
 
-def attribute_edge_grid(schema: Schema, policy: Policy, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def attribute_edge_grid(
+    schema: Schema, policy: Policy, name: str, crossing_only: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Values along attribute ``name`` and protected pairs among them, for searches.
 
     Returns (codes (L,), e0 (E,), e1 (E,)).  Finite domains: every value and every
     protected pair.  Continuous numeric: a grid of CONTINUOUS_GRID points g and the
     points g + theta (clipped), paired, so every pair is a true protected edge.
+    crossing_only: for a threshold >= 1 step on an ordered finite domain keep only
+    consecutive pairs -- enough to decide whether *some* protected edge crosses a
+    decision boundary (if nn(a) != nn(b) with |a - b| <= theta, some consecutive pair
+    between them differs too), not for measuring the largest soft change.
     """
     a = schema[name]
     ap = policy.policy_for(name)
     ve = value_edges(a, ap)
     if ve is not None:
+        if crossing_only and ap.kind == "threshold" and a.kind in ("numeric", "ordinal") and ve.e0.size:
+            first = ve.e1 - ve.e0 == 1
+            return ve.codes, ve.e0[first], ve.e1[first]
         return ve.codes, ve.e0, ve.e1
     theta = float(ap.theta) / (a.hi - a.lo)
     g = np.linspace(0.0, 1.0 - min(theta, 1.0), CONTINUOUS_GRID)
@@ -189,7 +198,7 @@ def _search(schema: Schema, policy: Policy, k: GowerKernel, name: str, ctx: np.n
     """Look for a protected edge on ``name`` with a context from ``ctx`` crossing a
     decision boundary.  Returns (witness or None, edges checked)."""
     i = schema.index(name)
-    codes, e0, e1 = attribute_edge_grid(schema, policy, name)
+    codes, e0, e1 = attribute_edge_grid(schema, policy, name, crossing_only=True)
     if e0.size == 0:
         return None, 0
     L = codes.size
