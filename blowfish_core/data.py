@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import warnings
 from typing import Any
 
 import pandas as pd
@@ -55,6 +56,11 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
         raise DataError(
             f"{label}: not UTF-8 text (bad byte at position {e.start}). Fix: save the file as UTF-8 CSV"
         ) from None
+    if "\x00" in text:
+        raise DataError(
+            f"{label}: contains NUL bytes; this looks like a binary file, not a CSV. "
+            "Fix: export the table as a UTF-8 CSV"
+        )
     if not text.strip():
         raise DataError(f"{label}: the file is empty. Fix: upload a CSV with a header row and data rows")
     lines = text.splitlines()
@@ -79,7 +85,17 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
     if len([ln for ln in lines[1:] if ln.strip()]) == 0:
         raise DataError(f"{label}: the file has a header but no data rows")
     try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=True, skipinitialspace=False)
+        # index_col=False: a row with more fields than the header must not silently
+        # become an index; pandas warns (ParserWarning) and we turn that into an error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=True, skipinitialspace=False,
+                             index_col=False)
+    except pd.errors.ParserWarning:
+        raise DataError(
+            f"{label}: some rows have more fields than the header ({len(cols)} columns). "
+            "Fix: check the quoting and the number of fields per row"
+        ) from None
     except pd.errors.ParserError as e:
         raise DataError(f"{label}: malformed CSV ({str(e).strip().splitlines()[-1]}). Fix: check the quoting and the number of fields per row") from None
     except (ValueError, csv.Error) as e:
