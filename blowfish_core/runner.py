@@ -35,7 +35,9 @@ class RunRequest:
     data: the private table (DataFrame, original columns).  methods: subset of METHODS.
     rho: total zCDP budget (already converted from (epsilon, delta) if needed).
     metric: (name, f(schema, X_real, X_syn)).  reference: optional table the metric
-    compares against (default: the private table itself).
+    compares against (default: the private table itself).  keep_populations: keep
+    every round's candidate population C_t in the results (for per-round errors;
+    does not change any draw or released value).
     """
 
     schema: Schema
@@ -51,6 +53,7 @@ class RunRequest:
     reference: pd.DataFrame | None = None
     budget_source: str = "rho"
     data_source: str = ""
+    keep_populations: bool = False
 
 
 @dataclass
@@ -131,7 +134,8 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     for seed in req.seeds:
         for method in req.methods:
             res = run_synthesis(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
-                                progress=progress, should_stop=should_stop, grouped=grouped)
+                                progress=progress, should_stop=should_stop, grouped=grouped,
+                                keep_populations=req.keep_populations)
             err = float(metric_fn(schema, ref, res.release))
             results.append(res)
             releases[(method, seed)] = schema.decode(res.release)
