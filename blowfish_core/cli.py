@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from typing import Any
 
@@ -48,8 +49,20 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's error contract: one line ``error: ...`` naming the
+    argument, exit code 2, no usage dump; numbers like -1e-5 are read as values."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+    def error(self, message: str):  # noqa: D401 - argparse hook
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="python -m blowfish_core",
         description="Blowfish Studio engine: policy-aware differentially private synthesis "
                     "(Tab-PE, Hard, BF-Soft; paper 'Soft Voting for Policy-Aware Private Data Synthesis').",
@@ -308,7 +321,10 @@ def cmd_presets(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2, already printed as one line)
+        return e.code if isinstance(e.code, int) else 2
     try:
         return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets}[args.command](args)
     except BlowfishError as e:
