@@ -373,6 +373,11 @@ class Schema:
     def __post_init__(self) -> None:
         if not self.attributes:
             raise SchemaError("the schema has no modeled attributes. Fix: model at least one column")
+        for i, a in enumerate(self.attributes):
+            if not isinstance(a, Attribute):
+                raise SchemaError(f"schema attribute #{i + 1} must be an Attribute (got {type(a).__name__})")
+            if not isinstance(a.name, str) or not a.name:
+                raise SchemaError(f"schema attribute #{i + 1}: 'name' must be a non-empty string (got {a.name!r})")
         names = [a.name for a in self.attributes]
         if len(set(names)) != len(names):
             dup = sorted({x for x in names if names.count(x) > 1})
