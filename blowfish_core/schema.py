@@ -207,18 +207,25 @@ class Attribute:
             bad = num.isna() & s.notna()
             if bad.any():
                 ex = s[bad].iloc[0]
+                hint = ""
+                if (s[bad].astype(str).str.strip() == "?").any():
+                    hint = (" '?' is a missing-value marker (as in Adult): drop those rows; a numeric "
+                            "column cannot hold it.")
                 raise SchemaError(
-                    f"column '{n}': {int(bad.sum())} row(s) are not numbers (e.g. {ex!r}). "
+                    f"column '{n}': {int(bad.sum())} row(s) are not numbers (e.g. {ex!r}).{hint} "
                     "Fix: clean the column or declare it categorical"
                 )
             if num.isna().any():
                 raise SchemaError(
-                    f"column '{n}': {int(num.isna().sum())} row(s) are missing. "
+                    f"column '{n}': {int(num.isna().sum())} row(s) are missing (empty cells or NaN). "
                     "Fix: drop or impute them before synthesis (the tool does not guess)"
                 )
             x = num.to_numpy(dtype=float)
             if not np.isfinite(x).all():
-                raise SchemaError(f"column '{n}': {int((~np.isfinite(x)).sum())} row(s) are infinite")
+                raise SchemaError(
+                    f"column '{n}': {int((~np.isfinite(x)).sum())} row(s) are infinite (inf or -inf). "
+                    "Fix: drop or replace them; a numeric domain needs finite values"
+                )
             out = (x < self.lo) | (x > self.hi)
             if out.any():
                 raise SchemaError(
@@ -243,6 +250,13 @@ class Attribute:
         if codes.isna().any():
             bad = keys[codes.isna()]
             ex = list(dict.fromkeys(bad.tolist()))[:3]
+            spaced = [v for v in dict.fromkeys(bad.tolist()) if v != v.strip() and v.strip() in self._level_index]
+            if spaced:
+                raise SchemaError(
+                    f"column '{n}': {len(bad)} row(s) have categories outside the declared public domain; "
+                    f"values have leading/trailing spaces, e.g. {spaced[0]!r}. Fix: strip them "
+                    f"(e.g. {spaced[0].strip()!r}) before loading; the tool never changes values silently"
+                )
             raise SchemaError(
                 f"column '{n}': {len(bad)} row(s) have categories outside the declared public domain "
                 f"(e.g. {ex}). Fix: add them to the levels of '{n}' or remove those rows"
@@ -550,7 +564,10 @@ def infer_schema(
         if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
             x = nonnull.to_numpy(dtype=float)
             if not np.isfinite(x).all():
-                raise SchemaError(f"column '{c}' contains infinite values")
+                raise SchemaError(
+                    f"column '{c}' contains {int((~np.isfinite(x)).sum())} infinite value(s) (inf or -inf). "
+                    "Fix: drop or replace them before inferring a schema"
+                )
             distinct = np.unique(x)
             if len(distinct) == 2 and set(distinct.tolist()) <= {0.0, 1.0}:
                 attrs.append(Attribute(c, "binary", levels=[int(v) for v in distinct]))
