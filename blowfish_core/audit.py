@@ -328,10 +328,9 @@ def build_pair(
     Hp = vote_histogram(schema, C, Dp, vote=vote, tau=tau)
     sig, sig_p = gaussian_sigma(sens, rho_t), gaussian_sigma(sens_p, rho_t)
     dec = schema.decode(np.vstack([x, xp]))
-    edge = {"x": dec.iloc[0].to_dict(), "x_prime": dec.iloc[1].to_dict(), "edges_checked": n_edges,
+    plain = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in dec.iloc[i].items()} for i in (0, 1)]
+    edge = {"x": plain[0], "x_prime": plain[1], "edges_checked": n_edges,
             "neighbours": "all record pairs (bounded DP)" if method == "tab-pe" else "policy edges"}
-    edge = {k: ({kk: (int(vv) if isinstance(vv, (int, np.integer)) else vv) for kk, vv in v.items()}
-                if isinstance(v, dict) else v) for k, v in edge.items()}
     return AuditPair(method, calibration, rho_t, delta, claimed, D, Dp, H, Hp, sig, sig_p, sens, sens_p, how, edge)
 
 
@@ -469,6 +468,7 @@ class AuditResult:
     fpr_ub: float = 1.0
     fnr_ub: float = 1.0
     sensitivity: float = 0.0
+    sensitivity_prime: float = 0.0
     sigma: float = 0.0
     sigma_prime: float = 0.0
     shift: float = 0.0
@@ -528,7 +528,8 @@ def audit_pair(pair: AuditPair, n_samples: int = 200_000, seed: int = 0, alpha: 
         threshold=best, fpr=float(fp_e[0] / e0.size), fnr=float(fn_e[0] / e1.size),
         passed=bool(eps_lb <= pair.claimed_eps), calibration=pair.calibration, rho_t=pair.rho_t,
         delta=pair.delta, alpha=alpha, fpr_ub=float(fpr_ub[0]), fnr_ub=float(fnr_ub[0]),
-        sensitivity=pair.sensitivity, sigma=pair.sigma, sigma_prime=pair.sigma_prime, shift=pair.shift,
+        sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
+        sigma_prime=pair.sigma_prime, shift=pair.shift,
         eps_pair=pair_epsilon(pair), statistic=_statistic_kind(pair), sampler=sampler, how=pair.how,
         edge=pair.edge,
     )
@@ -556,14 +557,17 @@ def run_audit_suite(n_samples: int = 200_000, seed: int = 0, rho_t: float = 0.25
 
 def audit_table(results: list[tuple[AuditResult, bool]]) -> str:
     """Plain-text table: method, calibration, claimed eps, eps lower bound, verdict."""
-    lines = [f"{'method':<8} {'calibration':<17} {'Delta_t':>8} {'claimed eps':>11} {'eps_lb':>8} "
+    head = "Delta_t (D/D')"
+    lines = [f"{'method':<8} {'calibration':<17} {head:>15} {'claimed eps':>11} {'eps_lb':>8} "
              f"{'pair eps':>9} {'FPR':>9} {'FNR':>9}  verdict (expected)"]
     for r, exp in results:
         pe = "-" if r.eps_pair is None else ("inf" if math.isinf(r.eps_pair) else f"{r.eps_pair:.3f}")
         verdict = "PASS" if r.passed else "FAIL"
+        sens = (f"{r.sensitivity:.4f}" if r.sensitivity == r.sensitivity_prime
+                else f"{r.sensitivity:.4f}/{r.sensitivity_prime:.4f}")
         ok = "ok" if r.passed == exp else "UNEXPECTED"
         lines.append(
-            f"{r.method:<8} {r.calibration:<17} {r.sensitivity:>8.4f} {r.claimed_eps:>11.3f} {r.eps_lb:>8.3f} "
+            f"{r.method:<8} {r.calibration:<17} {sens:>15} {r.claimed_eps:>11.3f} {r.eps_lb:>8.3f} "
             f"{pe:>9} {r.fpr:>9.2e} {r.fnr:>9.2e}  {verdict} ({'pass' if exp else 'fail'}; {ok})"
         )
     return "\n".join(lines)
