@@ -147,7 +147,7 @@ def test_schema_from_json_only_schema_errors(value):
     except SchemaError:
         return
     assert isinstance(s, Schema) and s.p >= 1
-    # a parsed schema round-trips and encodes its own uniform sample
+    # a parsed schema round-trips through its own JSON
     assert Schema.from_json(s.to_json()).to_dict() == s.to_dict()
 
 
