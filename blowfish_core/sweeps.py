@@ -268,11 +268,12 @@ def cell_labels(a: Attribute, bins: int = NUMERIC_BINS) -> list[str]:
     return [_fmt(v) for v in a.levels]
 
 
-def marginal_comparison(schema: Schema, real: pd.DataFrame, synthetic: pd.DataFrame, attrs: Sequence[str],
-                        bins: int = NUMERIC_BINS) -> pd.DataFrame:
+def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthetic: pd.DataFrame | np.ndarray,
+                        attrs: Sequence[str], bins: int = NUMERIC_BINS) -> pd.DataFrame:
     """Real vs synthetic normalized marginal over one or two attributes.
 
-    real, synthetic: tables with the schema's columns (original units).  attrs:
+    real, synthetic: tables with the schema's columns (original units), or
+    already encoded (n, p) float64 matrices (schema.encode; saves re-encoding).  attrs:
     one or two attribute names.  Returns a DataFrame with one label column per
     attribute, 'real', 'synthetic' (proportions summing to 1 each) and
     'abs_diff'; its abs_diff sum is the l1 error of this marginal (the term
@@ -285,8 +286,10 @@ def marginal_comparison(schema: Schema, real: pd.DataFrame, synthetic: pd.DataFr
     if len(set(attrs)) != len(attrs):
         raise BlowfishError("choose two different attributes for a 2-way marginal")
     idx = tuple(schema.index(a) for a in attrs)
-    cr, sizes = bin_codes(schema, schema.encode(real), bins)
-    cs, _ = bin_codes(schema, schema.encode(synthetic), bins)
+    Xr = real if isinstance(real, np.ndarray) else schema.encode(real)
+    Xs = synthetic if isinstance(synthetic, np.ndarray) else schema.encode(synthetic)
+    cr, sizes = bin_codes(schema, Xr, bins)
+    cs, _ = bin_codes(schema, Xs, bins)
     pr = marginal(cr, sizes, idx)
     ps = marginal(cs, sizes, idx)
     labels = [cell_labels(schema[a], bins) for a in attrs]

@@ -1,0 +1,367 @@
+"""Synthesis Runner: paired what-if runs of Tab-PE, Hard and BF-Soft on the studio's data.
+
+Thin page: widgets -> studio.runner_ui (requests, storage) -> blowfish_core.runner.run_paired
+(the function the CLI calls) -> tables and plotly figures.  Results are stored in
+st.session_state only after a run succeeded, so a failed or stopped run leaves the
+earlier results intact.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+from plotly.subplots import make_subplots
+
+from blowfish_core.accounting import check_delta
+from blowfish_core.errors import BlowfishError
+from blowfish_core.evolution import RunStopped
+from blowfish_core.runner import MAX_SEEDS, ledger_text, policy_summary
+from blowfish_core.sensitivity import METHOD_LABELS
+from blowfish_core.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
+from studio import runner_ui as ui
+from studio.state import get_studio
+
+st.set_page_config(page_title="Synthesis Runner · Blowfish Studio", layout="wide")
+
+studio = get_studio()
+S = ui.runner_settings(st.session_state, tau=studio.tau, budget=studio.extras.get("budget"))
+for _k, _v in S.items():
+    if _k not in st.session_state:
+        st.session_state[_k] = list(_v) if isinstance(_v, list) else _v
+if "runner_show_next" in st.session_state:
+    st.session_state["runner_show"] = st.session_state.pop("runner_show_next")
+store: dict = st.session_state.setdefault("runner_results", {})
+
+
+def _request_stop() -> None:
+    st.session_state["runner_stop"] = True
+
+
+def _should_stop() -> bool:
+    return bool(st.session_state.get("runner_stop", False))
+
+
+# ------------------------------------------------------------------ header
+st.title("Synthesis Runner")
+st.caption(
+    "Launch small synthesis runs on the data and policy chosen in the Policy Designer, compare methods on "
+    "the same seeds (paired random streams: same initial population, noise vector and mutation draws), and "
+    "see where the privacy budget went. Seeded runs are reproducible for study, not for a real release."
+)
+st.markdown(
+    f"**Data:** {studio.dataset_name} — {len(studio.private):,} private rows · **metric:** "
+    f"{studio.metric.upper()} · **protected:** "
+    + (", ".join(studio.policy.protected(studio.schema)) or "nothing")
+)
+carried = st.session_state.get("runner_carried")
+if carried:
+    what = "Hard" if carried["method"] == "hard" else f"BF-Soft at tau = {carried['tau']:g} (with Hard for comparison)"
+    st.info(f"From the Temperature Pilot: {what}" + (f", target rho = {carried['rho']:g}" if carried.get("rho") else "")
+            + ". The inputs below were set accordingly.")
+
+# ------------------------------------------------------------------ inputs
+c1, c2, c3 = st.columns(3)
+with c1:
+    st.multiselect("Methods", list(ui.USER_METHODS), format_func=lambda m: METHOD_LABELS[m], key="rn_methods",
+                   help="Tab-PE: sqrt(2) noise (standard DP). Hard: exact policy sensitivity per population "
+                        "(Cor. 5.3). BF-Soft: soft vote with the closed-form bound (Cor. 5.5). Soft vote at "
+                        "standard DP: reach = the whole Gower diameter.")
+    st.checkbox("Decomposition (§6.2.3): also run the soft vote with Hard's noise", key="rn_decomp",
+                help="Adds Hard, BF-Soft and the soft vote with Hard's noise: smoothing cost C, noise "
+                     "benefit N and gain G = N - C.")
+    st.number_input("Temperature tau", key="rn_tau", format="%g", step=0.005,
+                    help="Gower units; used by BF-Soft and the soft votes (must be > 0).")
+with c2:
+    st.radio("Budget given as", list(ui.BUDGET_MODES), key="rn_budget_mode", horizontal=True)
+    rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0]
+    st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4, disabled=not rho_mode)
+    st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=rho_mode)
+    st.number_input("delta", key="rn_delta", format="%g", step=1e-6,
+                    help="in (0, 1); used for the (epsilon, delta) report either way")
+    st.radio("epsilon -> rho conversion", ["exact", "eq1"], key="rn_conversion", horizontal=True,
+             disabled=rho_mode, help="exact Gaussian curve (tight) or the paper's Eq. (1)")
+with c3:
+    st.number_input("Rounds T", key="rn_rounds", step=1)
+    st.text_input("Population schedule", key="rn_population",
+                  placeholder="paper default: 512 in rounds 1-3, 1024 after",
+                  help="candidates per round, e.g. 512x3,1024x5 (the CLI's --population syntax); "
+                       "empty = the paper's schedule")
+    st.number_input("Release size (records)", key="rn_release", step=1)
+    st.number_input("Threshold H (App. B)", key="rn_h", format="%g", step=1.0)
+    st.selectbox("Selection", ["hybrid", "sample", "rank"], key="rn_selection",
+                 help="hybrid (default): 'sample' selection up to round 3, then 'rank' (top parents kept + 3 "
+                      "mutated children each)")
+    st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", step=1)
+    st.number_input("First seed", key="rn_first_seed", step=1)
+for _k in S:
+    if _k in st.session_state:
+        S[_k] = st.session_state[_k]
+
+try:
+    _ps = policy_summary(studio.schema, studio.policy, float(S["rn_tau"]) if S["rn_tau"] > 0 else None)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Record-level reach r", f"{_ps['reach']:.4f}")
+    if _ps["q"] is not None:
+        m2.metric("Noise ratio q at tau", f"{_ps['q']:.2f}")
+        m3.metric("BF-Soft sensitivity bound", f"{_ps['sensitivity_bound']:.4f}")
+except (BlowfishError, ValueError, TypeError):
+    pass
+
+b1, b2, _sp = st.columns([1, 1, 6])
+run_clicked = b1.button("Run", type="primary", key="rn_run_btn")
+b2.button("Stop", key="rn_stop_btn", on_click=_request_stop,
+          help="Stops the run between rounds; nothing partial is kept and earlier results stay.")
+status = st.container()
+
+
+# ------------------------------------------------------------------ results
+def _fmt_ci(lo: float, hi: float) -> str:
+    return f"[{lo:.4f}, {hi:.4f}]"
+
+
+def draw_results() -> None:
+    ids = sorted(store, reverse=True)
+    if st.session_state.get("runner_show") not in ids:
+        st.session_state["runner_show"] = ids[0]
+    rid = st.selectbox(
+        "Results shown", ids, key="runner_show",
+        format_func=lambda i: (f"run #{i}: " + ", ".join(METHOD_LABELS[m] for m in store[i]['report']['methods'])
+                               + f" · rho {store[i]['report']['privacy']['rho']:.3g}"
+                               + f" · {len(store[i]['report']['seeds'])} seed(s)"),
+    )
+    rec = store[rid]
+    rep = rec["report"]
+    metric = rep["metric"]["name"]
+    if rec["studio_version"] != studio.version or rec["dataset"] != studio.dataset_name:
+        st.warning("These results were computed on an earlier dataset or policy; run again to refresh them.")
+
+    st.subheader(f"Mean {metric.upper()} over {len(rep['seeds'])} paired seed(s), 95% t-interval")
+    summ = ui.summary_frame(rep)
+    st.dataframe(summ.drop(columns="key"), hide_index=True)
+    cols = st.columns(max(len(summ), 1))
+    for col, (_, row) in zip(cols, summ.iterrows()):
+        col.metric(f"{row['method']} mean {metric.upper()}", f"{row[f'mean {metric}']:.4f}",
+                   help=f"95% t-interval {_fmt_ci(row['ci95 low'], row['ci95 high'])}")
+    rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
+    if rr:
+        st.metric("BF-Soft vs Hard: paired reduction R_s", f"{rr['mean_percent']:.1f}%",
+                  help="R_s = 100 (E_H - E_S) / E_H per seed, averaged (App. F.2); positive favours BF-Soft")
+        st.caption(f"R_s 95% t-interval [{rr['ci95'][0]:.1f}%, {rr['ci95'][1]:.1f}%]; per seed: "
+                   + ", ".join(f"{v:.1f}%" for v in rr["per_seed"]))
+    with st.expander("Error of every run (method x seed)"):
+        st.dataframe(ui.runs_frame(rep).drop(columns="key"), hide_index=True)
+
+    dec = decomposition_table(rep)
+    if dec is not None:
+        st.subheader("Decomposition (§6.2.3): smoothing cost C, noise benefit N, gain G = N - C")
+        st.dataframe(dec, hide_index=True)
+        fig = go.Figure(go.Bar(x=dec["term"], y=dec["mean"],
+                               error_y=dict(type="data", symmetric=False, array=dec["ci_high"] - dec["mean"],
+                                            arrayminus=dec["mean"] - dec["ci_low"])))
+        fig.update_layout(height=300, yaxis_title=f"{metric.upper()} difference", margin=dict(t=20, b=20))
+        st.plotly_chart(fig, key=f"rn_dec_fig_{rid}")
+        st.caption("E_M is the soft vote with Hard's noise. BF-Soft wins iff N > C.")
+
+    st.subheader("Error by round")
+    re_ = rec["round_errors"]
+    T = rep["config"]["rounds"]
+    g = re_.groupby(["method", "round", "what"], as_index=False)["error"].mean()
+    g["method"] = g["method"].map(METHOD_LABELS)
+    g["step"] = g["round"].map(lambda r: f"round {r}" if r <= T else "release")
+    fig = px.line(g, x="round", y="error", color="method", markers=True, hover_data=["step"],
+                  labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
+    fig.update_layout(height=350, margin=dict(t=20, b=20))
+    st.plotly_chart(fig, key=f"rn_round_fig_{rid}")
+    st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
+               f"seeds; point {T + 1}: the released records (drawn from C_{T} by the last noisy counts).")
+
+    st.subheader("Per-round ledger")
+    seed = st.selectbox("Seed", rep["seeds"], key=f"rn_round_seed_{rid}")
+    rt = ui.rounds_frame(rep, seed)
+    st.dataframe(rt, hide_index=True)
+    for how in rt["calibration"].unique():
+        st.caption(f"**{how}**: {ui.CALIBRATION_WORDS.get(how, how)}")
+
+    st.subheader("Real vs synthetic marginals")
+    keys = list(rec["releases"])
+    pick = st.selectbox("Synthetic table", range(len(keys)), key=f"rn_marg_run_{rid}",
+                        format_func=lambda i: f"{METHOD_LABELS[keys[i][0]]}, seed {keys[i][1]}")
+    syn = rec["X_releases"][keys[pick]]
+    rs = rec["schema"]
+    names = rs.names
+    one = st.multiselect("1-way: attributes", names, default=names[:2], key=f"rn_marg1_{rid}")
+    try:
+        for a in one:
+            m = marginal_comparison(rs, rec["X_real"], syn, [a])
+            fig = go.Figure([go.Bar(name="real", x=m[a], y=m["real"]), go.Bar(name="synthetic", x=m[a], y=m["synthetic"])])
+            fig.update_layout(barmode="group", height=280, title=f"{a}: l1 error {m['abs_diff'].sum():.4f}",
+                              margin=dict(t=40, b=20), yaxis_title="share")
+            st.plotly_chart(fig, key=f"rn_m1_{rid}_{a}")
+        ca, cb = st.columns(2)
+        a2 = ca.selectbox("2-way: first attribute", names, index=0, key=f"rn_marg2a_{rid}")
+        b2_ = cb.selectbox("2-way: second attribute", names, index=min(1, len(names) - 1), key=f"rn_marg2b_{rid}")
+        if a2 == b2_:
+            st.info("Pick two different attributes for a 2-way marginal.")
+        else:
+            m = marginal_comparison(rs, rec["X_real"], syn, [a2, b2_])
+            fig = make_subplots(rows=1, cols=2, subplot_titles=("real", "synthetic"), shared_yaxes=True)
+            for k, col in enumerate(("real", "synthetic"), start=1):
+                piv = m.pivot_table(index=b2_, columns=a2, values=col, sort=False)
+                fig.add_trace(go.Heatmap(z=piv.values, x=list(piv.columns), y=list(piv.index), coloraxis="coloraxis"),
+                              row=1, col=k)
+            fig.update_layout(height=380, coloraxis=dict(colorscale="Blues"), margin=dict(t=40, b=20),
+                              title=f"({a2}, {b2_}): l1 error {m['abs_diff'].sum():.4f}")
+            st.plotly_chart(fig, key=f"rn_m2_{rid}")
+    except BlowfishError as e:
+        st.error(f"Marginals: {e}")
+
+    st.subheader("Privacy ledger (paste into a release note)")
+    st.code(ledger_text(rep), language=None, wrap_lines=True)
+    st.caption(rep["seeded_run_note"] + " Errors are evaluation only (computed against the real table) and are "
+               "not part of a release.")
+
+    st.subheader("Downloads")
+    d1, d2, d3 = st.columns(3)
+    pick_dl = d1.selectbox("Release", range(len(keys)), key=f"rn_dl_{rid}",
+                           format_func=lambda i: f"{METHOD_LABELS[keys[i][0]]}, seed {keys[i][1]}")
+    m_, s_ = keys[pick_dl]
+    d1.download_button("Download synthetic CSV", ui.release_csv(rec["releases"][keys[pick_dl]]),
+                       file_name=f"{m_}_seed{s_}.csv", mime="text/csv", on_click="ignore", key=f"rn_dl_csv_{rid}")
+    releases = rec["releases"]
+    d2.download_button("Download all releases (zip)", lambda: ui.releases_zip(releases),
+                       file_name=f"releases_run{rid}.zip", mime="application/zip", on_click="ignore",
+                       key=f"rn_dl_zip_{rid}")
+    d3.download_button("Download JSON report", ui.report_json(rep), file_name=f"report_run{rid}.json",
+                       mime="application/json", on_click="ignore", key=f"rn_dl_json_{rid}")
+
+
+st.header("Results")
+if store:
+    draw_results()
+else:
+    st.info("No results yet: choose the settings above and click Run.")
+
+# ------------------------------------------------------------------ budget sweep
+st.header("Budget sweep")
+st.caption("Hard and BF-Soft over a small grid of rho with the settings above (tau, delta, rounds, schedule, "
+           "release, H, selection) and paired seeds; the crossing budget is interpolated linearly in log rho "
+           "where mean(E_S - E_H) changes sign (App. F.3).")
+s1, s2 = st.columns(2)
+s1.text_input("Budget grid (rho)", key="rn_sweep_grid")
+s2.number_input("Paired seeds per budget", key="rn_sweep_seeds", step=1)
+S["rn_sweep_grid"] = st.session_state["rn_sweep_grid"]
+S["rn_sweep_seeds"] = st.session_state["rn_sweep_seeds"]
+sweep_clicked = st.button("Run budget sweep", key="rn_sweep_btn")
+sweep_status = st.container()
+sweep = st.session_state.get("runner_sweep")
+if sweep:
+    res = sweep["result"]
+    if sweep["studio_version"] != studio.version:
+        st.warning("This sweep was computed on an earlier dataset or policy.")
+    tab = res.table()
+    st.dataframe(tab, hide_index=True)
+    fig = go.Figure()
+    for name, col in (("Hard", "Hard"), ("BF-Soft", "BF-Soft")):
+        fig.add_trace(go.Scatter(x=tab["rho"], y=tab[f"{col} mean"], name=name, mode="lines+markers",
+                                 error_y=dict(type="data", symmetric=False,
+                                              array=tab[f"{col} ci_high"] - tab[f"{col} mean"],
+                                              arrayminus=tab[f"{col} mean"] - tab[f"{col} ci_low"])))
+    if res.crossing_rho is not None:
+        fig.add_vline(x=res.crossing_rho, line_dash="dash", annotation_text="crossing")
+    fig.update_layout(xaxis_type="log", xaxis_title="rho (log scale)", yaxis_title=f"mean {res.metric.upper()}",
+                      height=360, margin=dict(t=20, b=20))
+    st.plotly_chart(fig, key="rn_sweep_fig")
+    x1, x2 = st.columns(2)
+    x1.metric("Crossing budget rho", "none on this grid" if res.crossing_rho is None else f"{res.crossing_rho:.4g}")
+    x2.metric("Crossing epsilon (exact)", "—" if res.crossing_epsilon_exact is None else f"{res.crossing_epsilon_exact:.4g}")
+    st.caption(res.crossing_text())
+
+
+# ------------------------------------------------------------------ actions (last, so results stay on screen)
+def do_run() -> None:
+    try:
+        req = ui.build_request(studio, S)
+    except BlowfishError as e:
+        status.error(f"Cannot run: {e}")
+        return
+    fp = ui.fingerprint(req, studio.version, studio.dataset_name)
+    same = ui.find_identical(store, fp)
+    if same is not None:
+        st.session_state["runner_show_next"] = same["id"]
+        st.session_state["runner_stop"] = False
+        st.rerun()
+    total = len(req.seeds) * len(req.methods)
+    with status:
+        run_bar = st.progress(0.0, text=f"run 1 of {total}")
+        round_bar = st.progress(0.0, text="round 0")
+    done = {"runs": 0}
+
+    def progress(ev: dict) -> None:
+        if ev["round"] == ev["rounds"]:
+            done["runs"] += 1
+        run_bar.progress(min(done["runs"] / total, 1.0),
+                         text=f"run {min(done['runs'] + 1, total)} of {total}: {METHOD_LABELS[ev['method']]}, seed {ev['seed']}")
+        round_bar.progress(ev["round"] / ev["rounds"], text=f"round {ev['round']} of {ev['rounds']}")
+
+    next_id = int(st.session_state.get("runner_next_id", 1))
+    try:
+        rec = ui.execute_run(store, next_id, req, studio, progress=progress, should_stop=_should_stop)
+    except RunStopped:
+        st.session_state["runner_stop"] = False
+        status.warning("Run stopped. Nothing partial was kept; the results below are from earlier runs.")
+        return
+    except (BlowfishError, ValueError) as e:
+        status.error(f"Run failed: {e}. Earlier results are unchanged.")
+        return
+    st.session_state["runner_next_id"] = next_id + 1
+    st.session_state["runner_show_next"] = rec["id"]
+    st.rerun()
+
+
+def do_sweep() -> None:
+    try:
+        rhos = parse_rho_grid(S["rn_sweep_grid"])
+        seeds = ui.seeds_from_inputs(S["rn_sweep_seeds"], S["rn_first_seed"])
+        cfg = ui.config_from_inputs(S)
+        delta = check_delta(S["rn_delta"])
+        if not getattr(studio, "has_rows", len(studio.private) > 0):
+            raise BlowfishError("the private table has no rows. Fix: load the table in the Policy Designer")
+    except BlowfishError as e:
+        sweep_status.error(f"Cannot run the sweep: {e}")
+        return
+    total = len(rhos) * len(seeds) * 2
+    with sweep_status:
+        bar = st.progress(0.0, text="budget sweep")
+    done = {"runs": 0}
+
+    def progress(ev: dict) -> None:
+        if ev["round"] == ev["rounds"]:
+            done["runs"] += 1
+        bar.progress(min(done["runs"] / total, 1.0),
+                     text=f"rho = {ev['rho']:.3g} ({ev['point']} of {ev['points']}): {METHOD_LABELS[ev['method']]}, "
+                          f"seed {ev['seed']}, round {ev['round']}/{ev['rounds']}")
+
+    try:
+        res = budget_sweep(studio.schema, studio.policy, studio.private, rhos, float(S["rn_tau"]), seeds, cfg,
+                           studio.metric_fn(), delta, data_source=studio.dataset_name, progress=progress,
+                           should_stop=_should_stop)
+    except RunStopped:
+        st.session_state["runner_stop"] = False
+        sweep_status.warning("Sweep stopped. Nothing partial was kept.")
+        return
+    except (BlowfishError, ValueError) as e:
+        sweep_status.error(f"Sweep failed: {e}. Earlier results are unchanged.")
+        return
+    st.session_state["runner_sweep"] = {"result": res, "studio_version": studio.version}
+    st.rerun()
+
+
+if run_clicked:
+    do_run()
+elif sweep_clicked:
+    do_sweep()
+elif st.session_state.get("runner_stop"):
+    st.session_state["runner_stop"] = False
+    status.warning("Stopped. Nothing partial was kept; the results below are from earlier runs.")

@@ -1,0 +1,290 @@
+"""UI helpers of the Synthesis Runner and Temperature Pilot pages (no math here).
+
+The pages gather inputs, call the engine (blowfish_core.runner / sweeps / pilot)
+and draw.  This module turns widget values into engine requests, stores results
+only after a run succeeded, and builds the tables the pages show.
+
+Session-state contract of the two pages:
+    runner_settings : dict   persistent Runner inputs (widget keys "rn_*"); the
+                             Temperature Pilot writes its choice here (carry_to_runner)
+    runner_results  : dict   run id -> record (see execute_run); the last MAX_KEPT runs
+    runner_next_id  : int    next run id
+    runner_show     : int    id of the run shown
+    runner_stop     : bool   Stop was clicked (checked by should_stop between rounds)
+    runner_sweeps   : dict   sweep id -> SweepResult record
+    pilot_result    : dict   last successful pilot record
+    pilot_stop      : bool   Stop was clicked on the pilot page
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any, Callable, MutableMapping
+
+import pandas as pd
+
+from blowfish_core.accounting import check_delta, check_rho, rho_from_budget
+from blowfish_core.cli import _parse_population as parse_population  # same parser as --population
+from blowfish_core.errors import BlowfishError
+from blowfish_core.evolution import SynthConfig
+from blowfish_core.runner import MAX_SEEDS, RunOutcome, RunRequest, run_paired, validate_request
+from blowfish_core.sensitivity import METHOD_LABELS
+from blowfish_core.sweeps import round_errors
+
+#: methods the user picks; 'soft-hard-noise' is added by the decomposition option.
+USER_METHODS = ("tab-pe", "hard", "bf-soft", "soft-dp")
+METHOD_ORDER = ("tab-pe", "hard", "bf-soft", "soft-dp", "soft-hard-noise")
+BUDGET_MODES = ("rho (zCDP)", "epsilon, delta")
+#: results of at most this many runs are kept in the session.
+MAX_KEPT = 5
+
+#: Runner defaults: the paper's setting (App. F.2: 8 rounds, 512 then 1024 candidates,
+#: release 512, hybrid selection, H = 0) with 6 paired seeds instead of 12, at
+#: rho = 6e-4 (one of the paper's three highlighted budgets, epsilon ~ 0.17 by Eq. (1)).
+RUNNER_DEFAULTS: dict[str, Any] = {
+    "rn_methods": ["tab-pe", "hard", "bf-soft"],
+    "rn_decomp": False,
+    "rn_budget_mode": BUDGET_MODES[0],
+    "rn_rho": 6e-4,
+    "rn_epsilon": 1.0,
+    "rn_delta": 1e-5,
+    "rn_conversion": "exact",
+    "rn_tau": 0.03,
+    "rn_rounds": 8,
+    "rn_population": "",
+    "rn_release": 512,
+    "rn_h": 0.0,
+    "rn_selection": "hybrid",
+    "rn_seeds": 6,
+    "rn_first_seed": 0,
+    "rn_sweep_grid": "1e-4, 6e-4, 3e-3, 1e-2",
+    "rn_sweep_seeds": 3,
+}
+
+
+def runner_settings(state: MutableMapping[str, Any], tau: float | None = None,
+                    budget: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The persistent Runner settings dict in ``state`` (created from the defaults).
+
+    tau: the studio's temperature (first default); budget: the Policy Designer's
+    extras["budget"] ({"mode", "rho", "epsilon", "delta", "rounds"}) if any.
+    """
+    if "runner_settings" not in state:
+        s = dict(RUNNER_DEFAULTS)
+        s["rn_methods"] = list(s["rn_methods"])
+        if tau is not None:
+            s["rn_tau"] = float(tau)
+        if budget:
+            if budget.get("mode") == "epsilon":
+                s["rn_budget_mode"] = BUDGET_MODES[1]
+            for src, dst in (("rho", "rn_rho"), ("epsilon", "rn_epsilon"), ("delta", "rn_delta")):
+                if isinstance(budget.get(src), (int, float)) and not isinstance(budget.get(src), bool):
+                    s[dst] = float(budget[src])
+        state["runner_settings"] = s
+    return state["runner_settings"]
+
+
+def carry_to_runner(state: MutableMapping[str, Any], method: str, tau: float | None,
+                    rho: float | None = None) -> dict[str, Any]:
+    """Write the pilot's choice into the Runner's settings (and drop stale widget values).
+
+    method 'hard': the Runner runs Hard; 'bf-soft': Hard and BF-Soft at ``tau``.
+    """
+    s = runner_settings(state)
+    if method == "hard":
+        s["rn_methods"] = ["hard"]
+    else:
+        s["rn_methods"] = ["hard", "bf-soft"]
+        s["rn_tau"] = float(tau)
+    if rho is not None:
+        s["rn_budget_mode"] = BUDGET_MODES[0]
+        s["rn_rho"] = float(rho)
+    s["rn_decomp"] = False
+    for k in ("rn_methods", "rn_tau", "rn_budget_mode", "rn_rho", "rn_decomp"):
+        if k in state:
+            del state[k]
+    state["runner_carried"] = {"method": method, "tau": tau, "rho": rho}
+    return s
+
+
+def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion: str) -> tuple[float, float, str]:
+    """(rho, delta, budget_source) from the budget widgets, like the CLI's --rho / --epsilon --delta.
+
+    Raises BudgetError for rho <= 0, epsilon <= 0 or delta outside (0, 1).
+    """
+    delta = check_delta(delta)
+    if mode == BUDGET_MODES[1]:
+        rho_v = rho_from_budget(epsilon=epsilon, delta=delta, conversion=conversion)
+        return rho_v, delta, f"epsilon={epsilon:g}, delta={delta:g} via {conversion}"
+    return check_rho(rho), delta, "rho"
+
+
+def seeds_from_inputs(count: Any, first: Any = 0) -> list[int]:
+    """Paired seeds first, first+1, ..., first+count-1.
+
+    Raises BlowfishError for a count < 1 or above runner.MAX_SEEDS, or a first seed < 0.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise BlowfishError(f"number of paired seeds must be a whole number >= 1 (got {count!r})")
+    if count > MAX_SEEDS:
+        raise BlowfishError(f"number of paired seeds: at most {MAX_SEEDS} per comparison (got {count}). "
+                            f"Fix: use {MAX_SEEDS} or fewer")
+    if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+        raise BlowfishError(f"first seed must be a whole number >= 0 (got {first!r})")
+    return list(range(first, first + count))
+
+
+def config_from_inputs(s: dict[str, Any]) -> SynthConfig:
+    """SynthConfig from the Runner/Pilot widgets (rounds, population text, release, H, selection)."""
+    rounds = s["rn_rounds"]
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise BlowfishError(f"rounds must be a whole number >= 1 (got {rounds!r})")
+    pop = parse_population(str(s.get("rn_population") or "").strip() or None, rounds)
+    return SynthConfig(rounds=rounds, population=pop, release=s["rn_release"], threshold_h=float(s["rn_h"]),
+                       selection=s["rn_selection"]).validate()
+
+
+def methods_from_inputs(methods: list[str], decomposition: bool) -> list[str]:
+    """Chosen methods in the engine's order; the decomposition adds hard, bf-soft, soft-hard-noise."""
+    chosen = set(methods)
+    if decomposition:
+        chosen |= {"hard", "bf-soft", "soft-hard-noise"}
+    if not chosen:
+        raise BlowfishError("choose at least one method")
+    return [m for m in METHOD_ORDER if m in chosen]
+
+
+def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
+    """RunRequest from the studio (data, schema, policy, metric) and the Runner settings.
+
+    Raises BlowfishError (naming the field) for every bad setting, before any work.
+    """
+    if not getattr(studio, "has_rows", len(studio.private) > 0):
+        raise BlowfishError(f"{studio.dataset_name}: the private table has no rows. Fix: load the table in the "
+                            "Policy Designer (synthesis needs the records; policy design does not)")
+    methods = methods_from_inputs(list(s["rn_methods"]), bool(s["rn_decomp"]))
+    rho, delta, source = budget_from_inputs(s["rn_budget_mode"], s["rn_rho"], s["rn_epsilon"], s["rn_delta"],
+                                            s["rn_conversion"])
+    seeds = seeds_from_inputs(s["rn_seeds"], s["rn_first_seed"])
+    cfg = config_from_inputs(s)
+    soft = any(m in ("bf-soft", "soft-dp", "soft-hard-noise") for m in methods)
+    req = RunRequest(studio.schema, studio.policy, studio.private, methods, rho, delta,
+                     float(s["rn_tau"]) if soft else None, seeds, cfg, metric=studio.metric_fn(),
+                     budget_source=source, data_source=studio.dataset_name, keep_populations=True)
+    validate_request(req)
+    return req
+
+
+def fingerprint(req: RunRequest, studio_version: int, dataset: str) -> str:
+    """Settings key of a run: identical keys give identical (seeded) results."""
+    return json.dumps({
+        "v": studio_version, "data": dataset, "methods": req.methods, "rho": req.rho, "delta": req.delta,
+        "tau": req.tau, "seeds": req.seeds, "rounds": req.config.rounds, "pop": req.config.sizes(),
+        "release": req.config.release, "h": req.config.threshold_h, "sel": req.config.selection,
+        "src": req.budget_source,
+    }, sort_keys=True)
+
+
+def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: RunRequest, studio: Any,
+                progress: Callable[[dict[str, Any]], None] | None = None,
+                should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """Run run_paired and, only after it succeeded, store the record under ``next_id``.
+
+    A failed or stopped run (BlowfishError / RunStopped propagate) leaves ``store``
+    untouched.  Keeps the last MAX_KEPT runs.  Returns the record: id, report,
+    releases {(method, seed): DataFrame}, round_errors (DataFrame), real (the
+    reference table), schema, X_real and X_releases (encoded), studio_version,
+    dataset, fingerprint.
+    """
+    outcome: RunOutcome = run_paired(req, progress=progress, should_stop=should_stop)
+    name, fn = req.metric or ("pwerr", None)
+    if fn is None:
+        from blowfish_core.metrics import pwerr as fn  # noqa: N813
+    X_ref = req.schema.encode(req.data if req.reference is None else req.reference)
+    rerr = round_errors(req.schema, X_ref, outcome.results, fn)
+    rec = {
+        "id": int(next_id),
+        "report": outcome.report,
+        "releases": outcome.releases,
+        "round_errors": rerr,
+        "real": req.data if req.reference is None else req.reference,
+        "schema": req.schema,
+        "X_real": X_ref,
+        "X_releases": {(r.method, r.seed): r.release for r in outcome.results},
+        "studio_version": getattr(studio, "version", 0),
+        "dataset": getattr(studio, "dataset_name", ""),
+        "fingerprint": fingerprint(req, getattr(studio, "version", 0), getattr(studio, "dataset_name", "")),
+    }
+    store[int(next_id)] = rec
+    for old in sorted(store)[:-MAX_KEPT]:
+        del store[old]
+    return rec
+
+
+def find_identical(store: MutableMapping[int, dict[str, Any]], fp: str) -> dict[str, Any] | None:
+    """A stored run with the same settings fingerprint (results would be identical), or None."""
+    for rec in store.values():
+        if rec.get("fingerprint") == fp:
+            return rec
+    return None
+
+
+# ---------------------------------------------------------------- tables
+def summary_frame(report: dict[str, Any]) -> pd.DataFrame:
+    """Per method: mean error, 95% t-interval and number of seeds (values exactly as in the report)."""
+    metric = report["metric"]["name"]
+    rows = []
+    for m, v in report["summary"]["per_method"].items():
+        rows.append({"method": METHOD_LABELS[m], "key": m, f"mean {metric}": v["mean"],
+                     "ci95 low": v["ci95"][0], "ci95 high": v["ci95"][1], "seeds": v["n"]})
+    return pd.DataFrame(rows)
+
+
+def runs_frame(report: dict[str, Any]) -> pd.DataFrame:
+    """One row per (method, seed): the error of that run (as in the report's runs)."""
+    metric = report["metric"]["name"]
+    return pd.DataFrame([{"method": METHOD_LABELS[r["method"]], "key": r["method"], "seed": r["seed"],
+                          metric: r[metric], "seconds": r["seconds"]} for r in report["runs"]])
+
+
+def rounds_frame(report: dict[str, Any], seed: int) -> pd.DataFrame:
+    """Per-round ledger of one seed for every method: rho_t, Delta_t, how, sigma_t, candidates, surviving."""
+    rows = []
+    for r in report["runs"]:
+        if r["seed"] != seed:
+            continue
+        for rd in r["rounds"]:
+            rows.append({"method": METHOD_LABELS[r["method"]], "round": rd["t"], "candidates": rd["candidates"],
+                         "rho_t": rd["rho_t"], "Delta_t": rd["delta_t"], "calibration": rd["calibration"],
+                         "sigma_t": rd["sigma_t"], "surviving": rd["surviving"]})
+    return pd.DataFrame(rows)
+
+
+CALIBRATION_WORDS = {
+    "global": "sqrt(2), standard bounded DP (no policy)",
+    "bound": "closed-form bound sqrt(2) tanh(r/(2 tau)) (Cor. 5.5), valid for every population",
+    "certified-crossing": "sqrt(2): a protected edge whose endpoints have different nearest candidates was found (Cor. 5.3)",
+    "exhaustive-zero": "0: every protected edge was checked and none crosses a cell boundary (Cor. 5.3)",
+    "fallback": "sqrt(2): the search could not certify 0 within its limit, so the worst case is used",
+}
+
+
+def release_csv(df: pd.DataFrame) -> bytes:
+    """CSV bytes of one release, written exactly like the CLI (original column names, no index)."""
+    return df.to_csv(index=False).encode("utf-8")
+
+
+def releases_zip(releases: dict[tuple[str, int], pd.DataFrame]) -> bytes:
+    """All releases as <method>_seed<S>.csv in one zip (the CLI's --out-dir names)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for (m, sd), df in releases.items():
+            z.writestr(f"{m}_seed{sd}.csv", release_csv(df))
+    return buf.getvalue()
+
+
+def report_json(report: dict[str, Any]) -> str:
+    """The engine's JSON report, as the CLI writes it (--report)."""
+    return json.dumps(report, indent=2, allow_nan=False)

@@ -1,0 +1,274 @@
+"""AppTest of the Synthesis Runner page: CLI-identical numbers, Stop, bad settings, downloads."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import blowfish_core as bc
+from blowfish_core.cli import main as cli_main
+from blowfish_core.evolution import RunStopped
+from blowfish_core.runner import MAX_SEEDS
+from studio import runner_ui as ui
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+TIMEOUT = 120
+TAU, RHO = 0.03, 6e-4
+SMALL = {"rn_rounds": 3, "rn_population": "64x3", "rn_release": 100, "rn_seeds": 2}
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _set(at: AppTest, **values) -> None:
+    if "rn_budget_mode" in values:  # enables/disables the rho or epsilon inputs
+        at.radio(key="rn_budget_mode").set_value(values.pop("rn_budget_mode")).run()
+    for key, v in values.items():
+        w = at.get("number_input") + at.get("text_input")
+        if any(x.key == key and x.disabled for x in w):
+            continue  # not used in the current budget mode
+        if key == "rn_methods":
+            at.multiselect(key=key).set_value(v)
+        elif key in ("rn_population", "rn_sweep_grid"):
+            at.text_input(key=key).set_value(v)
+        elif key == "rn_decomp":
+            at.checkbox(key=key).set_value(v)
+        else:
+            at.number_input(key=key).set_value(v)
+
+
+def _run(at: AppTest) -> AppTest:
+    at.button(key="rn_run_btn").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _cli_report(tmp_path, methods: str, seeds: str, extra: list[str] | None = None) -> dict:
+    rep = tmp_path / "report.json"
+    args = ["synth", "--preset", "xor3", "--method", methods, "--tau", str(TAU), "--rho", str(RHO),
+            "--rounds", "3", "--population", "64x3", "--release", "100", "--seeds", seeds,
+            "--out", str(tmp_path / "out.csv"), "--out-dir", str(tmp_path / "all"), "--report", str(rep), "--quiet"]
+    assert cli_main(args + (extra or [])) == 0
+    return json.loads(rep.read_text())
+
+
+@pytest.fixture(scope="module")
+def ran():
+    """One page session with a full XOR-3 run of Hard and BF-Soft on 2 paired seeds."""
+    at = _page()
+    _set(at, rn_methods=["hard", "bf-soft"], rn_tau=TAU, rn_rho=RHO, **SMALL)
+    _run(at)
+    return at
+
+
+def test_defaults_are_the_scaled_paper_setting():
+    at = _page()
+    assert at.multiselect(key="rn_methods").value == ["tab-pe", "hard", "bf-soft"]
+    assert at.number_input(key="rn_rounds").value == 8
+    assert at.text_input(key="rn_population").value == ""  # paper schedule 512 x 3, 1024 x 5
+    assert at.number_input(key="rn_release").value == 512
+    assert at.number_input(key="rn_seeds").value == 6
+    assert at.button(key="rn_run_btn").label == "Run"
+    assert any("No results yet" in i.value for i in at.info)
+
+
+def test_displayed_errors_equal_the_cli(ran, tmp_path):
+    cli = _cli_report(tmp_path, "hard,bf-soft", "0,1")
+    assert cli["metric"]["name"] == "hoerr"
+    shown = ran.dataframe[0].value
+    assert list(shown["method"]) == ["Hard", "BF-Soft"]
+    for label, key in (("Hard", "hard"), ("BF-Soft", "bf-soft")):
+        row = shown[shown["method"] == label].iloc[0]
+        exp = cli["summary"]["per_method"][key]
+        assert row["mean hoerr"] == exp["mean"]
+        assert [row["ci95 low"], row["ci95 high"]] == exp["ci95"]
+        assert row["seeds"] == 2
+    per_run = ran.dataframe[1].value  # "Error of every run" table
+    for r in cli["runs"]:
+        got = per_run[(per_run["key"] == r["method"]) if "key" in per_run else
+                      (per_run["method"] == r["label"])]
+        got = got[got["seed"] == r["seed"]]["hoerr"].item()
+        assert got == r["hoerr"]
+    metrics = {m.label: m.value for m in ran.metric}
+    assert metrics["Hard mean HOERR"] == f"{cli['summary']['per_method']['hard']['mean']:.4f}"
+    rr = cli["summary"]["relative_reduction_bf_soft_vs_hard"]["mean_percent"]
+    assert metrics["BF-Soft vs Hard: paired reduction R_s"] == f"{rr:.1f}%"
+    # per-round ledger equals the CLI's rounds
+    rounds = ran.dataframe[2].value
+    cli_r = [r for r in cli["runs"] if r["method"] == "hard" and r["seed"] == 0][0]["rounds"]
+    hard_r = rounds[rounds["method"] == "Hard"]
+    assert list(hard_r["sigma_t"]) == [r["sigma_t"] for r in cli_r]
+    assert list(hard_r["rho_t"]) == [r["rho_t"] for r in cli_r]
+    assert list(hard_r["calibration"]) == [r["calibration"] for r in cli_r]
+    # the downloads are the CLI's files, byte for byte
+    store = ran.session_state["runner_results"]
+    rec = store[max(store)]
+    for (m, s), df in rec["releases"].items():
+        assert ui.release_csv(df) == (tmp_path / "all" / f"{m}_seed{s}.csv").read_bytes()
+    rep = json.loads(ui.report_json(rec["report"]))
+    assert rep["summary"] == cli["summary"]
+    assert rep["privacy"] == cli["privacy"]
+    assert [r["hoerr"] for r in rep["runs"]] == [r["hoerr"] for r in cli["runs"]]
+    labels = [b.label for b in ran.get("download_button")]
+    assert labels == ["Download synthetic CSV", "Download all releases (zip)", "Download JSON report"]
+    # the ledger a data owner can paste
+    code = [c.value for c in ran.code]
+    assert any(f"rho = {RHO:g} over 3 rounds" in c for c in code)
+
+
+def test_epsilon_budget_equals_the_cli(tmp_path):
+    at = _page()
+    _set(at, rn_methods=["hard"], rn_budget_mode="epsilon, delta", rn_epsilon=0.5, rn_delta=1e-6, **SMALL)
+    _run(at)
+    rep = tmp_path / "r.json"
+    assert cli_main(["synth", "--preset", "xor3", "--method", "hard", "--epsilon", "0.5", "--delta", "1e-6",
+                     "--rounds", "3", "--population", "64x3", "--release", "100", "--seeds", "0,1",
+                     "--out", str(tmp_path / "o.csv"), "--report", str(rep), "--quiet"]) == 0
+    cli = json.loads(rep.read_text())
+    shown = at.dataframe[0].value
+    assert shown["mean hoerr"].iloc[0] == cli["summary"]["per_method"]["hard"]["mean"]
+    store = at.session_state["runner_results"]
+    assert store[max(store)]["report"]["privacy"] == cli["privacy"]
+
+
+def test_identical_settings_reuse_the_stored_run(ran):
+    before = dict(ran.session_state["runner_results"])
+    _run(ran)
+    after = ran.session_state["runner_results"]
+    assert sorted(after) == sorted(before)
+    assert not ran.error
+
+
+def test_stop_keeps_earlier_results(ran):
+    store = ran.session_state["runner_results"]
+    ids = sorted(store)
+    shown = ran.dataframe[0].value
+    ran.session_state["runner_stop"] = True  # as if Stop was clicked while the run goes
+    _set(ran, rn_seeds=3)  # a new setting, so a run really starts
+    _run(ran)
+    assert any("Run stopped" in w.value for w in ran.warning)
+    assert sorted(ran.session_state["runner_results"]) == ids
+    assert ran.dataframe[0].value.equals(shown)
+    assert ran.session_state["runner_stop"] is False
+    # clicking Stop with no run going only reports it and clears the flag
+    ran.button(key="rn_stop_btn").click().run()
+    assert not ran.exception
+    assert any("Stopped" in w.value for w in ran.warning)
+    assert ran.session_state["runner_stop"] is False
+    assert ran.dataframe[0].value.equals(shown)
+    _set(ran, rn_seeds=2)
+
+
+def test_stop_after_round_one_stores_nothing():
+    """A should_stop that trips after round 1 of the first run: no partial record is written."""
+    p = bc.get_preset("xor3")
+    from studio.state import default_studio
+    try:
+        studio = default_studio()
+    except Exception:  # pragma: no cover - default_studio needs no Streamlit runtime for cache_data
+        pytest.skip("studio default unavailable")
+    s = dict(ui.RUNNER_DEFAULTS, rn_methods=["hard", "bf-soft"], **SMALL)
+    req = ui.build_request(studio, s)
+    store = {7: {"id": 7, "fingerprint": "earlier"}}
+    snapshot = dict(store)
+    rounds = []
+    with pytest.raises(RunStopped):
+        ui.execute_run(store, 8, req, studio, progress=rounds.append, should_stop=lambda: len(rounds) >= 1)
+    assert store == snapshot
+    assert len(rounds) == 1
+    rec = ui.execute_run(store, 8, req, studio)
+    assert sorted(store) == [7, 8] and rec["report"]["methods"] == ["hard", "bf-soft"]
+    assert p.name == "xor3"
+
+
+BAD = [
+    ({"rn_rho": 0.0}, "rho"),
+    ({"rn_rho": -1e-3}, "rho"),
+    ({"rn_delta": 0.0}, "delta"),
+    ({"rn_delta": 1.0}, "delta"),
+    ({"rn_delta": 1.5}, "delta"),
+    ({"rn_release": 0}, "release"),
+    ({"rn_tau": 0.0}, "tau"),
+    ({"rn_tau": -0.03}, "tau"),
+    ({"rn_rounds": 0}, "rounds"),
+    ({"rn_seeds": MAX_SEEDS + 1}, "seeds"),
+    ({"rn_seeds": 0}, "seeds"),
+    ({"rn_population": "64x2"}, "population"),
+    ({"rn_budget_mode": "epsilon, delta", "rn_epsilon": 0.0}, "epsilon"),
+    ({"rn_budget_mode": "epsilon, delta", "rn_epsilon": 1.0, "rn_delta": 2.0}, "delta"),
+    ({"rn_methods": []}, "method"),
+]
+
+
+GOOD = {"rn_rho": RHO, "rn_delta": 1e-5, "rn_release": 100, "rn_tau": TAU, "rn_rounds": 3, "rn_seeds": 2,
+        "rn_population": "64x3", "rn_epsilon": 1.0, "rn_methods": ["hard", "bf-soft"]}
+
+
+def test_bad_settings_give_st_error_and_no_exception():
+    at = _page()
+    for bad, word in BAD:
+        mode = bad.get("rn_budget_mode", "rho (zCDP)")
+        if at.radio(key="rn_budget_mode").value != mode:
+            at.radio(key="rn_budget_mode").set_value(mode).run()
+        _set(at, **GOOD)
+        _set(at, **{k: v for k, v in bad.items() if k != "rn_budget_mode"})
+        _run(at)
+        errs = [e.value for e in at.error]
+        assert len(errs) == 1 and errs[0].startswith("Cannot run"), (bad, errs)
+        assert word in errs[0].lower(), (bad, errs[0])
+        assert at.session_state["runner_results"] == {}, bad
+
+
+def test_failed_run_keeps_earlier_results(ran):
+    ids = sorted(ran.session_state["runner_results"])
+    shown = ran.dataframe[0].value
+    for bad in ({"rn_rho": 0.0}, {"rn_release": 0}):
+        _set(ran, **bad)
+        _run(ran)
+        assert len(ran.error) == 1
+        assert sorted(ran.session_state["runner_results"]) == ids
+        assert ran.dataframe[0].value.equals(shown)
+        _set(ran, **GOOD)
+
+
+def test_decomposition_and_sweep():
+    at = _page()
+    _set(at, rn_methods=["hard"], rn_decomp=True, rn_rho=1e-3, **SMALL)
+    _run(at)
+    store = at.session_state["runner_results"]
+    rep = store[max(store)]["report"]
+    assert rep["methods"] == ["hard", "bf-soft", "soft-hard-noise"]
+    dec = [d.value for d in at.dataframe if "term" in d.value.columns][0]
+    assert list(dec["term"]) == ["C", "N", "G"]
+    C, N, G = dec["mean"]
+    assert G == pytest.approx(N - C, abs=1e-12)
+    assert (C, N, G) == tuple(rep["summary"]["decomposition"][k][0]
+                              for k in ("C_smoothing_cost", "N_noise_benefit", "G_gain"))
+    # budget sweep: a bad grid is an st.error, a good one a table + crossing read-out
+    _set(at, rn_sweep_grid="1e-4")
+    at.button(key="rn_sweep_btn").click().run()
+    assert not at.exception and any("budget grid" in e.value for e in at.error)
+    _set(at, rn_sweep_grid="1e-4, 1e-2", rn_sweep_seeds=2)
+    at.button(key="rn_sweep_btn").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["runner_sweep"]["result"]
+    metrics = {m.label: m.value for m in at.metric}
+    if res.crossing_rho is None:
+        assert metrics["Crossing budget rho"] == "none on this grid"
+    else:
+        assert metrics["Crossing budget rho"] == f"{res.crossing_rho:.4g}"
+        assert metrics["Crossing epsilon (exact)"] == f"{res.crossing_epsilon_exact:.4g}"
+    tab = [d.value for d in at.dataframe if "BF-Soft mean" in d.value.columns][0]
+    assert list(tab["rho"]) == [1e-4, 1e-2]
+    # the decomposition run is still shown (earlier results intact)
+    assert sorted(at.session_state["runner_results"]) == sorted(store)
