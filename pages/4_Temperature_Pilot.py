@@ -1,0 +1,277 @@
+"""Temperature Pilot: choose tau (or fall back to Hard) on public data, spending no private budget.
+
+Thin page: widgets -> blowfish_core.pilot (Eq. (4) scaling, paired runs of Hard and
+BF-Soft over a tau grid, recommendation with the tie rule) -> tables and plotly.
+The chosen tau (or Hard) is carried back to the Synthesis Runner's settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from blowfish_core import get_preset
+from blowfish_core.data import read_table
+from blowfish_core.errors import BlowfishError
+from blowfish_core.evolution import RunStopped
+from blowfish_core.pilot import (
+    DEFAULT_TIE_TOL, PILOT_Q, holdout_split, parse_tau_grid, recommend, run_pilot, scale_budget, subsample,
+    tau_grid,
+)
+from blowfish_core.policy import record_reach
+from blowfish_core.runner import MAX_SEEDS
+from studio import runner_ui as ui
+from studio.state import get_studio, set_studio
+
+st.set_page_config(page_title="Temperature Pilot · Blowfish Studio", layout="wide")
+
+studio = get_studio()
+R = ui.runner_settings(st.session_state, tau=studio.tau, budget=studio.extras.get("budget"))
+reach = record_reach(studio.schema, studio.policy)
+is_xor = bool(studio.preset) and str(studio.preset).startswith("xor")
+has_rows = getattr(studio, "has_rows", len(studio.private) > 0)
+
+PILOT_DEFAULTS = {
+    "pl_np": 3000,
+    "pl_seed": 1,
+    "pl_rho": float(R["rn_rho"]) if isinstance(R["rn_rho"], (int, float)) and R["rn_rho"] > 0 else 6e-4,
+    "pl_delta": float(R["rn_delta"]) if isinstance(R["rn_delta"], (int, float)) and 0 < R["rn_delta"] < 1 else 1e-5,
+    "pl_grid": ", ".join(f"{t:g}" for t in tau_grid(reach)),
+    "pl_seeds": 4,
+    "pl_first_seed": 0,
+    "pl_rounds": int(R["rn_rounds"]) if isinstance(R["rn_rounds"], int) and R["rn_rounds"] >= 1 else 8,
+    "pl_population": str(R["rn_population"] or ""),
+    "pl_release": int(R["rn_release"]) if isinstance(R["rn_release"], int) and R["rn_release"] >= 1 else 512,
+    "pl_tie": DEFAULT_TIE_TOL,
+    "pl_nt": 0,
+}
+P = st.session_state.setdefault("pilot_settings", dict(PILOT_DEFAULTS))
+if P.get("_reach") != reach:  # the policy changed: refresh the grid's q = 0.2 temperature
+    P["pl_grid"] = PILOT_DEFAULTS["pl_grid"]
+    P["_reach"] = reach
+    st.session_state.pop("pl_grid", None)
+for _k, _v in P.items():
+    if not _k.startswith("_") and _k not in st.session_state:
+        st.session_state[_k] = _v
+
+
+def _request_stop() -> None:
+    st.session_state["pilot_stop"] = True
+
+
+st.title("Temperature Pilot")
+st.caption(
+    "Choose the temperature tau, or fall back to Hard, from a public pilot (paper §6.2.4 and 'Practical "
+    "guidance'): Hard and BF-Soft at every tau of a grid run on public rows with paired seeds, at the budget "
+    "of Eq. (4). No private record is read and no private budget is spent."
+)
+st.warning(
+    "The pilot is validated only when the pilot (public) data and the private data share a distribution. "
+    "The paper's pilots were held-out rows of the same benchmark (or independently generated XOR data); "
+    "guidance from shifted or independently collected public data is untested."
+)
+
+# ------------------------------------------------------------------ public data
+st.header("Public data")
+options = (["Generated public rows (XOR)"] if is_xor else ["Held-out rows of the table"]) + ["Upload a public CSV"]
+if st.session_state.get("pl_source") not in options:
+    st.session_state["pl_source"] = options[0]
+source = st.radio("Public sample", options, key="pl_source", horizontal=True)
+c1, c2 = st.columns(2)
+c1.number_input("Pilot size n_p (rows)", key="pl_np", step=100,
+                help="3,000 as in the paper; for held-out rows a seeded subset of the held-out rows")
+c2.number_input("Seed of the public sample", key="pl_seed", step=1,
+                help="XOR: generator seed (the private rows use seed 0); held-out rows: seed of the subset")
+
+public = None
+public_source = ""
+try:
+    n_p_req = st.session_state["pl_np"]
+    if source.startswith("Generated"):
+        gen = get_preset(studio.preset).generator
+        if isinstance(n_p_req, bool) or not isinstance(n_p_req, int) or n_p_req < 1:
+            raise BlowfishError(f"pilot size n_p must be a whole number >= 1 (got {n_p_req!r})")
+        if n_p_req > 1_000_000:
+            raise BlowfishError(f"pilot size n_p must be <= 1,000,000 (got {n_p_req:,})")
+        public = gen(n_p_req, int(st.session_state["pl_seed"]))
+        public_source = f"generated {studio.preset} (n = {n_p_req:,}, seed {st.session_state['pl_seed']})"
+    elif source.startswith("Held-out"):
+        if studio.public is not None and len(studio.public) > 0:
+            public = subsample(studio.public, n_p_req, int(st.session_state["pl_seed"]))
+            public_source = (f"{len(public):,} held-out rows of {studio.dataset_name} (disjoint from the "
+                             f"{len(studio.private):,} private rows)")
+        elif has_rows:
+            st.info(f"{studio.dataset_name} has no held-out rows yet. Hold out n_p = {n_p_req:,} rows: they "
+                    "become the public sample and the remaining rows the private table (the Runner then uses "
+                    "only the remaining rows). Seeded and disjoint; the uploaded file is not changed.")
+            if st.button("Hold out these rows", key="pl_holdout_btn"):
+                full = studio.extras.get("full_table", studio.private)
+                priv, pub = holdout_split(full, n_p_req, int(st.session_state["pl_seed"]))
+                extras = {**studio.extras, "full_table": full,
+                          "holdout": {"n_public": len(pub), "seed": int(st.session_state["pl_seed"])}}
+                set_studio(dataclasses.replace(studio, private=priv, public=pub, extras=extras))
+                st.rerun()
+        else:
+            st.info("The private table is not loaded; load it in the Policy Designer or upload a public CSV.")
+    else:
+        up = st.file_uploader("Public CSV (same columns as the private table)", type=["csv"], key="pl_upload")
+        if up is not None:
+            df = read_table(up.getvalue(), name=up.name)
+            studio.schema.check_columns(df)
+            studio.schema.encode(df)  # validates every value against the public domain
+            public = df
+            public_source = f"uploaded {up.name} ({len(df):,} rows, all used)"
+except BlowfishError as e:
+    st.error(f"Public sample: {e}")
+    public = None
+
+if has_rows:
+    n_t = len(studio.private)
+else:
+    st.number_input("Rows of the private table n_t", key="pl_nt", step=1,
+                    help="the private table is not loaded; give its size to scale the budget")
+    n_t = st.session_state["pl_nt"]
+if public is not None:
+    st.caption(f"Public sample: {public_source}.")
+
+# ------------------------------------------------------------------ budget and grid
+st.header("Budget scaling (Eq. (4)) and the tau grid")
+b1, b2 = st.columns(2)
+b1.number_input("Target budget rho (total zCDP of the private run)", key="pl_rho", format="%g", step=1e-4)
+b2.number_input("delta", key="pl_delta", format="%g", step=1e-6)
+scaling = None
+if public is not None:
+    try:
+        scaling = scale_budget(st.session_state["pl_rho"], n_t, len(public), int(st.session_state["pl_rounds"])
+                               if isinstance(st.session_state["pl_rounds"], int) and st.session_state["pl_rounds"] >= 1
+                               else 8, delta=st.session_state["pl_delta"])
+    except BlowfishError as e:
+        st.error(f"Budget scaling: {e}")
+if scaling is not None:
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("n_t (private rows)", f"{scaling.n_target:,}")
+    m2.metric("n_p (pilot rows)", f"{scaling.n_pilot:,}")
+    m3.metric("Budget scale (n_t/n_p)^2", f"{scaling.factor:.2f}x")
+    m4.metric("Pilot budget rho_p", f"{scaling.rho_pilot:.4g}")
+    st.caption(scaling.explain())
+
+g1, g2, g3 = st.columns(3)
+g1.text_input("tau grid", key="pl_grid",
+              help=f"the paper's selector (App. F.8) plus the tau giving q = {PILOT_Q} for this policy (reach "
+                   f"{reach:.4g})")
+g2.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="pl_seeds", step=1)
+g3.number_input("Tie tolerance", key="pl_tie", format="%g", step=0.001,
+                help="a candidate ties with the best when its mean error is within this amount (absolute); "
+                     "ties favour Hard, then the smaller tau")
+with st.expander("Synthesis settings of the pilot (match the target run: Eq. (4) assumes the same schedule)"):
+    h1, h2, h3 = st.columns(3)
+    h1.number_input("Rounds T", key="pl_rounds", step=1)
+    h2.text_input("Population schedule", key="pl_population", placeholder="paper default: 512 x 3, then 1024")
+    h3.number_input("Release size", key="pl_release", step=1)
+    st.number_input("First seed", key="pl_first_seed", step=1)
+    st.caption(f"Threshold H = {R['rn_h']:g} and selection '{R['rn_selection']}' are taken from the Runner.")
+for _k in list(P):
+    if not _k.startswith("_") and _k in st.session_state:
+        P[_k] = st.session_state[_k]
+
+r1, r2, _sp = st.columns([1, 1, 6])
+run_clicked = r1.button("Run pilot", type="primary", key="pl_run_btn")
+r2.button("Stop", key="pl_stop_btn", on_click=_request_stop)
+status = st.container()
+
+# ------------------------------------------------------------------ results
+st.header("Pilot results")
+last = st.session_state.get("pilot_result")
+if last is None:
+    st.info("No pilot yet: choose the public sample and click Run pilot.")
+else:
+    res = last["result"]
+    if last["studio_version"] != studio.version:
+        st.warning("This pilot was computed for an earlier dataset or policy; run it again.")
+    tab = res.table()
+    st.dataframe(tab, hide_index=True)
+    soft = tab[tab["method"] == "bf-soft"]
+    hard = tab[tab["method"] == "hard"].iloc[0]
+    fig = go.Figure()
+    fig.add_hrect(y0=hard["ci_low"], y1=hard["ci_high"], fillcolor="gray", opacity=0.15, line_width=0)
+    fig.add_hline(y=hard["mean"], line_dash="dash", annotation_text="Hard (mean, 95% CI band)")
+    fig.add_trace(go.Scatter(x=soft["tau"], y=soft["mean"], mode="lines+markers", name="BF-Soft",
+                             error_y=dict(type="data", symmetric=False, array=soft["ci_high"] - soft["mean"],
+                                          arrayminus=soft["mean"] - soft["ci_low"])))
+    try:  # live: changing the tie tolerance re-applies the tie rule without re-running
+        rec = recommend([(c.method, c.tau, c.mean) for c in res.candidates], P["pl_tie"])
+    except BlowfishError as e:
+        st.error(f"Tie tolerance: {e}")
+        rec = res.recommendation
+    if rec.tau is not None:
+        fig.add_vline(x=rec.tau, line_color="green", annotation_text="chosen")
+    fig.update_layout(xaxis_type="log", xaxis_title="tau (log scale)", yaxis_title=f"mean public {res.metric.upper()}",
+                      height=380, margin=dict(t=20, b=20))
+    st.plotly_chart(fig, key="pl_fig")
+    st.metric("Recommendation", rec.label)
+    st.success(f"Recommendation: {rec.label} — {rec.reason}. Tie rule: lowest mean public error; candidates within "
+               f"{rec.tie_tol:g} of the lowest mean tie, and ties favour Hard, then the smaller tau.")
+    st.caption(f"Pilot budget rho_p = {res.scaling.rho_pilot:.4g} (target rho {res.scaling.rho_target:.4g} x "
+               f"{res.scaling.factor:.2f}); {len(res.seeds)} paired seed(s); {res.public_source}. {res.note}")
+
+    def _carry() -> None:
+        ui.carry_to_runner(st.session_state, rec.method, rec.tau, res.scaling.rho_target)
+        if rec.tau is not None:
+            get_studio().tau = float(rec.tau)
+        st.session_state["pilot_carried"] = rec.label
+
+    st.button(f"Use {rec.label} in the Synthesis Runner", key="pl_carry_btn", on_click=_carry)
+    if st.session_state.get("pilot_carried"):
+        st.success(f"Carried to the Synthesis Runner: {st.session_state['pilot_carried']} "
+                   "(open the Synthesis Runner page).")
+
+
+# ------------------------------------------------------------------ action (last: results stay on screen)
+def do_pilot() -> None:
+    if public is None:
+        status.error("Cannot run the pilot: choose a public sample first.")
+        return
+    try:
+        taus = parse_tau_grid(P["pl_grid"])
+        seeds = ui.seeds_from_inputs(P["pl_seeds"], P["pl_first_seed"])
+        cfg = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
+                                     "rn_release": P["pl_release"], "rn_h": R["rn_h"],
+                                     "rn_selection": R["rn_selection"]})
+    except BlowfishError as e:
+        status.error(f"Cannot run the pilot: {e}")
+        return
+    total = (len(taus) + 1) * len(seeds)
+    with status:
+        bar = st.progress(0.0, text="pilot")
+    done = {"runs": 0}
+
+    def progress(ev: dict) -> None:
+        if ev["round"] == ev["rounds"]:
+            done["runs"] += 1
+        bar.progress(min(done["runs"] / total, 1.0),
+                     text=f"{ev['label']} ({ev['config']} of {ev['configs']}), seed {ev['seed']}, "
+                          f"round {ev['round']}/{ev['rounds']}")
+
+    try:
+        res = run_pilot(studio.schema, studio.policy, public, P["pl_rho"], n_t, taus, seeds, cfg,
+                        studio.metric_fn(), P["pl_delta"], P["pl_tie"], public_source=public_source,
+                        progress=progress, should_stop=lambda: bool(st.session_state.get("pilot_stop")))
+    except RunStopped:
+        st.session_state["pilot_stop"] = False
+        status.warning("Pilot stopped. Nothing partial was kept.")
+        return
+    except (BlowfishError, ValueError, TypeError) as e:
+        status.error(f"Pilot failed: {e}. Earlier results are unchanged.")
+        return
+    st.session_state["pilot_result"] = {"result": res, "studio_version": studio.version}
+    st.session_state["pilot_carried"] = None
+    st.rerun()
+
+
+if run_clicked:
+    do_pilot()
+elif st.session_state.get("pilot_stop"):
+    st.session_state["pilot_stop"] = False
+    status.warning("Stopped. Nothing partial was kept.")

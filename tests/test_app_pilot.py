@@ -1,0 +1,189 @@
+"""AppTest of the Temperature Pilot page: Eq. (4) factor, tie rule, carry-over, public samples."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import blowfish_core as bc
+from blowfish_core.accounting import pilot_scaling
+from blowfish_core.presets import load_preset_data, xor_generate
+from blowfish_core.runner import MAX_SEEDS
+from studio.state import Studio
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = os.path.join(ROOT, "pages", "4_Temperature_Pilot.py")
+RUNNER = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+TIMEOUT = 120
+SMALL = {"pl_rounds": 2, "pl_population": "64x2", "pl_release": 100, "pl_seeds": 2}
+
+
+def _page(studio: Studio | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    if studio is not None:
+        at.session_state["studio"] = studio
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _set(at: AppTest, **values) -> None:
+    for k, v in values.items():
+        if k in ("pl_population", "pl_grid"):
+            at.text_input(key=k).set_value(v)
+        else:
+            at.number_input(key=k).set_value(v)
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _rule(table, tol: float) -> str:
+    """The tie rule computed independently from the displayed table."""
+    best = table["mean"].min()
+    tied = table[table["mean"] - best <= tol]
+    if (tied["method"] == "hard").any():
+        return "Hard"
+    return f"BF-Soft (tau = {tied['tau'].min():g})"
+
+
+def _check_tie_rule(at: AppTest) -> None:
+    """Re-apply the tie rule live for tolerances that construct ties from the displayed means."""
+    tab = at.dataframe[0].value
+    means = sorted(tab["mean"])
+    gaps = [0.0] + [m - means[0] + 1e-12 for m in means[1:]] + [2.0]
+    seen_tie = False
+    for tol in gaps:
+        _set(at, pl_tie=tol)
+        at.run()
+        assert not at.exception
+        shown = _metrics(at)["Recommendation"]
+        assert shown == _rule(tab, tol), (tol, shown)
+        seen_tie |= int((tab["mean"] - means[0] <= tol).sum()) > 1
+    assert seen_tie
+    # tolerance 2 (errors lie in [0, 2]): every candidate ties, so Hard is chosen
+    assert shown == "Hard"
+
+
+def test_xor_pilot_scaling_tie_rule_and_carry():
+    at = _page()
+    m = _metrics(at)
+    assert m["n_t (private rows)"] == "12,000" and m["n_p (pilot rows)"] == "3,000"
+    assert m["Budget scale (n_t/n_p)^2"] == f"{pilot_scaling(12_000, 3_000):.2f}x" == "16.00x"
+    assert at.radio(key="pl_source").value == "Generated public rows (XOR)"
+    assert any("share a distribution" in w.value for w in at.warning)
+    grid = at.text_input(key="pl_grid").value
+    assert grid.startswith("0.001, 0.003, 0.015, 0.03, 0.06")  # the paper's selector + q = 0.2
+    _set(at, pl_grid="0.01, 0.03, 0.1", **SMALL)
+    at.button(key="pl_run_btn").click().run()
+    assert not at.exception and not at.error
+    tab = at.dataframe[0].value
+    assert list(tab["candidate"]) == ["Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.03", "BF-Soft tau=0.1"]
+    res = at.session_state["pilot_result"]["result"]
+    assert res.scaling.factor == 16.0 and res.scaling.n_pilot == 3000
+    assert list(tab["mean"]) == [c.mean for c in res.candidates]
+    assert _metrics(at)["Recommendation"] == _rule(tab, 1e-9)
+    _check_tie_rule(at)
+
+    # carry the choice back to the Runner: constructed so that a tau wins (tolerance 0)
+    _set(at, pl_tie=0.0)
+    at.run()
+    chosen = _metrics(at)["Recommendation"]
+    at.button(key="pl_carry_btn").click().run()
+    assert not at.exception
+    rs = at.session_state["runner_settings"]
+    runner = AppTest.from_file(RUNNER, default_timeout=TIMEOUT)
+    runner.session_state["runner_settings"] = rs
+    runner.session_state["runner_carried"] = at.session_state["runner_carried"]
+    runner.run()
+    assert not runner.exception
+    if chosen == "Hard":
+        assert runner.multiselect(key="rn_methods").value == ["hard"]
+    else:
+        tau = float(chosen.split("= ")[1].rstrip(")"))
+        assert runner.multiselect(key="rn_methods").value == ["hard", "bf-soft"]
+        assert runner.number_input(key="rn_tau").value == tau
+    assert runner.number_input(key="rn_rho").value == at.number_input(key="pl_rho").value
+    assert any("From the Temperature Pilot" in i.value for i in runner.info)
+
+
+def test_bad_pilot_settings_give_st_error():
+    at = _page()
+    _set(at, **SMALL)
+    for bad, word in [({"pl_grid": "0.03, 0"}, "tau grid"), ({"pl_grid": "abc"}, "tau grid"),
+                      ({"pl_seeds": MAX_SEEDS + 1}, "at most"), ({"pl_rounds": 0}, "rounds"),
+                      ({"pl_release": 0}, "release"), ({"pl_rho": 0.0}, "rho"), ({"pl_delta": 1.0}, "delta"),
+                      ({"pl_np": 0}, "n_p"), ({"pl_tie": -1.0}, "tie tolerance")]:
+        _set(at, pl_grid="0.03", pl_seeds=2, pl_rounds=2, pl_release=100, pl_rho=6e-4, pl_delta=1e-5, pl_np=3000,
+             pl_tie=1e-9)
+        _set(at, **bad)
+        at.button(key="pl_run_btn").click().run()
+        assert not at.exception, bad
+        errs = " ".join(e.value for e in at.error)
+        assert word in errs, (bad, errs)
+        assert "pilot_result" not in at.session_state, bad  # nothing stored by a failed pilot
+
+
+def test_uploaded_public_csv():
+    at = _page()
+    at.radio(key="pl_source").set_value("Upload a public CSV").run()
+    pub = xor_generate(3, 800, 99)
+    at.file_uploader(key="pl_upload").upload("public.csv", pub.to_csv(index=False).encode(), "text/csv").run()
+    assert not at.exception and not at.error
+    m = _metrics(at)
+    assert m["n_p (pilot rows)"] == "800"
+    assert m["Budget scale (n_t/n_p)^2"] == f"{pilot_scaling(12_000, 800):.2f}x"
+    # a CSV outside the public domain and a broken CSV are clear errors
+    bad = pub.copy()
+    bad.loc[0, "X_1"] = 9
+    at.file_uploader(key="pl_upload").clear().upload("bad.csv", bad.to_csv(index=False).encode(), "text/csv").run()
+    assert not at.exception and any("X_1" in e.value for e in at.error)
+    at.file_uploader(key="pl_upload").clear().upload("x.csv", b"", "text/csv").run()
+    assert not at.exception and at.error
+
+
+def test_holdout_split_of_an_uploaded_table():
+    p = bc.get_preset("xor3")
+    df = xor_generate(3, 2000, 5)
+    st_ = Studio("my.csv", None, df, None, p.schema, p.default_policy(), metric="pwerr")
+    at = _page(st_)
+    assert at.radio(key="pl_source").value == "Held-out rows of the table"
+    _set(at, pl_np=500)
+    at.run()
+    at.button(key="pl_holdout_btn").click().run()
+    assert not at.exception
+    s = at.session_state["studio"]
+    assert len(s.private) == 1500 and len(s.public) == 500
+    assert s.extras["full_table"] is df and len(df) == 2000  # the uploaded table is kept unchanged
+    assert _metrics(at)["Budget scale (n_t/n_p)^2"] == f"{pilot_scaling(1500, 500):.2f}x"
+    _set(at, pl_np=600)  # more rows than were held out
+    at.run()
+    assert any("only 500 public rows" in e.value for e in at.error)
+
+
+def test_adult_pilot(adult_path):
+    p = bc.get_preset("adult")
+    split = load_preset_data(p, adult_path)
+    studio = Studio("Adult", "adult", split.private, split.public, p.schema, p.default_policy(), metric="pwerr")
+    for f, v in (("source", "adult"), ("table_source", "shared")):
+        if f in {x.name for x in dataclasses.fields(Studio)}:
+            setattr(studio, f, v)
+    at = _page(studio)
+    m = _metrics(at)
+    assert m["n_t (private rows)"] == f"{len(split.private):,}"
+    assert m["n_p (pilot rows)"] == "3,000"
+    factor = pilot_scaling(len(split.private), 3000)
+    assert m["Budget scale (n_t/n_p)^2"] == f"{factor:.2f}x"
+    assert round(factor) == 75  # paper §6.2.4: about 75x
+    assert at.radio(key="pl_source").value == "Held-out rows of the table"
+    _set(at, pl_grid="0.015, 0.06", pl_rounds=2, pl_population="48x2", pl_release=100, pl_seeds=2)
+    at.button(key="pl_run_btn").click().run()
+    assert not at.exception and not at.error
+    tab = at.dataframe[0].value
+    assert list(tab["candidate"]) == ["Hard", "BF-Soft tau=0.015", "BF-Soft tau=0.06"]
+    assert at.session_state["pilot_result"]["result"].metric == "pwerr"
+    _check_tie_rule(at)
