@@ -14,6 +14,19 @@ Contract (used by all pages):
     studio.metric       : "pwerr" | "hoerr"
     studio.tau          : float          temperature chosen last (Policy Designer / Pilot)
     studio.version      : int            bumped whenever dataset/schema/policy change
+    studio.extras       : dict           free-form; the Policy Designer keeps its budget in
+                                         extras["budget"] = {"mode": "rho"|"epsilon", "rho", "epsilon",
+                                         "delta", "rounds"} (other pages may use it as a default)
+
+Added by the Policy Designer (all with defaults, so older constructors keep working):
+    studio.source       : "xor3" | "adult" | "bank" | "csv"   where the dataset came from
+    studio.table_source : "generated" | "shared" | "upload" | "none"
+                          "none" = a preset chosen without its table: ``private`` then has
+                          the schema's columns and 0 rows (policy design only; synthesis
+                          pages must check :attr:`Studio.has_rows` and say the table is needed)
+    studio.inferred_schema : Schema | None   for an uploaded CSV, the schema inferred from
+                          the data (the reference for the "data-derived domain" flag)
+    studio.has_rows     : bool (property)    the private table has at least one row
 """
 
 from __future__ import annotations
@@ -40,6 +53,14 @@ class Studio:
     tau: float = 0.03
     version: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
+    source: str = "xor3"
+    table_source: str = "generated"
+    inferred_schema: bc.Schema | None = None
+
+    @property
+    def has_rows(self) -> bool:
+        """True when the private table has rows (False for a preset chosen without its table)."""
+        return self.private is not None and len(self.private) > 0
 
     def metric_fn(self):
         """(name, f(schema, X_real, X_syn)) for the current dataset."""

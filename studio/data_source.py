@@ -1,0 +1,331 @@
+"""Data-source handling for the Policy Designer: bytes in, a new Studio out (or an error).
+
+Every function here takes plain values (CSV bytes, DataFrames, JSON text) and either
+returns a *new* :class:`studio.state.Studio` or raises a
+:class:`blowfish_core.BlowfishError` naming the problem.  Nothing is modified in place,
+so a failed upload or import leaves the session's data, schema and policy intact.
+The page only wires widgets to these functions (and the tests call them directly).
+No math here: reading, inference and validation are the engine's (blowfish_core).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import pandas as pd
+
+import blowfish_core as bc
+from blowfish_core.data import read_table
+from blowfish_core.errors import DataError, PolicyError, SchemaError
+from blowfish_core.presets import shared_path
+from blowfish_core.schema import _fmt
+
+from .state import Studio, _preset_tables, default_studio
+
+#: a table needs this many columns: PWErr compares pairs of attributes (DESIGN §3 "Metrics").
+MIN_COLUMNS = 2
+
+PRESET_LABELS = {"xor3": "XOR-3 (built-in)", "adult": "Adult preset", "bank": "Bank preset", "csv": "Upload a CSV"}
+
+#: columns of the editable schema table (one row per CSV column).
+SCHEMA_TABLE_COLUMNS = ["column", "model", "type", "lo", "hi", "integer", "levels", "weight", "unit",
+                        "declared public", "domain"]
+EDITABLE_KINDS = ["numeric", "ordinal", "categorical", "binary", "hierarchical"]
+LEVEL_SEP = "|"
+
+
+# ------------------------------------------------------------------ reading
+def read_csv_bytes(raw: bytes, name: str = "uploaded file") -> pd.DataFrame:
+    """Parse an uploaded CSV (bytes) with the engine's reader; at least two columns.
+
+    Raises DataError naming the file and the problem (malformed, empty, one column, ...).
+    """
+    if raw is None:
+        raise DataError("no file received. Fix: choose a CSV file or paste its text")
+    df = read_table(bytes(raw), name=name)
+    if df.shape[1] < MIN_COLUMNS:
+        raise DataError(
+            f"{name}: the table has only one column ('{df.columns[0]}'). The studio models at least "
+            f"{MIN_COLUMNS} columns (the error metric PWErr compares pairs of attributes). "
+            "Fix: upload a table with two or more columns (a one-column table may also be using another separator)"
+        )
+    return df
+
+
+# ------------------------------------------------------------------ studios
+def empty_table(schema: bc.Schema) -> pd.DataFrame:
+    """A 0-row table with the schema's columns (a preset chosen without its table)."""
+    return pd.DataFrame({n: pd.Series([], dtype=object) for n in schema.names})
+
+
+def preset_studio(name: str, table: pd.DataFrame | str | None, base: Studio | None = None,
+                  label: str | None = None) -> Studio:
+    """Studio for a built-in preset.
+
+    table: 'shared' (../shared/data, SchemaError-free by construction), a DataFrame (an
+    upload: every modeled column is checked against the preset's public domain, so a
+    non-number in 'age' is reported here), or None (policy design only; 0 rows).
+    base: the current studio; its policy is kept when it is the same preset.
+    Raises SchemaError / DataError / BlowfishError naming the problem.
+    """
+    p = bc.get_preset(name)
+    policy = p.default_policy()
+    tau = 0.03
+    extras: dict[str, Any] = {}
+    if base is not None:
+        tau, extras = base.tau, dict(base.extras)
+        if base.source == name and base.preset == name:
+            policy = base.policy
+    if name.startswith("xor"):
+        priv, pub = _preset_tables(name)
+        return Studio(label or PRESET_LABELS.get(name, name), name, priv, pub, p.schema, policy,
+                      metric=p.metric, tau=tau, extras=extras, source=name, table_source="generated")
+    if table is None:
+        return Studio(label or f"{p.name.capitalize()} (no table: policy design only)", name, empty_table(p.schema),
+                      None, p.schema, policy, metric=p.metric, tau=tau, extras=extras, source=name,
+                      table_source="none")
+    if isinstance(table, str):
+        if table != "shared" or shared_path(p) is None:
+            raise DataError(f"the {p.name} table is not in ../shared/data. Fix: upload {p.csv_name}")
+        priv, pub = _preset_tables(name, shared_path(p))
+        return Studio(label or f"{p.name.capitalize()} ({p.csv_name} from ../shared/data)", name, priv, pub,
+                      p.schema, policy, metric=p.metric, tau=tau, extras=extras, source=name, table_source="shared")
+    p.schema.check_columns(table)
+    p.schema.encode(table)  # every modeled value inside the declared public domain
+    split = bc.load_preset_data(p, table)
+    return Studio(label or f"{p.name.capitalize()} (uploaded table)", name, split.private, split.public,
+                  p.schema, policy, metric=p.metric, tau=tau, extras=extras, source=name, table_source="upload")
+
+
+def infer_editable_schema(df: pd.DataFrame) -> tuple[bc.Schema, list[str]]:
+    """Infer a schema column by column (bc.infer_schema); columns that cannot be inferred
+    (too many categories, all missing) are left out with a note.
+
+    Returns (schema flagged data-derived, notes).  Raises SchemaError when fewer than two
+    columns can be modeled.
+    """
+    attrs, notes, derived = [], [], []
+    for c in df.columns:
+        try:
+            s = bc.infer_schema(df, columns=[str(c)])
+        except SchemaError as e:
+            notes.append(f"column '{c}' is not modeled: {e}")
+            continue
+        attrs.extend(s.attributes)
+        derived.append(str(c))
+    if len(attrs) < MIN_COLUMNS:
+        raise SchemaError(
+            f"only {len(attrs)} column(s) could be modeled ({'; '.join(notes) or 'none'}). "
+            f"Fix: the studio needs at least {MIN_COLUMNS} columns with usable values"
+        )
+    return bc.Schema(attrs, data_derived=True, data_derived_columns=derived), notes
+
+
+def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None) -> tuple[Studio, list[str]]:
+    """Studio for an arbitrary uploaded table: inferred (data-derived) schema, empty policy."""
+    schema, notes = infer_editable_schema(df)
+    tau = base.tau if base is not None else 0.03
+    extras = dict(base.extras) if base is not None else {}
+    st_ = Studio(name, None, df, None, schema, bc.Policy(), metric="pwerr", tau=tau, extras=extras,
+                 source="csv", table_source="upload", inferred_schema=schema)
+    return st_, notes
+
+
+def handle_upload(raw: bytes, name: str, target: str, current: Studio | None = None) -> tuple[Studio, list[str]]:
+    """Turn uploaded CSV bytes into a new Studio for ``target`` ('adult', 'bank' or 'csv').
+
+    Returns (studio, notes).  Raises BlowfishError (DataError/SchemaError) naming the
+    problem; ``current`` is never modified.
+    """
+    df = read_csv_bytes(raw, name)
+    if target in ("adult", "bank"):
+        return preset_studio(target, df, base=current, label=f"{target.capitalize()} ({name})"), []
+    if target == "csv":
+        return csv_studio(df, name, base=current)
+    raise DataError(f"unknown upload target {target!r}")
+
+
+def studio_for_source(source: str, current: Studio | None = None) -> Studio:
+    """The studio a data-source choice starts with: XOR-3 generated; Adult/Bank with the
+    shared table when present, else without a table (policy design only)."""
+    if source == "xor3":
+        s = default_studio()
+        if current is not None:
+            s.tau, s.extras = current.tau, dict(current.extras)
+        return s
+    if source in ("adult", "bank"):
+        p = bc.get_preset(source)
+        return preset_studio(source, "shared" if shared_path(p) else None, base=current)
+    raise DataError(f"unknown data source {source!r}")
+
+
+# ------------------------------------------------------------ schema / policy
+def with_schema(studio: Studio, schema: bc.Schema) -> tuple[Studio, list[str]]:
+    """A copy of ``studio`` using ``schema``: the table (if any) is checked against the
+    declared domain; policy parts that no longer fit are dropped (listed in the notes).
+
+    Raises SchemaError naming the column and the problem.
+    """
+    if schema.p < MIN_COLUMNS:
+        raise SchemaError(
+            f"the schema models only {schema.p} attribute ('{schema.names[0]}'). "
+            f"Fix: model at least {MIN_COLUMNS} columns (PWErr compares pairs of attributes)"
+        )
+    if studio.has_rows:
+        schema.check_columns(studio.private)
+        schema.encode(studio.private)
+    notes: list[str] = []
+    keep: dict[str, bc.AttributePolicy] = {}
+    for n, ap in studio.policy.per_attribute.items():
+        if n not in schema.names:
+            notes.append(f"policy for '{n}' dropped: the attribute is not modeled any more")
+            continue
+        try:
+            bc.Policy({n: ap}).validate(schema)
+        except PolicyError as e:
+            notes.append(f"policy for '{n}' dropped: {e}")
+            continue
+        keep[n] = ap
+    policy = bc.Policy(keep, participation=studio.policy.participation)
+    preset = studio.preset
+    if preset is not None and schema.to_dict() != bc.get_preset(preset).schema.to_dict():
+        preset = None
+    metric = studio.metric if preset is not None else "pwerr"
+    return dataclasses.replace(studio, schema=schema, policy=policy, preset=preset, metric=metric), notes
+
+
+def with_policy(studio: Studio, policy: bc.Policy) -> Studio:
+    """A copy of ``studio`` using ``policy`` (validated). Raises PolicyError."""
+    policy.validate(studio.schema)
+    return dataclasses.replace(studio, policy=policy)
+
+
+def schema_from_json(text: str) -> bc.Schema:
+    """Parse the CLI's schema JSON (Schema.from_json). Raises SchemaError."""
+    return bc.Schema.from_json(text)
+
+
+def policy_from_json(text: str) -> bc.Policy:
+    """Parse the CLI's policy JSON (Policy.from_json). Raises PolicyError."""
+    return bc.Policy.from_json(text)
+
+
+# ------------------------------------------------------- editable schema table
+def _levels_text(levels: list[Any] | None) -> str:
+    return f" {LEVEL_SEP} ".join(_fmt(v) for v in levels) if levels else ""
+
+
+def schema_table(df: pd.DataFrame, schema: bc.Schema, inferred: bc.Schema | None) -> pd.DataFrame:
+    """One editable row per table column: model?, type, public lo/hi or levels, weight, unit,
+    'declared public' (tick to vouch that an inferred domain is public) and a read-only
+    'domain' flag ('data-derived' / 'declared')."""
+    rows = []
+    derived = set(schema.data_derived_columns) if schema.data_derived else set()
+    for c in df.columns:
+        c = str(c)
+        a = schema[c] if c in schema.names else (inferred[c] if inferred is not None and c in inferred.names else None)
+        rows.append({
+            "column": c,
+            "model": c in schema.names,
+            "type": a.kind if a is not None else "categorical",
+            "lo": a.lo if a is not None and a.kind == "numeric" else None,
+            "hi": a.hi if a is not None and a.kind == "numeric" else None,
+            "integer": bool(a.integer) if a is not None else False,
+            "levels": _levels_text(a.levels) if a is not None and a.kind != "numeric" else "",
+            "weight": a.weight if a is not None else None,
+            "unit": (a.unit or "") if a is not None else "",
+            "declared public": c in schema.names and c not in derived,
+            "domain": ("data-derived" if c in derived else "declared") if c in schema.names else "",
+        })
+    out = pd.DataFrame(rows, columns=SCHEMA_TABLE_COLUMNS)
+    out["lo"] = pd.to_numeric(out["lo"], errors="coerce").astype(float)
+    out["hi"] = pd.to_numeric(out["hi"], errors="coerce").astype(float)
+    out["weight"] = pd.to_numeric(out["weight"], errors="coerce").astype(float)
+    return out
+
+
+def _blank(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip()) \
+        or v is pd.NA
+
+
+def _observed_levels(s: pd.Series) -> list[Any]:
+    vals = s.dropna().unique().tolist()
+    num = pd.to_numeric(pd.Series(vals, dtype=object), errors="coerce")
+    if len(vals) and not num.isna().any():
+        keyed = sorted(zip(num.tolist(), vals), key=lambda t: t[0])
+        return [int(v) if float(v).is_integer() else float(v) for v, _ in keyed]
+    return sorted({_fmt(v) for v in vals})
+
+
+def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
+                      inferred: bc.Schema | None) -> bc.Schema:
+    """Build a Schema from the edited schema table (see :func:`schema_table`).
+
+    A column's domain is *data-derived* (DESIGN §3) unless 'declared public' is ticked or
+    its bounds/levels were changed from the inferred ones; blank bounds/levels of a
+    finite or numeric type are filled from the data and flagged data-derived.
+    Hierarchical rows keep the tree of the current schema (trees come from schema JSON).
+    Raises SchemaError naming the column and the field to fix.
+    """
+    attrs, derived = [], []
+    for _, row in table.iterrows():
+        name = str(row["column"])
+        if not bool(row["model"]):
+            continue
+        kind = str(row["type"]) if not _blank(row["type"]) else ""
+        weight = None if _blank(row["weight"]) else float(row["weight"])
+        unit = None if _blank(row["unit"]) else str(row["unit"]).strip()
+        integer = bool(row["integer"]) if not _blank(row["integer"]) else False
+        vouched = bool(row["declared public"]) if not _blank(row["declared public"]) else False
+        inf_a = inferred[name] if inferred is not None and name in inferred.names else None
+        col = df[name] if name in df.columns else pd.Series([], dtype=object)
+        filled = False
+        if kind == "numeric":
+            lo, hi = row["lo"], row["hi"]
+            if _blank(lo) or _blank(hi):
+                if (pd.to_numeric(col, errors="coerce").isna() & col.notna()).any():
+                    # the engine's own message: "column 'x': k row(s) are not numbers (e.g. ...)"
+                    bc.Attribute(name, "numeric", lo=0.0, hi=1.0).validate().encode_series(col)
+                num = pd.to_numeric(col, errors="coerce").dropna()
+                if len(num):
+                    lo = float(num.min()) if _blank(lo) else lo
+                    hi = float(num.max()) if _blank(hi) else hi
+                    hi = hi if hi > lo else lo + 1.0
+                    filled = True
+            a = bc.Attribute(name, "numeric", lo=None if _blank(lo) else float(lo),
+                             hi=None if _blank(hi) else float(hi), integer=integer, weight=weight, unit=unit)
+            same = inf_a is not None and inf_a.kind == "numeric" and a.lo == inf_a.lo and a.hi == inf_a.hi
+        elif kind == "hierarchical":
+            if name not in current.names or current[name].kind != "hierarchical":
+                raise SchemaError(
+                    f"column '{name}': a hierarchical type needs a taxonomy tree. "
+                    "Fix: import a schema JSON with a 'tree' for it, or choose categorical"
+                )
+            a = bc.Attribute(name, "hierarchical", tree=current[name].tree, weight=weight)
+            same = False
+        else:
+            text = "" if _blank(row["levels"]) else str(row["levels"])
+            levels: list[Any] = [t.strip() for t in text.split(LEVEL_SEP) if t.strip()]
+            if levels and pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+                as_num = pd.to_numeric(pd.Series(levels, dtype=object), errors="coerce")
+                if not as_num.isna().any():  # keep numbers numbers (the release keeps the column's type)
+                    levels = [int(v) if float(v).is_integer() else float(v) for v in as_num.tolist()]
+            if not levels:
+                levels = _observed_levels(col)
+                filled = True
+            a = bc.Attribute(name, kind, levels=levels, weight=weight, unit=unit)
+            same = inf_a is not None and inf_a.levels is not None and \
+                [_fmt(v) for v in levels] == [_fmt(v) for v in inf_a.levels]
+        if not vouched and (same or filled):
+            derived.append(name)
+        attrs.append(a)
+    if not attrs:
+        raise SchemaError("no column is modeled. Fix: tick 'model' for at least two columns")
+    if len(attrs) < MIN_COLUMNS:
+        raise SchemaError(
+            f"only one column is modeled ('{attrs[0].name}'). Fix: tick 'model' for at least {MIN_COLUMNS} columns"
+        )
+    return bc.Schema(attrs, data_derived=bool(derived), data_derived_columns=derived)

@@ -1,0 +1,327 @@
+"""Widgets and figures of the Policy Designer (UI only: the numbers come from the engine).
+
+* :func:`policy_editor` draws one editor per attribute (none / threshold slider in the
+  attribute's units / block partition / complete / hierarchy / explicit edges in an
+  adjacency table) plus the participation toggle, and returns the Policy the widgets
+  describe.  Widget keys start with ``pol:``; :func:`reset_policy_widgets` drops them so
+  the editors re-initialise from ``studio.policy`` (after a preset or JSON load).
+* Figures (plotly) are built from the engine's data: ``readouts.policy_readout`` and
+  ``graphs.policy_graph_data``.
+* ``fmt_*`` format numbers for st.metric (reach 4 decimals, q 2 decimals).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import blowfish_core as bc
+from blowfish_core.graphs import policy_graph_data
+from blowfish_core.policy import AttributePolicy, value_edges
+from blowfish_core.schema import _fmt
+
+POLICY_KEY_PREFIX = "pol:"
+KIND_LABELS = {
+    "none": "none (not protected)",
+    "threshold": "threshold",
+    "block": "block partition",
+    "complete": "complete graph",
+    "hierarchy": "hierarchy (siblings)",
+    "edges": "explicit edges",
+}
+#: adjacency tables are offered up to this many values.
+MAX_ADJACENCY_VALUES = 30
+HIGHLIGHT = "#d62728"
+BASE = "#1f77b4"
+
+
+# ---------------------------------------------------------------- formatting
+def fmt_reach(x: float) -> str:
+    """Reach in Gower units, 4 decimals (0.0192); tiny non-zero values in e-notation."""
+    return f"{x:.2e}" if 0 < abs(x) < 1e-4 else f"{x:.4f}"
+
+
+def fmt_q(x: float) -> str:
+    """Noise ratio, 2 decimals (0.31) from 0.1 up; 3 significant digits below."""
+    return f"{x:.2f}" if x == 0 or abs(x) >= 0.1 else f"{x:.3g}"
+
+
+def fmt_num(x: float | None, digits: int = 4) -> str:
+    """Generic number for a metric: significant digits, inf as the symbol, None as a dash."""
+    if x is None:
+        return "—"
+    if math.isinf(x):
+        return "∞"
+    return f"{x:.{digits}g}"
+
+
+# ------------------------------------------------------------- policy editor
+def reset_policy_widgets() -> None:
+    """Forget every policy-editor widget so the editors re-read ``studio.policy``.
+
+    Call before the editors are drawn in a run (e.g. in a callback)."""
+    for k in [k for k in st.session_state.keys() if str(k).startswith(POLICY_KEY_PREFIX)]:
+        del st.session_state[k]
+
+
+def allowed_kinds(a: bc.Attribute, current: str | None = None) -> list[str]:
+    """Policy kinds offered for an attribute (the current kind is always kept)."""
+    if a.kind == "numeric":
+        kinds = ["none", "threshold"]
+    elif a.kind == "ordinal":
+        kinds = ["none", "threshold", "block", "complete", "edges"]
+    elif a.kind == "hierarchical":
+        kinds = ["none", "hierarchy", "threshold", "block", "complete", "edges"]
+    else:
+        kinds = ["none", "block", "complete", "edges"]
+    if current and current not in kinds:
+        kinds.append(current)
+    return kinds
+
+
+def _theta_max(a: bc.Attribute) -> float:
+    if a.kind == "numeric":
+        return float(a.hi - a.lo)
+    if a.kind == "ordinal":
+        return float(max(len(a.levels) - 1, 1))
+    return float(max(a.tree_diameter, 1))
+
+
+def _theta_default(a: bc.Attribute, t3: AttributePolicy | None) -> float:
+    if t3 is not None and t3.kind == "threshold":
+        return float(t3.theta)
+    if a.kind == "numeric" and not a.integer:
+        return _theta_max(a) / 20.0
+    return 1.0 if a.kind != "hierarchical" else 2.0
+
+
+def _threshold_widget(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy | None) -> float:
+    key = f"{POLICY_KEY_PREFIX}theta:{a.name}"
+    init = float(ap.theta) if ap.kind == "threshold" else _theta_default(a, t3)
+    top = max(_theta_max(a), init)
+    whole = (a.kind != "numeric" or a.integer) and float(init).is_integer() and float(top).is_integer()
+    unit = a.threshold_unit
+    label = f"Threshold for {a.name} ({unit})"
+    help_ = (f"Values within this distance, in {unit}, are protected pairs (0 < |u - v| <= theta). "
+             "Farther values are linked only through chains of pairs (group privacy).")
+    if key not in st.session_state:
+        st.session_state[key] = int(init) if whole else float(init)
+    if whole:
+        return st.slider(label, 0, int(top), step=1, key=key, help=help_)
+    step = 0.5 if a.kind != "numeric" or a.integer else float(10 ** math.floor(math.log10(max(top, 1e-12) / 200)))
+    return st.slider(label, 0.0, float(top), step=step, key=key, help=help_)
+
+
+def _block_widget(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy | None) -> list[list[Any]]:
+    vals = a.domain_values()
+    labels = [_fmt(v) for v in vals]
+    base_key = f"{POLICY_KEY_PREFIX}blockbase:{a.name}"
+    if base_key not in st.session_state:
+        src = ap if ap.kind == "block" else (t3 if t3 is not None and t3.kind == "block" else None)
+        names = {}
+        if src is not None:
+            for bi, block in enumerate(src.blocks):
+                for v in block:
+                    names[_fmt(v)] = f"B{bi + 1}"
+        st.session_state[base_key] = pd.DataFrame(
+            {"value": labels, "block": [names.get(x, "B1") for x in labels]})
+    st.caption("Assign each value to a block: values in the same block are protected from each other "
+               "(complete inside each block); a blank block is an error.")
+    edited = st.data_editor(
+        st.session_state[base_key], key=f"{POLICY_KEY_PREFIX}blocks:{a.name}", hide_index=True,
+        disabled=["value"], num_rows="fixed",
+        column_config={"block": st.column_config.TextColumn("block", help="any name; same name = same block")},
+    )
+    by_label = dict(zip(labels, vals))
+    blocks: dict[str, list[Any]] = {}
+    for v, b in zip(edited["value"].tolist(), edited["block"].tolist()):
+        if b is None or (isinstance(b, float) and math.isnan(b)) or not str(b).strip():
+            continue  # left out of every block: the engine names it in its error
+        blocks.setdefault(str(b).strip(), []).append(by_label[v])
+    return list(blocks.values())
+
+
+def _edges_widget(a: bc.Attribute, ap: AttributePolicy) -> list[list[Any]] | None:
+    vals = a.domain_values()
+    labels = [_fmt(v) for v in vals]
+    L = len(vals)
+    if L > MAX_ADJACENCY_VALUES:
+        st.info(f"'{a.name}' has {L} values; the adjacency table is offered up to {MAX_ADJACENCY_VALUES}. "
+                "Import a policy JSON with an explicit edge list instead.")
+        return [list(e) for e in ap.edges] if ap.kind == "edges" and ap.edges else []
+    base_key = f"{POLICY_KEY_PREFIX}adjbase:{a.name}"
+    if base_key not in st.session_state:
+        M = np.zeros((L, L), dtype=bool)
+        try:
+            ve = value_edges(a, ap)
+            if ve is not None:
+                M[ve.e0, ve.e1] = True
+        except bc.PolicyError:
+            pass
+        st.session_state[base_key] = pd.DataFrame(M, index=labels, columns=labels)
+    st.caption("Tick a cell to protect that pair (either triangle; the diagonal is ignored). "
+               "The table starts from the attribute's current graph.")
+    edited = st.data_editor(st.session_state[base_key], key=f"{POLICY_KEY_PREFIX}adj:{a.name}", num_rows="fixed")
+    M = edited.to_numpy(dtype=bool)
+    M = M | M.T
+    i0, i1 = np.nonzero(np.triu(M, 1))
+    return [[vals[i], vals[j]] for i, j in zip(i0.tolist(), i1.tolist())]
+
+
+def attribute_editor(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy | None) -> AttributePolicy:
+    """Widgets for one attribute's policy graph; returns the AttributePolicy they describe."""
+    key = f"{POLICY_KEY_PREFIX}kind:{a.name}"
+    kinds = allowed_kinds(a, ap.kind)
+    if key not in st.session_state:
+        st.session_state[key] = ap.kind if ap.kind in kinds else "none"
+    kind = st.selectbox(f"Policy for {a.name}", kinds, format_func=lambda k: KIND_LABELS.get(k, k), key=key)
+    if kind == "threshold":
+        return AttributePolicy("threshold", theta=_threshold_widget(a, ap, t3))
+    if kind == "block":
+        return AttributePolicy("block", blocks=_block_widget(a, ap, t3))
+    if kind == "edges":
+        return AttributePolicy("edges", edges=_edges_widget(a, ap))
+    if kind == "hierarchy":
+        groups = ", ".join(f"{g} ({len(v) if isinstance(v, list) else '…'})" for g, v in (a.tree or {}).items())
+        st.caption(f"Siblings under one parent are protected (tree distance 2). Groups: {groups}.")
+    elif kind == "complete":
+        st.caption("Every pair of values is protected: the attribute contributes its full weight (Remark 3).")
+    return AttributePolicy(kind)
+
+
+def policy_editor(studio, t3: dict[str, AttributePolicy] | None) -> tuple[bc.Policy, list[str]]:
+    """Draw the editors of every attribute and the participation toggle.
+
+    Returns (policy described by the widgets, error messages).  The policy is validated
+    with the engine (Policy.validate); on an error the message names the attribute.
+    """
+    schema = studio.schema
+    pkey = f"{POLICY_KEY_PREFIX}participation"
+    if pkey not in st.session_state:
+        st.session_state[pkey] = bool(studio.policy.participation)
+    participation = st.toggle(
+        "Participation edges (u, ⊥)", key=pkey,
+        help="Also protect adding/removing a whole record (§5.6): a sensitivity floor of 1 for either vote.")
+    per: dict[str, AttributePolicy] = {}
+    errors: list[str] = []
+    protected = set(studio.policy.per_attribute)
+    for a in schema.attributes:
+        ap = studio.policy.policy_for(a.name)
+        with st.expander(f"{a.name} · {a.kind}", expanded=a.name in protected or len(schema.attributes) <= 3):
+            new = attribute_editor(a, ap, (t3 or {}).get(a.name))
+            try:
+                bc.Policy({a.name: new}).validate(schema)
+            except bc.PolicyError as e:
+                errors.append(str(e))
+                st.error(str(e))
+                continue
+            if new.kind != "none":
+                per[a.name] = new
+            try:
+                data = policy_graph_data(a, new)
+            except bc.BlowfishError as e:  # pragma: no cover - validated above
+                st.error(str(e))
+                continue
+            draw_policy_graph(a, data)
+    return bc.Policy(per, participation=bool(participation)), errors
+
+
+# -------------------------------------------------------------------- figures
+def reach_bar_figure(ro: dict[str, Any]) -> go.Figure:
+    """Weighted reach per attribute; the attribute(s) setting the record-level reach in red."""
+    return _reach_bar(json.dumps({"per_attribute": ro["per_attribute"], "argmax_all": ro["argmax_all"]}))
+
+
+def q_curve_figure(ro: dict[str, Any]) -> go.Figure:
+    """q = tanh(r / 2 tau) against tau (log axis), current point marked; standard-DP soft vote dashed."""
+    return _q_curve(json.dumps({"curve": ro["curve"], "tau": ro["tau"], "q": ro["q"]}))
+
+
+# Figures are cached by their (JSON) input and shared read-only: building a plotly figure
+# costs tens of milliseconds, and the page redraws on every widget change.
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _reach_bar(spec: str) -> go.Figure:
+    ro = json.loads(spec)
+    names = list(ro["per_attribute"])
+    vals = [ro["per_attribute"][n] for n in names]
+    top = set(ro["argmax_all"])
+    colors = [HIGHLIGHT if n in top else BASE for n in names]
+    fig = go.Figure(go.Bar(x=names, y=vals, marker_color=colors,
+                           text=[fmt_reach(v) for v in vals], textposition="outside",
+                           hovertemplate="%{x}: w·r = %{y:.6f}<extra></extra>"))
+    fig.update_layout(title="Weighted reach w_i r_i (red: sets the record-level reach, a max)",
+                      yaxis_title="Gower units", height=300, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_range=[0, max(max(vals) * 1.25, 1e-3)])
+    return fig
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _q_curve(spec: str) -> go.Figure:
+    ro = json.loads(spec)
+    c = ro["curve"]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=c["tau"], y=c["q"], mode="lines", name="this policy",
+                             line=dict(color=BASE)))
+    fig.add_trace(go.Scatter(x=c["tau"], y=c["q_standard_dp"], mode="lines", name="soft vote at standard DP",
+                             line=dict(color="gray", dash="dash")))
+    fig.add_trace(go.Scatter(x=[ro["tau"]], y=[ro["q"]], mode="markers", name=f"tau = {ro['tau']:g}",
+                             marker=dict(color=HIGHLIGHT, size=11)))
+    fig.update_layout(title="Noise ratio q against tau", xaxis_type="log", xaxis_title="tau (Gower units)",
+                      yaxis_title="q = σ_BF-Soft / σ_Hard", yaxis_range=[0, 1.05], height=300,
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+def draw_policy_graph(a: bc.Attribute, data: dict[str, Any]) -> None:
+    """Draw graphs.policy_graph_data: band diagram, line/arc graph or component clusters."""
+    if data["kind"] == "summary":
+        st.caption(f"Graph not drawn: {data['reason']}; {data['n_edges']} protected pairs.")
+        return
+    fig = _graph_figure(json.dumps(data, sort_keys=True))
+    st.plotly_chart(fig, key=f"polfig:{a.name}", config={"displayModeBar": False})
+    if data["kind"] == "band":
+        if data["theta"] > 0:
+            st.caption(f"Any two values within {data['theta']:g} {data['unit']} are a protected pair; crossing "
+                       f"the whole domain takes {data['hops']} pairs.")
+        else:
+            st.caption("No protected pair: every value of this attribute can be told apart.")
+        return
+    more = "" if data["n_drawn_edges"] == data["n_edges"] else f" (first {data['n_drawn_edges']} drawn)"
+    st.caption(f"{data['n_edges']} protected pairs{more}; {data['n_components']} connected component(s).")
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _graph_figure(spec: str) -> go.Figure:
+    data = json.loads(spec)
+    fig = go.Figure()
+    if data["kind"] == "band":
+        lo, hi, unit = data["lo"], data["hi"], data["unit"]
+        fig.add_trace(go.Scatter(x=[lo, hi], y=[0, 0], mode="lines", line=dict(color="lightgray", width=10),
+                                 name="public domain", hoverinfo="skip"))
+        if data["theta"] > 0:
+            b0, b1 = data["band"]
+            fig.add_trace(go.Scatter(x=[b0, b1], y=[0, 0], mode="lines", line=dict(color=HIGHLIGHT, width=10),
+                                     name=f"protected against {data['center']:g}"))
+        fig.add_trace(go.Scatter(x=[data["center"]], y=[0], mode="markers", marker=dict(color="black", size=9),
+                                 name="example value"))
+        fig.update_layout(height=120, xaxis_title=unit, yaxis_visible=False, showlegend=False,
+                          margin=dict(l=10, r=10, t=10, b=30))
+        return fig
+    nodes = data["nodes"]
+    fig.add_trace(go.Scatter(x=data["edge_x"], y=data["edge_y"], mode="lines",
+                             line=dict(color="gray", width=1), hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        x=[n["x"] for n in nodes], y=[n["y"] for n in nodes], mode="markers+text",
+        text=[n["label"] for n in nodes], textposition="bottom center",
+        marker=dict(size=10, color=[n["component"] for n in nodes], colorscale="Turbo"),
+        hovertemplate="%{text}<extra></extra>"))
+    h = 180 if data["layout"] == "line" else 160 + 110 * (1 + (data["n_components"] - 1) // 4)
+    fig.update_layout(height=min(h, 600), showlegend=False, xaxis_visible=False, yaxis_visible=False,
+                      margin=dict(l=10, r=10, t=10, b=10))
+    return fig

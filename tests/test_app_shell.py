@@ -1,0 +1,71 @@
+"""AppTest tests of the app shell: the landing page (app.py), the page order and the shared
+session state (studio.state) across pages."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import blowfish_core as bc
+from studio import state
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APP = os.path.join(ROOT, "app.py")
+PAGES = ["1_Policy_Designer.py", "2_Voronoi_Explorer.py", "3_Synthesis_Runner.py", "4_Temperature_Pilot.py"]
+TIMEOUT = 60
+
+
+def test_pages_exist_in_issue_order():
+    found = sorted(f for f in os.listdir(os.path.join(ROOT, "pages")) if f.endswith(".py"))
+    assert found[:4] == PAGES
+
+
+def test_landing_page_links_every_page_and_shows_session():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert at.title[0].value.endswith("Blowfish Studio")
+    links = at.get("page_link")
+    # Streamlit's url path of a page file: the name without the order prefix and extension
+    assert [ln.proto.page.rsplit("/", 1)[-1] for ln in links] == [p[2:-3] for p in PAGES]
+    assert [ln.proto.label for ln in links] == ["Policy Designer", "Voronoi Explorer", "Synthesis Runner",
+                                                 "Temperature Pilot"]
+    text = " ".join(m.value for m in at.markdown)
+    assert "XOR-3 (built-in)" in text and "12,000 private rows" in text and "**Protected attributes:** X_1" in text
+    assert at.session_state["studio"].preset == "xor3"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_page_loads_standalone(page):
+    at = AppTest.from_file(os.path.join(ROOT, "pages", page), default_timeout=TIMEOUT).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title, "every page has a title"
+    if page.startswith("1_"):
+        assert "studio" in at.session_state  # the page creates the shared state itself
+
+
+def test_state_is_shared_between_pages():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/1_Policy_Designer.py").run()
+    assert not at.exception
+    at.button(key="designer:load_t3").click().run()
+    at.select_slider(key="designer:tau").set_value(0.06).run()
+    v = at.session_state["studio"].version
+    assert at.session_state["studio"].policy.to_dict() == bc.Policy(dict(bc.get_preset("xor3").table3)).to_dict()
+    at.switch_page("app.py").run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "X_1, X_2, X_3, Y" in text and "τ = 0.06" in text
+    assert at.session_state["studio"].version == v  # the landing page only reads
+    at.switch_page("pages/4_Temperature_Pilot.py").run()
+    assert not at.exception
+
+
+def test_set_studio_bumps_version_and_has_rows():
+    s = state.default_studio()
+    assert s.has_rows and s.source == "xor3" and s.table_source == "generated"
+    from studio.data_source import preset_studio
+
+    t = preset_studio("adult", None)
+    assert not t.has_rows and t.table_source == "none" and t.private.shape == (0, 5)
