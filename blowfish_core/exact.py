@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from .distance import GowerKernel, domain_index
-from .errors import BudgetError, PolicyError, SchemaError
+from .errors import SchemaError
 from .policy import AttributePolicy, Policy, record_reach, value_edges
 from .schema import Attribute, Schema
 from .sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound

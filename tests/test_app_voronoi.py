@@ -1,0 +1,216 @@
+"""AppTest tests of the Voronoi Explorer (pages/2_Voronoi_Explorer.py).
+
+Must-show (issue 4): the page loads with defaults; the summary numbers equal the engine's
+(blowfish_core.exact) for the same inputs; one candidate, duplicate candidates, theta = 0 and
+a grid above the limit each give a clear message (st.info / st.warning / st.error) and no
+exception.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from blowfish_core import Attribute, AttributePolicy, Policy, Schema
+from blowfish_core.exact import (
+    closed_form_bound, exact_sensitivity, population_aware_bound, tightness_construction,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = os.path.join(ROOT, "pages", "2_Voronoi_Explorer.py")
+TIMEOUT = 60
+LABELS = ["Exact hard sensitivity", "Exact soft sensitivity", "Closed-form bound", "Population-aware bound",
+          "Boundary-crossing edges", "Most expensive edge (soft)"]
+
+
+def fmt(v: float) -> str:
+    return f"{v:.2e}" if 0 < abs(v) < 1e-4 else f"{v:.4f}"
+
+
+@pytest.fixture(scope="module")
+def loaded() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def texts(elements) -> str:
+    return " | ".join(str(e.value) for e in elements)
+
+
+def default_schema(w: float = 0.5) -> Schema:
+    return Schema([Attribute("x", "numeric", lo=0.0, hi=10.0, weight=w),
+                   Attribute("y", "numeric", lo=0.0, hi=10.0, weight=w)])
+
+
+def engine_summary(schema, policy, C, tau, distance, grid) -> dict[str, str]:
+    h = exact_sensitivity(schema, policy, C, "hard", distance=distance, grid=grid)
+    s = exact_sensitivity(schema, policy, C, "soft", tau, distance=distance, grid=grid)
+    return {
+        "Exact hard sensitivity": fmt(h.l2),
+        "Exact soft sensitivity": fmt(s.l2),
+        "Closed-form bound": fmt(closed_form_bound(schema, policy, tau)),
+        "Population-aware bound": fmt(population_aware_bound(schema, policy, C, tau, distance=distance, grid=grid).l2),
+        "Boundary-crossing edges": f"{h.crossing_edges} of {h.edges}",
+    }
+
+
+def paste(at: AppTest, text: str) -> AppTest:
+    at.radio(key="v_source").set_value("Paste x, y").run()
+    at.text_area(key="v_text").input(text).run()
+    return at
+
+
+# ---------------------------------------------------------------- defaults
+def test_defaults_load_and_match_the_engine(loaded):
+    at = loaded
+    assert not at.exception
+    assert not at.error
+    got = metrics(at)
+    for label in LABELS:
+        assert label in got, f"missing metric {label}"
+    # the population the page used (random, seed 0, m = 5), rebuilt here from the page's own record
+    last = at.session_state["voronoi:last"]
+    assert len(last["population"]) == 5 and last["tau"] == 0.05 and last["distance"] == "gower"
+    schema = default_schema()
+    policy = Policy({"x": AttributePolicy("threshold", theta=1.0), "y": AttributePolicy("threshold", theta=1.0)})
+    C = schema.encode(last["population"])
+    want = engine_summary(schema, policy, C, 0.05, "gower", {"x": 11, "y": 11})
+    for label, value in want.items():
+        assert got[label] == value, label
+    # the default population is the seeded uniform draw, rounded to 2 decimals
+    draw = schema.decode(schema.sample_uniform(np.random.default_rng(0), 5)).round(2)
+    np.testing.assert_allclose(last["population"][["x", "y"]].to_numpy(dtype=float), draw.to_numpy(dtype=float))
+    # tightness panel defaults: tau = 0.5, theta = 1, m = 2 -> sqrt(2) tanh(1)
+    assert got["Attained ‖v(u) − v(v)‖₂"] == fmt(SQ2T1)
+    assert got["Bound √2·tanh(θ/2τ)"] == fmt(SQ2T1)
+    assert len(at.get("plotly_chart")) == 3
+
+
+SQ2T1 = math.sqrt(2) * math.tanh(1.0)
+
+
+def test_pasted_population_summary_equals_engine_gower_and_euclidean():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    paste(at, "2, 2\n7, 3\n4, 8\n9.5, 9")
+    assert not at.exception and not at.error
+    schema = default_schema()
+    policy = Policy({"x": AttributePolicy("threshold", theta=1.0), "y": AttributePolicy("threshold", theta=1.0)})
+    C = schema.encode(pd.DataFrame({"x": [2, 7, 4, 9.5], "y": [2, 3, 8, 9]}))
+    got = metrics(at)
+    for label, value in engine_summary(schema, policy, C, 0.05, "gower", {"x": 11, "y": 11}).items():
+        assert got[label] == value, label
+    soft = exact_sensitivity(schema, policy, C, "soft", 0.05, grid=11)
+    u, v = soft.edge["u"], soft.edge["v"]
+    assert got["Most expensive edge (soft)"] == f"({u['x']:.4g}, {u['y']:.4g}) → ({v['x']:.4g}, {v['y']:.4g})"
+    # Euclidean, protect x only, tau 0.2
+    at.radio(key="v_distance").set_value("Euclidean (weighted l2)").run()
+    at.radio(key="v_protect").set_value("x").run()
+    at.select_slider(key="v_tau").set_value(0.2).run()
+    assert not at.exception and not at.error
+    pol_x = Policy({"x": AttributePolicy("threshold", theta=1.0)})
+    got = metrics(at)
+    for label, value in engine_summary(schema, pol_x, C, 0.2, "euclidean", {"x": 11, "y": 11}).items():
+        assert got[label] == value, label
+
+
+# ------------------------------------------------------------ clear messages
+def test_one_candidate_gives_info_and_zero_sensitivities():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    at.number_input(key="v_m").set_value(1).run()
+    assert not at.exception and not at.error
+    assert "One candidate" in texts(at.info)
+    got = metrics(at)
+    assert got["Exact hard sensitivity"] == "0.0000"
+    assert got["Exact soft sensitivity"] == "0.0000"
+    assert got["Population-aware bound"] == "0.0000"
+    assert got["Boundary-crossing edges"] == "0 of 220"
+
+
+def test_duplicate_candidates_give_a_warning():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    paste(at, "2, 2\n7, 3\n2, 2")
+    assert not at.exception and not at.error
+    msg = texts(at.warning)
+    assert "Duplicate candidates #0 = #2" in msg
+    schema = default_schema()
+    policy = Policy({"x": AttributePolicy("threshold", theta=1.0), "y": AttributePolicy("threshold", theta=1.0)})
+    C = schema.encode(pd.DataFrame({"x": [2, 7, 2], "y": [2, 3, 2]}))
+    got = metrics(at)
+    for label, value in engine_summary(schema, policy, C, 0.05, "gower", {"x": 11, "y": 11}).items():
+        assert got[label] == value, label
+
+
+def test_theta_zero_gives_info_and_zeros():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    at.number_input(key="v_x_theta").set_value(0.0).run()
+    at.number_input(key="v_y_theta").set_value(0.0).run()
+    assert not at.exception and not at.error
+    assert "θ = 0 protects no pair" in texts(at.info)
+    got = metrics(at)
+    assert got["Exact soft sensitivity"] == "0.0000" and got["Closed-form bound"] == "0.0000"
+    assert got["Boundary-crossing edges"] == "0 of 0"
+    # theta = 0 in the tightness panel
+    at.slider(key="v_t_theta").set_value(0.0).run()
+    assert not at.exception
+    assert "θ = 0: u = v" in texts(at.info)
+    assert metrics(at)["Attained ‖v(u) − v(v)‖₂"] == "0.0000"
+
+
+def test_grid_too_large_gives_an_error_not_an_exception():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    at.number_input(key="v_x_grid").set_value(200).run()
+    at.number_input(key="v_y_grid").set_value(200).run()
+    assert not at.exception
+    msg = texts(at.error)
+    assert "200 × 200 = 40,000 points" in msg and "limit" in msg and "Fix" in msg
+    assert not at.metric                            # nothing computed
+    # within the point limit but too many protected edges for the page: the engine's limit error
+    at.number_input(key="v_x_grid").set_value(100).run()
+    at.number_input(key="v_y_grid").set_value(100).run()
+    at.number_input(key="v_x_theta").set_value(5.0).run()
+    assert not at.exception
+    assert "exact-search limit" in texts(at.error) and "lower the grid resolution" in texts(at.error)
+
+
+def test_bad_population_values_give_errors():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    paste(at, "2, 2\nabc, 3")
+    assert not at.exception
+    assert "not numbers" in texts(at.error) and "'x'" in texts(at.error)
+    at.text_area(key="v_text").input("2, 2\n20, 3").run()
+    assert not at.exception
+    assert "outside the declared public domain" in texts(at.error)
+    at.text_area(key="v_text").input("2, 2, 5").run()
+    assert not at.exception
+    assert "needs two values" in texts(at.error)
+    at.text_area(key="v_text").input("   ").run()
+    assert not at.exception
+    assert "population is empty" in texts(at.error)
+
+
+def test_tightness_panel_more_candidates_matches_engine():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    at.number_input(key="v_t_m").set_value(4).run()
+    at.slider(key="v_t_R").set_value(0.0).run()
+    assert not at.exception
+    tc = tightness_construction(1.0, 0.5, m=4, L=2.0, R=0.0)
+    got = metrics(at)
+    assert got["Attained ‖v(u) − v(v)‖₂"] == fmt(tc.attained)
+    assert tc.attained < tc.bound
