@@ -29,7 +29,7 @@ MAX_DRAWN_EDGES = 1500
 #: points per arc of a line layout.
 ARC_POINTS = 13
 #: components per row of a cluster layout.
-CLUSTERS_PER_ROW = 4
+CLUSTERS_PER_ROW = 3
 
 
 def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_DRAWN_VALUES) -> dict[str, Any]:

@@ -258,7 +258,7 @@ b2.button("Paper default (protect one attribute)", key="designer:load_default", 
           on_click=on_load_policy, args=("default",), help="Age on Adult/Bank, X_1 on XOR-3 (§6.1).")
 b3.button("Clear policy", key="designer:clear", on_click=on_load_policy, args=("clear",))
 
-left, right = st.columns([5, 6], gap="large")
+left, right = st.columns([4, 7], gap="medium")
 with left:
     policy, errors = w.policy_editor(studio, t3)
     if errors:
@@ -307,35 +307,40 @@ with right:
     st.session_state["designer:readout"] = ro  # unrounded numbers (tests, other pages)
 
     m = st.columns(3)
-    m[0].metric("Record-level reach", w.fmt_reach(ro["reach"]), border=True,
+    m[0].metric("Record-level reach", w.fmt_reach(ro["reach"]),
                 help=f"r = max_i w_i r_i = {ro['reach']!r} (Cor. 5.2: a max over attributes, not a sum)")
-    m[1].metric("Set by attribute", ro["argmax"] or "— (nothing protected)", border=True)
-    m[2].metric("Noise ratio q", w.fmt_q(ro["q"]), border=True,
+    m[1].metric("Noise ratio q", w.fmt_q(ro["q"]),
                 help=f"q = tanh(r / (2 tau)) = {ro['q']!r}: BF-Soft's noise is q times Hard's worst case (Cor. 5.5)")
-    m = st.columns(3)
-    m[0].metric("BF-Soft sensitivity bound", w.fmt_num(ro["bound"]), border=True,
+    m[2].metric("BF-Soft sensitivity bound", w.fmt_num(ro["bound"]),
                 help="sqrt(2) tanh(r / (2 tau)), valid for every candidate population (Cor. 5.5)"
                 + ("; participation edges floor it at 1 (§5.6)" if ro["participation"] else ""))
-    m[1].metric("Equivalent budget multiplier 1/q²", w.fmt_num(ro["multiplier"]) + ("" if ro["q"] == 0 else "×"),
-                border=True, help="BF-Soft at budget ρ adds the noise Hard adds at ρ / q² (equal sensitivity "
-                "scaling); Hard would need this many times the budget.")
-    m[2].metric("Soft vote at standard DP: q", w.fmt_q(ro["q_standard_dp"]), border=True,
-                help="Standard DP protects every pair: reach = the whole Gower diameter.")
+    m = st.columns(3)
+    top = ro["argmax_all"]
+    m[0].metric("Set by attribute", (top[0] + (f" +{len(top) - 1}" if len(top) > 1 else "")) if top else "—",
+                help="the attribute(s) attaining the max of w_i r_i (red in the bar chart): "
+                + (", ".join(top) if top else "nothing is protected"))
+    m[1].metric("Budget multiplier 1/q²", w.fmt_num(ro["multiplier"]) + ("" if ro["q"] == 0 else "×"),
+                help="BF-Soft at budget ρ adds the noise Hard adds at ρ / q²: Hard would need this many "
+                "times the budget for the same noise (equivalent_budget_multiplier).")
+    m[2].metric("q at standard DP", w.fmt_q(ro["q_standard_dp"]),
+                help="the soft vote under standard DP protects every pair: reach = the whole Gower diameter "
+                f"({ro['standard_dp_reach']:g})")
     if ro["budget"] is not None:
         b = ro["budget"]
-        m = st.columns(4)
+        m = st.columns(3)
         m[0].metric("ρ per round", f"{b['rho_t']:.3g}", help=f"total ρ = {b['rho']:.6g}, equal split over T = {b['rounds']}")
         m[1].metric("ε by Eq. (1)", f"{b['epsilon_eq1']:.3f}", help=f"ρ + 2 sqrt(ρ ln(1/δ)) at δ = {b['delta']:g}")
         m[2].metric("ε exact (Gaussian curve)", f"{b['epsilon_exact']:.3f}",
-                    help="the run is μ-GDP with μ = sqrt(2ρ); tighter than Eq. (1)")
-        m[3].metric("δ", f"{b['delta']:g}")
+                    help=f"at δ = {b['delta']:g}: the run is μ-GDP with μ = sqrt(2ρ); tighter than Eq. (1)")
         s = ro["sigma"]
         m = st.columns(3)
         m[0].metric("σ per round: Tab-PE", w.fmt_num(s["tab-pe"]), help="Δ = sqrt(2) (bounded DP)")
-        m[1].metric("σ per round: Hard (worst case)", w.fmt_num(s["hard"]),
-                    help="Δ = sqrt(2) unless an exhaustive search certifies 0 for the population at hand (Cor. 5.3)")
+        m[1].metric("σ per round: Hard", w.fmt_num(s["hard"]),
+                    help="worst case: Δ = sqrt(2) unless an exhaustive search certifies 0 for the population at "
+                    "hand (Cor. 5.3)")
         m[2].metric("σ per round: BF-Soft", w.fmt_num(s["bf-soft"]), help="Δ = the bound above")
-        st.caption("σ in vote-count units per round: σ_t = Δ_t / sqrt(2 ρ_t) (Thm 2.6).")
+        st.caption("σ in vote-count units per round, σ_t = Δ_t / sqrt(2 ρ_t) (Thm 2.6); Hard shown at its worst "
+                   "case √2 — the Synthesis Runner certifies the actual Δ_t round by round.")
     st.plotly_chart(w.reach_bar_figure(ro), key="designer:reach_fig", config={"displayModeBar": False})
     st.plotly_chart(w.q_curve_figure(ro), key="designer:q_fig", config={"displayModeBar": False})
 

@@ -318,10 +318,10 @@ def _graph_figure(spec: str) -> go.Figure:
                              line=dict(color="gray", width=1), hoverinfo="skip"))
     fig.add_trace(go.Scatter(
         x=[n["x"] for n in nodes], y=[n["y"] for n in nodes], mode="markers+text",
-        text=[n["label"] for n in nodes], textposition="bottom center",
+        text=[n["label"] for n in nodes], textposition="bottom center", textfont=dict(size=10),
         marker=dict(size=10, color=[n["component"] for n in nodes], colorscale="Turbo"),
         hovertemplate="%{text}<extra></extra>"))
-    h = 180 if data["layout"] == "line" else 160 + 110 * (1 + (data["n_components"] - 1) // 4)
+    h = 180 if data["layout"] == "line" else 110 + 120 * (1 + (data["n_components"] - 1) // 3)
     fig.update_layout(height=min(h, 600), showlegend=False, xaxis_visible=False, yaxis_visible=False,
                       margin=dict(l=10, r=10, t=10, b=10))
     return fig
