@@ -8,7 +8,6 @@ earlier results intact.
 
 from __future__ import annotations
 
-import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
@@ -173,6 +172,7 @@ def draw_results() -> None:
     fig = px.line(g, x="round", y="error", color="method", markers=True, hover_data=["step"],
                   labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
     fig.update_layout(height=350, margin=dict(t=20, b=20))
+    fig.update_xaxes(dtick=1)
     st.plotly_chart(fig, key=f"rn_round_fig_{rid}")
     st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
                f"seeds; point {T + 1}: the released records (drawn from C_{T} by the last noisy counts).")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 import blowfish_core as bc

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import random
 
 import numpy as np
 import pandas as pd

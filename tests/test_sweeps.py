@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
@@ -13,7 +12,7 @@ import blowfish_core as bc
 from blowfish_core.accounting import epsilon_eq1, epsilon_exact
 from blowfish_core.errors import BlowfishError, BudgetError
 from blowfish_core.evolution import SynthConfig
-from blowfish_core.metrics import bin_codes, crossing_budget, marginal, one_way_errors, pwerr
+from blowfish_core.metrics import crossing_budget, one_way_errors, pwerr
 from blowfish_core.presets import load_preset_data
 from blowfish_core.runner import RunRequest, run_paired
 from blowfish_core.schema import Attribute, Schema
