@@ -26,8 +26,11 @@ st.set_page_config(page_title="Synthesis Runner · Blowfish Studio", layout="wid
 
 studio = get_studio()
 S = ui.runner_settings(st.session_state, tau=studio.tau, budget=studio.extras.get("budget"))
+if S.get("_studio_tau") != studio.tau:  # tau chosen later in the Policy Designer / Pilot wins
+    S["rn_tau"] = S["_studio_tau"] = float(studio.tau)
+    st.session_state.pop("rn_tau", None)
 for _k, _v in S.items():
-    if _k not in st.session_state:
+    if not _k.startswith("_") and _k not in st.session_state:
         st.session_state[_k] = list(_v) if isinstance(_v, list) else _v
 if "runner_show_next" in st.session_state:
     st.session_state["runner_show"] = st.session_state.pop("runner_show_next")
@@ -95,7 +98,7 @@ with c3:
     st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", step=1)
     st.number_input("First seed", key="rn_first_seed", step=1)
 for _k in S:
-    if _k in st.session_state:
+    if not _k.startswith("_") and _k in st.session_state:
         S[_k] = st.session_state[_k]
 
 try:

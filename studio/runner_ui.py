@@ -5,8 +5,10 @@ and draw.  This module turns widget values into engine requests, stores results
 only after a run succeeded, and builds the tables the pages show.
 
 Session-state contract of the two pages:
-    runner_settings : dict   persistent Runner inputs (widget keys "rn_*"); the
-                             Temperature Pilot writes its choice here (carry_to_runner)
+    runner_settings : dict   persistent Runner inputs (widget keys "rn_*"; "_studio_tau" =
+                             the studio tau last seen, so a tau chosen later in the Policy
+                             Designer or the Pilot becomes the Runner's tau); the Temperature
+                             Pilot writes its choice here (carry_to_runner)
     runner_results  : dict   run id -> record (see execute_run); the last MAX_KEPT runs
     runner_next_id  : int    next run id
     runner_show     : int    id of the run shown
@@ -75,7 +77,7 @@ def runner_settings(state: MutableMapping[str, Any], tau: float | None = None,
         s = dict(RUNNER_DEFAULTS)
         s["rn_methods"] = list(s["rn_methods"])
         if tau is not None:
-            s["rn_tau"] = float(tau)
+            s["rn_tau"] = s["_studio_tau"] = float(tau)
         if budget:
             if budget.get("mode") == "epsilon":
                 s["rn_budget_mode"] = BUDGET_MODES[1]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pandas as pd
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -266,3 +268,22 @@ def test_decomposition_and_sweep():
     assert list(tab["rho"]) == [1e-4, 1e-2]
     # the decomposition run is still shown (earlier results intact)
     assert sorted(at.session_state["runner_results"]) == sorted(store)
+
+
+def test_studio_without_rows_and_tau_from_the_studio():
+    p = bc.get_preset("adult")  # a preset chosen without its table: schema and policy only
+    empty = pd.DataFrame({a: pd.Series([], dtype=object) for a in p.schema.names})
+    studio = Studio("Adult (no table)", "adult", empty, None, p.schema, p.default_policy(), metric="pwerr", tau=0.06)
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["studio"] = studio
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="rn_tau").value == 0.06  # the studio's tau is the default
+    assert {m.label: m.value for m in at.metric}["Record-level reach r"] == "0.0192"
+    _run(at)
+    errs = [e.value for e in at.error]
+    assert len(errs) == 1 and "no rows" in errs[0]
+    # a tau chosen later in the Policy Designer / Pilot becomes the Runner's tau
+    at.session_state["studio"].tau = 0.015
+    at.run()
+    assert at.number_input(key="rn_tau").value == 0.015
