@@ -82,7 +82,7 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=15)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server():
     """A `streamlit run app.py` subprocess on a free loopback port; yields its base URL."""
     _require_browser()
@@ -115,9 +115,9 @@ def _wait_idle(page, timeout_ms: int = PAGE_TIMEOUT_MS) -> None:
             page.locator('[data-testid="stSkeleton"]').count() > 0 or \
             page.locator('[data-stale="true"]').count() > 0
         quiet = 0 if running else quiet + 1
-        if quiet >= 4:
+        if quiet >= 3:
             return
-        page.wait_for_timeout(250)
+        page.wait_for_timeout(200)
     raise AssertionError("the app kept running past the timeout")
 
 
@@ -157,6 +157,46 @@ def test_every_page_in_chromium(server):
                     assert _metric_value(page, "Record-level reach") == "0.0357"  # XOR-3: 1/28
                     assert _metric_value(page, "Noise ratio q") == "0.53"
                 page.screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def test_policy_designer_edits_in_chromium(server):
+    """Adult without its table: load Table 3, then move 'Private' into the government block by
+    typing in the block editor (a canvas grid: double-click the cell, type, Enter)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 4200})
+            page.set_default_timeout(PAGE_TIMEOUT_MS)
+            page.goto(f"{server}/Policy_Designer", timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            page.get_by_text("Adult preset", exact=True).click()
+            _wait_idle(page)
+            page.get_by_text("No table (policy design only)", exact=True).click()
+            _wait_idle(page)
+            assert _metric_value(page, "Record-level reach") == "0.0192"
+            assert _metric_value(page, "Noise ratio q") == "0.31"
+            page.get_by_role("button", name="Load preset policies (Table 3, all attributes)").click()
+            _wait_idle(page)
+            assert _metric_value(page, "Record-level reach") == "0.2000"
+            captions = page.locator('[data-testid="stCaptionContainer"]')
+            assert "7 protected pairs; 4 connected component(s)." in captions.all_inner_texts()
+            grid = page.locator('[data-testid="stDataFrame"]').first  # the workclass block editor
+            box = grid.bounding_box()
+            page.mouse.dblclick(box["x"] + box["width"] * 0.75, box["y"] + 35 + 17)  # row 'Private', column 'block'
+            page.wait_for_timeout(500)
+            page.keyboard.press("Control+A")
+            page.keyboard.type("B2")
+            page.keyboard.press("Enter")
+            _wait_idle(page)
+            _assert_no_exception(page, "designer_edit")
+            # Private joins {Federal, Local, State}-gov: 6 + 1 + 3 pairs, 3 components
+            assert "10 protected pairs; 3 connected component(s)." in \
+                page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+            page.screenshot(path=os.path.join(ARTIFACTS, "policy_designer_adult_table3_edit.png"), full_page=True)
         finally:
             browser.close()
 
