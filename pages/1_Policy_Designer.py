@@ -283,7 +283,7 @@ with right:
     for k, v in (("designer:budget_mode", budget.get("mode", "rho")), ("designer:rho", budget.get("rho", RHO_DEFAULT)),
                  ("designer:epsilon", budget.get("epsilon", EPS_DEFAULT)),
                  ("designer:delta", budget.get("delta", DELTA_DEFAULT)),
-                 ("designer:rounds", budget.get("rounds", ROUNDS_DEFAULT))):
+                 ("designer:rounds", min(max(int(budget.get("rounds", ROUNDS_DEFAULT)), 1), 100))):
         st.session_state.setdefault(k, v)
     mode = bcols[0].radio("Budget given as", ["rho", "epsilon"], key="designer:budget_mode",
                           format_func={"rho": "ρ (zCDP)", "epsilon": "ε and δ"}.get)
