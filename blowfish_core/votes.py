@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .distance import GowerKernel, domain_index
+from .distance import GowerKernel, chunk_rows, domain_index, tile_rows
 from .errors import BudgetError
 from .schema import Schema
 
@@ -52,7 +52,11 @@ def vote_histogram(
 
     C: (m, p) encoded candidate population.  U: (u, p) encoded (grouped) records,
     counts: (u,) multiplicities (ones when None).  vote: 'hard' or 'soft' (then tau > 0).
-    Work is chunked so memory stays bounded (distance.BLOCK_BYTES).
+    Work is chunked so memory stays bounded (distance.BLOCK_BYTES): hard votes are
+    reduced tile by tile (cache-sized, distance.TILE_BYTES); soft rows are computed
+    tile by tile into a block of ``chunk_rows(m)`` rows that is then summed with one
+    matrix-vector product, so the float result does not depend on the tile size
+    (hard: exact whenever the counts are whole numbers, as grouped counts are).
     Raises BudgetError for a bad tau, ValueError for an unknown vote.
     """
     if vote not in ("hard", "soft"):
@@ -65,13 +69,22 @@ def vote_histogram(
     if I is None:
         I = domain_index(schema, U)
     H = np.zeros(k.m)
-    for sl, D in k.iter_blocks(U, I):
-        if vote == "hard":
-            nn = np.argmin(D, axis=1)
-            H += np.bincount(nn, weights=counts[sl], minlength=k.m)
-        else:
-            P = soft_rows(D, tau, out=D)
-            H += counts[sl] @ P
+    n = U.shape[0]
+    tile = tile_rows(k.m)
+    if vote == "hard":
+        for sl, D in k.iter_blocks(U, I, rows=tile):
+            H += np.bincount(np.argmin(D, axis=1), weights=counts[sl], minlength=k.m)
+        return H
+    step = chunk_rows(k.m)
+    P = np.empty((min(step, n), k.m))
+    scratch = np.empty((min(tile, n), k.m))
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        for a in range(s, e, tile):
+            b = min(a + tile, e)
+            D = k.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
+            soft_rows(D, tau, out=D)
+        H += counts[s:e] @ P[: e - s]
     return H
 
 
@@ -99,6 +112,6 @@ def nearest(schema: Schema, C: np.ndarray, X: np.ndarray, kernel: GowerKernel | 
     """nn(x) = argmin_j d(x, c_j) for each record (ties -> lowest index): int (n,)."""
     k = kernel if kernel is not None else GowerKernel(schema, C)
     out = np.empty(X.shape[0], dtype=np.intp)
-    for sl, D in k.iter_blocks(X):
+    for sl, D in k.iter_blocks(X, rows=tile_rows(k.m)):
         out[sl] = np.argmin(D, axis=1)
     return out
