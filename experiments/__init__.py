@@ -1,0 +1,1 @@
+"""Reproduction experiments (scripts that print tables and write experiments/out/; not tests)."""
