@@ -1,0 +1,398 @@
+"""Shared plumbing of the reproduction experiments (issue 6).
+
+A *task* is one synthesis run: a plain dict naming the dataset, method, budget
+rho (zCDP, total over the T rounds), temperature tau, seed, policy and data table.
+Every task is independent and fully seeded, so the same task always gives the same
+error (paired random streams: see blowfish_core.evolution.rng_for).  Tasks run in a
+``multiprocessing`` pool; each worker loads and groups each data table once
+(``grouped`` records shared by all its runs).  Finished tasks are appended to a run
+cache (``results/runs_cache.jsonl``) keyed by the task, so experiments that share
+runs (e.g. Hard at rho = 1e-4 is used by the budget sweep, the temperature sweep,
+the policy and the pilot experiments) compute them once, and an interrupted run
+resumes.
+
+Task fields (defaults in :data:`TASK_DEFAULTS`):
+    dataset   'adult' | 'bank' | 'xor3'
+    method    one of blowfish_core.METHODS
+    rho       total zCDP budget (> 0)
+    tau       temperature (soft methods) or None
+    seed      algorithm seed (paired across methods)
+    protect   list of ``ATTR[=SPEC]`` items applied on top of the preset's default
+              policy (Preset.policy_with), e.g. ["age=threshold:3"]
+    table     'private' (default) | 'pilot' (3,000 held-out rows, Adult/Bank)
+    ref       metric reference: 'private' (default: the table the run learned from)
+              | 'pilot_ref' (held-out rows disjoint from the pilot) | 'xor_test'
+              (a common 10,000-row XOR test set, App. F.9)
+    n         XOR-k private size (default 12,000)
+    data_seed XOR-k data seed (default 0)
+    threshold_h, selection, children   ResampleMutate settings (ablations only)
+    release_rule  'sample' (default: the engine's release, 512 draws from C_T with
+              probability proportional to the clipped noisy counts of round T) |
+              'top' (ablation: the 512 candidates of C_T with the largest noisy counts
+              of round T -- the same noisy histogram, recomputed from the paired noise
+              stream -- as the reference PE library evaluates its rank-selected samples)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from blowfish_core.distance import domain_index, group_records  # noqa: E402
+from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402
+from blowfish_core.metrics import t_interval  # noqa: E402
+from blowfish_core.presets import get_preset, shared_path, split_table, xor_generate  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS_DIR = os.path.join(HERE, "results")
+FIGURES_DIR = os.path.join(HERE, "figures")
+REPORT_PATH = os.path.join(HERE, "REPORT.md")
+
+TASK_DEFAULTS: dict[str, Any] = {
+    "dataset": "adult", "method": "hard", "rho": 1e-4, "tau": None, "seed": 0, "protect": [],
+    "table": "private", "ref": "private", "n": None, "data_seed": 0,
+    "threshold_h": 0.0, "selection": "hybrid", "children": 3, "release_rule": "sample",
+}
+#: fields left out of the key when at their default (added after the first cached runs).
+OPTIONAL_FIELDS = ("children", "release_rule")
+SOFT_METHODS = ("bf-soft", "soft-dp", "soft-hard-noise")
+#: size of the common XOR-3 test reference (App. F.9).
+XOR_TEST_N = 10_000
+XOR_TEST_SEED = 999_983
+#: Adult pilot: 3,000 held-out rows; the remaining held-out rows are the pilot's reference.
+PILOT_N = 3000
+PILOT_SEED = 4242
+
+
+def task(**kw: Any) -> dict[str, Any]:
+    """A normalized task dict (defaults filled, tau dropped for hard votes, floats rounded)."""
+    t = dict(TASK_DEFAULTS)
+    unknown = set(kw) - set(t)
+    if unknown:
+        raise ValueError(f"unknown task field(s) {sorted(unknown)}")
+    t.update(kw)
+    if t["method"] not in SOFT_METHODS:
+        t["tau"] = None
+    t["rho"] = float(f"{float(t['rho']):.6g}")
+    if t["tau"] is not None:
+        t["tau"] = float(f"{float(t['tau']):.6g}")
+    t["protect"] = list(t["protect"])
+    t["seed"] = int(t["seed"])
+    return t
+
+
+def task_key(t: dict[str, Any]) -> str:
+    """Canonical string key of a task (JSON, sorted keys; optional fields only when not default)."""
+    return json.dumps({k: t[k] for k in sorted(TASK_DEFAULTS)
+                       if k not in OPTIONAL_FIELDS or t.get(k, TASK_DEFAULTS[k]) != TASK_DEFAULTS[k]},
+                      sort_keys=True, separators=(",", ":"))
+
+
+def dataset_available(name: str) -> bool:
+    """True when the preset's data exists (XOR-k is generated; Adult/Bank need ../shared/data)."""
+    p = get_preset(name)
+    return p.generator is not None or shared_path(p) is not None
+
+
+# ----------------------------------------------------------------------------- data
+@dataclass
+class Prepared:
+    schema: Any
+    preset: Any
+    grouped: tuple[np.ndarray, np.ndarray, np.ndarray]
+    X: np.ndarray
+    n: int
+
+
+_DATA: dict[tuple, Prepared] = {}
+_REFS: dict[tuple, np.ndarray] = {}
+
+
+def _frames(name: str, n: int | None, data_seed: int):
+    """(private, pilot, pilot_ref) DataFrames of a preset (pilot/pilot_ref None for XOR)."""
+    preset = get_preset(name)
+    if preset.generator is not None:
+        n = preset.default_n if n is None else int(n)
+        return preset, xor_generate(3 if name == "xor3" else int(name[3:]), n, data_seed), None, None
+    path = shared_path(preset)
+    if path is None:
+        raise FileNotFoundError(f"{preset.csv_name} not found under ../shared/data")
+    from blowfish_core.data import read_table
+
+    full = read_table(path)
+    preset.schema.check_columns(full)
+    private = split_table(full, preset.private_fraction, 0, PILOT_N).private  # = load_preset_data's rows
+    held = split_table(full, preset.private_fraction, 0, None).public
+    perm = np.random.default_rng(PILOT_SEED).permutation(len(held))
+    pilot = held.iloc[np.sort(perm[:PILOT_N])].reset_index(drop=True)
+    ref = held.iloc[np.sort(perm[PILOT_N:])].reset_index(drop=True)
+    return preset, private, pilot, ref
+
+
+def prepared(name: str, table: str = "private", n: int | None = None, data_seed: int = 0) -> Prepared:
+    """Encoded, grouped records of one table (cached per process)."""
+    key = (name, table, n, data_seed)
+    if key not in _DATA:
+        preset, priv, pilot, ref = _frames(name, n, data_seed)
+        df = {"private": priv, "pilot": pilot}[table]
+        if df is None:
+            raise ValueError(f"dataset {name} has no '{table}' table")
+        X = preset.schema.encode(df)
+        U, c = group_records(X)
+        _DATA[key] = Prepared(preset.schema, preset, (U, c, domain_index(preset.schema, U)), X, X.shape[0])
+        if ref is not None:
+            _REFS[(name, "pilot_ref")] = preset.schema.encode(ref)
+    return _DATA[key]
+
+
+def reference(t: dict[str, Any], d: Prepared) -> np.ndarray:
+    """Encoded reference table the task's error is measured against."""
+    if t["ref"] == "private":
+        return d.X
+    if t["ref"] == "pilot_ref":
+        prepared(t["dataset"], "pilot")
+        return _REFS[(t["dataset"], "pilot_ref")]
+    if t["ref"] == "xor_test":
+        key = (t["dataset"], "xor_test")
+        if key not in _REFS:
+            k = int(t["dataset"][3:])
+            _REFS[key] = d.schema.encode(xor_generate(k, XOR_TEST_N, XOR_TEST_SEED))
+        return _REFS[key]
+    raise ValueError(f"unknown reference {t['ref']!r}")
+
+
+def execute(t: dict[str, Any]) -> dict[str, Any]:
+    """Run one task; return {'error', 'seconds', 'calibration': {how: rounds}, 'delta_t', 'n'}."""
+    d = prepared(t["dataset"], t["table"], t["n"], t["data_seed"])
+    policy = d.preset.policy_with(t["protect"]) if t["protect"] else d.preset.default_policy()
+    cfg = SynthConfig(threshold_h=float(t["threshold_h"]), selection=t["selection"], children=int(t["children"]))
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    top = t["release_rule"] == "top"
+    res = run_synthesis(d.schema, d.X, policy, t["method"], t["rho"], t["tau"], cfg, t["seed"],
+                        grouped=d.grouped, keep_populations=top)
+    release = top_release(d, t, res, cfg) if top else res.release
+    _, fn = d.preset.metric_fn()
+    err = float(fn(d.schema, reference(t, d), release))
+    cal: dict[str, int] = {}
+    for r in res.rounds:
+        cal[r.calibration] = cal.get(r.calibration, 0) + 1
+    return {"error": err, "seconds": round(time.perf_counter() - t0, 4),
+            "cpu_seconds": round(time.process_time() - c0, 4), "calibration": cal,
+            "delta_t": [round(r.delta_t, 6) for r in res.rounds], "n": d.n}
+
+
+def top_release(d: Prepared, t: dict[str, Any], res, cfg: SynthConfig) -> np.ndarray:
+    """Ablation release: the cfg.release candidates of C_T with the largest noisy counts of round T.
+
+    The noisy histogram of round T is rebuilt exactly: the same vote histogram on C_T plus
+    sigma_T times the paired standard-normal stream of (seed, noise, T) that run_synthesis
+    used (checked against the ledger's survivor count)."""
+    from blowfish_core.evolution import _NOISE, rng_for
+    from blowfish_core.votes import vote_histogram
+
+    C = res.populations[-1]
+    T = len(res.rounds)
+    U, c, I = d.grouped
+    vote = "hard" if t["method"] in ("tab-pe", "hard") else "soft"
+    H = vote_histogram(d.schema, C, U, c, vote, t["tau"], I=I)
+    noisy = H + res.rounds[-1].sigma_t * rng_for(t["seed"], _NOISE, T).standard_normal(C.shape[0])
+    surviving = int((np.maximum(np.where(noisy >= cfg.threshold_h, noisy, 0.0), 0.0) > 0).sum())
+    if surviving != res.rounds[-1].surviving:
+        raise RuntimeError("top_release: rebuilt noisy histogram does not match the run's ledger")
+    order = np.argsort(-noisy, kind="stable")[: cfg.release]
+    return C[order]
+
+
+def _execute_keyed(item: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    key, t = item
+    return key, execute(t)
+
+
+def _worker_init() -> None:
+    for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(v, "1")
+
+
+# ------------------------------------------------------------------------ run cache
+class RunCache:
+    """Append-only JSONL cache of finished tasks (key -> result)."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+        self.data: dict[str, dict[str, Any]] = {}
+        if path and os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    line = line.strip()
+                    if not line:
+                        continue
+                    try:
+                        rec = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a partial last line after an interruption
+                    self.data[rec["key"]] = rec["result"]
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.data.get(key)
+
+    def put(self, key: str, result: dict[str, Any]) -> None:
+        self.data[key] = result
+        if self.path:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            with open(self.path, "a") as f:
+                f.write(json.dumps({"key": key, "result": result}) + "\n")
+
+
+def estimated_cost(t: dict[str, Any]) -> float:
+    """Rough seconds of one task on this machine (for load balancing only)."""
+    base = {"adult": 0.9, "bank": 1.4}.get(t["dataset"], 0.1)
+    if t["table"] == "pilot":
+        base *= 0.25
+    if t["method"] == "soft-hard-noise":
+        base *= 2.5
+    elif t["method"] in SOFT_METHODS:
+        base *= 1.2
+    return base
+
+
+def run_tasks(tasks: Iterable[dict[str, Any]], pool=None, cache: RunCache | None = None,
+              log: Callable[[str], None] | None = None, label: str = "") -> tuple[dict[str, dict], dict[str, Any]]:
+    """Run every distinct task (cached ones are reused); returns ({key: result}, stats).
+
+    pool: a multiprocessing pool (None -> run in this process).  stats: new/reused
+    counts, wall seconds and the summed run seconds of the new runs.
+    """
+    uniq: dict[str, dict[str, Any]] = {}
+    for t in tasks:
+        uniq.setdefault(task_key(t), t)
+    out: dict[str, dict] = {}
+    todo = []
+    for k, t in uniq.items():
+        hit = cache.get(k) if cache is not None else None
+        if hit is not None:
+            out[k] = hit
+        else:
+            todo.append((k, t))
+    todo.sort(key=lambda kt: -estimated_cost(kt[1]))
+    t0 = time.perf_counter()
+    run_secs = cpu_secs = 0.0
+    total = len(todo)
+    if log:
+        log(f"[{label}] {len(uniq)} runs: {len(out)} reused from cache, {total} to compute")
+    it = pool.imap_unordered(_execute_keyed, todo, chunksize=1) if pool is not None else map(_execute_keyed, todo)
+    step = max(1, total // 20)
+    for i, (k, res) in enumerate(it, 1):
+        out[k] = res
+        run_secs += res["seconds"]
+        cpu_secs += res.get("cpu_seconds", res["seconds"])
+        if cache is not None:
+            cache.put(k, res)
+        if log and (i % step == 0 or i == total):
+            el = time.perf_counter() - t0
+            eta = el / i * (total - i)
+            log(f"[{label}] {i}/{total} runs done, {el:.0f} s elapsed, about {eta:.0f} s left")
+    stats = {"runs": len(uniq), "new": total, "reused": len(uniq) - total,
+             "wall_seconds": round(time.perf_counter() - t0, 2), "run_seconds_new": round(run_secs, 2),
+             "cpu_seconds_new": round(cpu_secs, 2)}
+    return out, stats
+
+
+# ---------------------------------------------------------------------- summaries
+def lookup(results: dict[str, dict], **kw: Any) -> dict[str, Any]:
+    """The result of the task built from kw (KeyError if it was not run)."""
+    return results[task_key(task(**kw))]
+
+
+def ci(values) -> dict[str, float]:
+    """Mean and 95% Student-t interval: {'mean', 'lo', 'hi', 'n'}."""
+    m, lo, hi = t_interval(list(values))
+    return {"mean": m, "lo": lo, "hi": hi, "n": len(list(values))}
+
+
+def reduction(e_hard, e_soft) -> list[float]:
+    """Per paired run R_s = 100 (E_H - E_S) / E_H (App. F.2)."""
+    from blowfish_core.metrics import relative_reduction
+
+    return [float(v) for v in relative_reduction(np.asarray(e_hard), np.asarray(e_soft))]
+
+
+def geom_grid(lo: float, hi: float, k: int) -> list[float]:
+    return [float(f"{v:.3g}") for v in np.geomspace(lo, hi, k)]
+
+
+# --------------------------------------------------------------------- environment
+def environment() -> dict[str, Any]:
+    """Versions, machine and git commit, for the report."""
+    import pandas
+    import scipy
+
+    try:
+        import matplotlib
+
+        mpl = matplotlib.__version__
+    except ImportError:  # pragma: no cover
+        mpl = None
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip() or None
+    except Exception:  # pragma: no cover
+        commit = None
+    load = None
+    if hasattr(os, "getloadavg"):
+        load = [round(v, 2) for v in os.getloadavg()]
+    return {
+        "python": platform.python_version(), "numpy": np.__version__, "pandas": pandas.__version__,
+        "scipy": scipy.__version__, "matplotlib": mpl, "platform": platform.platform(),
+        "machine": platform.machine(), "processor": platform.processor() or None,
+        "cpu_count": os.cpu_count(), "load_average_at_start": load, "git_commit": commit,
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def save_json(path: str, obj: Any) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1, default=_json_default)
+    os.replace(tmp, path)
+
+
+def _json_default(o: Any):
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(type(o))
+
+
+def load_json(path: str) -> Any:
+    with open(path) as f:
+        return json.load(f)
+
+
+def fmt_sci(x: float | None, digits: int = 2) -> str:
+    """1.1e-03 -> '1.1×10⁻³'-free plain text '1.1e-3' (Markdown friendly)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if x == 0:
+        return "0"
+    e = int(math.floor(math.log10(abs(x))))
+    if -2 <= e <= 1:
+        return f"{x:.{digits + 1}g}"
+    return f"{x / 10 ** e:.{digits - 1}f}e{e}"

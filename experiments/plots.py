@@ -1,0 +1,32 @@
+"""Matplotlib helpers for the report figures (PNG, Agg backend, no display needed)."""
+
+from __future__ import annotations
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLORS = {"hard": "#444444", "bf-soft": "#1f77b4", "soft-hard-noise": "#d62728", "tab-pe": "#7f7f7f",
+          "C": "#d62728", "N": "#2ca02c", "G": "#1f77b4", "pilot": "#e6a700"}
+
+
+def new(ncols: int = 1, nrows: int = 1, w: float = 4.2, h: float = 3.3, sharey: bool = False):
+    fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, h * nrows), squeeze=False, sharey=sharey)
+    return fig, axes
+
+
+def band(ax, x, mean, lo, hi, label: str, color: str, marker: str = "o", ls: str = "-") -> None:
+    """Mean line with a shaded 95% interval."""
+    ax.plot(x, mean, ls, marker=marker, ms=3.5, color=color, label=label, lw=1.4)
+    ax.fill_between(x, lo, hi, color=color, alpha=0.18, lw=0)
+
+
+def save(fig, path: str) -> str:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,144 @@
+"""Run the reproduction experiments and regenerate the report (issue 6).
+
+Usage (from the repository root)::
+
+    python -m experiments.run --all                 # every experiment, full scale (see each SCALES)
+    python -m experiments.run --quick               # every experiment, reduced scale (< 10 min)
+    python -m experiments.run --quick --only fig2,fig7
+    python -m experiments.report                    # rebuild REPORT.md + figures from cached JSON
+
+Options: --workers N (default 2), --no-cache (recompute every run), --no-report.
+Experiment ids: fig2 (budget sweeps, Table 4), fig3 (temperature sweeps), fig4
+(decomposition), fig6a (policies), pilot (public pilot sign accuracy), trainsize
+(XOR-3 training size), fig7 (bound and calibration cost), ablate (investigation of
+the differences: selection schedule, release rule, threshold H).
+
+Raw results go to experiments/results/<id>.<mode>.json; finished runs are also
+appended to experiments/results/runs_cache.<engine-hash>.jsonl so shared runs are
+computed once and an interrupted run resumes (the hash covers the engine sources,
+so a changed engine never reuses stale runs).  Progress is printed and appended to
+experiments/results/progress.<mode>.log.  Every run is seeded: rerunning gives the
+same numbers.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from . import (exp_ablate, exp_bound, exp_budget, exp_decomposition, exp_pilot, exp_policies,  # noqa: E402
+               exp_temperature, exp_trainsize)
+from .common import (RESULTS_DIR, ROOT, RunCache, _worker_init, environment, load_json, run_tasks,  # noqa: E402
+                     save_json, task_key)
+
+EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_pilot,
+                                 exp_trainsize, exp_bound, exp_ablate)}
+ENGINE_FILES = ("accounting.py", "distance.py", "evolution.py", "metrics.py", "policy.py", "presets.py",
+                "schema.py", "sensitivity.py", "votes.py", "data.py", "exact.py")
+
+
+def engine_hash() -> str:
+    """Short hash of the engine sources that determine a run's result."""
+    h = hashlib.sha256()
+    for f in ENGINE_FILES:
+        p = os.path.join(ROOT, "blowfish_core", f)
+        if os.path.exists(p):
+            with open(p, "rb") as fh:
+                h.update(f.encode() + fh.read())
+    return h.hexdigest()[:12]
+
+
+def compact_run(t: dict, r: dict) -> dict:
+    """One stored run: the task and its result (delta_t kept only for the decomposition's E_M)."""
+    res = {"error": r["error"], "seconds": r["seconds"], "cpu_seconds": r.get("cpu_seconds"),
+           "calibration": r["calibration"], "n": r["n"]}
+    if t["method"] == "soft-hard-noise":
+        res["delta_t"] = r["delta_t"]
+    return {"task": t, "result": res}
+
+
+def run_experiment(mod, mode: str, pool, cache, log) -> dict:
+    """Run one experiment at ``mode`` scale; write and return its result JSON."""
+    scale = mod.SCALES[mode]
+    t0 = time.perf_counter()
+    if getattr(mod, "KIND", "synth") == "compute":
+        raw = mod.compute(scale, log=log)
+        out = {"id": mod.ID, "mode": mode, "scale": scale, "raw": raw, "stats": {}}
+    else:
+        tasks = mod.plan(scale)
+        results, stats = run_tasks(tasks, pool=pool, cache=cache, log=log, label=mod.ID)
+        runs = [compact_run(t, results[task_key(t)]) for t in {task_key(t): t for t in tasks}.values()]
+        out = {"id": mod.ID, "mode": mode, "scale": scale, "runs": runs, "stats": stats}
+    out["wall_seconds"] = round(time.perf_counter() - t0, 2)
+    out["environment"] = environment()
+    save_json(os.path.join(RESULTS_DIR, f"{mod.ID}.{mode}.json"), out)
+    log(f"[{mod.ID}] finished in {out['wall_seconds']:.1f} s")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.run", description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--all", action="store_true", help="full scale (default)")
+    g.add_argument("--quick", action="store_true", help="reduced scale, under 10 minutes")
+    ap.add_argument("--only", default="", help="comma-separated experiment ids: " + ",".join(EXPERIMENTS))
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--no-cache", action="store_true", help="recompute every run")
+    ap.add_argument("--no-report", action="store_true")
+    args = ap.parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    ids = [s.strip() for s in args.only.split(",") if s.strip()] or list(EXPERIMENTS)
+    bad = [i for i in ids if i not in EXPERIMENTS]
+    if bad:
+        ap.error(f"unknown experiment id(s) {bad}; use {', '.join(EXPERIMENTS)}")
+    os.makedirs(RESULTS_DIR, exist_ok=True)
+    logpath = os.path.join(RESULTS_DIR, f"progress.{mode}.log")
+
+    def log(msg: str) -> None:
+        line = f"{time.strftime('%H:%M:%S')} {msg}"
+        print(line, flush=True)
+        with open(logpath, "a") as f:
+            f.write(line + "\n")
+
+    cache = None if args.no_cache else RunCache(os.path.join(RESULTS_DIR, f"runs_cache.{engine_hash()}.jsonl"))
+    env = environment()
+    log(f"start: mode={mode}, experiments={','.join(ids)}, workers={args.workers}, cpu_count={env['cpu_count']}, "
+        f"load={env['load_average_at_start']}, engine={engine_hash()}")
+    t0 = time.perf_counter()
+    walls = {}
+    ctx = mp.get_context("fork") if sys.platform != "win32" else mp.get_context("spawn")
+    pool = ctx.Pool(args.workers, initializer=_worker_init) if args.workers > 1 else None
+    try:
+        for i in ids:
+            walls[i] = run_experiment(EXPERIMENTS[i], mode, pool, cache, log)["wall_seconds"]
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    total = round(time.perf_counter() - t0, 2)
+    inv = {"experiments": ids, "wall_seconds": walls, "total_wall_seconds": total, "workers": args.workers,
+           "command": "python -m experiments.run " + " ".join(sys.argv[1:] if argv is None else argv),
+           "engine_hash": engine_hash(), "environment": env}
+    path = os.path.join(RESULTS_DIR, f"run.{mode}.json")
+    summary = load_json(path) if os.path.exists(path) else {"mode": mode, "invocations": []}
+    summary["invocations"].append(inv)
+    save_json(path, summary)
+    log(f"all done in {total:.1f} s")
+    if not args.no_report:
+        from . import report
+
+        path = report.generate()
+        log(f"report written: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

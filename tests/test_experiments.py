@@ -1,0 +1,169 @@
+"""Plumbing of the reproduction experiments (experiments/) on tiny settings.
+
+These check structure, interpolation, caching, report rendering and determinism --
+not the paper's results (those live in experiments/REPORT.md).  XOR-3 only, so no
+real table is needed; each test takes a few seconds at most.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+from blowfish_core.accounting import epsilon_eq1
+from blowfish_core.presets import xor_generate
+from experiments import exp_budget, exp_decomposition, exp_trainsize, report, run
+from experiments.common import RunCache, execute, run_tasks, task, task_key
+
+TINY = {"grids": {"xor3": {"rhos": [1e-4, 1.0], "seeds": [0, 1]}}, "taus": [0.03]}
+
+
+@pytest.fixture(scope="module")
+def tiny_sweep():
+    tasks = exp_budget.plan(TINY)
+    results, stats = run_tasks(tasks)
+    return tasks, results, stats
+
+
+def test_tiny_sweep_structure(tiny_sweep):
+    tasks, results, stats = tiny_sweep
+    # 2 budgets x 2 seeds x (Hard + 1 tau); Hard is shared across temperatures
+    assert len(tasks) == 8 and stats["new"] == 8 and stats["reused"] == 0
+    summ = exp_budget.analyze(results, TINY)
+    ds = summ["datasets"]["xor3"]
+    assert ds["reach"] == pytest.approx(1 / 28)
+    assert len(ds["hard"]) == 2 and set(ds["hard"][0]) == {"mean", "lo", "hi", "n"}
+    tv = ds["taus"]["0.03"]
+    assert tv["q"] == pytest.approx(math.tanh((1 / 28) / 0.06))
+    assert len(tv["soft"]) == 2 and tv["soft"][0]["n"] == 2
+    for r in results.values():
+        assert 0.0 <= r["error"] <= 2.0 and sum(r["calibration"].values()) == 8
+    hard_rounds = sum(ds["hard_calibration"].values())
+    assert hard_rounds == 2 * 2 * 8
+
+
+def _fake(results, kw, err):
+    results[task_key(task(**kw))] = {"error": err, "seconds": 0.0, "calibration": {"bound": 8}, "delta_t": [], "n": 1}
+
+
+def test_crossing_interpolation_on_constructed_numbers():
+    scale = {"grids": {"xor3": {"rhos": [1e-5, 1e-4, 1e-2, 1.0], "seeds": [0, 1]}}, "taus": [0.03]}
+    hard = {1e-5: 0.9, 1e-4: 0.5, 1e-2: 0.5, 1.0: 0.2}
+    soft = {1e-5: 0.7, 1e-4: 0.4, 1e-2: 0.6, 1.0: 0.4}   # E_S - E_H: -0.2, -0.1, +0.1, +0.2
+    results = {}
+    for rho in scale["grids"]["xor3"]["rhos"]:
+        for s in scale["grids"]["xor3"]["seeds"]:
+            _fake(results, dict(dataset="xor3", method="hard", rho=rho, seed=s), hard[rho])
+            _fake(results, dict(dataset="xor3", method="bf-soft", rho=rho, tau=0.03, seed=s), soft[rho])
+    tv = exp_budget.analyze(results, scale)["datasets"]["xor3"]["taus"]["0.03"]
+    # the sign changes once, between 1e-4 and 1e-2, halfway in log rho -> 1e-3
+    assert tv["crossing_rho"] == pytest.approx(1e-3, rel=1e-12)
+    assert tv["crossing_eps_eq1"] == pytest.approx(epsilon_eq1(1e-3, 1e-5))
+    assert tv["crossing_eps_eq1"] == pytest.approx(1e-3 + 2 * math.sqrt(1e-3 * math.log(1e5)))
+    assert tv["sign_changes"] == 1 and tv["soft_better_at_min"] and tv["soft_worse_at_max"]
+    # identical seeds -> zero-width intervals
+    assert tv["soft"][0] == {"mean": 0.7, "lo": 0.7, "hi": 0.7, "n": 2}
+
+
+def test_decomposition_identities_on_constructed_numbers():
+    scale = {"rhos": [1e-4], "seeds": [0, 1, 2], "datasets": ["xor3"]}
+    results = {}
+    eh, es, em = [0.5, 0.6, 0.7], [0.4, 0.5, 0.5], [0.55, 0.65, 0.8]
+    for s in scale["seeds"]:
+        _fake(results, dict(dataset="xor3", method="hard", rho=1e-4, seed=s), eh[s])
+        _fake(results, dict(dataset="xor3", method="bf-soft", rho=1e-4, tau=0.02, seed=s), es[s])
+        _fake(results, dict(dataset="xor3", method="soft-hard-noise", rho=1e-4, tau=0.02, seed=s), em[s])
+    row = exp_decomposition.analyze(results, scale)["datasets"]["xor3"]["rows"][0]
+    C, N, G = row["C"]["mean"], row["N"]["mean"], row["G"]["mean"]
+    assert C == pytest.approx(np.mean(np.subtract(em, eh)))
+    assert N == pytest.approx(np.mean(np.subtract(em, es)))
+    assert G == pytest.approx(N - C)
+
+
+def test_run_cache_reuses_and_persists(tmp_path, tiny_sweep):
+    tasks, results, _ = tiny_sweep
+    path = str(tmp_path / "cache.jsonl")
+    cache = RunCache(path)
+    for k, r in results.items():
+        cache.put(k, r)
+    again, stats = run_tasks(tasks, cache=RunCache(path))
+    assert stats["new"] == 0 and stats["reused"] == 8
+    assert again == results
+    # a torn last line (interrupted run) is skipped, not fatal
+    with open(path, "a") as f:
+        f.write('{"key": "x", "res')
+    assert len(RunCache(path).data) == 8
+
+
+def test_determinism_serial_and_pool(tiny_sweep):
+    import multiprocessing as mp
+
+    tasks, results, _ = tiny_sweep
+    t = tasks[1]
+    assert execute(t)["error"] == results[task_key(t)]["error"]
+    with mp.get_context("fork").Pool(2) as pool:
+        pooled, _ = run_tasks(tasks[:4], pool=pool)
+    for t in tasks[:4]:
+        assert pooled[task_key(t)]["error"] == results[task_key(t)]["error"]
+
+
+def test_task_normalization_and_key():
+    a = task(dataset="xor3", method="hard", rho=1e-4, tau=0.03, seed=0)
+    assert a["tau"] is None                      # Hard does not depend on tau: one shared run
+    b = task(dataset="xor3", method="hard", rho=0.00010000000001, seed=0)
+    assert task_key(a) == task_key(b)
+    with pytest.raises(ValueError):
+        task(dataset="xor3", colour="red")
+
+
+def test_xor_prefixes_are_nested():
+    big = xor_generate(3, 5000, 3)
+    assert big.iloc[:1200].reset_index(drop=True).equals(xor_generate(3, 1200, 3))
+
+
+def test_trainsize_uses_common_test_reference():
+    sc = {"seeds": [0], "ns": [3000]}
+    tasks = exp_trainsize.plan(sc)
+    assert {t["ref"] for t in tasks} == {"xor_test"} and {t["data_seed"] for t in tasks} == {0}
+    res, _ = run_tasks(tasks)
+    summ = exp_trainsize.analyze(res, sc)
+    assert summ["rows"][0]["n"] == 3000 and summ["rows"][0]["hard"]["n"] == 1
+
+
+def test_run_main_and_report_render(tmp_path, monkeypatch):
+    """--quick --only trainsize on a monkeypatched tiny scale, then the report from the cached JSON."""
+    monkeypatch.setitem(exp_trainsize.SCALES, "quick", {"seeds": [0, 1], "ns": [3000, 12000]})
+    monkeypatch.setattr(run, "RESULTS_DIR", str(tmp_path / "results"))
+    rc = run.main(["--quick", "--only", "trainsize", "--workers", "1", "--no-report"])
+    assert rc == 0
+    stored = json.load(open(tmp_path / "results" / "trainsize.quick.json"))
+    assert stored["mode"] == "quick" and len(stored["runs"]) == 8 and stored["wall_seconds"] > 0
+    assert stored["environment"]["cpu_count"] == os.cpu_count()
+    out = report.generate(results_dir=str(tmp_path / "results"), out=str(tmp_path / "REPORT.md"),
+                          figdir=str(tmp_path / "figures"))
+    text = open(out).read()
+    assert "## 6. Private training size on XOR-3" in text
+    assert "| 3,000 |" in text and "| 12,000 |" in text
+    assert "not run" in text                      # the other experiments have no cached result
+    assert (tmp_path / "figures" / "trainsize_xor3.png").stat().st_size > 1000
+    # the report re-analyzes the stored runs: same numbers as the stored errors
+    errs = sorted(r["result"]["error"] for r in stored["runs"] if r["task"]["method"] == "hard"
+                  and r["task"]["n"] == 3000)
+    assert f"{np.mean(errs):.3f}" in text
+
+
+def test_top_release_rebuilds_the_runs_noisy_histogram():
+    """The ablation's top-count release recomputes round T's noisy histogram from the paired
+    noise stream; execute() checks it against the ledger's survivor count (RuntimeError if not)."""
+    base = dict(dataset="xor3", method="bf-soft", rho=1e-3, tau=0.03, seed=1)
+    top = execute(task(release_rule="top", **base))
+    same = execute(task(**base))
+    assert top["calibration"] == same["calibration"] == {"bound": 8}
+    assert 0 <= top["error"] <= 2
+    # one child per kept parent changes the rank rounds, not the first (sample) rounds
+    assert task_key(task(children=1, **base)) != task_key(task(**base))
+    assert "children" not in task_key(task(**base))      # defaults stay out of the key (cache-compatible)
