@@ -75,6 +75,11 @@ CONVERSIONS = ("exact", "eq1")
 # positive double (about -745), but finite so brentq never sees inf/NaN.
 _LOG_ZERO = -1.0e6
 
+#: Largest accepted zCDP budget and target epsilon (budgets): beyond these the
+#: noise is negligible and the root finders lose meaning (brentq overflow).
+MAX_RHO = 1e8
+MAX_EPSILON = 1e4
+
 
 # --------------------------------------------------------------------------
 # Validation
@@ -98,21 +103,24 @@ def check_rho(rho: Any, *, name: str = "rho") -> float:
 
     Args:
         rho: zCDP parameter (dimensionless, natural-log units). Range:
-            finite, ``rho > 0``. Python/numpy real numbers only; ``bool``,
-            strings, NaN and inf are rejected.
+            finite, ``0 < rho <= MAX_RHO`` (1e8). Python/numpy real numbers
+            only; ``bool``, strings, NaN and inf are rejected.
         name: field name used in the error message (e.g. ``"rho_t"``).
 
     Returns:
         ``float(rho)``.
 
     Raises:
-        BudgetError: if ``rho`` is not a finite real number > 0.
+        BudgetError: if ``rho`` is not a finite real number in (0, 1e8].
     """
     rule = "a finite number > 0"
-    fix = "pass a positive zCDP budget, e.g. --rho 1e-3"
+    fix = "use a positive zCDP budget such as rho = 1e-3"
     x = _as_real(rho, name, rule, fix)
     if not x > 0.0:
         raise BudgetError(f"{name} must be {rule} (got {rho!r}). Fix: {fix}")
+    if x > MAX_RHO:
+        raise BudgetError(f"{name} must be <= {MAX_RHO:g}; larger budgets are numerically meaningless "
+                          f"(got {rho!r}). Fix: {fix}")
     return x
 
 
@@ -131,7 +139,7 @@ def check_delta(delta: Any, *, name: str = "delta") -> float:
         BudgetError: if ``delta`` is not a finite real number in (0, 1).
     """
     rule = "in (0, 1)"
-    fix = "pass a small probability, e.g. --delta 1e-5"
+    fix = "use a small probability such as delta = 1e-5"
     x = _as_real(delta, name, rule, fix)
     if not 0.0 < x < 1.0:
         raise BudgetError(f"{name} must be {rule} (got {delta!r}). Fix: {fix}")
@@ -143,8 +151,9 @@ def check_epsilon(epsilon: Any, *, name: str = "epsilon",
     """Validate a DP epsilon (in nats) and return it as a float.
 
     Args:
-        epsilon: privacy-loss bound in nats. Range: finite, ``epsilon > 0``
-            (``epsilon >= 0`` when ``allow_zero`` is true). ``bool``, NaN and
+        epsilon: privacy-loss bound in nats. Range: finite,
+            ``0 < epsilon <= MAX_EPSILON`` (1e4) for budgets (``epsilon >= 0``,
+            no upper limit, when ``allow_zero`` is true: curve evaluation). ``bool``, NaN and
             inf are rejected.
         name: field name used in the error message.
         allow_zero: accept ``epsilon == 0`` (used when evaluating the
@@ -157,10 +166,13 @@ def check_epsilon(epsilon: Any, *, name: str = "epsilon",
         BudgetError: if ``epsilon`` is out of range or not a real number.
     """
     rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
-    fix = "pass a positive privacy budget in nats, e.g. --epsilon 1.0"
+    fix = "use a positive privacy budget in nats such as epsilon = 1.0"
     x = _as_real(epsilon, name, rule, fix)
     if x < 0.0 or (x == 0.0 and not allow_zero):
         raise BudgetError(f"{name} must be {rule} (got {epsilon!r}). Fix: {fix}")
+    if not allow_zero and x > MAX_EPSILON:
+        raise BudgetError(f"{name} must be <= {MAX_EPSILON:g}; larger budgets are numerically meaningless "
+                          f"(got {epsilon!r}). Fix: {fix}")
     return x
 
 
@@ -442,7 +454,7 @@ def rho_from_budget(rho: Optional[float] = None,
     if rho is not None and epsilon is not None:
         raise BudgetError(
             f"give either rho or (epsilon, delta), not both (got rho={rho!r}, "
-            f"epsilon={epsilon!r}). Fix: drop --rho or drop --epsilon."
+            f"epsilon={epsilon!r}). Fix: give only one of rho and epsilon."
         )
     if rho is not None:
         if delta is not None:
@@ -451,12 +463,12 @@ def rho_from_budget(rho: Optional[float] = None,
     if epsilon is None:
         raise BudgetError(
             "no privacy budget given: rho and epsilon are both missing. "
-            "Fix: pass --rho (zCDP) or --epsilon together with --delta."
+            "Fix: give rho (zCDP), or epsilon together with delta."
         )
     if delta is None:
         raise BudgetError(
             f"delta is required when epsilon is given (got epsilon={epsilon!r}, "
-            "delta=None). Fix: pass a small probability, e.g. --delta 1e-5."
+            "delta=None). Fix: give a small probability such as delta = 1e-5."
         )
     if conversion == "eq1":
         return rho_from_epsilon_eq1(epsilon, delta)
@@ -487,7 +499,7 @@ def split_rho(rho: float, rounds: int,
     """
     rho = check_rho(rho)
     rounds = _check_positive_int(rounds, "rounds",
-                                 "pass the number of rounds, e.g. --rounds 8")
+                                 "give the number of rounds, e.g. 8")
     if weights is None:
         return np.full(rounds, rho / rounds, dtype=np.float64)
     try:

@@ -24,7 +24,7 @@ from .schema import Schema
 def check_tau(tau: float) -> float:
     """Validate a temperature: finite float > 0. Raises BudgetError naming tau."""
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not math.isfinite(float(tau)) or tau <= 0:
-        raise BudgetError(f"tau must be a finite number > 0 (got {tau!r}). Fix: use e.g. --tau 0.03")
+        raise BudgetError(f"tau must be a finite number > 0 (got {tau!r}). Fix: use a positive temperature such as 0.03")
     return float(tau)
 
 
