@@ -81,6 +81,12 @@ class SweepPoint:
                 "relative_reduction_bf_soft_vs_hard": self.reduction}
 
 
+def _ci(summary: dict[str, Any]) -> tuple[float | None, float | None]:
+    """(low, high) of a summary's ci95; (None, None) when it is missing (one seed)."""
+    ci = summary.get("ci95") or [None, None]
+    return ci[0], ci[1]
+
+
 @dataclass
 class SweepResult:
     """A budget sweep (JSON-able via to_dict).
@@ -105,8 +111,8 @@ class SweepResult:
         """One row per budget: rho, epsilon, Hard mean/CI, BF-Soft mean/CI, R_s mean (%)."""
         return pd.DataFrame([{
             "rho": p.rho, "epsilon (exact)": p.epsilon_exact,
-            "Hard mean": p.hard["mean"], "Hard ci_low": p.hard["ci95"][0], "Hard ci_high": p.hard["ci95"][1],
-            "BF-Soft mean": p.soft["mean"], "BF-Soft ci_low": p.soft["ci95"][0], "BF-Soft ci_high": p.soft["ci95"][1],
+            "Hard mean": p.hard["mean"], "Hard ci_low": _ci(p.hard)[0], "Hard ci_high": _ci(p.hard)[1],
+            "BF-Soft mean": p.soft["mean"], "BF-Soft ci_low": _ci(p.soft)[0], "BF-Soft ci_high": _ci(p.soft)[1],
             "R_s (%)": p.reduction["mean_percent"] if p.reduction else None,
         } for p in self.points])
 
@@ -180,8 +186,8 @@ def budget_sweep(
         errs = {m: [r[metric_name] for r in rep["runs"] if r["method"] == m] for m in ("hard", "bf-soft")}
         points.append(SweepPoint(
             rho, float(epsilon_exact(rho, delta)),
-            {"mean": pm["hard"]["mean"], "ci95": list(pm["hard"]["ci95"]), "errors": errs["hard"]},
-            {"mean": pm["bf-soft"]["mean"], "ci95": list(pm["bf-soft"]["ci95"]), "errors": errs["bf-soft"]},
+            {"mean": pm["hard"]["mean"], "ci95": list(pm["hard"]["ci95"] or [None, None]), "errors": errs["hard"]},
+            {"mean": pm["bf-soft"]["mean"], "ci95": list(pm["bf-soft"]["ci95"] or [None, None]), "errors": errs["bf-soft"]},
             rep["summary"].get("relative_reduction_bf_soft_vs_hard"),
         ))
     cross = crossing_budget([p.rho for p in points], [p.hard["mean"] for p in points],
@@ -220,7 +226,8 @@ def decomposition_table(report: dict[str, Any]) -> pd.DataFrame | None:
     for key, formula, meaning in DECOMPOSITION_TERMS:
         mean, lo, hi = dec[key]
         rows.append({"term": key.split("_")[0], "formula": formula, "meaning": meaning,
-                     "mean": float(mean), "ci_low": float(lo), "ci_high": float(hi)})
+                     "mean": float(mean), "ci_low": None if lo is None else float(lo),
+                     "ci_high": None if hi is None else float(hi)})
     return pd.DataFrame(rows)
 
 
@@ -259,13 +266,52 @@ def cell_labels(a: Attribute, bins: int = NUMERIC_BINS) -> list[str]:
     """Labels of the marginal cells of one attribute (same cells as metrics.bin_codes).
 
     Numeric: the ``bins`` equal-width intervals of the public domain, in the
-    attribute's units ("[17, 20.65)"); finite attributes: their levels.
+    attribute's units ("[0.5, 0.75)"); integer attributes: the whole numbers of
+    each bin ("17-20", "21"); finite attributes: their levels.
     """
     if a.kind == "numeric":
+        if a.integer:
+            return _integer_cell_labels(a, bins)
         edges = np.linspace(a.lo, a.hi, bins + 1)
         return [f"[{_fmt(round(float(edges[k]), 4))}, {_fmt(round(float(edges[k + 1]), 4))}"
                 + ("]" if k == bins - 1 else ")") for k in range(bins)]
     return [_fmt(v) for v in a.levels]
+
+
+#: integer domains up to this many values are binned by enumerating them (exact cell members).
+_ENUMERATE_INTEGERS = 1_000_000
+
+
+def _integer_cell_labels(a: Attribute, bins: int) -> list[str]:
+    """Labels of an integer attribute's cells: the whole numbers each bin holds ("17-20", "21").
+
+    The cells are metrics.bin_codes' equal-width bins; a bin holding no whole number
+    (domain narrower than ``bins``) is labelled "(none: [lo, hi))" and has zero mass.
+    """
+    lo, hi = float(a.lo), float(a.hi)
+    width = (hi - lo) / bins
+    first: list[float | None] = [None] * bins
+    last: list[float | None] = [None] * bins
+    if hi - lo + 1 <= _ENUMERATE_INTEGERS:
+        v = np.arange(lo, hi + 1)
+        codes = np.minimum((((v - lo) / (hi - lo)) * bins).astype(np.int64), bins - 1)  # as bin_codes
+        ks, starts = np.unique(codes, return_index=True)
+        ends = np.r_[starts[1:], len(v)] - 1
+        for k, s0, s1 in zip(ks, starts, ends):
+            first[int(k)], last[int(k)] = float(v[s0]), float(v[s1])
+    else:  # huge domain: the bin edges, rounded inwards to whole numbers
+        for k in range(bins):
+            first[k] = float(np.ceil(lo + k * width))
+            last[k] = hi if k == bins - 1 else float(np.ceil(lo + (k + 1) * width) - 1)
+    out = []
+    for k in range(bins):
+        if first[k] is None or last[k] < first[k]:
+            out.append(f"(none: [{_fmt(round(lo + k * width, 4))}, {_fmt(round(lo + (k + 1) * width, 4))}))")
+        elif first[k] == last[k]:
+            out.append(_fmt(first[k]))
+        else:
+            out.append(f"{_fmt(first[k])}-{_fmt(last[k])}")
+    return out
 
 
 def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthetic: pd.DataFrame | np.ndarray,
@@ -277,7 +323,8 @@ def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthet
     one or two attribute names.  Returns a DataFrame with one label column per
     attribute, 'real', 'synthetic' (proportions summing to 1 each) and
     'abs_diff'; its abs_diff sum is the l1 error of this marginal (the term
-    PWErr averages for a pair).  Raises SchemaError for unknown names, BlowfishError
+    PWErr averages for a pair; cells of an integer attribute that hold no whole
+    number are left out, they are empty).  Raises SchemaError for unknown names, BlowfishError
     for an empty or too long attribute list.
     """
     attrs = list(attrs)
@@ -296,7 +343,13 @@ def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthet
     grid = np.indices([sizes[i] for i in idx]).reshape(len(idx), -1)
     out = {a: [labels[k][j] for j in grid[k]] for k, a in enumerate(attrs)}
     out.update(real=pr, synthetic=ps, abs_diff=np.abs(pr - ps))
-    return pd.DataFrame(out)
+    df = pd.DataFrame(out)
+    # integer attributes narrower than ``bins``: bins holding no whole number have zero mass; drop them
+    empty = np.zeros(len(df), dtype=bool)
+    for a in attrs:
+        empty |= df[a].astype(str).str.startswith("(none:").to_numpy()
+    empty &= (pr == 0) & (ps == 0)
+    return df[~empty].reset_index(drop=True) if empty.any() else df
 
 
 def epsilon_of(rho: float, delta: float) -> dict[str, float]:

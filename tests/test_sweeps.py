@@ -172,7 +172,7 @@ def test_marginal_comparison_matches_metrics():
         assert m["real"].sum() == pytest.approx(1.0) and m["synthetic"].sum() == pytest.approx(1.0)
         assert m["abs_diff"].sum() == pytest.approx(ow[a], abs=1e-12)
     m = marginal_comparison(schema, real, syn, ["age"])
-    assert len(m) == 20 and m["age"].iloc[0] == "[0, 5)" and m["age"].iloc[-1] == "[95, 100]"
+    assert len(m) == 20 and m["age"].iloc[0] == "0-4" and m["age"].iloc[-1] == "95-100"
     assert list(marginal_comparison(schema, real, syn, ["edu"])["edu"]) == ["lo", "mid", "hi"]
     # 2-way: the abs_diff sums average to PWErr over the three pairs
     pairs = [marginal_comparison(schema, real, syn, list(pr))["abs_diff"].sum()
@@ -186,3 +186,44 @@ def test_marginal_comparison_matches_metrics():
     with pytest.raises(BlowfishError, match="different"):
         marginal_comparison(schema, real, syn, ["age", "age"])
     assert cell_labels(schema["c"]) == ["a", "b"]
+
+
+# ---------------------------------------------------------------- fresh-user fixes
+def test_integer_attribute_bins_are_labelled_with_whole_numbers():
+    """Adult age [17, 90]: the 20 equal-width bins hold 17-20, 21-24, ... (not '[17, 20.65)')."""
+    a = Attribute("age", "numeric", lo=17, hi=90, integer=True)
+    labels = cell_labels(a)
+    assert labels[:3] == ["17-20", "21-24", "25-27"] and labels[-1] == "87-90" and len(labels) == 20
+    # the labels name exactly the values bin_codes puts in each cell
+    schema = Schema([a])
+    vals = np.arange(17, 91)
+    codes, _ = bc.metrics.bin_codes(schema, schema.encode(pd.DataFrame({"age": vals})))
+    for k, lab in enumerate(labels):
+        members = vals[codes[:, 0] == k]
+        lo_, _, hi_ = lab.partition("-")
+        assert (members.min(), members.max()) == (int(lo_), int(hi_ or lo_))
+    # a non-integer numeric attribute keeps its interval labels
+    assert cell_labels(Attribute("x", "numeric", lo=0, hi=1))[0] == "[0, 0.05)"
+
+
+def test_narrow_integer_domain_drops_empty_bins():
+    """0..5 has 6 whole numbers in 20 bins: 6 labelled cells, the 14 empty ones left out; l1 unchanged."""
+    schema = Schema([Attribute("k", "numeric", lo=0, hi=5, integer=True)])
+    real = pd.DataFrame({"k": [0, 1, 2, 3, 4, 5, 5]})
+    syn = pd.DataFrame({"k": [0, 0, 5]})
+    m = marginal_comparison(schema, real, syn, ["k"])
+    assert list(m["k"]) == ["0", "1", "2", "3", "4", "5"]
+    assert m["abs_diff"].sum() == pytest.approx(one_way_errors(schema, schema.encode(real), schema.encode(syn))["k"])
+    assert sum(lab.startswith("(none:") for lab in cell_labels(schema["k"])) == 14
+
+
+def test_single_seed_summaries_without_interval_do_not_crash():
+    """ci95 = [None, None] (one seed) or None: the decomposition and sweep tables show missing cells."""
+    rep = {"summary": {"decomposition": {"C_smoothing_cost": [0.1, None, None], "N_noise_benefit": [0.2, None, None],
+                                         "G_gain": [0.1, None, None]}}}
+    dec = decomposition_table(rep)
+    assert dec["ci_low"].isna().all() and list(dec["mean"]) == [0.1, 0.2, 0.1]
+    pt = SweepPoint(1e-3, 0.5, {"mean": 0.3, "ci95": None}, {"mean": 0.2, "ci95": [None, None]}, None)
+    res = SweepResult("pwerr", 0.03, 1e-5, [0], [pt], None, None, None, 0.0)
+    tab = res.table()
+    assert tab["Hard ci_low"].isna().all() and tab["BF-Soft ci_high"].isna().all()
