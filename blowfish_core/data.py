@@ -22,8 +22,10 @@ DEFAULT_MAX_BYTES = 100 * 2**20
 def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None, sep: str = ",") -> pd.DataFrame:
     """Read a CSV from a path, bytes or a binary file-like object into a DataFrame.
 
-    Missing values: empty cells and pandas' default NA markers; '?' is kept as a
-    value (Adult's marker) so that a schema can declare it.  Raises DataError for:
+    Missing values: only empty cells.  Text such as "NA", "None", "null", "nan",
+    "N/A" and '?' (Adult's marker) is kept as a value, so a category named "None"
+    survives and a numeric column holding such text gets the schema's clear
+    "not numbers" error naming the column instead of silent coercion.  Raises DataError for:
     a missing file, a file over ``max_bytes`` (checked before reading), non-UTF-8
     bytes, an empty file, a header without rows, a file that looks separated by
     another delimiter, ragged rows and duplicate column names.
@@ -74,7 +76,7 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
             if other != sep and other in header:
                 raise DataError(
                     f"{label}: only one column found but the header contains {word}s; "
-                    f"the file looks {word}-separated. Fix: save it comma-separated (or choose the {word} separator)"
+                    f"the file looks {word}-separated. Fix: choose the {word} separator or save it comma-separated"
                 )
     stripped = [c.strip() for c in cols]
     dups = sorted({c for c in stripped if stripped.count(c) > 1})
@@ -89,7 +91,8 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
         # become an index; pandas warns (ParserWarning) and we turn that into an error.
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=True, skipinitialspace=False,
+            df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False, na_values=[""],
+                             skipinitialspace=False,
                              index_col=False)
     except pd.errors.ParserWarning:
         raise DataError(

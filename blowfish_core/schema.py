@@ -487,6 +487,10 @@ class Schema:
         """Build from the JSON schema format (see docs/FORMATS.md). Raises SchemaError."""
         if not isinstance(d, dict) or not isinstance(d.get("attributes"), list):
             raise SchemaError('schema JSON must be an object with a list "attributes"')
+        unknown_top = set(d) - {"attributes", "data_derived", "data_derived_columns"}
+        if unknown_top:
+            raise SchemaError(f"schema JSON: unknown top-level key(s) {sorted(unknown_top)}; "
+                              "allowed: attributes, data_derived, data_derived_columns")
         attrs = []
         for i, a in enumerate(d["attributes"]):
             if not isinstance(a, dict):
@@ -536,6 +540,11 @@ class Schema:
         )
 
 
+#: infer_schema: a text column whose non-missing values are at least this share numbers
+#: is taken to be a numeric column with typos (SchemaError), not a categorical one.
+MOSTLY_NUMERIC = 0.5
+
+
 def infer_schema(
     df: pd.DataFrame,
     columns: Sequence[str] | None = None,
@@ -545,8 +554,11 @@ def infer_schema(
 
     Numeric columns -> numeric [min, max] (integer when all values are whole);
     two distinct values -> binary; other columns -> categorical with their sorted
-    distinct values. Raises SchemaError for empty tables, all-missing columns and
-    categorical columns with more than ``max_categories`` values (name the column).
+    distinct values. Raises SchemaError for empty tables, all-missing columns,
+    categorical columns with more than ``max_categories`` values, and text columns
+    in which at least half (MOSTLY_NUMERIC) of the non-missing values parse as
+    numbers but some do not (e.g. 30, thirty, 32: a typo, never silently
+    categorical); every error names the column.
     """
     if df.shape[1] == 0 or len(df) == 0:
         raise SchemaError("cannot infer a schema from an empty table")
@@ -578,6 +590,15 @@ def infer_schema(
                 hi = lo + 1.0
             attrs.append(Attribute(c, "numeric", lo=lo, hi=hi, integer=integer))
         else:
+            parsed = pd.to_numeric(nonnull.astype(str).str.strip(), errors="coerce")
+            n_num = int(parsed.notna().sum())
+            if n_num > 0 and n_num >= MOSTLY_NUMERIC * len(nonnull):
+                bad = nonnull[parsed.isna()]
+                ex = list(dict.fromkeys(str(v) for v in bad.tolist()))[:3]
+                raise SchemaError(
+                    f"column '{c}' is mostly numbers but {len(bad)} value(s) are not (e.g. {ex}). "
+                    "Fix: fix the values, or declare the column categorical in the schema"
+                )
             vals = sorted({_fmt(v) for v in nonnull.tolist()})
             if len(vals) > max_categories:
                 raise SchemaError(

@@ -77,7 +77,7 @@ def test_wrong_delimiter_semicolon(tmp_path, capsys):
     p = tmp_path / "semi.csv"
     p.write_bytes(raw)
     code, out = run_cli(["schema", "--data", str(p)], capsys)
-    assert code == 2 and "semicolon" in out.err and "Fix: save it comma-separated" in out.err
+    assert code == 2 and "semicolon" in out.err and "Fix: pass --sep ';' or save it comma-separated" in out.err
 
 
 def test_non_utf8_bytes():
@@ -152,8 +152,12 @@ def test_single_distinct_value_infers_valid_schema_and_synthesizes():
 
 
 def test_nan_in_numeric_column_names_the_column():
+    # only empty cells are missing; the text "NaN" is a value -> "not numbers" naming the column
     df = read_table(b"age,hours\n30,NaN\n40,12\n")
     s = Schema([Attribute("age", "numeric", lo=0, hi=99), Attribute("hours", "numeric", lo=0, hi=99)])
+    with pytest.raises(SchemaError, match=r"column 'hours': 1 row\(s\) are not numbers \(e.g. 'NaN'\)"):
+        s.encode(df)
+    df = read_table(b"age,hours\n30,\n40,12\n")
     with pytest.raises(SchemaError, match=r"column 'hours': 1 row\(s\) are missing \(empty cells or NaN\)"):
         s.encode(df)
 
