@@ -270,8 +270,12 @@ def run_synthesis(
         z = rng_for(seed, _NOISE, t).standard_normal(kernel.m)
         noisy = Hist + sigma * z
         w = _weights(noisy, cfg.threshold_h)
+        notes = list(cal.notes)
+        if not (w > 0).any():
+            notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
+                         + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
         ledger.append(RoundRecord(t, kernel.m, float(rhos[t - 1]), float(cal.delta), float(sigma), cal.how,
-                                  int((w > 0).sum()), cal.witness, list(cal.notes)))
+                                  int((w > 0).sum()), cal.witness, notes))
         if t < T:
             size = sizes[t]
             mode = cfg.selection

@@ -54,6 +54,26 @@ class RunRequest:
     budget_source: str = "rho"
     data_source: str = ""
     keep_populations: bool = False
+    allow_empty_policy: bool = False
+
+
+#: methods whose noise is calibrated to the policy (Blowfish); Tab-PE is standard DP.
+POLICY_METHODS = ("hard", "bf-soft", "soft-hard-noise")
+
+EMPTY_POLICY_MESSAGE = (
+    "the policy protects nothing: Hard/BF-Soft would release noise-free histograms (no record is hidden). "
+    "Fix: protect at least one attribute, or set allow_empty_policy / --allow-empty-policy to run anyway"
+)
+
+NO_PROTECTION_WARNING = (
+    "NO BLOWFISH PROTECTION: the policy protects nothing (record-level reach 0, no participation edges), "
+    "so the Hard/BF-Soft releases were computed from noise-free histograms and hide no record."
+)
+
+
+def policy_is_empty(schema: Schema, policy: Policy) -> bool:
+    """True when the policy protects nothing: record-level reach 0 and no participation edges (Def. 2.7)."""
+    return (not policy.participation) and record_reach(schema, policy) == 0.0
 
 
 @dataclass
@@ -86,6 +106,14 @@ def validate_request(req: RunRequest) -> None:
             raise BlowfishError(f"seeds must be whole numbers >= 0 (got {s!r})")
     req.config.validate()
     req.policy.validate(req.schema)
+    if (req.metric is None or req.metric[0] == "pwerr") and req.schema.p < 2:
+        raise BlowfishError(
+            f"PWErr needs at least two modeled attributes (the schema has {req.schema.p}). "
+            "Fix: model two or more columns"
+        )
+    if (any(m in POLICY_METHODS for m in req.methods) and not req.allow_empty_policy
+            and policy_is_empty(req.schema, req.policy)):
+        raise BlowfishError(EMPTY_POLICY_MESSAGE)
 
 
 def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[str, Any]:
@@ -163,7 +191,8 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         "noise_ratio_q": pol["q"],
         "sensitivity_bound": pol["sensitivity_bound"],
         "privacy": {**ledger.to_dict(), "budget_source": req.budget_source,
-                    "notion": "Blowfish (policy-specific) zCDP; every round is a Gaussian mechanism"},
+                    "notion": "Tab-PE (and soft-dp): standard (bounded) DP as zCDP; Hard/BF-Soft: Blowfish "
+                              "(policy-specific) zCDP for the policy; every round is a Gaussian mechanism"},
         "config": {
             "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
             "threshold_h": req.config.threshold_h, "selection": req.config.selection,
@@ -172,8 +201,13 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         },
         "metric": {"name": metric_name, "numeric_bins": NUMERIC_BINS,
                    "reference": "private table" if req.reference is None else "reference table",
-                   "note": "evaluation only: computed against real data, not part of the release"},
+                   "note": "evaluation only: computed against real data, not part of the release; "
+                           "95% t-intervals over seeds, low end clipped at 0 (errors are nonnegative); "
+                           "null with fewer than 2 seeds"},
         "methods": list(req.methods),
+        "method_notions": {m: _notion(m) for m in req.methods},
+        "blowfish_protection": not policy_is_empty(schema, req.policy),
+        "warnings": run_warnings(req, runs),
         "seeds": [int(s) for s in req.seeds],
         "runs": runs,
         "summary": summarize(runs, metric_name, req.methods),
@@ -184,17 +218,32 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     return RunOutcome(report, results, releases)
 
 
+def _interval(values, clip_at_zero: bool = False) -> tuple[float, float | None, float | None]:
+    """(mean, low, high) 95% t-interval; (mean, None, None) for fewer than 2 values
+    (no NaN in a report); the low end clipped at 0 for nonnegative error metrics."""
+    mean, lo, hi = t_interval(list(values))
+    if len(values) < 2:
+        return mean, None, None
+    if clip_at_zero:
+        lo = max(lo, 0.0)
+    return mean, lo, hi
+
+
 def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> dict[str, Any]:
-    """Per-method mean error with 95% t-interval, and paired R_s of BF-Soft vs Hard."""
+    """Per-method mean error with 95% t-interval, and paired R_s of BF-Soft vs Hard.
+
+    ci95 is [low, high], or [None, None] (JSON null) with fewer than 2 seeds; the
+    error metrics are nonnegative, so their low end is clipped at 0.
+    """
     out: dict[str, Any] = {"per_method": {}}
     by = {m: {r["seed"]: r[metric] for r in runs if r["method"] == m} for m in methods}
     for m in methods:
-        mean, lo, hi = t_interval(list(by[m].values()))
+        mean, lo, hi = _interval(list(by[m].values()), clip_at_zero=True)
         out["per_method"][m] = {"mean": mean, "ci95": [lo, hi], "n": len(by[m])}
     if "hard" in by and "bf-soft" in by:
         seeds = sorted(set(by["hard"]) & set(by["bf-soft"]))
         r = relative_reduction([by["hard"][s] for s in seeds], [by["bf-soft"][s] for s in seeds])
-        mean, lo, hi = t_interval(r)
+        mean, lo, hi = _interval(list(r))
         out["relative_reduction_bf_soft_vs_hard"] = {"mean_percent": mean, "ci95": [lo, hi],
                                                      "per_seed": [float(v) for v in r]}
     if all(m in by for m in ("hard", "bf-soft", "soft-hard-noise")):
@@ -203,31 +252,69 @@ def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> di
         es = np.array([by["bf-soft"][s] for s in seeds])
         em = np.array([by["soft-hard-noise"][s] for s in seeds])
         out["decomposition"] = {
-            "C_smoothing_cost": t_interval(em - eh),
-            "N_noise_benefit": t_interval(em - es),
-            "G_gain": t_interval(eh - es),
-            "note": "C = E_M - E_H, N = E_M - E_S, G = N - C (§6.2.3); (mean, low, high)",
+            "C_smoothing_cost": _interval(list(em - eh)),
+            "N_noise_benefit": _interval(list(em - es)),
+            "G_gain": _interval(list(eh - es)),
+            "note": "C = E_M - E_H, N = E_M - E_S, G = N - C (§6.2.3); (mean, low, high); "
+                    "low/high are null with fewer than 2 seeds",
         }
     return out
 
 
+def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
+    """Plain-language warnings for the report: empty policy (when allowed) and rounds
+    in which no candidate survived the threshold H (parents then drawn uniformly)."""
+    out: list[str] = []
+    if any(m in POLICY_METHODS for m in req.methods) and policy_is_empty(req.schema, req.policy):
+        out.append(NO_PROTECTION_WARNING)
+    for r in runs:
+        empty = [rd["t"] for rd in r["rounds"] if rd["surviving"] == 0]
+        if empty:
+            out.append(f"{r['method']} seed {r['seed']}: no candidate survived the threshold H = "
+                       f"{req.config.threshold_h:g} in round(s) {', '.join(map(str, empty))}; "
+                       "parents (and the release, if in the last round) were drawn uniformly. "
+                       "Fix: lower the threshold H")
+    return out
+
+
+def _notion(method: str) -> str:
+    """The privacy notion a method's release satisfies (for the ledger)."""
+    if method in ("tab-pe", "soft-dp"):
+        return "standard (bounded) DP: hides any substitution of one record"
+    return "Blowfish DP for the policy: hides only substitutions along the policy's edges"
+
+
 def ledger_text(report: dict[str, Any]) -> str:
-    """A release note a data owner can paste: budget, policy, reach, per-round noise."""
+    """A release note a data owner can paste: budget, notion per method, policy, reach, warnings."""
     p = report["privacy"]
-    lines = [
-        f"Privacy: Blowfish zCDP with rho = {p['rho']:.6g} over {p['rounds']} rounds "
-        f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian curve; "
-        f"{p['epsilon_eq1']:.4g} by Eq. (1)).",
+    budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
+              f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
+              f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
+    methods = report.get("methods") or []
+    lines = [f"Privacy budget: {budget}."]
+    protected = report.get("blowfish_protection", True)
+    for m in methods:
+        label = METHOD_LABELS.get(m, m)
+        if m in POLICY_METHODS and not protected:
+            lines.append(f"  {label}: NO PROTECTION - the policy protects nothing, so its histograms carry no noise.")
+        else:
+            lines.append(f"  {label}: {_notion(m)} (rho = {p['rho']:.6g}).")
+    if not protected and any(m in POLICY_METHODS for m in methods):
+        lines.append("WARNING: " + NO_PROTECTION_WARNING)
+    lines.append(
         f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
-        f"record-level reach r = {report['reach']:.4g} (Gower units).",
-    ]
-    if report.get("noise_ratio_q") is not None:
+        f"record-level reach r = {report['reach']:.4g} (Gower units).")
+    if report.get("noise_ratio_q") is not None and any(m in ("bf-soft", "soft-hard-noise") for m in methods or ["bf-soft"]):
         lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
                      f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
     if report.get("domain_warning"):
         lines.append("WARNING: " + report["domain_warning"])
-    lines.append("Only substitutions along the policy's edges are protected at this level; values in different "
-                 "components of a policy graph are not protected from each other.")
+    for w in report.get("warnings", []):
+        if w != NO_PROTECTION_WARNING:
+            lines.append("WARNING: " + w)
+    if any(m in POLICY_METHODS for m in methods) or not methods:
+        lines.append("Blowfish methods: only substitutions along the policy's edges are protected; values in "
+                     "different components of a policy graph are not protected from each other.")
     return "\n".join(lines)
 
 
