@@ -58,6 +58,8 @@ class _Parser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
     def error(self, message: str):  # noqa: D401 - argparse hook
+        if message.endswith("expected one argument"):
+            message += " (a value that starts with '-' must be written as --option=VALUE, e.g. --population=512x8)"
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
@@ -83,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("reach", help="per-attribute and record-level reach, q and the BF-Soft bound")
     add_policy_args(r)
     r.add_argument("--data", metavar="CSV", help="table to infer a (data-derived) schema from when no schema is given")
+    r.add_argument("--sep", default=",", help="field separator of --data (default ','; e.g. ';' or '\\t')")
     r.add_argument("--tau", type=_float, help="temperature for q and the bound")
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -90,9 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(s)
     s.add_argument("--data", metavar="CSV", help="private table (XOR presets generate it when omitted)")
-    s.add_argument("--n", type=_int, help="XOR presets: number of generated private records (default 12000)")
-    s.add_argument("--data-seed", type=_int, default=0, help="XOR presets: generator seed (default 0)")
-    s.add_argument("--split-seed", type=_int, default=0, help="Adult/Bank: seed of the private/pilot split")
+    s.add_argument("--sep", default=",", help="field separator of --data (default ','; e.g. ';' or '\\t')")
+    s.add_argument("--n", type=_int, help="XOR presets without --data: number of generated private records (default 12000)")
+    s.add_argument("--data-seed", type=_int, default=None, help="XOR presets without --data: generator seed (default 0)")
+    s.add_argument("--split-seed", type=_int, default=None,
+                   help="Adult/Bank presets: seed of the private/pilot split (default 0)")
     s.add_argument("--method", default="tab-pe,hard,bf-soft",
                    help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft)")
     s.add_argument("--tau", type=_float, help="temperature of soft votes (needed for bf-soft, soft-dp, soft-hard-noise)")
@@ -110,10 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method and seed")
     s.add_argument("--out-dir", metavar="DIR", help="also write every release as DIR/<method>_seed<S>.csv")
     s.add_argument("--report", metavar="REPORT.json", help="JSON report with the privacy ledger")
+    s.add_argument("--allow-empty-policy", action="store_true",
+                   help="run Hard/BF-Soft even when the policy protects nothing (their releases then carry NO noise)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
 
     sc = sub.add_parser("schema", help="infer a schema JSON from a CSV (flagged data-derived; edit it!)")
     sc.add_argument("--data", required=True, metavar="CSV")
+    sc.add_argument("--sep", default=",", help="field separator (default ',')")
     sc.add_argument("--columns", help="comma list of columns to model (default all)")
     sc.add_argument("--out", metavar="JSON", help="write here instead of stdout")
 
@@ -130,20 +138,98 @@ def _parse_population(text: str | None, rounds: int) -> list[int] | None:
         part = part.strip()
         size, _, times = part.partition("x")
         try:
-            sizes += [int(size)] * (int(times) if times else 1)
+            k, t = int(size), (int(times) if times else 1)
         except ValueError:
             raise BlowfishError(f"--population: cannot read {part!r}; use e.g. 512x3,1024x5") from None
+        if k < 1 or t < 1:
+            raise BlowfishError(f"--population: {part!r}: sizes and repeat counts must be whole numbers >= 1; "
+                                "use e.g. 512x3,1024x5")
+        sizes += [k] * t
     if len(sizes) != rounds:
         raise BlowfishError(f"--population lists {len(sizes)} rounds but --rounds is {rounds}")
     return sizes
 
 
 def _parse_seeds(text: str) -> list[int]:
+    parts = [x.strip() for x in text.split(",")]
+    if any(x == "" for x in parts):
+        raise BlowfishError(f"--seeds: an empty entry in {text!r}; use whole numbers like 0,1,2")
     try:
-        seeds = [int(x) for x in text.split(",") if x.strip() != ""]
+        seeds = [int(x) for x in parts]
     except ValueError:
         raise BlowfishError(f"--seeds: expected whole numbers like 0,1,2 (got {text!r})") from None
     return seeds
+
+
+def _sep(args) -> str:
+    """--sep with the escapes people type ('\\t' -> tab)."""
+    sep = getattr(args, "sep", ",") or ","
+    sep = {"\\t": "\t", "tab": "\t", "semicolon": ";", "comma": ","}.get(sep, sep)
+    if len(sep) != 1:
+        raise BlowfishError(f"--sep must be one character such as ',' ';' or '\\t' (got {sep!r})")
+    return sep
+
+
+_SEP_FIX = re.compile(r"Fix: choose the (semicolon|tab|pipe) separator or save it comma-separated")
+
+
+def _cli_message(msg: str) -> str:
+    """CLI wording of engine messages (the engine's are interface-neutral)."""
+    flag = {"semicolon": "--sep ';'", "tab": "--sep '\\t'", "pipe": "--sep '|'"}
+    return _SEP_FIX.sub(lambda m: f"Fix: pass {flag[m.group(1)]} or save it comma-separated", msg)
+
+
+def _q_line(tau: float, q: float, bound: float) -> str:
+    """The reach command's q line; never divides by zero, never prints inf."""
+    head = f"tau = {tau:g}: noise ratio q = {q:.4g}, BF-Soft sensitivity bound = {bound:.4g} (Tab-PE: 1.4142)"
+    if q == 0.0:
+        return head + "; q = 0: BF-Soft adds no noise (nothing protected, or tau far above the reach)"
+    mult = 1.0 / (q * q) if q > 1e-150 else math.inf
+    if not math.isfinite(mult):
+        return head + "; same noise as Hard at more than 1e300x the budget"
+    return head + f"; same noise as Hard at {mult:.3g}x the budget"
+
+
+def _check_outputs(args, methods: list[str], seeds: list[int]) -> None:
+    """Refuse, before any work, outputs that would overwrite an input or each other."""
+    def same(a: str | None, b: str | None) -> bool:
+        return bool(a and b) and os.path.abspath(a) == os.path.abspath(b)
+
+    inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy)]
+    outputs = [("--out", args.out), ("--report", args.report)]
+    for oflag, opath in outputs:
+        for iflag, ipath in inputs:
+            if same(opath, ipath):
+                what = "table" if iflag == "--data" else iflag[2:] + " file"
+                raise BlowfishError(f"{oflag} would overwrite the input {what} ({iflag} {ipath}). Fix: choose another path")
+    if same(args.out, args.report):
+        raise BlowfishError("--out and --report name the same file. Fix: choose different paths")
+    if args.out_dir:
+        written = {os.path.abspath(os.path.join(args.out_dir, f"{m}_seed{sd}.csv")) for m in methods for sd in seeds}
+        for flag, path in inputs + [("--report", args.report)]:
+            if path and os.path.abspath(path) in written:
+                raise BlowfishError(f"--out-dir would overwrite {flag} {path}. Fix: choose another folder or file name")
+
+
+def _check_ignored_options(args, preset) -> None:
+    """Options that would be silently ignored are errors naming the option."""
+    generated = preset is not None and preset.generator is not None and not args.data and not args.schema
+    split = preset is not None and preset.generator is None and not args.schema
+    if not generated:
+        for flag, v in (("--n", args.n), ("--data-seed", args.data_seed)):
+            if v is not None:
+                raise BlowfishError(f"{flag} only applies to a generated XOR preset table (--preset xor3 without "
+                                    "--data/--schema); it would be ignored here. Fix: drop it")
+    if not split and args.split_seed is not None:
+        raise BlowfishError("--split-seed only applies to the Adult/Bank presets (private/pilot split); "
+                            "it would be ignored here. Fix: drop it")
+
+
+def _write(flag: str, path: str, write) -> None:
+    try:
+        write()
+    except OSError as e:
+        raise BlowfishError(f"{flag}: cannot write {path}: {e.strerror or e}") from None
 
 
 def resolve_setting(args) -> tuple[Schema, Policy, Any]:
@@ -154,7 +240,7 @@ def resolve_setting(args) -> tuple[Schema, Policy, Any]:
     elif preset is not None:
         schema = preset.schema
     elif getattr(args, "data", None):
-        schema = infer_schema(read_table(args.data))
+        schema = infer_schema(read_table(args.data, sep=_sep(args)))
     else:
         raise BlowfishError("give --preset NAME, or --schema JSON (or --data CSV to infer a data-derived schema)")
     if args.policy:
@@ -204,8 +290,7 @@ def cmd_reach(args) -> int:
         print(f"  {name:<20} {v:.4f}   ({desc}){mark}")
     print(f"record-level reach r = {out['reach']:.4f}")
     if args.tau is not None:
-        print(f"tau = {args.tau:g}: noise ratio q = {out['q']:.4f}, BF-Soft sensitivity bound = "
-              f"{out['sensitivity_bound']:.4f} (Tab-PE: 1.4142); same noise as Hard at {1 / max(out['q'], 1e-300) ** 2:.3g}x the budget")
+        print(_q_line(args.tau, out["q"], out["sensitivity_bound"]))
     if out["domain_warning"]:
         print("WARNING: " + out["domain_warning"])
     return 0
@@ -233,25 +318,38 @@ def cmd_synth(args) -> int:
             raise BlowfishError("--tau is required for bf-soft, soft-dp and soft-hard-noise (e.g. --tau 0.03)")
         check_tau(args.tau)
     schema, policy, preset = resolve_setting(args)
+    _check_ignored_options(args, preset)
     seeds = _parse_seeds(args.seeds)
+    _check_outputs(args, methods, seeds)
     cfg = SynthConfig(rounds=args.rounds, population=_parse_population(args.population, args.rounds),
                       release=args.release, threshold_h=args.threshold_h, selection=args.selection).validate()
     metric = None
     if preset is not None and not args.schema:
-        split = load_preset_data(preset, args.data, split_seed=args.split_seed, n=args.n, data_seed=args.data_seed)
+        table = read_table(args.data, sep=_sep(args)) if args.data and _sep(args) != "," else args.data
+        split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
+                                 data_seed=args.data_seed or 0)
         data, source_txt = split.private, split.source
         metric = preset.metric_fn()
     else:
         if not args.data:
             raise BlowfishError("--data CSV is required with --schema (or use --preset xor3)")
-        data, source_txt = read_table(args.data), args.data
+        data, source_txt = read_table(args.data, sep=_sep(args)), args.data
     # fail before any work if the output folder cannot be written
-    for path in [args.out, args.report]:
+    for flag, path in [("--out", args.out), ("--report", args.report)]:
         if path:
             d = os.path.dirname(os.path.abspath(path))
-            os.makedirs(d, exist_ok=True)
+            _write(flag, path, lambda: os.makedirs(d, exist_ok=True))
+            if os.path.isdir(path):
+                raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
+            if not os.path.exists(path):  # probe writability now, not after the run
+                def probe(p=path):
+                    open(p, "a").close()
+                    os.remove(p)
+                _write(flag, path, probe)
     req = RunRequest(schema, policy, data, methods, rho, delta, args.tau, seeds, cfg, metric=metric,
-                     budget_source=source, data_source=source_txt)
+                     budget_source=source, data_source=source_txt, allow_empty_policy=args.allow_empty_policy)
+    from .runner import validate_request
+    validate_request(req)  # every setting error before any work (and before --out is created)
 
     def progress(ev):
         if not args.quiet:
@@ -261,34 +359,48 @@ def cmd_synth(args) -> int:
     outcome = run_paired(req, progress=progress)
     rep = outcome.report
     first = outcome.releases[(methods[0], seeds[0])]
-    first.to_csv(args.out, index=False)
+    _write("--out", args.out, lambda: first.to_csv(args.out, index=False))
     if args.out_dir:
-        os.makedirs(args.out_dir, exist_ok=True)
+        _write("--out-dir", args.out_dir, lambda: os.makedirs(args.out_dir, exist_ok=True))
         for (m, sd), df in outcome.releases.items():
-            df.to_csv(os.path.join(args.out_dir, f"{m}_seed{sd}.csv"), index=False)
+            path = os.path.join(args.out_dir, f"{m}_seed{sd}.csv")
+            _write("--out-dir", path, lambda: df.to_csv(path, index=False))
     if args.report:
-        with open(args.report, "w", encoding="utf-8") as f:
-            json.dump(rep, f, indent=2, allow_nan=False)
+        def dump():
+            with open(args.report, "w", encoding="utf-8") as f:
+                json.dump(rep, f, indent=2, allow_nan=False)
+        _write("--report", args.report, dump)
     metric_name = rep["metric"]["name"]
-    print(f"{metric_name} by method (mean over {len(seeds)} seed(s), 95% t-interval):")
+    print(f"{metric_name} by method (mean over {len(seeds)} seed(s), 95% t-interval, low end clipped at 0):")
     for m, v in rep["summary"]["per_method"].items():
-        print(f"  {m:<16} {v['mean']:.4f}  [{v['ci95'][0]:.4f}, {v['ci95'][1]:.4f}]")
+        print(f"  {m:<16} {v['mean']:.4f}  {_ci_text(v['ci95'], '.4f')}")
     rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
     if rr:
-        print(f"  BF-Soft vs Hard paired reduction R_s: {rr['mean_percent']:.1f}% [{rr['ci95'][0]:.1f}, {rr['ci95'][1]:.1f}]")
-    print(ledger_text(rep))
+        print(f"  BF-Soft vs Hard paired reduction R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
+    print(ledger_text(rep))  # includes the report's warnings
     print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
     return 0
 
 
+def _ci_text(ci, fmt: str) -> str:
+    if ci[0] is None or ci[1] is None:
+        return "n/a (needs >= 2 seeds)"
+    return f"[{ci[0]:{fmt}}, {ci[1]:{fmt}}]"
+
+
 def cmd_schema(args) -> int:
-    df = read_table(args.data)
+    df = read_table(args.data, sep=_sep(args))
     cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
     schema = infer_schema(df, cols)
     text = schema.to_json()
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        if os.path.abspath(args.out) == os.path.abspath(args.data):
+            raise BlowfishError(f"--out would overwrite the input table (--data {args.data}). Fix: choose another path")
+
+        def write():
+            with open(args.out, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        _write("--out", args.out, write)
         print(f"wrote {args.out}")
     else:
         print(text)
@@ -328,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets}[args.command](args)
     except BlowfishError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {_cli_message(str(e))}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}".rstrip(": "), file=sys.stderr)
