@@ -11,24 +11,26 @@ import streamlit as st
 
 from studio.state import get_studio
 
+#: (page file, label, icon, blurb).  Icons are Streamlit's bundled Material Symbols, not emoji: an
+#: emoji needs a colour-emoji font, which a plain machine lacks (it draws empty boxes).
 PAGES = [
-    ("pages/1_Policy_Designer.py", "Policy Designer", "🧭",
+    ("pages/1_Policy_Designer.py", "Policy Designer", ":material/tune:",
      "**Data owners.** Declare the public domain, draw a policy graph per attribute and watch reach, the "
      "noise ratio q, the noise per method and the unprotected pairs update live — before touching private data."),
-    ("pages/2_Voronoi_Explorer.py", "Voronoi Explorer", "🔷",
+    ("pages/2_Voronoi_Explorer.py", "Voronoi Explorer", ":material/hexagon:",
      "**Educators.** See why the hard nearest-candidate vote cannot exploit a policy (a protected edge costs 0 "
      "or the full √2) while the soft vote grades the cost with distance (§4.3, Figure 1)."),
-    ("pages/3_Synthesis_Runner.py", "Synthesis Runner", "⚙️",
+    ("pages/3_Synthesis_Runner.py", "Synthesis Runner", ":material/play_circle:",
      "**Analysts.** Run Tab-PE, Hard and BF-Soft on the same seeds and budget; compare error, noise and the "
      "privacy ledger side by side."),
-    ("pages/4_Temperature_Pilot.py", "Temperature Pilot", "🌡️",
+    ("pages/4_Temperature_Pilot.py", "Temperature Pilot", ":material/thermostat:",
      "Pick Hard or a temperature tau on public data only, at the pilot budget ρ_p = ρ_t (n_t/n_p)² (§6.2.4)."),
 ]
 
-st.set_page_config(page_title="Blowfish Studio", page_icon="🐡", layout="wide")
+st.set_page_config(page_title="Blowfish Studio", page_icon=":material/shield:", layout="wide")
 studio = get_studio()
 
-st.title("🐡 Blowfish Studio")
+st.title("Blowfish Studio")
 st.markdown(
     "Policy-aware differentially private data synthesis, after *Soft Voting for Policy-Aware Private Data "
     "Synthesis*. A **Blowfish policy** says which substitutions of a value must stay indistinguishable "

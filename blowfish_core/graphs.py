@@ -28,8 +28,8 @@ MAX_DRAWN_VALUES = 60
 MAX_DRAWN_EDGES = 1500
 #: points per arc of a line layout.
 ARC_POINTS = 13
-#: components per row of a cluster layout.
-CLUSTERS_PER_ROW = 3
+#: components per row of a cluster layout (2: the editor column is narrow and labels need room).
+CLUSTERS_PER_ROW = 2
 
 
 def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_DRAWN_VALUES) -> dict[str, Any]:
@@ -38,9 +38,10 @@ def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_D
     Returns one of
       {'kind': 'band', lo, hi, unit, theta (effective, attribute units), center, band: [a, b],
        hops (edges needed to cross the whole domain, None if unprotected), reach}
-      {'kind': 'graph', layout: 'line'|'clusters', nodes: [{label, x, y, component}],
+      {'kind': 'graph', layout: 'line'|'clusters', nodes: [{label, x, y, component, label_side}],
        edge_x, edge_y (coordinates with None between edges), n_edges, n_drawn_edges,
-       n_components, reach}
+       n_components, reach}; label_side is 'above' or 'below': away from the node's
+       cluster centre, alternating for nodes level with it, so labels of a cluster do not collide
       {'kind': 'summary', n_values, n_edges, reach, reason}   (too many values to draw)
     Raises PolicyError when the policy does not fit the attribute.
     """
@@ -78,8 +79,9 @@ def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_D
             ey.extend([float(pos[i, 1]), float(pos[j, 1])])
         ex.append(None)
         ey.append(None)
-    nodes = [{"label": _fmt(v), "x": float(pos[k, 0]), "y": float(pos[k, 1]), "component": int(comp[k])}
-             for k, v in enumerate(vals)]
+    side = ["below"] * L if layout == "line" else _label_sides(pos, comp)
+    nodes = [{"label": _fmt(v), "x": float(pos[k, 0]), "y": float(pos[k, 1]), "component": int(comp[k]),
+              "label_side": side[k]} for k, v in enumerate(vals)]
     return {
         "kind": "graph", "layout": layout, "nodes": nodes, "edge_x": ex, "edge_y": ey,
         "n_edges": int(ve.e0.size), "n_drawn_edges": drawn, "n_components": int(comp.max() + 1) if L else 0,
@@ -141,3 +143,22 @@ def _cluster_positions(comp: np.ndarray) -> np.ndarray:
         for k, node in enumerate(idx):
             pos[node] = (cx + lay[k][0], cy + lay[k][1])
     return pos
+
+
+def _label_sides(pos: np.ndarray, comp: np.ndarray) -> list[str]:
+    """'above'/'below' per node of a cluster layout: the side facing away from its cluster's
+    centre; nodes level with the centre alternate (a 2-node cluster gets one of each)."""
+    out = ["below"] * comp.size
+    for c in range(int(comp.max() + 1) if comp.size else 0):
+        idx = np.flatnonzero(comp == c)
+        cy = float(pos[idx, 1].mean())
+        radius = float(np.abs(pos[idx] - pos[idx].mean(axis=0)).max()) if idx.size > 1 else 0.0
+        level = 0
+        for k in idx.tolist():
+            dy = float(pos[k, 1]) - cy
+            if abs(dy) > 0.25 * radius:
+                out[k] = "above" if dy > 0 else "below"
+            else:
+                out[k] = "above" if level % 2 == 0 else "below"
+                level += 1
+    return out

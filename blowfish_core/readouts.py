@@ -230,11 +230,14 @@ def pair_path(
 
     u, v: values in the attribute's own units/labels (numbers for numeric attributes).
     Two records differing only in ``attr`` by u -> v are joined by a path of l protected
-    edges, so they get l^2 rho (zCDP) and l epsilon (pure DP); with ``delta`` the
-    (epsilon, delta) of l^2 rho on the exact Gaussian curve is reported as well.
+    edges, so they get l^2 rho (zCDP) -- the figure valid for the Gaussian release; with
+    ``delta`` its (epsilon, delta) is reported on the exact Gaussian curve and by Eq. (1).
+    ``epsilon_pair`` = l epsilon is the pure-DP reading of group privacy: it applies only
+    to a pure epsilon-DP mechanism (e.g. a Laplace variant), not to this zCDP release.
 
     Returns {attribute, u, v, length (None = different components), connected,
-    rho_pair, epsilon_pair, epsilon_exact_pair, message}.
+    rho_pair, epsilon_exact_pair, epsilon_eq1_pair (both None without rho and delta),
+    epsilon_pair (l * epsilon, pure DP only), message}.
     Raises SchemaError (unknown attribute), PolicyError (value outside the public domain
     or policy not fitting) or BudgetError (rho/epsilon/delta out of range).
     """
@@ -249,9 +252,10 @@ def pair_path(
         raise PolicyError(f"'{attr}': cannot compare {u!r} and {v!r}: {e}") from None
     gp = group_privacy(length, rho if rho is not None else 0.0, epsilon)
     rho_pair = gp["rho"] if rho is not None else None
-    eps_exact = None
+    eps_exact = eps_eq1 = None
     if rho_pair is not None and delta is not None and length:
         eps_exact = float(epsilon_exact(rho_pair, delta))
+        eps_eq1 = float(epsilon_eq1(rho_pair, delta))
     if length is None:
         msg = (f"'{_fmt(u)}' and '{_fmt(v)}' lie in different components of the '{attr}' policy graph: "
                "they are not protected from each other.")
@@ -261,7 +265,7 @@ def pair_path(
         msg = f"'{_fmt(u)}' and '{_fmt(v)}' are a protected pair (one edge): the full guarantee applies."
     else:
         msg = (f"'{_fmt(u)}' and '{_fmt(v)}' are {length} edges apart: they get {length}^2 rho "
-               f"= {length ** 2} x rho (zCDP), i.e. {length} x epsilon (pure DP).")
+               f"= {length ** 2} x rho (zCDP group privacy).")
     return {
         "attribute": attr,
         "u": u,
@@ -271,5 +275,6 @@ def pair_path(
         "rho_pair": rho_pair,
         "epsilon_pair": gp["epsilon"],
         "epsilon_exact_pair": eps_exact,
+        "epsilon_eq1_pair": eps_eq1,
         "message": msg,
     }

@@ -9,6 +9,8 @@ success, so a failed upload or import leaves the data, schema and policy as they
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 import blowfish_core as bc
@@ -58,7 +60,7 @@ def on_source_change() -> None:
     try:
         _new_dataset(ds.studio_for_source(src, get_studio()))
     except bc.BlowfishError as e:
-        flash("data", "error", str(e))
+        flash("data", "error", f"{str(e).rstrip('.')}.{kept_note()}")
 
 
 def on_table_change(name: str) -> None:
@@ -68,15 +70,21 @@ def on_table_change(name: str) -> None:
     try:
         _new_dataset(ds.preset_studio(name, "shared" if choice == "shared" else None, base=get_studio()))
     except bc.BlowfishError as e:
-        flash("data", "error", str(e))
+        flash("data", "error", f"{str(e).rstrip('.')}.{kept_note()}")
+
+
+def kept_note() -> str:
+    """Tail of a failed-load error: the user's previous data stay in use (never lost)."""
+    return f" The previous dataset ({get_studio().dataset_name}) is still in use."
 
 
 def _load_bytes(raw: bytes, name: str, target: str) -> None:
     try:
         new, notes = ds.handle_upload(raw, name, target, get_studio())
     except bc.BlowfishError as e:
-        msg = str(e)
-        flash("data", "error", msg if msg.startswith(name) else f"{name}: {msg}")
+        msg = str(e).rstrip()
+        msg = msg if msg.startswith(name) else f"{name}: {msg}"
+        flash("data", "error", msg + ("" if msg.endswith(".") else ".") + kept_note())
         return
     _new_dataset(new)
     for n in notes:
@@ -94,7 +102,8 @@ def on_upload(target: str) -> None:
 def on_paste(target: str) -> None:
     text = st.session_state.get(f"designer:paste:{target}", "") or ""
     if not text.strip():
-        flash("data", "error", "Could not load the pasted CSV: the text box is empty. Fix: paste a header row and data rows")
+        flash("data", "error", "Could not load the pasted CSV: the text box is empty. Fix: paste a header row and "
+              "data rows." + kept_note())
         return
     _load_bytes(text.encode("utf-8"), "pasted CSV", target)
 
@@ -329,8 +338,8 @@ with right:
         b = ro["budget"]
         m = st.columns(3)
         m[0].metric("ρ per round", f"{b['rho_t']:.3g}", help=f"total ρ = {b['rho']:.6g}, equal split over T = {b['rounds']}")
-        m[1].metric("ε by Eq. (1)", f"{b['epsilon_eq1']:.3f}", help=f"ρ + 2 sqrt(ρ ln(1/δ)) at δ = {b['delta']:g}")
-        m[2].metric("ε exact (Gaussian curve)", f"{b['epsilon_exact']:.3f}",
+        m[1].metric("ε by Eq. (1)", w.fmt_eps(b['epsilon_eq1']), help=f"ρ + 2 sqrt(ρ ln(1/δ)) at δ = {b['delta']:g}")
+        m[2].metric("ε exact (Gaussian curve)", w.fmt_eps(b['epsilon_exact']),
                     help=f"at δ = {b['delta']:g}: the run is μ-GDP with μ = sqrt(2ρ); tighter than Eq. (1)")
         s = ro["sigma"]
         m = st.columns(3)
@@ -362,10 +371,17 @@ with right:
     sig = f"{a.lo}:{a.hi}" if a.kind == "numeric" else str(abs(hash(tuple(_fmt(x) for x in a.domain_values()))))
     if a.kind == "numeric":
         ukey, vkey = f"designer:pair_u:{attr}:{sig}", f"designer:pair_v:{attr}:{sig}"
-        st.session_state.setdefault(ukey, float(a.lo))
-        st.session_state.setdefault(vkey, float(a.lo + (a.hi - a.lo) / 4))
-        u = c1.number_input(f"u ({a.threshold_unit})", key=ukey)
-        v = c2.number_input(f"v ({a.threshold_unit})", key=vkey)
+        if a.integer:  # whole values (age 35, not 35.25), whole steps
+            lo_i, hi_i = math.ceil(a.lo), math.floor(a.hi)
+            st.session_state.setdefault(ukey, int(lo_i))
+            st.session_state.setdefault(vkey, int(lo_i + (hi_i - lo_i) // 4))
+            u = c1.number_input(f"u ({a.threshold_unit})", key=ukey, step=1)
+            v = c2.number_input(f"v ({a.threshold_unit})", key=vkey, step=1)
+        else:
+            st.session_state.setdefault(ukey, float(a.lo))
+            st.session_state.setdefault(vkey, float(a.lo + (a.hi - a.lo) / 4))
+            u = c1.number_input(f"u ({a.threshold_unit})", key=ukey, format="%g")
+            v = c2.number_input(f"v ({a.threshold_unit})", key=vkey, format="%g")
     else:
         labels = [_fmt(x) for x in a.domain_values()]
         by = dict(zip(labels, a.domain_values()))
@@ -380,15 +396,22 @@ with right:
         st.error(str(e))
     else:
         st.session_state["designer:pair"] = pp
-        m = st.columns(3)
-        m[0].metric("Path length l", "not connected" if pp["length"] is None else str(pp["length"]))
-        m[1].metric("l²·ρ (zCDP)", "—" if pp["rho_pair"] is None else f"{pp['rho_pair']:.3g}")
-        m[2].metric("l·ε", "—" if pp["epsilon_pair"] is None else f"{pp['epsilon_pair']:.3f}",
-                    help="pure-DP reading of group privacy, with ε the run's exact ε")
+        # the valid figures for this (Gaussian, zCDP) release first: ρ' = l²ρ and its (ε, δ)
+        at_delta = f" at δ = {b['delta']:g}" if b else ""
+        m = st.columns(4)
+        m[0].metric("Path length l", "no path" if pp["length"] is None else str(pp["length"]),
+                    help="fewest protected edges joining u and v; 'no path': different components, not protected")
+        m[1].metric("ρ′ = l²·ρ (zCDP)", "—" if pp["rho_pair"] is None else f"{pp['rho_pair']:.3g}",
+                    help="group privacy of this release for the pair u, v (zCDP composes over the l edges)")
+        m[2].metric("ε′ exact (Gaussian curve)", w.fmt_eps(pp["epsilon_exact_pair"]),
+                    help=f"(ε, δ) of ρ′ on the exact Gaussian curve{at_delta}: the pair's guarantee for this run")
+        m[3].metric("ε′ by Eq. (1)", w.fmt_eps(pp["epsilon_eq1_pair"]),
+                    help=f"ρ′ + 2 sqrt(ρ′ ln(1/δ)){at_delta}: the paper's conversion (looser)")
         (st.warning if not pp["connected"] else st.caption)(pp["message"])
-        if pp["epsilon_exact_pair"] is not None:
-            st.caption(f"(ε, δ) for this pair from l²ρ on the exact Gaussian curve: ε = {pp['epsilon_exact_pair']:.3f} "
-                       f"at δ = {b['delta']:g}.")
+        if pp["epsilon_pair"] is not None and pp["length"]:
+            st.caption(f"Pure-DP reading, for comparison only: l·ε = {pp['length']} × {w.fmt_eps(b['epsilon_exact'])} "
+                       f"= {w.fmt_eps(pp['epsilon_pair'])}. This applies only to a pure ε-DP mechanism (e.g. a "
+                       "Laplace variant of the vote), not to this Gaussian (zCDP) release — use ε′ above.")
 
 # --------------------------------------------------------- import / export
 st.header("3 · Import and export (the CLI's JSON)")

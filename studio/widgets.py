@@ -7,7 +7,8 @@
   the editors re-initialise from ``studio.policy`` (after a preset or JSON load).
 * Figures (plotly) are built from the engine's data: ``readouts.policy_readout`` and
   ``graphs.policy_graph_data``.
-* ``fmt_*`` format numbers for st.metric (reach 4 decimals, q 2 decimals).
+* ``fmt_*`` format numbers for st.metric (reach 4 decimals, q 2 decimals; small values
+  in 3 significant digits, never a misleading 0.0000).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import blowfish_core as bc
-from blowfish_core.graphs import policy_graph_data
+from blowfish_core.graphs import CLUSTERS_PER_ROW, policy_graph_data
 from blowfish_core.policy import AttributePolicy, value_edges
 from blowfish_core.schema import _fmt
 
@@ -37,14 +38,37 @@ KIND_LABELS = {
 }
 #: adjacency tables are offered up to this many values.
 MAX_ADJACENCY_VALUES = 30
+#: graph labels longer than this are abbreviated (full value on hover).
+LABEL_CHARS = 11
 HIGHLIGHT = "#d62728"
 BASE = "#1f77b4"
 
 
 # ---------------------------------------------------------------- formatting
 def fmt_reach(x: float) -> str:
-    """Reach in Gower units, 4 decimals (0.0192); tiny non-zero values in e-notation."""
-    return f"{x:.2e}" if 0 < abs(x) < 1e-4 else f"{x:.4f}"
+    """Reach in Gower units: 4 decimals from 0.01 up (0.0192, 0.2000, 0 as 0.0000);
+    3 significant digits below, so a small reach never shows as 0.0000 (0.000833, 4.1e-05)."""
+    return f"{x:.3g}" if 0 < abs(x) < 0.01 else f"{x:.4f}"
+
+
+def fmt_eps(x: float | None) -> str:
+    """An epsilon: 3 decimals from 0.01 up (0.068, 0.500); 3 significant digits below; None as a dash."""
+    if x is None:
+        return "—"
+    if math.isinf(x):
+        return "∞"
+    return f"{x:.3g}" if 0 < abs(x) < 0.01 else f"{x:.3f}"
+
+
+def short_label(label: str, width: int = LABEL_CHARS) -> str:
+    """A graph label cut to ``width`` characters with an ellipsis ('Self-emp-n…'); the figure's
+    hover shows the full value."""
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 protected pair', '7 protected pairs' (many: the irregular plural)."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
 
 def fmt_q(x: float) -> str:
@@ -281,19 +305,20 @@ def _q_curve(spec: str) -> go.Figure:
 def draw_policy_graph(a: bc.Attribute, data: dict[str, Any]) -> None:
     """Draw graphs.policy_graph_data: band diagram, line/arc graph or component clusters."""
     if data["kind"] == "summary":
-        st.caption(f"Graph not drawn: {data['reason']}; {data['n_edges']} protected pairs.")
+        st.caption(f"Graph not drawn: {data['reason']}; {plural(data['n_edges'], 'protected pair')}.")
         return
     fig = _graph_figure(json.dumps(data, sort_keys=True))
     st.plotly_chart(fig, key=f"polfig:{a.name}", config={"displayModeBar": False})
     if data["kind"] == "band":
         if data["theta"] > 0:
             st.caption(f"Any two values within {data['theta']:g} {data['unit']} are a protected pair; crossing "
-                       f"the whole domain takes {data['hops']} pairs.")
+                       f"the whole domain takes {plural(data['hops'], 'pair')}.")
         else:
             st.caption("No protected pair: every value of this attribute can be told apart.")
         return
     more = "" if data["n_drawn_edges"] == data["n_edges"] else f" (first {data['n_drawn_edges']} drawn)"
-    st.caption(f"{data['n_edges']} protected pairs{more}; {data['n_components']} connected component(s).")
+    st.caption(f"{plural(data['n_edges'], 'protected pair')}{more}; "
+               f"{plural(data['n_components'], 'connected component')}.")
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)
@@ -318,10 +343,21 @@ def _graph_figure(spec: str) -> go.Figure:
                              line=dict(color="gray", width=1), hoverinfo="skip"))
     fig.add_trace(go.Scatter(
         x=[n["x"] for n in nodes], y=[n["y"] for n in nodes], mode="markers+text",
-        text=[n["label"] for n in nodes], textposition="bottom center", textfont=dict(size=10),
+        text=[short_label(n["label"]) for n in nodes], customdata=[n["label"] for n in nodes],
+        textposition=[("top center" if n.get("label_side") == "above" else "bottom center") for n in nodes],
+        textfont=dict(size=10), cliponaxis=False,
         marker=dict(size=10, color=[n["component"] for n in nodes], colorscale="Turbo"),
-        hovertemplate="%{text}<extra></extra>"))
-    h = 180 if data["layout"] == "line" else 110 + 120 * (1 + (data["n_components"] - 1) // 3)
-    fig.update_layout(height=min(h, 600), showlegend=False, xaxis_visible=False, yaxis_visible=False,
-                      margin=dict(l=10, r=10, t=10, b=10))
+        hovertemplate="%{customdata}<extra></extra>"))
+    xs = [n["x"] for n in nodes] or [0.0]
+    ys = [n["y"] for n in nodes] or [0.0]
+    if data["layout"] == "line":
+        h = 180
+        fig.update_xaxes(range=[min(xs) - 0.6, max(xs) + 0.6])
+    else:  # room for the labels around every cluster
+        rows = 1 + (data["n_components"] - 1) // CLUSTERS_PER_ROW
+        h = 150 + 130 * rows
+        fig.update_xaxes(range=[min(xs) - 1.0, max(xs) + 1.0])
+        fig.update_yaxes(range=[min(ys) - 0.7, max(ys) + 0.7])
+    fig.update_layout(height=min(h, 650), showlegend=False, xaxis_visible=False, yaxis_visible=False,
+                      margin=dict(l=20, r=20, t=20, b=20))
     return fig

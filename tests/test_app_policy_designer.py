@@ -159,7 +159,7 @@ def test_table3_warnings_and_pair_path_on_bank():
     at.selectbox(key="designer:pair_attr").set_value("job").run()
     at.selectbox(key=[k for k in at.session_state if str(k).startswith("designer:pair_v:job")][0]) \
         .set_value("retired").run()
-    assert metrics(at)["Path length l"] == "not connected"
+    assert metrics(at)["Path length l"] == "no path"
     assert any("not protected from each other" in w.value for w in at.warning)
 
 
@@ -168,11 +168,23 @@ def test_pair_path_numeric_age():
     at.selectbox(key="designer:pair_attr").set_value("age").run()
     ukey = [k for k in at.session_state if str(k).startswith("designer:pair_u:age")][0]
     vkey = [k for k in at.session_state if str(k).startswith("designer:pair_v:age")][0]
-    at.number_input(key=ukey).set_value(20.0).run()
-    at.number_input(key=vkey).set_value(40.0).run()
+    # integer attribute: whole-number defaults (17 and 35 on 17..90, not 35.25)
+    assert at.number_input(key=ukey).value == 17 and at.number_input(key=vkey).value == 35
+    assert isinstance(at.number_input(key=vkey).value, int)
+    at.number_input(key=ukey).set_value(20).run()
+    at.number_input(key=vkey).set_value(40).run()
     m = metrics(at)
-    assert m["Path length l"] == "3" and m["l²·ρ (zCDP)"] == "0.0009"
-    assert at.session_state["designer:pair"]["rho_pair"] == pytest.approx(9e-4)
+    assert m["Path length l"] == "3" and m["ρ′ = l²·ρ (zCDP)"] == "0.0009"
+    pp = at.session_state["designer:pair"]
+    assert pp["rho_pair"] == pytest.approx(9e-4)
+    # the valid figures for this Gaussian release come first: ε′ of l²ρ (exact curve, Eq. (1)) at δ
+    assert m["ε′ exact (Gaussian curve)"] == f"{bc.accounting.epsilon_exact(9e-4, 1e-5):.3f}"
+    assert m["ε′ by Eq. (1)"] == f"{bc.accounting.epsilon_eq1(9e-4, 1e-5):.3f}"
+    labels = [mm.label for mm in at.metric]
+    assert "l·ε" not in labels  # the pure-DP figure is no metric of its own ...
+    cap = [c.value for c in at.caption if "l·ε" in c.value]
+    assert cap and "pure ε-DP mechanism" in cap[0] and "not to this Gaussian (zCDP) release" in cap[0]
+    assert f"{pp['epsilon_pair']:.3f}" in cap[0]  # ... only in a caption saying where it applies
 
 
 def test_participation_toggle_floor():
@@ -208,7 +220,7 @@ def test_bad_uploads_give_st_error_and_keep_data():
     snapshot = before.private.copy()
     for fname, raw, needle in BAD_UPLOADS:  # one session, one bad file after another
         at.file_uploader(key="designer:upload:csv").set_value((fname, raw, "text/csv")).run()
-        assert_clean_error(at, fname, needle)
+        assert_clean_error(at, fname, needle, "The previous dataset (good.csv) is still in use.")
         after = studio(at)
         assert after is before and after.private.equals(snapshot)
         assert metrics(at)["Record-level reach"] == "0.0000"  # read-outs of the kept data still shown
@@ -369,3 +381,55 @@ def test_preset_studio_without_table_and_with_upload():
     assert s2.has_rows and len(s2.private) == 16 and s2.table_source == "upload"  # 80% private split
     with pytest.raises(bc.SchemaError, match="absent"):
         ds.handle_upload(b"a,b\n1,2\n", "adult.csv", "adult", s)
+
+
+# ------------------------------------------------- fresh-user trial fixes
+def test_small_reach_keeps_significant_digits():
+    from studio import widgets as w
+
+    assert w.fmt_reach(0.0008333333) == "0.000833" and w.fmt_reach(4.1e-5) == "4.1e-05"
+    assert w.fmt_reach(0.019178) == "0.0192" and w.fmt_reach(0.2) == "0.2000" and w.fmt_reach(0.0) == "0.0000"
+    assert w.fmt_eps(0.0675) == "0.068" and w.fmt_eps(0.00123456) == "0.00123" and w.fmt_eps(None) == "—"
+    # Bank, only balance protected (Table 3's threshold 500 euros): reach 0.000833, not 0.0000
+    at = page()
+    at.radio(key="designer:source").set_value("bank").run()
+    at.radio(key="designer:table:bank").set_value("none").run()
+    at.button(key="designer:clear").click().run()
+    at.selectbox(key="pol:kind:balance").set_value("threshold").run()
+    at.slider(key="pol:theta:balance").set_value(500.0).run()
+    assert not errors(at)
+    bank = bc.get_preset("bank")
+    assert at.session_state["designer:readout"]["reach"] == bc.record_reach(
+        bank.schema, Policy({"balance": AttributePolicy("threshold", 500)})) == pytest.approx(1 / 1200)
+    m = metrics(at)
+    assert m["Record-level reach"] == "0.000833" and m["Noise ratio q"] == "0.0139"
+
+
+def test_graph_captions_singular_and_short_labels():
+    at = adult_without_table(page())
+    at.selectbox(key="pol:kind:income").set_value("complete").run()
+    caps = [c.value for c in at.caption]
+    assert "1 protected pair; 1 connected component." in caps
+    at.button(key="designer:load_t3").click().run()
+    caps = [c.value for c in at.caption]
+    assert "7 protected pairs; 4 connected components." in caps
+    from studio import widgets as w
+
+    assert w.short_label("Self-emp-not-inc") == "Self-emp-n…" and w.short_label("Private") == "Private"
+    p = bc.get_preset("adult")
+    fig = w._graph_figure(json.dumps(
+        __import__("blowfish_core.graphs", fromlist=["x"]).policy_graph_data(p.schema["workclass"],
+                                                                               p.table3["workclass"])))
+    nodes = fig.data[1]
+    assert "Self-emp-n…" in nodes.text and "Self-emp-not-inc" in nodes.customdata  # full value on hover
+    pos = dict(zip(nodes.customdata, nodes.textposition))
+    assert pos["Self-emp-not-inc"] != pos["Self-emp-inc"]  # the 2-value cluster's labels on opposite sides
+
+
+def test_failed_preset_upload_says_previous_dataset_kept():
+    at = adult_without_table(page())
+    name = studio(at).dataset_name
+    at.radio(key="designer:table:adult").set_value("upload").run()
+    at.file_uploader(key="designer:upload:adult").set_value(("adult.csv", b"a,b\n1,2\n", "text/csv")).run()
+    assert_clean_error(at, "adult.csv", f"The previous dataset ({name}) is still in use.")
+    assert studio(at).dataset_name == name

@@ -69,3 +69,16 @@ def test_set_studio_bumps_version_and_has_rows():
 
     t = preset_studio("adult", None)
     assert not t.has_rows and t.table_source == "none" and t.private.shape == (0, 5)
+
+
+def test_icons_are_material_symbols_not_emoji():
+    """Emoji icons draw as empty boxes without a colour-emoji font (fresh-user trial)."""
+    import re
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    for ln in at.get("page_link"):
+        assert re.fullmatch(r":material/[a-z_]+:", ln.proto.icon), ln.proto.icon
+    assert at.title[0].value == "Blowfish Studio"
+    src = open(APP, encoding="utf-8").read()
+    assert not re.search("[\U0001F300-\U0001FAFF\u2600-\u27BF]", src)

@@ -222,6 +222,9 @@ def test_pair_path_numeric_group_privacy():
     assert pp["length"] == 3 and pp["connected"]  # ceil(20 / 7)
     assert pp["rho_pair"] == pytest.approx(9e-4) and pp["epsilon_pair"] == pytest.approx(0.3)
     assert pp["epsilon_exact_pair"] == epsilon_exact(9e-4, 1e-5)
+    assert pp["epsilon_eq1_pair"] == epsilon_eq1(9e-4, 1e-5)  # the zCDP figure at delta, valid for this release
+    assert "pure DP" not in pp["message"] and "9 x rho" in pp["message"]
+    assert pair_path(p.schema, p.default_policy(), "age", 20, 40, rho=1e-4)["epsilon_eq1_pair"] is None  # no delta
     assert pair_path(p.schema, p.default_policy(), "age", 30, 37)["length"] == 1
     assert pair_path(p.schema, p.default_policy(), "age", 30, 30)["length"] == 0
 
@@ -270,6 +273,17 @@ def test_graph_blocks_and_hierarchy_components():
     b = bc.get_preset("bank")
     d = policy_graph_data(b.schema["job"], AttributePolicy("hierarchy"))
     assert d["n_components"] == 4 and d["n_edges"] == 3 + 3 + 1 + 6
+
+
+def test_graph_cluster_label_sides():
+    p = bc.get_preset("adult")
+    d = policy_graph_data(p.schema["workclass"], p.table3["workclass"])
+    side = {n["label"]: n["label_side"] for n in d["nodes"]}
+    assert side["Self-emp-not-inc"] != side["Self-emp-inc"]  # a 2-value cluster: one label above, one below
+    assert side["Local-gov"] == "above" and side["State-gov"] == "below"  # away from the cluster centre
+    assert side["Never-worked"] == "above" and side["?"] == "below"
+    d = policy_graph_data(bc.get_preset("xor3").schema["X_1"], AttributePolicy("threshold", 2))
+    assert {n["label_side"] for n in d["nodes"]} == {"below"}
 
 
 def test_graph_line_for_ordinal_threshold():
