@@ -119,8 +119,8 @@ status = st.container()
 
 
 # ------------------------------------------------------------------ results
-def _fmt_ci(lo: float, hi: float) -> str:
-    return f"[{lo:.4f}, {hi:.4f}]"
+def _fmt_ci(lo: float | None, hi: float | None) -> str:
+    return ui.fmt_ci(lo, hi)
 
 
 def draw_results() -> None:
@@ -141,7 +141,10 @@ def draw_results() -> None:
 
     st.subheader(f"Mean {metric.upper()} over {len(rep['seeds'])} paired seed(s), 95% t-interval")
     summ = ui.summary_frame(rep)
-    st.dataframe(summ.drop(columns="key"), hide_index=True)
+    st.dataframe(ui.styled(summ.drop(columns="key"), {f"mean {metric}": ".4f", "ci95 low": ".4f", "ci95 high": ".4f"},
+                           na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True)
+    if summ[["ci95 low", "ci95 high"]].isna().any().any():
+        st.caption(f"95% t-intervals: {ui.NA_CI} (one paired seed gives no spread to estimate).")
     cols = st.columns(max(len(summ), 1))
     for col, (_, row) in zip(cols, summ.iterrows()):
         col.metric(f"{row['method']} mean {metric.upper()}", f"{row[f'mean {metric}']:.4f}",
@@ -150,18 +153,22 @@ def draw_results() -> None:
     if rr:
         st.metric("BF-Soft vs Hard: paired reduction R_s", f"{rr['mean_percent']:.1f}%",
                   help="R_s = 100 (E_H - E_S) / E_H per seed, averaged (App. F.2); positive favours BF-Soft")
-        st.caption(f"R_s 95% t-interval [{rr['ci95'][0]:.1f}%, {rr['ci95'][1]:.1f}%]; per seed: "
+        rr_ci = list(rr.get("ci95") or [None, None])
+        st.caption(f"R_s 95% t-interval {ui.fmt_ci(rr_ci[0], rr_ci[1], spec='.1f', unit='%')}; per seed: "
                    + ", ".join(f"{v:.1f}%" for v in rr["per_seed"]))
     with st.expander("Error of every run (method x seed)"):
-        st.dataframe(ui.runs_frame(rep).drop(columns="key"), hide_index=True)
+        st.dataframe(ui.styled(ui.runs_frame(rep).drop(columns="key"), {metric: ".4f", "seconds": ".3g"}),
+                     hide_index=True)
 
     dec = decomposition_table(rep)
     if dec is not None:
         st.subheader("Decomposition (§6.2.3): smoothing cost C, noise benefit N, gain G = N - C")
-        st.dataframe(dec, hide_index=True)
+        st.dataframe(ui.styled(dec, {c: ".4g" for c in ("mean", "ci_low", "ci_high")},
+                               na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True)
+        _hi = (dec["ci_high"].astype(float) - dec["mean"]).fillna(0)
+        _lo = (dec["mean"] - dec["ci_low"].astype(float)).fillna(0)
         fig = go.Figure(go.Bar(x=dec["term"], y=dec["mean"],
-                               error_y=dict(type="data", symmetric=False, array=dec["ci_high"] - dec["mean"],
-                                            arrayminus=dec["mean"] - dec["ci_low"])))
+                               error_y=dict(type="data", symmetric=False, array=_hi, arrayminus=_lo)))
         fig.update_layout(height=300, yaxis_title=f"{metric.upper()} difference", margin=dict(t=20, b=20))
         st.plotly_chart(fig, key=f"rn_dec_fig_{rid}")
         st.caption("E_M is the soft vote with Hard's noise. BF-Soft wins iff N > C.")
@@ -172,18 +179,26 @@ def draw_results() -> None:
     g = re_.groupby(["method", "round", "what"], as_index=False)["error"].mean()
     g["method"] = g["method"].map(METHOD_LABELS)
     g["step"] = g["round"].map(lambda r: f"round {r}" if r <= T else "release")
-    fig = px.line(g, x="round", y="error", color="method", markers=True, hover_data=["step"],
-                  labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
+    order = [METHOD_LABELS[m] for m in ui.METHOD_ORDER]
+    fig = px.line(g, x="round", y="error", color="method", line_dash="method", symbol="method", markers=True,
+                  category_orders={"method": order}, hover_data=["step"], labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
+    fig.update_traces(marker_size=9, line_width=2.5)
     fig.update_layout(height=350, margin=dict(t=20, b=20))
     fig.update_xaxes(dtick=1)
     st.plotly_chart(fig, key=f"rn_round_fig_{rid}")
     st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
-               f"seeds; point {T + 1}: the released records (drawn from C_{T} by the last noisy counts).")
+               f"seeds; point {T + 1}: the released records (drawn from C_{T} by the last noisy counts). "
+               "Each method has its own dash style and marker.")
+    for a, b in ui.identical_lines(re_):
+        why = (" Every round of Hard certified sensitivity sqrt(2) (a protected edge crosses a cell boundary), "
+               "so Hard drew exactly Tab-PE's noise on the same seeds." if {a, b} == {"tab-pe", "hard"} else "")
+        st.caption(f"**{METHOD_LABELS[a]} and {METHOD_LABELS[b]} coincide**: their lines are identical, so one "
+                   f"lies on top of the other.{why}")
 
     st.subheader("Per-round ledger")
     seed = st.selectbox("Seed", rep["seeds"], key=f"rn_round_seed_{rid}")
     rt = ui.rounds_frame(rep, seed)
-    st.dataframe(rt, hide_index=True)
+    st.dataframe(ui.styled(rt, ui.ROUNDS_FORMATS), hide_index=True)
     for how in rt["calibration"].unique():
         st.caption(f"**{how}**: {ui.CALIBRATION_WORDS.get(how, how)}")
 
@@ -264,13 +279,15 @@ if sweep:
     if sweep["studio_version"] != studio.version:
         st.warning("This sweep was computed on an earlier dataset or policy.")
     tab = res.table()
-    st.dataframe(tab, hide_index=True)
+    st.dataframe(ui.styled(tab, {c: ".4g" for c in tab.columns},
+                           na={c: ui.NA_CI for c in tab.columns if "ci_" in c}), hide_index=True)
     fig = go.Figure()
     for name, col in (("Hard", "Hard"), ("BF-Soft", "BF-Soft")):
+        hi_ = (tab[f"{col} ci_high"].astype(float) - tab[f"{col} mean"]).fillna(0)
+        lo_ = (tab[f"{col} mean"] - tab[f"{col} ci_low"].astype(float).clip(lower=0)).fillna(0)
         fig.add_trace(go.Scatter(x=tab["rho"], y=tab[f"{col} mean"], name=name, mode="lines+markers",
-                                 error_y=dict(type="data", symmetric=False,
-                                              array=tab[f"{col} ci_high"] - tab[f"{col} mean"],
-                                              arrayminus=tab[f"{col} mean"] - tab[f"{col} ci_low"])))
+                                 line_dash="solid" if col == "Hard" else "dash",
+                                 error_y=dict(type="data", symmetric=False, array=hi_, arrayminus=lo_)))
     if res.crossing_rho is not None:
         fig.add_vline(x=res.crossing_rho, line_dash="dash", annotation_text="crossing")
     fig.update_layout(xaxis_type="log", xaxis_title="rho (log scale)", yaxis_title=f"mean {res.metric.upper()}",

@@ -23,12 +23,12 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import math
 from typing import Any, Callable, MutableMapping
 
 import pandas as pd
 
 from blowfish_core.accounting import check_delta, check_rho, rho_from_budget
-from blowfish_core.cli import _parse_population as parse_population  # same parser as --population
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import SynthConfig
 from blowfish_core.runner import MAX_SEEDS, RunOutcome, RunRequest, run_paired, validate_request
@@ -138,6 +138,33 @@ def seeds_from_inputs(count: Any, first: Any = 0) -> list[int]:
     return list(range(first, first + count))
 
 
+def parse_population(text: str | None, rounds: int) -> list[int] | None:
+    """Candidates per round from the "Population schedule" box, e.g. "512x3,1024x5".
+
+    Same syntax as the CLI's schedule; empty/None = the paper's schedule (returns None).
+    Raises BlowfishError naming the box for unreadable parts or a length != rounds.
+    """
+    if not text or not str(text).strip():
+        return None
+    sizes: list[int] = []
+    for part in str(text).split(","):
+        part = part.strip()
+        size, _, times = part.lower().partition("x")
+        try:
+            n, k = int(size), (int(times) if times.strip() else 1)
+        except ValueError:
+            raise BlowfishError(f"population schedule: cannot read {part!r}. Fix: write candidates per round "
+                                "as size x rounds, e.g. 512x3,1024x5") from None
+        if k < 1:
+            raise BlowfishError(f"population schedule: {part!r} repeats a size {k} times. Fix: use a count >= 1")
+        sizes += [n] * k
+    if len(sizes) != rounds:
+        raise BlowfishError(f"population schedule lists {len(sizes)} round(s) but Rounds T is {rounds}. Fix: make "
+                            "the counts add up to Rounds T (e.g. 512x3,1024x5 for 8 rounds), or leave the "
+                            "schedule empty for the paper's default")
+    return sizes
+
+
 def config_from_inputs(s: dict[str, Any]) -> SynthConfig:
     """SynthConfig from the Runner/Pilot widgets (rounds, population text, release, H, selection)."""
     rounds = s["rn_rounds"]
@@ -231,6 +258,65 @@ def find_identical(store: MutableMapping[int, dict[str, Any]], fp: str) -> dict[
         if rec.get("fingerprint") == fp:
             return rec
     return None
+
+
+# ---------------------------------------------------------------- display formatting
+#: shown for a missing value (Hard's tau, q, ...).
+NA = "—"
+#: shown for a 95% interval that needs more than one paired seed.
+NA_CI = "n/a (needs ≥ 2 seeds)"
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def fmt_num(v: Any, spec: str = ".4g") -> str:
+    """A number with significant figures (7.5e-05, 63.25, 1.414); NA for None/NaN."""
+    return NA if _missing(v) else format(float(v), spec)
+
+
+def fmt_ci(lo: Any, hi: Any, spec: str = ".4f", unit: str = "") -> str:
+    """"[lo, hi]" of a 95% t-interval, or NA_CI when it is missing (one paired seed)."""
+    if _missing(lo) or _missing(hi):
+        return NA_CI
+    return f"[{lo:{spec}}{unit}, {hi:{spec}}{unit}]"
+
+
+def styled(df: pd.DataFrame, formats: dict[str, str] | None = None, na: dict[str, str] | None = None) -> Any:
+    """A pandas Styler for st.dataframe: ``formats`` column -> format spec (e.g. ".4g"),
+    missing cells shown as NA ("—") or per column ``na``; the data stay the numbers."""
+    sty = df.style.format(na_rep=NA)
+    for col, spec in (formats or {}).items():
+        if col in df.columns:
+            sty = sty.format(lambda v, spec=spec: fmt_num(v, spec), subset=[col], na_rep=NA)
+    for col, rep in (na or {}).items():
+        if col in df.columns:
+            sty = sty.format(lambda v, spec=(formats or {}).get(col, ".4g"): fmt_num(v, spec), subset=[col],
+                             na_rep=rep)
+    return sty
+
+
+#: significant-figure formats of the per-round ledger (rho_t can be 7.5e-05).
+ROUNDS_FORMATS = {"rho_t": ".4g", "Delta_t": ".4g", "sigma_t": ".4g"}
+
+
+def identical_lines(round_errors: pd.DataFrame, atol: float = 0.0) -> list[tuple[str, str]]:
+    """Pairs of methods whose mean error-by-round lines coincide (one would hide the other).
+
+    round_errors: sweeps.round_errors frame (method, seed, round, what, error).  Returns
+    (method, method) keys in METHOD_ORDER, e.g. [("tab-pe", "hard")] when every round
+    of Hard certified sqrt(2) and so drew exactly Tab-PE's noise.
+    """
+    g = round_errors.groupby(["method", "round"])["error"].mean()
+    methods = [m for m in METHOD_ORDER if m in set(round_errors["method"])]
+    out = []
+    for i, a in enumerate(methods):
+        for b in methods[i + 1:]:
+            ga, gb = g[a], g[b]
+            if list(ga.index) == list(gb.index) and bool((abs(ga - gb) <= atol).all()):
+                out.append((a, b))
+    return out
 
 
 # ---------------------------------------------------------------- tables

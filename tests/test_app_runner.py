@@ -123,7 +123,7 @@ def test_displayed_errors_equal_the_cli(ran, tmp_path):
     assert labels == ["Download synthetic CSV", "Download all releases (zip)", "Download JSON report"]
     # the ledger a data owner can paste
     code = [c.value for c in ran.code]
-    assert any(f"rho = {RHO:g} over 3 rounds" in c for c in code)
+    assert any(f"rho = {RHO:g}" in c and "over 3 rounds" in c for c in code)
 
 
 def test_epsilon_budget_equals_the_cli(tmp_path):
@@ -287,3 +287,65 @@ def test_studio_without_rows_and_tau_from_the_studio():
     at.session_state["studio"].tau = 0.015
     at.run()
     assert at.number_input(key="rn_tau").value == 0.015
+
+
+# ---------------------------------------------------------------- fresh-user fixes
+def _display(df_element) -> pd.DataFrame:
+    """The cell texts st.dataframe shows (the pandas Styler's display values)."""
+    import pyarrow as pa
+    return pa.ipc.open_stream(df_element.proto.arrow_data.styler.display_values).read_all().to_pandas()
+
+
+def test_ledger_significant_figures_plot_styles_and_identical_lines():
+    """rho_t = 7.5e-05 is shown as 7.5e-05 (not 0.00008); each method has its own dash and marker, and
+    Hard lying on Tab-PE is explained."""
+    at = _page()
+    _set(at, rn_methods=["tab-pe", "hard", "bf-soft"], rn_tau=TAU, rn_rho=2.25e-4, **SMALL)
+    _run(at)
+    rounds = at.dataframe[2]
+    assert list(rounds.value["rho_t"].unique()) == [7.5e-5]  # the data stay the numbers
+    shown = _display(rounds)
+    assert set(shown["rho_t"]) == {"7.5e-05"}
+    assert "1.414" in set(shown["Delta_t"]) and all(len(v.replace(".", "").lstrip("0")) <= 4 for v in shown["sigma_t"])
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    styles = {(d["line"]["dash"], d["marker"]["symbol"]) for d in spec["data"]}
+    assert len(styles) == len(spec["data"]) == 3
+    rep = at.session_state["runner_results"][max(at.session_state["runner_results"])]
+    same = ui.identical_lines(rep["round_errors"])
+    notes = [c.value for c in at.caption if "coincide" in c.value]
+    assert bool(notes) == bool(same)
+    if ("tab-pe", "hard") in same:
+        assert "Hard drew exactly Tab-PE's noise" in notes[0]
+
+
+def test_identical_lines_detects_only_equal_curves():
+    re_ = pd.DataFrame({"method": ["tab-pe"] * 2 + ["hard"] * 2 + ["bf-soft"] * 2, "seed": 0,
+                        "round": [1, 2] * 3, "what": "population", "error": [0.5, 0.4, 0.5, 0.4, 0.5, 0.3]})
+    assert ui.identical_lines(re_) == [("tab-pe", "hard")]
+
+
+def test_missing_intervals_and_values_are_shown_as_text_not_none():
+    """One seed: ci95 = [None, None] -> 'n/a (needs ≥ 2 seeds)'; other missing cells '—'."""
+    assert ui.fmt_ci(None, None) == ui.NA_CI == "n/a (needs ≥ 2 seeds)"
+    assert ui.fmt_ci(0.1, 0.25) == "[0.1000, 0.2500]"
+    assert ui.fmt_num(None) == ui.fmt_num(float("nan")) == "—" and ui.fmt_num(7.5e-5) == "7.5e-05"
+    rep = {"metric": {"name": "pwerr"},
+           "summary": {"per_method": {"hard": {"mean": 0.3, "ci95": [None, None], "n": 1}}}}
+    summ = ui.summary_frame(rep)
+    html = ui.styled(summ, {"ci95 low": ".4f"}, na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}).to_html()
+    assert html.count(ui.NA_CI) == 2 and "None" not in html and "nan" not in html
+
+
+def test_population_schedule_messages_name_the_box_not_cli_flags():
+    assert ui.parse_population("512x3, 1024X5", 8) == [512] * 3 + [1024] * 5
+    assert ui.parse_population("  ", 8) is None
+    for text, rounds, part in (("abc", 3, "cannot read 'abc'"), ("64x2", 3, "lists 2 round(s) but Rounds T is 3"),
+                               ("64x0,64x3", 3, "repeats a size 0 times")):
+        with pytest.raises(bc.BlowfishError, match="population schedule") as e:
+            ui.parse_population(text, rounds)
+        assert part in str(e.value) and "--" not in str(e.value)
+    at = _page()
+    _set(at, rn_rounds=3, rn_population="64x2", rn_release=100, rn_seeds=2)
+    _run(at)
+    errs = [e.value for e in at.error]
+    assert any("Rounds T is 3" in e for e in errs) and not any("--" in e for e in errs)
