@@ -225,16 +225,17 @@ if studio.source == "csv":
         st.session_state[base_key] = ds.schema_table(studio.private, studio.schema, studio.inferred_schema)
     st.subheader("Schema (public domain)")
     st.caption("One row per column: tick *model*, pick the type, and declare public bounds (numeric) or levels "
-               f"separated by ‘{ds.LEVEL_SEP}’ (in order for ordinal). Blank weight = 1/p. Tick *declared public* "
+               f"separated by ‘{ds.LEVEL_SEP}’ (in order for ordinal). {ds.BLANK} = blank: not applicable, or "
+               "weight 1/p. Tick *declared public* "
                "only if the inferred domain really is public knowledge.")
     edited = st.data_editor(
         st.session_state[base_key], key=f"designer:schema_editor:{rev}", hide_index=True, num_rows="fixed",
         disabled=["column"], column_order=[c for c in ds.SCHEMA_TABLE_COLUMNS if c != "domain"],
         column_config={
             "type": st.column_config.SelectboxColumn("type", options=ds.EDITABLE_KINDS, required=True),
-            "lo": st.column_config.NumberColumn("lo", help="public lower bound (numeric)"),
-            "hi": st.column_config.NumberColumn("hi", help="public upper bound (numeric)"),
-            "weight": st.column_config.NumberColumn("weight", help="Gower weight (blank = 1/p)", min_value=0.0),
+            "lo": st.column_config.TextColumn("lo", help=f"public lower bound (numeric types; {ds.BLANK} = none)"),
+            "hi": st.column_config.TextColumn("hi", help=f"public upper bound (numeric types; {ds.BLANK} = none)"),
+            "weight": st.column_config.TextColumn("weight", help=f"Gower weight ({ds.BLANK} = 1/p)"),
         })
     try:
         new_schema = ds.schema_from_table(edited, studio.private, studio.schema, studio.inferred_schema)

@@ -34,6 +34,11 @@ SCHEMA_TABLE_COLUMNS = ["column", "model", "type", "lo", "hi", "integer", "level
                         "declared public", "domain"]
 EDITABLE_KINDS = ["numeric", "ordinal", "categorical", "binary", "hierarchical"]
 LEVEL_SEP = "|"
+#: how the schema table shows a blank number cell (not applicable / default): a dash, not "None".
+BLANK = "—"
+_BLANK_WORDS = {"", BLANK, "-", "–", "n/a", "na", "none", "nan", "auto"}
+#: schema-table columns holding numbers, shown and edited as text so a blank reads as BLANK.
+NUMBER_TEXT_COLUMNS = ("lo", "hi", "weight")
 
 
 # ------------------------------------------------------------------ reading
@@ -213,6 +218,36 @@ def policy_from_json(text: str) -> bc.Policy:
 
 
 # ------------------------------------------------------- editable schema table
+def number_text(v: Any) -> str:
+    """A number as schema-table text that parses back exactly ('30', '0.1'); blank as BLANK."""
+    if _blank(v):
+        return BLANK
+    f = float(v)
+    return str(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
+
+
+def parse_number_cell(v: Any, column: str, field: str) -> float | None:
+    """A schema-table number cell: None when blank (BLANK, '', 'n/a', ...), else the float.
+
+    Raises SchemaError naming the column and the field when the text is not a number."""
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if isinstance(v, str):
+        t = v.strip()
+        if t.lower() in _BLANK_WORDS:
+            return None
+        try:
+            f = float(t)
+        except ValueError:
+            raise SchemaError(f"column '{column}': {field} '{t}' is not a number. "
+                              f"Fix: type a number, or {BLANK} to leave it blank") from None
+    else:
+        f = float(v)
+    if not math.isfinite(f):
+        raise SchemaError(f"column '{column}': {field} must be a finite number, got {v!r}. Fix: type a number")
+    return f
+
+
 def _levels_text(levels: list[Any] | None) -> str:
     return f" {LEVEL_SEP} ".join(_fmt(v) for v in levels) if levels else ""
 
@@ -220,7 +255,8 @@ def _levels_text(levels: list[Any] | None) -> str:
 def schema_table(df: pd.DataFrame, schema: bc.Schema, inferred: bc.Schema | None) -> pd.DataFrame:
     """One editable row per table column: model?, type, public lo/hi or levels, weight, unit,
     'declared public' (tick to vouch that an inferred domain is public) and a read-only
-    'domain' flag ('data-derived' / 'declared')."""
+    'domain' flag ('data-derived' / 'declared').  lo, hi and weight are text (object dtype):
+    a number that parses back exactly, or BLANK ('—') when not applicable / default."""
     rows = []
     derived = set(schema.data_derived_columns) if schema.data_derived else set()
     for c in df.columns:
@@ -240,9 +276,8 @@ def schema_table(df: pd.DataFrame, schema: bc.Schema, inferred: bc.Schema | None
             "domain": ("data-derived" if c in derived else "declared") if c in schema.names else "",
         })
     out = pd.DataFrame(rows, columns=SCHEMA_TABLE_COLUMNS)
-    out["lo"] = pd.to_numeric(out["lo"], errors="coerce").astype(float)
-    out["hi"] = pd.to_numeric(out["hi"], errors="coerce").astype(float)
-    out["weight"] = pd.to_numeric(out["weight"], errors="coerce").astype(float)
+    for c in NUMBER_TEXT_COLUMNS:  # text cells: a blank shows as BLANK instead of the grid's "None"
+        out[c] = pd.Series([number_text(v) for v in out[c].tolist()], dtype=object, index=out.index)
     return out
 
 
@@ -276,7 +311,7 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
         if not bool(row["model"]):
             continue
         kind = str(row["type"]) if not _blank(row["type"]) else ""
-        weight = None if _blank(row["weight"]) else float(row["weight"])
+        weight = parse_number_cell(row["weight"], name, "weight")
         unit = None if _blank(row["unit"]) else str(row["unit"]).strip()
         integer = bool(row["integer"]) if not _blank(row["integer"]) else False
         vouched = bool(row["declared public"]) if not _blank(row["declared public"]) else False
@@ -284,19 +319,18 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
         col = df[name] if name in df.columns else pd.Series([], dtype=object)
         filled = False
         if kind == "numeric":
-            lo, hi = row["lo"], row["hi"]
-            if _blank(lo) or _blank(hi):
+            lo, hi = parse_number_cell(row["lo"], name, "lo"), parse_number_cell(row["hi"], name, "hi")
+            if lo is None or hi is None:
                 if (pd.to_numeric(col, errors="coerce").isna() & col.notna()).any():
                     # the engine's own message: "column 'x': k row(s) are not numbers (e.g. ...)"
                     bc.Attribute(name, "numeric", lo=0.0, hi=1.0).validate().encode_series(col)
                 num = pd.to_numeric(col, errors="coerce").dropna()
                 if len(num):
-                    lo = float(num.min()) if _blank(lo) else lo
-                    hi = float(num.max()) if _blank(hi) else hi
+                    lo = float(num.min()) if lo is None else lo
+                    hi = float(num.max()) if hi is None else hi
                     hi = hi if hi > lo else lo + 1.0
                     filled = True
-            a = bc.Attribute(name, "numeric", lo=None if _blank(lo) else float(lo),
-                             hi=None if _blank(hi) else float(hi), integer=integer, weight=weight, unit=unit)
+            a = bc.Attribute(name, "numeric", lo=lo, hi=hi, integer=integer, weight=weight, unit=unit)
             same = inf_a is not None and inf_a.kind == "numeric" and a.lo == inf_a.lo and a.hi == inf_a.hi
         elif kind == "hierarchical":
             if name not in current.names or current[name].kind != "hierarchical":

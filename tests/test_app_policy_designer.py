@@ -433,3 +433,20 @@ def test_failed_preset_upload_says_previous_dataset_kept():
     at.file_uploader(key="designer:upload:adult").set_value(("adult.csv", b"a,b\n1,2\n", "text/csv")).run()
     assert_clean_error(at, "adult.csv", f"The previous dataset ({name}) is still in use.")
     assert studio(at).dataset_name == name
+
+
+def test_schema_table_blank_cells_show_a_dash_not_none():
+    df = pd.read_csv(pd.io.common.BytesIO(GOOD_CSV))
+    inferred, _ = ds.infer_editable_schema(df)
+    table = ds.schema_table(df, inferred, inferred)
+    row = table.set_index("column")
+    assert row.loc["sex", "lo"] == row.loc["sex", "hi"] == ds.BLANK == "—"  # not applicable
+    assert row.loc["age", "weight"] == "—" and row.loc["age", "lo"] == "29" and row.loc["score", "lo"] == "0.5"
+    assert not table.isna().any().any()  # no missing cell the grid would draw as "None"
+    assert ds.schema_from_table(table, df, inferred, inferred).to_dict() == inferred.to_dict()
+    table.loc[table["column"] == "age", ["lo", "hi", "weight"]] = ["0", "120", "n/a"]
+    s = ds.schema_from_table(table, df, inferred, inferred)
+    assert (s["age"].lo, s["age"].hi, s["age"].weight) == (0.0, 120.0, None)
+    table.loc[table["column"] == "age", "lo"] = "ten"
+    with pytest.raises(bc.SchemaError, match="column 'age': lo 'ten' is not a number"):
+        ds.schema_from_table(table, df, inferred, inferred)
