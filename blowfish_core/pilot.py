@@ -60,6 +60,11 @@ MAX_GRID = 24
 
 HARD = "hard"
 SOFT = "bf-soft"
+#: smallest public sample the pilot accepts.  Eq. (4) scales the budget by (n_t/n_p)^2 to keep the
+#: signal-to-noise ratio of the vote histograms, but with a few dozen records the marginals the
+#: pilot scores (PWErr/HOERR over 20 bins or more) are themselves mostly sampling noise, so the
+#: pilot's ranking says nothing about the private run (the paper's pilots use n_p = 3,000).
+MIN_PILOT_ROWS = 50
 
 
 # --------------------------------------------------------------------------
@@ -386,6 +391,47 @@ def run_pilot(
 # --------------------------------------------------------------------------
 # Public samples
 # --------------------------------------------------------------------------
+
+def check_pilot_size(n_pilot: Any) -> int:
+    """The public sample size n_p, checked: a whole number >= MIN_PILOT_ROWS.
+
+    Raises BlowfishError naming n_p and why small pilots are refused.
+    """
+    if isinstance(n_pilot, bool) or not isinstance(n_pilot, (int, np.integer)):
+        raise BlowfishError(f"pilot size n_p must be a whole number (got {n_pilot!r})")
+    if n_pilot < MIN_PILOT_ROWS:
+        raise BlowfishError(
+            f"pilot size n_p = {int(n_pilot):,} rows is too small: use at least {MIN_PILOT_ROWS} (the paper uses "
+            "3,000). With fewer rows the pilot's marginals are mostly sampling noise, so its ranking of tau "
+            "says nothing about the private run")
+    return int(n_pilot)
+
+
+def recommendation_strength(candidates: Sequence[PilotCandidate], rec: Recommendation) -> dict[str, Any]:
+    """Is the recommendation clear?  Compares its 95% interval with the runner-up's.
+
+    candidates: the pilot's PilotCandidate list; rec: recommend(...) over them.
+    Returns {"weak": bool, "runner_up": label or None, "reason": str}.  Weak when
+    the two t-intervals overlap, or when an interval is missing (one seed).
+    """
+    chosen = [c for c in candidates if c.method == rec.method and (c.tau == rec.tau)]
+    others = [c for c in candidates if not (c.method == rec.method and c.tau == rec.tau)]
+    if not chosen or not others:
+        return {"weak": False, "runner_up": None, "reason": "only one candidate"}
+    a = chosen[0]
+    b = min(others, key=lambda c: c.mean)
+    ca = a.ci95 if a.ci95 is not None else (None, None)
+    cb = b.ci95 if b.ci95 is not None else (None, None)
+    if None in (ca[0], ca[1], cb[0], cb[1]):
+        return {"weak": True, "runner_up": b.label,
+                "reason": f"no 95% intervals (one paired seed), so {a.label} cannot be told apart from {b.label}"}
+    if ca[0] <= cb[1] and cb[0] <= ca[1]:
+        return {"weak": True, "runner_up": b.label,
+                "reason": f"the 95% intervals of {a.label} [{ca[0]:.4g}, {ca[1]:.4g}] and of the runner-up "
+                          f"{b.label} [{cb[0]:.4g}, {cb[1]:.4g}] overlap"}
+    return {"weak": False, "runner_up": b.label,
+            "reason": f"its 95% interval does not overlap the runner-up's ({b.label})"}
+
 
 def _rng(seed: int, purpose: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(seed), 4391, int(purpose)]))

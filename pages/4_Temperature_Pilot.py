@@ -17,8 +17,8 @@ from blowfish_core.data import read_table
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import RunStopped
 from blowfish_core.pilot import (
-    DEFAULT_TIE_TOL, PILOT_Q, holdout_split, parse_tau_grid, recommend, run_pilot, scale_budget, subsample,
-    tau_grid,
+    DEFAULT_TIE_TOL, MIN_PILOT_ROWS, PILOT_Q, check_pilot_size, holdout_split, parse_tau_grid, recommend,
+    recommendation_strength, run_pilot, scale_budget, subsample, tau_grid,
 )
 from blowfish_core.policy import record_reach
 from blowfish_core.runner import MAX_SEEDS
@@ -81,14 +81,18 @@ if st.session_state.get("pl_source") not in options:
 source = st.radio("Public sample", options, key="pl_source", horizontal=True)
 c1, c2 = st.columns(2)
 c1.number_input("Pilot size n_p (rows)", key="pl_np", step=100,
-                help="3,000 as in the paper; for held-out rows a seeded subset of the held-out rows")
+                help=f"3,000 as in the paper (at least {MIN_PILOT_ROWS}); for held-out rows a seeded subset "
+                     "of the held-out rows")
 c2.number_input("Seed of the public sample", key="pl_seed", step=1,
                 help="XOR: generator seed (the private rows use seed 0); held-out rows: seed of the subset")
 
 public = None
 public_source = ""
+public_error = False
 try:
     n_p_req = st.session_state["pl_np"]
+    if not source.startswith("Upload"):
+        check_pilot_size(n_p_req)
     if source.startswith("Generated"):
         gen = get_preset(studio.preset).generator
         if isinstance(n_p_req, bool) or not isinstance(n_p_req, int) or n_p_req < 1:
@@ -121,11 +125,13 @@ try:
             df = read_table(up.getvalue(), name=up.name)
             studio.schema.check_columns(df)
             studio.schema.encode(df)  # validates every value against the public domain
+            check_pilot_size(len(df))
             public = df
             public_source = f"uploaded {up.name} ({len(df):,} rows, all used)"
 except BlowfishError as e:
     st.error(f"Public sample: {e}")
     public = None
+    public_error = True
 
 if has_rows:
     n_t = len(studio.private)
@@ -190,16 +196,31 @@ else:
     res = last["result"]
     if last["studio_version"] != studio.version:
         st.warning("This pilot was computed for an earlier dataset or policy; run it again.")
+    if public_error:
+        st.warning(f"These are the last successful pilot's results, computed on the PREVIOUS public sample "
+                   f"({res.public_source or 'unknown'}), not on the public data just chosen, which was rejected "
+                   "(see the error above). Fix the public sample and run the pilot again to replace them.")
+    elif public is not None and public_source != res.public_source:
+        st.info(f"These results were computed on a different public sample ({res.public_source or 'unknown'}); "
+                f"the current choice is {public_source}. Run the pilot again to use it.")
     tab = res.table()
-    st.dataframe(tab, hide_index=True)
+    st.dataframe(ui.styled(tab, {"tau": "g", "q": ".3g", "mean": ".4f", "ci_low": ".4f", "ci_high": ".4f",
+                                 "R_s vs Hard (%)": ".1f"},
+                           na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True)
+    if tab[["ci_low", "ci_high"]].isna().any().any():
+        st.caption(f"95% t-intervals: {ui.NA_CI}.")
     soft = tab[tab["method"] == "bf-soft"]
     hard = tab[tab["method"] == "hard"].iloc[0]
     fig = go.Figure()
-    fig.add_hrect(y0=hard["ci_low"], y1=hard["ci_high"], fillcolor="gray", opacity=0.15, line_width=0)
+    if not (ui._missing(hard["ci_low"]) or ui._missing(hard["ci_high"])):
+        fig.add_hrect(y0=max(float(hard["ci_low"]), 0.0), y1=hard["ci_high"], fillcolor="gray", opacity=0.15,
+                      line_width=0)
     fig.add_hline(y=hard["mean"], line_dash="dash", annotation_text="Hard (mean, 95% CI band)")
+    # errors are >= 0: the lower whisker stops at 0; a missing interval (one seed) draws no whisker
+    s_hi = (soft["ci_high"].astype(float) - soft["mean"]).fillna(0)
+    s_lo = (soft["mean"] - soft["ci_low"].astype(float).clip(lower=0)).fillna(0)
     fig.add_trace(go.Scatter(x=soft["tau"], y=soft["mean"], mode="lines+markers", name="BF-Soft",
-                             error_y=dict(type="data", symmetric=False, array=soft["ci_high"] - soft["mean"],
-                                          arrayminus=soft["mean"] - soft["ci_low"])))
+                             error_y=dict(type="data", symmetric=False, array=s_hi, arrayminus=s_lo)))
     try:  # live: changing the tie tolerance re-applies the tie rule without re-running
         rec = recommend([(c.method, c.tau, c.mean) for c in res.candidates], P["pl_tie"])
     except BlowfishError as e:
@@ -211,8 +232,14 @@ else:
                       height=380, margin=dict(t=20, b=20))
     st.plotly_chart(fig, key="pl_fig")
     st.metric("Recommendation", rec.label)
-    st.success(f"Recommendation: {rec.label} — {rec.reason}. Tie rule: lowest mean public error; candidates within "
-               f"{rec.tie_tol:g} of the lowest mean tie, and ties favour Hard, then the smaller tau.")
+    strength = recommendation_strength(res.candidates, rec)
+    rule = (f"Tie rule: lowest mean public error; candidates within {rec.tie_tol:g} of the lowest mean tie, and "
+            "ties favour Hard, then the smaller tau.")
+    if strength["weak"]:
+        st.warning(f"Weak recommendation: {rec.label} — {rec.reason}, but {strength['reason']}; more pilot seeds "
+                   f"would help tell them apart. {rule}")
+    else:
+        st.success(f"Recommendation: {rec.label} — {rec.reason}; {strength['reason']}. {rule}")
     st.caption(f"Pilot budget rho_p = {res.scaling.rho_pilot:.4g} (target rho {res.scaling.rho_target:.4g} x "
                f"{res.scaling.factor:.2f}); {len(res.seeds)} paired seed(s); {res.public_source}. {res.note}")
 

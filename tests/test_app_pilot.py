@@ -186,3 +186,55 @@ def test_adult_pilot(adult_path):
     assert list(tab["candidate"]) == ["Hard", "BF-Soft tau=0.015", "BF-Soft tau=0.06"]
     assert at.session_state["pilot_result"]["result"].metric == "pwerr"
     _check_tie_rule(at)
+
+
+# ---------------------------------------------------------------- fresh-user fixes
+def test_pilot_size_below_minimum_is_an_error():
+    at = _page()
+    _set(at, pl_np=10)
+    at.run()
+    assert not at.exception
+    errs = " ".join(e.value for e in at.error)
+    assert "n_p = 10 rows is too small: use at least 50" in errs
+    assert not at.metric or "n_p (pilot rows)" not in _metrics(at)  # no scaling from a 10-row pilot
+    at.button(key="pl_run_btn").click().run()
+    assert "pilot_result" not in at.session_state
+
+
+def test_bad_upload_labels_old_results_weak_recommendation_and_whiskers():
+    import json
+    at = _page()
+    at.radio(key="pl_source").set_value("Upload a public CSV").run()
+    pub = xor_generate(3, 400, 99)
+    at.file_uploader(key="pl_upload").upload("good.csv", pub.to_csv(index=False).encode(), "text/csv").run()
+    _set(at, pl_grid="0.01, 0.1", **SMALL)
+    at.button(key="pl_run_btn").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["pilot_result"]["result"]
+    # the recommendation's strength follows the overlap of the 95% intervals
+    from blowfish_core.pilot import recommendation_strength
+    s = recommendation_strength(res.candidates, res.recommendation)
+    weak = [w.value for w in at.warning if w.value.startswith("Weak recommendation")]
+    assert bool(weak) == s["weak"]
+    if weak:
+        assert "more pilot seeds would help" in weak[0]
+    else:
+        assert any(x.value.startswith("Recommendation:") for x in at.success)
+    # lower whiskers stop at 0 (errors are >= 0)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    tr = [d for d in spec["data"] if d.get("name") == "BF-Soft"][0]
+    def arr(v):  # plotly's typed-array JSON ({"dtype", "bdata"}) or a plain list
+        import base64
+        import numpy as np
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]) if isinstance(v, dict) else list(v)
+
+    lows = [y - m for y, m in zip(arr(tr["y"]), arr(tr["error_y"]["arrayminus"]))]
+    assert min(lows) >= -1e-12
+    # a rejected upload keeps the old results, labelled with the data they came from
+    bad = pub.copy()
+    bad.loc[0, "X_1"] = 9
+    at.file_uploader(key="pl_upload").clear().upload("bad.csv", bad.to_csv(index=False).encode(), "text/csv").run()
+    assert not at.exception and any("X_1" in e.value for e in at.error)
+    assert at.session_state["pilot_result"]["result"] is res and len(at.dataframe) == 1
+    labelled = [w.value for w in at.warning if "PREVIOUS public sample" in w.value]
+    assert labelled and "uploaded good.csv (400 rows" in labelled[0]

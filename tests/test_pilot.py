@@ -237,3 +237,37 @@ def test_run_pilot_stops_without_result(xor):
         run_pilot(p.schema, p.default_policy(), sp.public.iloc[:200], 6e-4, 2000, [0.03], [0], SMALL,
                   p.metric_fn(), progress=seen.append, should_stop=stop)
     assert len(seen) == 1 and seen[0]["label"] == "Hard" and seen[0]["configs"] == 2
+
+
+# ---------------------------------------------------------------- fresh-user fixes
+def test_check_pilot_size_refuses_tiny_pilots():
+    from blowfish_core.pilot import MIN_PILOT_ROWS, check_pilot_size
+    assert MIN_PILOT_ROWS == 50 and check_pilot_size(50) == 50 and check_pilot_size(np.int64(3000)) == 3000
+    for bad in (0, 1, 49):
+        with pytest.raises(BlowfishError, match=r"n_p = .* too small: use at least 50 .*sampling noise"):
+            check_pilot_size(bad)
+    for bad in (True, 2.5, "100"):
+        with pytest.raises(BlowfishError, match="whole number"):
+            check_pilot_size(bad)
+
+
+def _cand(method, tau, mean, ci):
+    from blowfish_core.pilot import PilotCandidate
+    return PilotCandidate(method, tau, None, [mean], mean, ci)
+
+
+def test_recommendation_strength_overlap_is_weak():
+    from blowfish_core.pilot import recommendation_strength
+    cands = [_cand("hard", None, 0.50, (0.45, 0.55)), _cand("bf-soft", 0.03, 0.30, (0.25, 0.35)),
+             _cand("bf-soft", 0.1, 0.33, (0.20, 0.46))]
+    rec = recommend([(c.method, c.tau, c.mean) for c in cands])
+    s = recommendation_strength(cands, rec)
+    assert rec.tau == 0.03 and s["weak"] and s["runner_up"] == "BF-Soft tau=0.1" and "overlap" in s["reason"]
+    # separated intervals: a clear recommendation
+    cands[2] = _cand("bf-soft", 0.1, 0.40, (0.36, 0.44))
+    s = recommendation_strength(cands, recommend([(c.method, c.tau, c.mean) for c in cands]))
+    assert not s["weak"] and s["runner_up"] == "BF-Soft tau=0.1"
+    # one seed: no intervals, so the recommendation is weak
+    cands = [_cand("hard", None, 0.5, (None, None)), _cand("bf-soft", 0.03, 0.3, (None, None))]
+    s = recommendation_strength(cands, recommend([(c.method, c.tau, c.mean) for c in cands]))
+    assert s["weak"] and "one paired seed" in s["reason"]
