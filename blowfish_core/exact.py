@@ -164,6 +164,38 @@ def lattice_records(schema: Schema, grid: int | dict[str, int] = DEFAULT_GRID,
 
 
 # -------------------------------------------------------------------- distances
+#: widest numeric domain an explorer axis accepts (hi - lo); wider bounds are a typo, not a domain.
+MAX_AXIS_WIDTH = 1e12
+
+
+def check_axis_bounds(name: str, lo: Any, hi: Any, max_width: float = MAX_AXIS_WIDTH) -> tuple[float, float]:
+    """The public domain [lo, hi] of a numeric axis, checked before any record is read.
+
+    lo, hi: numbers in the attribute's units.  Returns (lo, hi) as floats.  Raises
+    SchemaError naming the bound field: non-finite bound, lo >= hi, or hi - lo
+    above ``max_width`` (the Gower encoding (x - lo)/(hi - lo) loses every record
+    distinction on such a range).
+    """
+    vals = {}
+    for field_, v in (("lower bound", lo), ("upper bound", hi)):
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise SchemaError(f"{name}: {field_} must be a number (got {v!r})") from None
+        if not math.isfinite(f):
+            raise SchemaError(f"{name}: {field_} must be a finite number (got {v!r}). Fix: enter a finite value")
+        vals[field_] = f
+    lo_f, hi_f = vals["lower bound"], vals["upper bound"]
+    if not lo_f < hi_f:
+        raise SchemaError(f"{name}: lower bound {lo_f:g} must be below the upper bound {hi_f:g}. Fix: raise the "
+                          "upper bound or lower the lower bound")
+    width = hi_f - lo_f
+    if not math.isfinite(width) or width > max_width:
+        raise SchemaError(f"{name}: the domain [{lo_f:g}, {hi_f:g}] is {width:.3g} wide, above the limit of "
+                          f"{max_width:g}. Fix: enter the real public bounds of the axis (e.g. upper bound 10)")
+    return lo_f, hi_f
+
+
 def check_distance(distance: str) -> str:
     """Validate a distance name (one of DISTANCES). Raises SchemaError naming it."""
     if distance not in DISTANCES:

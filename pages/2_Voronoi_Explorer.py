@@ -19,7 +19,7 @@ from plotly.colors import sample_colorscale
 
 from blowfish_core import Attribute, AttributePolicy, BlowfishError, Policy, Schema
 from blowfish_core.exact import (
-    closed_form_bound, edge_costs, exact_sensitivity, lattice_records, nearest_candidates,
+    check_axis_bounds, closed_form_bound, edge_costs, exact_sensitivity, lattice_records, nearest_candidates,
     population_aware_bound, soft_votes, tightness_construction,
 )
 
@@ -63,8 +63,8 @@ with st.sidebar:
         kind = st.selectbox(f"{ax}: type", ["numeric", "ordinal"], key=f"v_{ax}_kind")
         if kind == "numeric":
             c1, c2 = st.columns(2)
-            lo = c1.number_input(f"{ax}: lower bound", value=0.0, key=f"v_{ax}_lo")
-            hi = c2.number_input(f"{ax}: upper bound", value=10.0, key=f"v_{ax}_hi")
+            lo = c1.number_input(f"{ax}: lower bound", value=0.0, key=f"v_{ax}_lo", format="%g")
+            hi = c2.number_input(f"{ax}: upper bound", value=10.0, key=f"v_{ax}_hi", format="%g")
             g = st.number_input(f"{ax}: grid points", min_value=2, max_value=1000, value=11, step=1,
                                 key=f"v_{ax}_grid", help="the continuous axis is replaced by this many points; "
                                 "exact values are exact on this grid only")
@@ -98,7 +98,8 @@ try:
     for ax in AXES:
         sp = specs[ax]
         if sp["kind"] == "numeric":
-            attrs.append(Attribute(ax, "numeric", lo=float(sp["lo"]), hi=float(sp["hi"]), weight=float(sp["weight"])))
+            lo_, hi_ = check_axis_bounds(f"attribute {ax}", sp["lo"], sp["hi"])
+            attrs.append(Attribute(ax, "numeric", lo=lo_, hi=hi_, weight=float(sp["weight"])))
         else:
             attrs.append(Attribute(ax, "ordinal", levels=list(range(sp["levels"])), weight=float(sp["weight"])))
     schema = Schema(attrs)

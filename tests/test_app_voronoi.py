@@ -214,3 +214,30 @@ def test_tightness_panel_more_candidates_matches_engine():
     got = metrics(at)
     assert got["Attained ‖v(u) − v(v)‖₂"] == fmt(tc.attained)
     assert tc.attained < tc.bound
+
+
+# ---------------------------------------------------------------- fresh-user fixes
+def test_absurd_domain_bounds_are_named_before_the_population():
+    """An upper bound of 1e308 is a domain-bound error naming the field, not 'row(s) are infinite'."""
+    from blowfish_core.errors import SchemaError
+    from blowfish_core.exact import MAX_AXIS_WIDTH, check_axis_bounds
+    assert check_axis_bounds("attribute x", 0, 10) == (0.0, 10.0)
+    for lo, hi, word in ((0, 1e308, "wide"), (0, float("inf"), "upper bound must be a finite"),
+                         (float("nan"), 1, "lower bound must be a finite"), (5, 5, "must be below"),
+                         (-1e12, 1e12, "wide")):
+        with pytest.raises(SchemaError, match=word):
+            check_axis_bounds("attribute x", lo, hi)
+    assert MAX_AXIS_WIDTH == 1e12
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    at.number_input(key="v_x_hi").set_value(1e308).run()
+    assert not at.exception
+    errs = texts(at.error)
+    assert "attribute x" in errs and "wide" in errs and "infinite" not in errs and "Candidate" not in errs
+
+
+def test_tiny_bounds_are_displayed_with_significant_figures():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.run()
+    assert at.number_input(key="v_x_lo").proto.format == "%g"
+    assert at.number_input(key="v_x_hi").proto.format == "%g"
