@@ -225,8 +225,8 @@ if studio.source == "csv":
         st.session_state[base_key] = ds.schema_table(studio.private, studio.schema, studio.inferred_schema)
     st.subheader("Schema (public domain)")
     st.caption("One row per column: tick *model*, pick the type, and declare public bounds (numeric) or levels "
-               f"separated by ‘{ds.LEVEL_SEP}’ (in order for ordinal). {ds.BLANK} = blank: not applicable, or "
-               "weight 1/p. Tick *declared public* "
+               f"separated by ‘{ds.LEVEL_SEP}’ (in order for ordinal). A dash ({ds.BLANK}) "
+               "leaves a cell blank: not applicable, or weight 1/p. Tick *declared public* "
                "only if the inferred domain really is public knowledge.")
     edited = st.data_editor(
         st.session_state[base_key], key=f"designer:schema_editor:{rev}", hide_index=True, num_rows="fixed",
@@ -404,9 +404,9 @@ with right:
                     help="fewest protected edges joining u and v; 'no path': different components, not protected")
         m[1].metric("ρ′ = l²·ρ (zCDP)", "—" if pp["rho_pair"] is None else f"{pp['rho_pair']:.3g}",
                     help="group privacy of this release for the pair u, v (zCDP composes over the l edges)")
-        m[2].metric("ε′ exact (Gaussian curve)", w.fmt_eps(pp["epsilon_exact_pair"]),
+        m[2].metric("ε′ exact", w.fmt_eps(pp["epsilon_exact_pair"]),
                     help=f"(ε, δ) of ρ′ on the exact Gaussian curve{at_delta}: the pair's guarantee for this run")
-        m[3].metric("ε′ by Eq. (1)", w.fmt_eps(pp["epsilon_eq1_pair"]),
+        m[3].metric("ε′ Eq. (1)", w.fmt_eps(pp["epsilon_eq1_pair"]),
                     help=f"ρ′ + 2 sqrt(ρ′ ln(1/δ)){at_delta}: the paper's conversion (looser)")
         (st.warning if not pp["connected"] else st.caption)(pp["message"])
         if pp["epsilon_pair"] is not None and pp["length"]:

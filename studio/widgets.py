@@ -355,7 +355,7 @@ def _graph_figure(spec: str) -> go.Figure:
         fig.update_xaxes(range=[min(xs) - 0.6, max(xs) + 0.6])
     else:  # room for the labels around every cluster
         rows = 1 + (data["n_components"] - 1) // CLUSTERS_PER_ROW
-        h = 150 + 130 * rows
+        h = 110 + 120 * rows
         fig.update_xaxes(range=[min(xs) - 1.0, max(xs) + 1.0])
         fig.update_yaxes(range=[min(ys) - 0.7, max(ys) + 0.7])
     fig.update_layout(height=min(h, 650), showlegend=False, xaxis_visible=False, yaxis_visible=False,
