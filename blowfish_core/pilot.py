@@ -377,6 +377,8 @@ def run_pilot(
     cands: list[PilotCandidate] = []
     for (method, tau), errs in zip(configs, by_config):
         mean, lo, hi = t_interval(errs)
+        if lo is not None:  # errors are >= 0: the interval stops at 0
+            lo = max(float(lo), 0.0)
         red = None
         if method == SOFT:
             red = float(np.mean(relative_reduction(hard_errs, np.array(errs))))

@@ -142,7 +142,7 @@ def draw_results() -> None:
     st.subheader(f"Mean {metric.upper()} over {len(rep['seeds'])} paired seed(s), 95% t-interval")
     summ = ui.summary_frame(rep)
     st.dataframe(ui.styled(summ.drop(columns="key"), {f"mean {metric}": ".4f", "ci95 low": ".4f", "ci95 high": ".4f"},
-                           na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True)
+                           na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
     if summ[["ci95 low", "ci95 high"]].isna().any().any():
         st.caption(f"95% t-intervals: {ui.NA_CI} (one paired seed gives no spread to estimate).")
     cols = st.columns(max(len(summ), 1))
@@ -164,7 +164,7 @@ def draw_results() -> None:
     if dec is not None:
         st.subheader("Decomposition (§6.2.3): smoothing cost C, noise benefit N, gain G = N - C")
         st.dataframe(ui.styled(dec, {c: ".4g" for c in ("mean", "ci_low", "ci_high")},
-                               na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True)
+                               na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
         _hi = (dec["ci_high"].astype(float) - dec["mean"]).fillna(0)
         _lo = (dec["mean"] - dec["ci_low"].astype(float)).fillna(0)
         fig = go.Figure(go.Bar(x=dec["term"], y=dec["mean"],
@@ -198,7 +198,7 @@ def draw_results() -> None:
     st.subheader("Per-round ledger")
     seed = st.selectbox("Seed", rep["seeds"], key=f"rn_round_seed_{rid}")
     rt = ui.rounds_frame(rep, seed)
-    st.dataframe(ui.styled(rt, ui.ROUNDS_FORMATS), hide_index=True)
+    st.dataframe(ui.styled(rt, ui.ROUNDS_FORMATS), hide_index=True, placeholder=ui.NA)
     for how in rt["calibration"].unique():
         st.caption(f"**{how}**: {ui.CALIBRATION_WORDS.get(how, how)}")
 
@@ -280,7 +280,8 @@ if sweep:
         st.warning("This sweep was computed on an earlier dataset or policy.")
     tab = res.table()
     st.dataframe(ui.styled(tab, {c: ".4g" for c in tab.columns},
-                           na={c: ui.NA_CI for c in tab.columns if "ci_" in c}), hide_index=True)
+                           na={c: ui.NA_CI for c in tab.columns if "ci_" in c}), hide_index=True,
+                 placeholder=ui.NA_CI)
     fig = go.Figure()
     for name, col in (("Hard", "Hard"), ("BF-Soft", "BF-Soft")):
         hi_ = (tab[f"{col} ci_high"].astype(float) - tab[f"{col} mean"]).fillna(0)

@@ -204,11 +204,15 @@ else:
         st.info(f"These results were computed on a different public sample ({res.public_source or 'unknown'}); "
                 f"the current choice is {public_source}. Run the pilot again to use it.")
     tab = res.table()
-    st.dataframe(ui.styled(tab, {"tau": "g", "q": ".3g", "mean": ".4f", "ci_low": ".4f", "ci_high": ".4f",
-                                 "R_s vs Hard (%)": ".1f"},
-                           na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True)
-    if tab[["ci_low", "ci_high"]].isna().any().any():
+    shown = tab
+    if tab[["ci_low", "ci_high"]].isna().any().any():  # one seed: say why instead of an empty cell
+        shown = tab.astype({"ci_low": object, "ci_high": object})
+        for c in ("ci_low", "ci_high"):
+            shown[c] = [ui.NA_CI if ui._missing(v) else v for v in tab[c]]
         st.caption(f"95% t-intervals: {ui.NA_CI}.")
+    st.dataframe(ui.styled(shown, {"tau": "g", "q": ".3g", "mean": ".4f", "ci_low": ".4f", "ci_high": ".4f",
+                                   "R_s vs Hard (%)": ".1f"}),
+                 hide_index=True, placeholder=ui.NA)
     soft = tab[tab["method"] == "bf-soft"]
     hard = tab[tab["method"] == "hard"].iloc[0]
     fig = go.Figure()

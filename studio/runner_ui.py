@@ -273,6 +273,8 @@ def _missing(v: Any) -> bool:
 
 def fmt_num(v: Any, spec: str = ".4g") -> str:
     """A number with significant figures (7.5e-05, 63.25, 1.414); NA for None/NaN."""
+    if isinstance(v, str):
+        return v
     return NA if _missing(v) else format(float(v), spec)
 
 

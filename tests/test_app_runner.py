@@ -302,6 +302,7 @@ def test_ledger_significant_figures_plot_styles_and_identical_lines():
     at = _page()
     _set(at, rn_methods=["tab-pe", "hard", "bf-soft"], rn_tau=TAU, rn_rho=2.25e-4, **SMALL)
     _run(at)
+    assert at.dataframe[0].proto.placeholder == ui.NA_CI  # a missing interval reads n/a, never None
     rounds = at.dataframe[2]
     assert list(rounds.value["rho_t"].unique()) == [7.5e-5]  # the data stay the numbers
     shown = _display(rounds)
@@ -334,6 +335,7 @@ def test_missing_intervals_and_values_are_shown_as_text_not_none():
     summ = ui.summary_frame(rep)
     html = ui.styled(summ, {"ci95 low": ".4f"}, na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}).to_html()
     assert html.count(ui.NA_CI) == 2 and "None" not in html and "nan" not in html
+    assert ui.fmt_num("n/a") == "n/a"
 
 
 def test_population_schedule_messages_name_the_box_not_cli_flags():

@@ -194,7 +194,8 @@ def test_run_pilot_pairs_seeds_and_follows_the_rule(xor):
     assert res.candidates[0].errors == hard
     assert res.candidates[1].errors == soft
     for c in res.candidates:
-        assert (c.mean, *c.ci95) == t_interval(c.errors)
+        mean, lo, hi = t_interval(c.errors)
+        assert (c.mean, *c.ci95) == (mean, max(lo, 0.0), hi)  # error intervals are clipped at 0
     assert res.candidates[1].q == pytest.approx(noise_ratio(1 / 28, 0.01))
     exp = recommend([(c.method, c.tau, c.mean) for c in res.candidates])
     assert (res.recommendation.method, res.recommendation.tau) == (exp.method, exp.tau)
@@ -271,3 +272,13 @@ def test_recommendation_strength_overlap_is_weak():
     cands = [_cand("hard", None, 0.5, (None, None)), _cand("bf-soft", 0.03, 0.3, (None, None))]
     s = recommendation_strength(cands, recommend([(c.method, c.tau, c.mean) for c in cands]))
     assert s["weak"] and "one paired seed" in s["reason"]
+
+
+def test_pilot_intervals_are_clipped_at_zero(xor):
+    """Errors are >= 0: a wide t-interval's lower end is 0, never negative (2 seeds, tiny pilot)."""
+    p, sp = xor
+    pub = sp.public.iloc[:60].reset_index(drop=True)
+    res = run_pilot(p.schema, p.default_policy(), pub, 6e-4, len(sp.private), [0.1], [0, 1], SMALL, p.metric_fn())
+    raw = [t_interval(c.errors)[1] for c in res.candidates]
+    assert min(raw) < 0  # the raw t-interval reaches below 0 here ...
+    assert all(c.ci95[0] >= 0 for c in res.candidates)  # ... the pilot's does not
