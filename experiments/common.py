@@ -364,10 +364,17 @@ def environment() -> dict[str, Any]:
 
 
 def save_json(path: str, obj: Any) -> None:
+    """Write JSON atomically; a top-level "runs" list is written one run per line (compact, diff-friendly)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(obj, f, indent=1, default=_json_default)
+        if isinstance(obj, dict) and isinstance(obj.get("runs"), list):
+            head = {k: v for k, v in obj.items() if k != "runs"}
+            f.write(json.dumps(head, default=_json_default)[:-1] + ', "runs": [\n')
+            f.write(",\n".join(json.dumps(r, separators=(",", ":"), default=_json_default) for r in obj["runs"]))
+            f.write("\n]}\n")
+        else:
+            json.dump(obj, f, indent=1, default=_json_default)
     os.replace(tmp, path)
 
 

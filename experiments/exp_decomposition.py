@@ -127,12 +127,14 @@ def headline(summ: dict) -> list[tuple[str, str, str, str]]:
         c0, c1 = ds["C_first_last"]
         if d == "xor3":
             pt = "both small; N rises then falls"
-            holds = "see §3"
+            rhos = [r["rho"] for r in ds["rows"]]
+            interior = rhos[0] < ds["N_peak_rho"] < rhos[-1]
+            holds = "yes" if interior else "no"
         else:
             pt = "C > 0 at every budget; N falls and C grows with ρ"
             ok = ds["C_positive_all"] and n1 < n0 and c1 > c0
             holds = "yes" if ok else ("partly" if ds["C_positive_all"] or n1 < n0 else "no")
         out.append((f"Decomposition C/N/G, {d} (τ = {ds['tau']})", pt,
                     f"C > 0 at {sum(1 for r in ds['rows'] if r['C']['mean'] > 0)}/{len(ds['rows'])} budgets; "
-                    f"N {n0:+.3f} → {n1:+.3f}; C {c0:+.3f} → {c1:+.3f}", holds))
+                    f"N {n0:+.3f} → {n1:+.3f} (peak at ρ = {fmt_sci(ds['N_peak_rho'])}); C {c0:+.3f} → {c1:+.3f}", holds))
     return out

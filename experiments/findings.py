@@ -12,21 +12,30 @@ import math
 import os
 
 from . import paper
-from .common import fmt_sci, load_json
+from .common import fmt_sci, load_json, task
+
+
+def _list_text(k: str, x: list) -> str:
+    name = k.replace("_", " ")
+    if "seeds" in k and x and all(isinstance(v, int) for v in x):
+        if x == list(range(x[0], x[0] + len(x))):
+            return f"{len(x)} {name} ({x[0]}–{x[-1]})"
+        return f"{len(x)} {name} ({', '.join(map(str, x))})"
+    return f"{len(x)} {name}"
 
 
 def scale_text(scale: dict) -> str:
-    """Short human description of an experiment's scale dict."""
+    """Short human description of an experiment's scale dict (seed ranges spelled out)."""
     parts = []
     for k, v in scale.items():
         if isinstance(v, dict):
             sub = []
             for name, g in v.items():
                 if isinstance(g, dict):
-                    sub.append(f"{name} " + " × ".join(f"{len(x)} {kk}" for kk, x in g.items() if isinstance(x, list)))
+                    sub.append(f"{name} " + " × ".join(_list_text(kk, x) for kk, x in g.items() if isinstance(x, list)))
             parts.append("; ".join(sub))
         elif isinstance(v, list):
-            parts.append(f"{len(v)} {k.replace('_', ' ')}")
+            parts.append(_list_text(k, v))
         else:
             parts.append(f"{k.replace('_', ' ')} {v}")
     return ", ".join(parts)
@@ -38,7 +47,7 @@ def data_text(results_dir: str) -> str:
         p = os.path.join(results_dir, f)
         if os.path.exists(p):
             for r in load_json(p)["runs"]:
-                t = r["task"]
+                t = task(**r["task"])
                 if t["table"] == "private" and t["n"] is None:
                     sizes.setdefault(t["dataset"], r["result"]["n"])
             break
@@ -54,10 +63,12 @@ def _abl(all_summ: dict, d: str) -> dict | None:
 
 
 def _abl_cross(all_summ: dict, d: str, v: str) -> float | None:
+    """Ablation crossing of variant v: the first sign change on Adult/Bank, the last on XOR-3 (noisy curves)."""
     ds = _abl(all_summ, d)
     if ds is None or v not in ds["variants"]:
         return None
-    return ds["variants"][v]["crossing_rho"]
+    key = "last_crossing_rho" if d.startswith("xor") else "crossing_rho"
+    return ds["variants"][v].get(key)
 
 
 def _abl_row(all_summ: dict, d: str, v: str, rho: float) -> dict | None:
@@ -68,6 +79,11 @@ def _abl_row(all_summ: dict, d: str, v: str, rho: float) -> dict | None:
         if abs(r["rho"] - rho) <= 1e-12 * max(rho, 1):
             return r
     return None
+
+
+def _span(v: list[float], digits: int = 1) -> str:
+    lo, hi = f"{min(v):.{digits}f}", f"{max(v):.{digits}f}"
+    return lo if lo == hi else f"{lo}–{hi}"
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -88,7 +104,8 @@ def _schedule_sentence(all_summ: dict) -> str:
     if not parts:
         return ""
     return ("In the investigation (§8, τ = 0.03) keeping 512 parents with one child each in the rank rounds and "
-            "releasing the 512 top-count candidates moves the crossing " + "; ".join(parts) + ".")
+            "releasing the 512 top-count candidates moves the crossing (XOR-3: last sign change) "
+            + "; ".join(parts) + ".")
 
 
 # ------------------------------------------------------------------------- notes
@@ -106,21 +123,60 @@ def _fig2(summ: dict, all_summ: dict) -> str:
             continue
         for tk, tv in ds["taus"].items():
             p = paper.TABLE4[d][float(tk)][1]
-            rows.append(f"{d} τ={tk}: paper/ours {_ratio(p, tv['crossing_rho'])}")
-    L = ["**Where ours differs, and why.** Crossing ratio paper ÷ ours: " + "; ".join(rows) + "."]
+            txt = f"{d} τ={tk}: {_ratio(p, tv['crossing_rho'])}"
+            if tv.get("last_crossing_rho") != tv["crossing_rho"]:
+                txt += f" (last sign change: {_ratio(p, tv.get('last_crossing_rho'))}; {tv['sign_changes']} sign changes)"
+            rows.append(txt)
+    ab = [(paper.TABLE4[d][float(tk)][1], tv) for d in ("adult", "bank") if d in summ["datasets"]
+          for tk, tv in summ["datasets"][d]["taus"].items() if tv["crossing_rho"]]
+    L = ["**Where ours differs, and why.** Crossing budget, paper ÷ ours: " + "; ".join(rows) + "."]
+    if ab:
+        rat = [p / tv["crossing_rho"] for p, tv in ab]
+        eps = [tv["crossing_eps_eq1"] for _, tv in ab]
+        L[0] += (f" On Adult and Bank our BF-Soft stops paying off at a {_span(rat, 0)}× smaller budget "
+                 f"than in the paper (ε {_span(eps, 2)} instead of 0.16–0.46).")
+    xr = summ["datasets"].get("xor3")
+    if xr:
+        lr = [paper.TABLE4["xor3"][float(tk)][1] / tv["last_crossing_rho"] for tk, tv in xr["taus"].items()
+              if tv.get("last_crossing_rho") and tv["sign_changes"] > 1]
+        if lr:
+            L[0] += (" On XOR-3 the mean curves cross several times (HOErr differences are small relative to the seed "
+                     "noise, as the paper also notes for XOR-3); where they do, the last sign change — where BF-Soft "
+                     f"stops winning for good — is {_span(lr)}× below the paper's crossing.")
     s = _schedule_sentence(all_summ)
     if s:
-        L.append(s + " The release rule alone (`top`) and a public threshold H = 10 change it much less "
-                 "(§8 table). The paper's \"hybrid\" selection is not specified beyond 512/1,024 candidates and 512 "
+        L.append(s + " The release rule alone (`top`) and a public threshold H = 10 move it much less on Adult "
+                 "(§8–§9). The paper's \"hybrid\" selection is not specified beyond 512/1,024 candidates and 512 "
                  "released records; the engine's documented reading (docs/DECISIONS.md: 256 parents + 3 children, "
                  "release ∝ clipped counts) is one of several, and this choice is the main measured driver of where "
                  "BF-Soft stops paying off. Fewer kept parents with more children make the rank rounds more "
                  "exploitative, and BF-Soft's smoothed counts (which rank candidates in dense regions first) then pay a "
                  "larger smoothing cost C at moderate budgets (see §3: C grows with ρ).")
-    L.append("Absolute error levels also differ at strong privacy (e.g. Hard at ρ = 1e-4: paper 0.696 on Adult, "
-             "0.976 on Bank; ours in §2). None of the tested variants closes that gap for Hard (§8), so we do not "
-             "attribute it; PWErr binning (20 equal-width bins on numeric attributes, the paper does not state its "
-             "bins) and the paper's own split are untested candidates.")
+    t3 = all_summ.get("fig3", {}).get("datasets", {})
+    hard = {d: t3[d]["rhos"][str(1e-4)]["hard"]["mean"] for d in ("adult", "bank")
+            if d in t3 and str(1e-4) in t3[d]["rhos"]}
+    if hard:
+        ours = ", ".join(f"{d} {paper.FIG3[d][1e-4]['hard']:.3f} (paper) vs {v:.3f} (ours)" for d, v in hard.items())
+        var, far = [], []
+        for d, h0 in hard.items():
+            r = _abl_row(all_summ, d, "top+512x1", 1e-4)
+            ph = paper.FIG3[d][1e-4]["hard"]
+            if r:
+                h1 = r["hard"]["mean"]
+                var.append(f"{d} {h1:.3f} ({'closer to' if abs(h1 - ph) < abs(h0 - ph) else 'no closer to'} the paper)")
+                if abs(h1 - ph) > 0.1:
+                    far.append(d)
+            elif abs(h0 - ph) > 0.1:
+                far.append(d)
+        txt = f"Absolute error levels also differ at strong privacy: Hard at ρ = 1e-4 is {ours}."
+        if var:
+            txt += (" Under the §8 variant (512 kept parents, one child, top-count release) Hard at ρ = 1e-4 becomes "
+                    + ", ".join(var) + ".")
+        if far:
+            txt += (f" The remaining gap on {', '.join(far)} (more than 0.1) is not attributed; the PWErr binning (20 "
+                    "equal-width bins on numeric attributes; the paper does not state its bins) and the paper's own "
+                    "train/validation split are untested candidates.")
+        L.append(txt)
     return "\n\n".join(L)
 
 
@@ -135,21 +191,62 @@ def _fig3(summ: dict, all_summ: dict) -> str:
         if rv:
             L.append(f"{d} at ρ = 1e-4: best reduction of means {rv['best_reduction_of_means']:.1f}% vs the paper's "
                      f"{p['reduction']}% ({rv['best_reduction_of_means'] - p['reduction']:+.1f} points)")
-    txt = "**Where ours differs, and why.** " + "; ".join(L) + "." if L else ""
-    r = _abl_row(all_summ, "adult", "top+512x1", 1e-4)
-    r0 = _abl_row(all_summ, "adult", "default", 1e-4)
-    if r and r0:
-        txt += (f" At τ = 0.03 on Adult the §8 variant with 512 kept parents and the top-count release gives a paired "
-                f"reduction of {r['reduction']['mean']:.1f}% at ρ = 1e-4 (engine default {r0['reduction']['mean']:.1f}%), "
-                "so the selection schedule also explains part of the smaller strong-privacy gain; the remaining gap "
-                "comes with our higher absolute errors at ρ = 1e-4 (see §1).")
+    if not L:
+        return ""
+    txt = "**Where ours differs, and why.** " + "; ".join(L) + ". " + _strong_privacy_gap(all_summ)
+    late = []
+    for d in ("adult", "bank"):
+        ds = summ["datasets"].get(d)
+        if ds is None:
+            continue
+        for rk in (str(6e-4), str(3e-3)):
+            rv = ds["rhos"].get(rk)
+            if rv and (not rv["best_interior"] or rv["best_mean"] >= rv["hard"]["mean"]):
+                late.append(f"{d} ρ = {float(rk):g}")
+    if late:
+        txt += (" At the weaker budgets (" + ", ".join(late) + ") no interior temperature beats Hard or the best "
+                "'temperature' is the smallest tested (τ = 0.00025, where the soft vote is the hard vote with ties "
+                "split and q = 1); this is the same early crossing as in §1.")
     return txt
 
 
 def _fig4(summ: dict, all_summ: dict) -> str:
-    return ("**Reading.** E_M (soft vote, Hard's noise) is worse than Hard wherever C > 0: the soft vote alone costs "
-            "fidelity, and BF-Soft wins only where the noise it saves (N) exceeds that cost. Our C grows faster with ρ "
-            "than the paper's crossings imply, consistent with the earlier crossings of §1.")
+    txt = ("**Reading.** E_M (soft vote, Hard's noise) is worse than Hard wherever C > 0: the soft vote alone costs "
+           "fidelity, and BF-Soft wins only where the noise it saves (N) exceeds that cost. Our C is already large at "
+           "ρ = 1e-3, consistent with the earlier crossings of §1.")
+    neg = []
+    for d in ("adult", "bank"):
+        ds = summ["datasets"].get(d)
+        if ds:
+            k = [fmt_sci(r["rho"]) for r in ds["rows"] if r["N"]["hi"] < 0]
+            if k:
+                neg.append(f"{d} at ρ = {', '.join(k)}")
+    if neg:
+        txt += (" A difference from the paper's picture: N is significantly *negative* at weak privacy (" + "; ".join(neg)
+                + "): there BF-Soft with its smaller noise is worse than the same soft vote with Hard's larger noise, "
+                "i.e. extra noise helps the soft vote. A mechanism consistent with this (not isolated by a separate "
+                "experiment) is that noise keeps the deterministic top-count (rank) rounds from concentrating the "
+                "population on the soft vote's high-density candidates; the rank-round schedule is also what the "
+                "investigation (§8) identifies as the main measured driver of the early crossings.")
+    return txt
+
+
+def _strong_privacy_gap(all_summ: dict) -> str:
+    """What the ablation says about the size of the gain at rho = 1e-4 on Adult (tau = 0.03)."""
+    r = _abl_row(all_summ, "adult", "top+512x1", 1e-4)
+    r0 = _abl_row(all_summ, "adult", "default", 1e-4)
+    if not (r and r0):
+        return "The investigation (§8) was not run, so the gap is not attributed."
+    d = r["reduction"]["mean"] - r0["reduction"]["mean"]
+    txt = (f"In the investigation (§8) the paper-matching rank-round reading changes the paired reduction at ρ = 1e-4 "
+           f"on Adult from {r0['reduction']['mean']:+.1f}% to {r['reduction']['mean']:+.1f}% "
+           f"(interval [{r['reduction']['lo']:+.1f}, {r['reduction']['hi']:+.1f}]), ")
+    if d > 5 and r["reduction"]["mean"] > 25:
+        return txt + "which accounts for most of the gap."
+    if d > 2:
+        return txt + "which accounts for part of the gap; the rest is not attributed."
+    return txt + ("so the schedule does not explain the smaller strong-privacy gain; it is not attributed (it comes "
+                  "with our different absolute error levels at ρ = 1e-4, §1).")
 
 
 def _fig6a(summ: dict, all_summ: dict) -> str:
@@ -157,11 +254,11 @@ def _fig6a(summ: dict, all_summ: dict) -> str:
         return ""
     r0 = str(summ["rhos"][0])
     age = summ["rows"][0]["rhos"][r0]["reduction"]
-    txt = (f"**Where ours differs, and why.** Age alone: {age['mean']:.1f}% vs the paper's 33.6% "
-           f"({age['mean'] - 33.6:+.1f} points). The ordering of policies matches (narrow numeric policies keep the "
-           "gain, reach-0.2 policies lose it), which is the claim; the size of the age-only gain is smaller for the "
-           "same reason as §1–§2 (the strong-privacy gain under the engine's selection schedule is smaller, §8).")
-    return txt
+    allf = summ["rows"][-1]["rhos"][r0]["reduction"]
+    return (f"**Where ours differs, and why.** Age alone: {age['mean']:.1f}% vs the paper's 33.6% "
+            f"({age['mean'] - 33.6:+.1f} points); all five: {allf['mean']:.1f}% vs −12.0% "
+            f"({allf['mean'] + 12.0:+.1f} points). The ordering of policies and the loss of the gain at reach 0.2 match "
+            "the paper; the size of the age-only gain is smaller. " + _strong_privacy_gap(all_summ))
 
 
 def _pilot(summ: dict, all_summ: dict) -> str:
@@ -183,25 +280,95 @@ def _trainsize(summ: dict, all_summ: dict) -> str:
         if n in red:
             p = paper.TRAINSIZE[n]["reduction"]
             parts.append(f"n = {n:,}: {red[n]['mean']:+.1f}% vs {p:+.1f}% ({red[n]['mean'] - p:+.1f} points)")
-    return ("**Where ours differs, and why.** " + "; ".join(parts) + ". The direction (the gain shrinks and reverses "
-            "as n grows at a fixed budget) is the claim. On XOR-3 the §8 ablation shows the rank-phase reading "
-            "moves the crossing by more than an order of magnitude, so the level of the gain at a given n is "
-            "sensitive to the same unspecified schedule.")
+    txt = ("**Where ours differs, and why.** " + "; ".join(parts) + ". The paper's claim is the direction: at a fixed "
+           "budget the gain shrinks and finally reverses as n grows, because the histogram noise becomes small relative "
+           "to the counts.")
+    c0, c1 = _abl_cross(all_summ, "xor3", "default"), _abl_cross(all_summ, "xor3", "top+512x1")
+    if c0 and c1:
+        side = (", so ρ = 0.003 lies on different sides of the crossing under the two readings"
+                if min(c0, c1) < 0.003 < max(c0, c1) else "")
+        txt += (f" The level of the gain at a given n is sensitive to the unspecified rank-round schedule: on XOR-3 "
+                f"(n = 12,000, τ = 0.03) the §8 variant moves the crossing from ρ = {fmt_sci(c0)} to {fmt_sci(c1)}"
+                f"{side}. We did not rerun the training-size experiment under that variant.")
+    return txt
 
 
 def _fig7(summ: dict, all_summ: dict) -> str:
     c = {r["N"]: r for r in summ["c"]["rows"]}
     big = c[max(c)]
-    return ("**Reading of the costs.** The bound is a constant-time formula (microseconds here, paper 2e-4 ms). Our "
+    return ("**Reading of the costs.** The bound is a constant-time formula (tens of microseconds here because the "
+            "benchmark's call also derives the reach from the policy; the formula alone is below 1 µs; paper 2e-4 ms). Our "
             f"exact BF-Soft by the N × N softmax enumeration takes {big['exact_soft_enumerate_ms']:.0f} ms at "
             f"N = {big['N']} (paper 1,480 ms at 8,192 on another machine), while the engine's prefix-sum 'line' "
             f"algorithm needs {big['exact_soft_line_ms']:.1f} ms because one-dimensional domains allow it; exact Hard "
             f"({big['exact_hard_ms']:.1f} ms) is faster than the paper's 211 ms for the same reason (sorted nearest "
             "neighbours). The engine's per-round Hard calibration (crossing search over candidate contexts, "
-            f"{big['engine_hard_ms']:.0f} ms) is slower on this one-attribute domain because it tries many identical "
-            "contexts before the first crossing; on the presets (m = 1,024, uniform population) it certifies √2 within "
-            "the first batch of 16 contexts, in about 0.05-0.3 s per round on this machine.")
+            f"{big['engine_hard_ms']:.0f} ms) is slower on this one-attribute domain because each search batch "
+            "evaluates several candidate contexts that are all identical when there is only one attribute (a batch is "
+            "8 contexts × N values × N candidates at N = 8,192); on the presets (m = 1,024, uniform population) it "
+            "certifies √2 within the first batch of 16 contexts, in about 0.05-0.3 s per round on this machine.")
+
+
+def _move(c0: float | None, c1: float | None) -> float | None:
+    return c1 / c0 if c0 and c1 else None
 
 
 def investigation(summaries: dict, results_dir: str) -> str:
-    return ""
+    """Closing section: what the investigation (§8) shows, computed from its numbers."""
+    a = summaries.get("ablate")
+    if not a:
+        return ""
+    L = ["## 9. Conclusions of the investigation", ""]
+    closer = []
+    for d, ds in a["datasets"].items():
+        v = ds["variants"]
+        p = paper.TABLE4[d][a["tau"]][1]
+        key = "last_crossing_rho" if d.startswith("xor") else "crossing_rho"
+        best = min(v, key=lambda k: abs(math.log(v[k][key] / p)) if v[k].get(key) else math.inf)
+        cr = ", ".join(f"{k} {fmt_sci(x.get(key))}" for k, x in v.items())
+        r0 = v["default"]["rows"][0]
+        L.append(f"- **{d}** (τ = {a['tau']}, paper crossing {fmt_sci(p)}): {'last ' if d.startswith('xor') else ''}"
+                 f"crossings {cr}. Closest to the paper: **{best}**. At ρ = {fmt_sci(r0['rho'])} the paired reduction is "
+                 + ", ".join(f"{k} {x['rows'][0]['reduction']['mean']:+.1f}%" for k, x in v.items())
+                 + "; Hard's mean error there is "
+                 + ", ".join(f"{k} {x['rows'][0]['hard']['mean']:.3f}" for k, x in v.items())
+                 + (f" (paper {paper.FIG3[d][1e-4]['hard']:.3f})" if paper.FIG3.get(d, {}).get(1e-4, {}).get("hard")
+                    else "") + ".")
+        c0, c1 = v["default"].get(key), v.get("top+512x1", {}).get(key)
+        if c0 and c1:
+            closer.append((d, abs(math.log(c1 / p)) < abs(math.log(c0 / p)), c0, c1, p))
+    L.append("")
+    if closer:
+        moved = [f"{d} {fmt_sci(c0)} → {fmt_sci(c1)} (paper {fmt_sci(p)})" for d, ok, c0, c1, p in closer if ok]
+        stayed = [d for d, ok, *_ in closer if not ok]
+        txt = "**What this establishes.** "
+        if moved:
+            txt += ("Reading the rank rounds as 512 kept parents with one mutated child each and releasing the 512 "
+                    "top-count candidates — which is what \"1,024 candidates, 512 released\" means under the reference PE "
+                    "library's rank selection — moves the crossing toward the paper's: " + "; ".join(moved) + ". ")
+        if stayed:
+            txt += "It does not for " + ", ".join(stayed) + ". "
+        ad = a["datasets"].get("adult")
+        if ad:
+            base = ad["variants"]["default"]["crossing_rho"]
+            mv = {k: _move(base, x["crossing_rho"]) for k, x in ad["variants"].items() if k != "default"}
+            txt += ("On Adult the crossing moves by a factor " + ", ".join(f"{k} {m:.2f}" for k, m in mv.items() if m)
+                    + " relative to the default: the schedule of the rank rounds (512x1) is the main lever, the release "
+                    "rule adds to it, and the threshold H does not help. ")
+        xd = a["datasets"].get("xor3")
+        if xd and xd["variants"].get("H=10", {}).get("last_crossing_rho"):
+            txt += (f"On XOR-3, H = 10 moves the last crossing away from the paper "
+                    f"({fmt_sci(xd['variants']['H=10']['last_crossing_rho'])}). ")
+        L.append(txt)
+        L.append("")
+    L.append("**What it does not establish.** The absolute error at ρ = 1e-4 on Adult: no variant brings Hard near the "
+             "paper's 0.696 (see the Hard errors above), so that gap stays unattributed (candidates not tested: PWErr "
+             "binning, the paper's split). The mechanism is not isolated either: the decomposition (§3) shows the soft "
+             "vote's smoothing cost C growing with ρ and, at weak privacy, extra noise helping the soft vote, which "
+             "fits a rank phase that is too exploitative for smoothed counts, but no separate experiment proves it.")
+    L.append("")
+    L.append("**Recommendation** (for the engine owner; blowfish_core is outside this task and was not changed): make "
+             "the rank-round schedule (parents kept, children per parent) and the release rule (proportional draws vs "
+             "top counts) explicit options of SynthConfig, and document which reading matches the paper's numbers. Both "
+             "are post-processing of the noisy histograms, so neither changes any privacy statement.")
+    return "\n".join(L)

@@ -16,7 +16,7 @@ import sys
 import time
 
 from . import findings
-from .common import FIGURES_DIR, REPORT_PATH, RESULTS_DIR, load_json, task_key
+from .common import FIGURES_DIR, REPORT_PATH, RESULTS_DIR, load_json, task, task_key
 
 ORDER = ("fig2", "fig3", "fig4", "fig6a", "pilot", "trainsize", "fig7", "ablate")
 
@@ -41,7 +41,7 @@ def summarize(mod, stored: dict) -> dict:
     """Re-analyze a stored experiment result."""
     if getattr(mod, "KIND", "synth") == "compute":
         return mod.analyze(stored["raw"], stored["scale"])
-    results = {task_key(r["task"]): r["result"] for r in stored["runs"]}
+    results = {task_key(task(**r["task"])): r["result"] for r in stored["runs"]}
     return mod.analyze(results, stored["scale"])
 
 
@@ -106,9 +106,22 @@ def generate(mode: str = "auto", results_dir: str = RESULTS_DIR, out: str = REPO
         p = os.path.join(results_dir, f"run.{m}.json")
         if os.path.exists(p):
             inv = load_json(p)["invocations"]
-            last = inv[-1]
-            L.append(f"- Last `{m}` invocation: `{last['command']}` — {len(last['experiments'])} experiment(s), "
-                     f"total wall time {_fmt_secs(last['total_wall_seconds'])} with {last['workers']} worker processes.")
+            whole = [i for i in inv if set(ORDER) <= set(i["experiments"])]
+            last = whole[-1] if whole else inv[-1]
+            cached = "" if "--no-cache" in last["command"] else " (runs already in the run cache were reused)"
+            L.append(f"- Last {'complete ' if whole else ''}`{m}` invocation: `{last['command']}` — "
+                     f"{len(last['experiments'])} experiment(s), total wall time "
+                     f"**{_fmt_secs(last['total_wall_seconds'])}** with {last['workers']} worker processes{cached}, "
+                     f"load average at its start {last['environment'].get('load_average_at_start')}, git commit "
+                     f"{last['environment'].get('git_commit')}, engine hash {last.get('engine_hash')} (hash of the "
+                     "blowfish_core sources that determine a run; the run cache is keyed by it).")
+        v = os.path.join(results_dir, f"verify.{m}.json")
+        if os.path.exists(v):
+            vj = load_json(v)
+            L.append(f"- Reproducibility check (`python -m experiments.run {'--quick ' if m == 'quick' else ''}--verify "
+                     f"{vj['checked']}`): {vj['identical']}/{vj['checked']} randomly chosen stored `{m}` runs re-executed "
+                     f"with the engine at commit {vj['environment'].get('git_commit')} (engine hash {vj['engine_hash']}) "
+                     "gave bit-identical errors.")
     env = next(iter(loaded.values()))["environment"] if loaded else {}
     if env:
         L.append(f"- Machine: {env.get('platform')}, {env.get('machine')}, os.cpu_count() = {env.get('cpu_count')}, "

@@ -36,8 +36,8 @@ import time  # noqa: E402
 
 from . import (exp_ablate, exp_bound, exp_budget, exp_decomposition, exp_pilot, exp_policies,  # noqa: E402
                exp_temperature, exp_trainsize)
-from .common import (RESULTS_DIR, ROOT, RunCache, _worker_init, environment, load_json, run_tasks,  # noqa: E402
-                     save_json, task_key)
+from .common import (RESULTS_DIR, ROOT, TASK_DEFAULTS, RunCache, _worker_init, environment,  # noqa: E402
+                     load_json, run_tasks, save_json, task_key)
 
 EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_pilot,
                                  exp_trainsize, exp_bound, exp_ablate)}
@@ -56,13 +56,19 @@ def engine_hash() -> str:
     return h.hexdigest()[:12]
 
 
+def compact_task(t: dict) -> dict:
+    """A task without its default fields (common.task(**compact) restores it)."""
+    keep = ("dataset", "method", "rho", "seed")
+    return {k: v for k, v in t.items() if k in keep or v != TASK_DEFAULTS[k]}
+
+
 def compact_run(t: dict, r: dict) -> dict:
     """One stored run: the task and its result (delta_t kept only for the decomposition's E_M)."""
     res = {"error": r["error"], "seconds": r["seconds"], "cpu_seconds": r.get("cpu_seconds"),
            "calibration": r["calibration"], "n": r["n"]}
     if t["method"] == "soft-hard-noise":
         res["delta_t"] = r["delta_t"]
-    return {"task": t, "result": res}
+    return {"task": compact_task(t), "result": res}
 
 
 def run_experiment(mod, mode: str, pool, cache, log) -> dict:
@@ -84,6 +90,31 @@ def run_experiment(mod, mode: str, pool, cache, log) -> dict:
     return out
 
 
+def verify(mode: str, k: int, seed: int = 0) -> int:
+    """Re-execute k stored runs (seeded random choice over every experiment of ``mode``); 0 if all match exactly."""
+    import random
+
+    from .common import execute, task
+
+    pool = []
+    for i in EXPERIMENTS:
+        p = os.path.join(RESULTS_DIR, f"{i}.{mode}.json")
+        if os.path.exists(p):
+            pool += [(i, r) for r in load_json(p).get("runs", [])]
+    picks = random.Random(seed).sample(pool, min(k, len(pool)))
+    rows = []
+    for i, r in picks:
+        e = execute(task(**r["task"]))["error"]
+        rows.append({"experiment": i, "task": r["task"], "stored": r["result"]["error"], "rerun": e,
+                     "identical": e == r["result"]["error"]})
+        print(f"{i}: {r['task']} stored {r['result']['error']!r} rerun {e!r} {'OK' if e == r['result']['error'] else 'DIFFERENT'}")
+    out = {"mode": mode, "checked": len(rows), "identical": sum(x["identical"] for x in rows), "runs": rows,
+           "engine_hash": engine_hash(), "environment": environment()}
+    save_json(os.path.join(RESULTS_DIR, f"verify.{mode}.json"), out)
+    print(f"{out['identical']}/{out['checked']} reruns identical")
+    return 0 if out["identical"] == out["checked"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.run", description=__doc__.split("\n")[0])
     g = ap.add_mutually_exclusive_group()
@@ -93,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--no-cache", action="store_true", help="recompute every run")
     ap.add_argument("--no-report", action="store_true")
+    ap.add_argument("--verify", type=int, default=0, metavar="K",
+                    help="re-execute K randomly chosen stored runs of the chosen mode and check the errors are identical")
     args = ap.parse_args(argv)
     mode = "quick" if args.quick else "full"
     ids = [s.strip() for s in args.only.split(",") if s.strip()] or list(EXPERIMENTS)
@@ -100,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"unknown experiment id(s) {bad}; use {', '.join(EXPERIMENTS)}")
     os.makedirs(RESULTS_DIR, exist_ok=True)
+    if args.verify:
+        return verify(mode, args.verify)
     logpath = os.path.join(RESULTS_DIR, f"progress.{mode}.log")
 
     def log(msg: str) -> None:

@@ -151,6 +151,8 @@ def test_run_main_and_report_render(tmp_path, monkeypatch):
     assert "not run" in text                      # the other experiments have no cached result
     assert (tmp_path / "figures" / "trainsize_xor3.png").stat().st_size > 1000
     # the report re-analyzes the stored runs: same numbers as the stored errors
+    # stored tasks drop their default fields; task() restores them
+    assert "table" not in stored["runs"][0]["task"] and task(**stored["runs"][0]["task"])["table"] == "private"
     errs = sorted(r["result"]["error"] for r in stored["runs"] if r["task"]["method"] == "hard"
                   and r["task"]["n"] == 3000)
     assert f"{np.mean(errs):.3f}" in text
