@@ -60,6 +60,8 @@ class AttributePolicy:
         """One-line human description, e.g. 'threshold 7 (years)'."""
         if self.kind == "threshold":
             unit = attr.threshold_unit
+            if float(self.theta) == 1 and unit.endswith("s"):
+                unit = unit[:-1]  # "1 level", "1 year", "1 tree step"
             return f"threshold {_fmt(self.theta)} {unit}".strip()
         if self.kind == "block":
             return f"block partition ({len(self.blocks)} blocks)"
