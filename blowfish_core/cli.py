@@ -111,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--release", type=_int, default=512, help="released records (default 512)")
     s.add_argument("--threshold-h", type=_float, default=0.0, help="public count threshold H (App. B; default 0)")
     s.add_argument("--selection", choices=["hybrid", "sample", "rank"], default="hybrid")
+    s.add_argument("--children", type=_int, default=3,
+                   help="rank rounds: mutated children per kept parent (default 3: top m/4 kept; 1: top m/2 kept)")
+    s.add_argument("--release-mode", choices=["sample", "top"], default="sample",
+                   help="release drawn proportionally to the last noisy counts (default) or the top-count candidates")
     s.add_argument("--seeds", default="0", help="comma list of seeds, paired across methods (default 0)")
     s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method and seed")
     s.add_argument("--out-dir", metavar="DIR", help="also write every release as DIR/<method>_seed<S>.csv")
@@ -322,7 +326,8 @@ def cmd_synth(args) -> int:
     seeds = _parse_seeds(args.seeds)
     _check_outputs(args, methods, seeds)
     cfg = SynthConfig(rounds=args.rounds, population=_parse_population(args.population, args.rounds),
-                      release=args.release, threshold_h=args.threshold_h, selection=args.selection).validate()
+                      release=args.release, threshold_h=args.threshold_h, selection=args.selection,
+                      children=args.children, release_mode=args.release_mode).validate()
     metric = None
     if preset is not None and not args.schema:
         table = read_table(args.data, sep=_sep(args)) if args.data and _sep(args) != "," else args.data

@@ -62,13 +62,17 @@ class SynthConfig:
     threshold_h: public count threshold H (App. B), >= 0.  selection: 'hybrid',
     'sample' or 'rank'.  switch_round: hybrid switches to rank for populations of
     rounds > switch_round.  children: mutated children per kept parent in rank mode.
-    mutation_start/end: a and b of the decaying mutation rate.  max_edges: exhaustive
+    release_mode: 'sample' (default: draw the release proportionally to the last clipped
+    noisy counts) or 'top' (the candidates with the largest counts; with children=1 this is
+    the reading of the reference PE library that experiments/REPORT.md §8 found closer
+    to the paper's crossings).  mutation_start/end: a and b of the decaying mutation rate.  max_edges: exhaustive
     limit of Hard's certification.  budget_weights: per-round rho split (None = equal).
     """
 
     rounds: int = 8
     population: list[int] | None = None
     release: int = 512
+    release_mode: str = "sample"
     threshold_h: float = 0.0
     selection: str = "hybrid"
     switch_round: int = 3
@@ -103,6 +107,8 @@ class SynthConfig:
             raise BlowfishError(f"release size must be <= 10,000,000 (got {self.release})")
         if not math.isfinite(self.threshold_h) or self.threshold_h < 0:
             raise BlowfishError(f"threshold H must be a finite number >= 0 (got {self.threshold_h})")
+        if self.release_mode not in ("sample", "top"):
+            raise BlowfishError(f"release mode must be 'sample' or 'top' (got {self.release_mode!r})")
         if self.selection not in SELECTIONS:
             raise BlowfishError(f"selection must be one of {', '.join(SELECTIONS)} (got {self.selection!r})")
         if self.children < 1:
@@ -294,7 +300,14 @@ def run_synthesis(
     prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
     cdf = np.cumsum(prob)
     cdf[-1] = 1.0
-    idx = np.searchsorted(cdf, rng_for(seed, _RELEASE).random(cfg.release), side="right")
+    u = rng_for(seed, _RELEASE).random(cfg.release)
+    if cfg.release_mode == "top":
+        # the `release` candidates with the largest clipped noisy counts (stable order),
+        # repeated cyclically when release > m_T
+        order = np.argsort(-prob, kind="stable")
+        idx = np.resize(order[: min(cfg.release, order.size)], cfg.release)
+    else:
+        idx = np.searchsorted(cdf, u, side="right")
     release = C[idx]
     return SynthResult(method, seed, release, ledger, time.perf_counter() - t0, round_secs,
                        pops if keep_populations else None)

@@ -197,6 +197,7 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
             "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
             "threshold_h": req.config.threshold_h, "selection": req.config.selection,
             "switch_round": req.config.switch_round, "children": req.config.children,
+            "release_mode": req.config.release_mode,
             "mutation": [req.config.mutation_start, req.config.mutation_end],
         },
         "metric": {"name": metric_name, "numeric_bins": NUMERIC_BINS,

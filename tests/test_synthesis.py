@@ -318,3 +318,25 @@ def test_adult_tiny_run_on_real_table(adult_path, tmp_path):
     df = read_table(str(tmp_path / "o.csv"))
     assert list(df.columns) == ["age", "hours.per.week", "education.num", "workclass", "income"]
     get_preset("adult").schema.encode(df)
+
+
+def test_release_mode_top_takes_the_largest_counts_and_children_one_keeps_half():
+    """release_mode='top' releases the top-count candidates of round T; default stays 'sample'."""
+    import numpy as np
+    import blowfish_core as bc
+    from blowfish_core.evolution import SynthConfig, run_synthesis
+    from blowfish_core.presets import get_preset, load_preset_data
+
+    p = get_preset("xor3")
+    X = p.schema.encode(load_preset_data(p, n=400).private)
+    cfg = SynthConfig(rounds=2, population=[32, 32], release=8, release_mode="top", children=1)
+    res = run_synthesis(p.schema, X, p.default_policy(), "tab-pe", 1e6, config=cfg, seed=0, keep_populations=True)
+    C_T = res.populations[-1]
+    # with rho = 1e6 the noise is negligible, so the top-8 release = the 8 most voted candidates
+    from blowfish_core.votes import vote_histogram
+    H = vote_histogram(p.schema, C_T, X)
+    top = C_T[np.argsort(-H, kind="stable")[:8]]
+    assert np.array_equal(np.sort(res.release, axis=0), np.sort(top, axis=0))
+    assert SynthConfig().release_mode == "sample"
+    with pytest.raises(bc.BlowfishError, match="release mode"):
+        SynthConfig(release_mode="best").validate()
