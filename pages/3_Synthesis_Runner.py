@@ -88,7 +88,7 @@ with c3:
     st.number_input("Rounds T", key="rn_rounds", step=1)
     st.text_input("Population schedule", key="rn_population",
                   placeholder="paper default: 512 in rounds 1-3, 1024 after",
-                  help="candidates per round, e.g. 512x3,1024x5 (the CLI's --population syntax); "
+                  help="candidates per round as size x rounds, e.g. 512x3,1024x5 (8 rounds); "
                        "empty = the paper's schedule")
     st.number_input("Release size (records)", key="rn_release", step=1)
     st.number_input("Threshold H (App. B)", key="rn_h", format="%g", step=1.0)
@@ -216,6 +216,7 @@ def draw_results() -> None:
             fig = go.Figure([go.Bar(name="real", x=m[a], y=m["real"]), go.Bar(name="synthetic", x=m[a], y=m["synthetic"])])
             fig.update_layout(barmode="group", height=280, title=f"{a}: l1 error {m['abs_diff'].sum():.4f}",
                               margin=dict(t=40, b=20), yaxis_title="share")
+            fig.update_xaxes(type="category")  # bin labels such as "17-20" are names, never dates or numbers
             st.plotly_chart(fig, key=f"rn_m1_{rid}_{a}")
         ca, cb = st.columns(2)
         a2 = ca.selectbox("2-way: first attribute", names, index=0, key=f"rn_marg2a_{rid}")
@@ -231,6 +232,8 @@ def draw_results() -> None:
                               row=1, col=k)
             fig.update_layout(height=380, coloraxis=dict(colorscale="Blues"), margin=dict(t=40, b=20),
                               title=f"({a2}, {b2_}): l1 error {m['abs_diff'].sum():.4f}")
+            fig.update_xaxes(type="category")
+            fig.update_yaxes(type="category")
             st.plotly_chart(fig, key=f"rn_m2_{rid}")
     except BlowfishError as e:
         st.error(f"Marginals: {e}")
