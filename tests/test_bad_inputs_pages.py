@@ -1,0 +1,111 @@
+"""Bad-input catalogue (issue 7) through the pages: every item gives an st.error (or, in
+the upload path the pages call, a BlowfishError) naming the problem, never an exception,
+and the data already in session state is unchanged.
+
+Text items go through the Policy Designer's "paste CSV" box (AppTest); byte-level items
+(non-UTF-8, 200 MB) go through studio.data_source.handle_upload, the function the
+upload widget's callback calls.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import blowfish_core as bc
+from studio import data_source as ds
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = os.path.join(ROOT, "pages", "1_Policy_Designer.py")
+
+ADULT_HEADER = "age,workclass,education.num,hours.per.week,income\n"
+
+
+def _paste(at: AppTest, text: str) -> AppTest:
+    at.text_area(key="designer:paste:csv").set_value(text).run()
+    at.button(key="designer:paste_btn:csv").click().run()
+    return at
+
+
+@pytest.fixture(scope="module")
+def designer():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception
+    at.radio(key="designer:source").set_value("csv").run()
+    assert not at.exception
+    return at
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("", "paste"),                                   # empty
+        ("a,b\n", "no data rows"),                       # header only
+        ("a;b\n1;2\n3;4\n", "semicolon"),                # wrong delimiter
+        ("a,a\n1,2\n3,4\n", "duplicate column"),         # duplicate column names
+        ("a,b\n1,\n2,\n", "entirely missing"),           # all-missing column
+        ("a,b\n1,inf\n2,3\n", "infinite"),               # infinity in a numeric column
+        ("a,b\n1,x\n2,3\n3,4\n", "mostly numbers"),      # one non-number in a numeric column
+        ("a,b\n1,2,3\n", "more fields"),                 # malformed row
+        ("a\n1\n2\n", "one column"),                     # one column
+    ],
+)
+def test_paste_catalogue_gives_st_error_and_keeps_data(designer, text, needle):
+    before = designer.session_state["studio"]
+    before_private = before.private.copy()
+    _paste(designer, text)
+    assert not designer.exception, [e.value for e in designer.exception]
+    msgs = " ".join(e.value for e in designer.error)
+    assert needle.lower() in msgs.lower(), msgs
+    after = designer.session_state["studio"]
+    assert after is before
+    pd.testing.assert_frame_equal(after.private, before_private)
+
+
+def test_single_distinct_value_and_one_record_are_accepted(designer):
+    _paste(designer, "a,b\n5,x\n")
+    assert not designer.exception
+    s = designer.session_state["studio"]
+    assert len(s.private) == 1 and s.schema.data_derived
+    assert any("data-derived" in w.value.lower() or "read off" in w.value.lower()
+               for w in list(designer.error) + list(designer.warning) + list(designer.markdown))
+
+
+def test_non_utf8_upload_names_the_encoding():
+    with pytest.raises(bc.DataError, match="not UTF-8"):
+        ds.handle_upload("age,workclass\n34,Pr\xe9vu\n".encode("latin-1"), "latin.csv", "csv")
+
+
+def test_200_mb_upload_is_refused_with_a_size_message():
+    big = b"a,b\n" + b"1,2\n" * (50 * 2**20)  # 200 MB
+    with pytest.raises(bc.DataError, match=r"MB is larger than the 100 MB limit"):
+        ds.handle_upload(big, "big.csv", "csv")
+
+
+@pytest.mark.parametrize(
+    "row, needle",
+    [
+        ("?,Private,13,40,<=50K\n", "'?'"),                      # '?' as a missing marker in a numeric column
+        ("200,Private,13,40,<=50K\n", "outside the declared public domain"),
+        ("34, Private,13,40,<=50K\n", "leading/trailing spaces"),  # category with a leading space
+        ("34,Pirate,13,40,<=50K\n", "outside the declared public domain"),  # unknown category
+        ("nan,Private,13,40,<=50K\n", "not numbers"),
+    ],
+)
+def test_adult_upload_catalogue_names_column(row, needle):
+    good = "34,Private,13,40,<=50K\n51,?,9,50,>50K\n"  # '?' is a declared workclass level
+    raw = (ADULT_HEADER + good + row).encode()
+    with pytest.raises(bc.BlowfishError) as e:
+        ds.handle_upload(raw, "adult.csv", "adult")
+    assert needle in str(e.value), str(e.value)
+
+
+def test_adult_upload_with_question_mark_workclass_is_accepted():
+    raw = (ADULT_HEADER + "34,Private,13,40,<=50K\n51,?,9,50,>50K\n").encode()
+    studio, _ = ds.handle_upload(raw, "adult.csv", "adult")
+    rows = pd.concat([studio.private, studio.public])  # the preset's 80% private split
+    assert sorted(rows["workclass"]) == ["?", "Private"]
