@@ -183,7 +183,7 @@ def test_policy_designer_edits_in_chromium(server):
             _wait_idle(page)
             assert _metric_value(page, "Record-level reach") == "0.2000"
             captions = page.locator('[data-testid="stCaptionContainer"]')
-            assert "7 protected pairs; 4 connected component(s)." in captions.all_inner_texts()
+            assert "7 protected pairs; 4 connected components." in captions.all_inner_texts()
             grid = page.locator('[data-testid="stDataFrame"]').first  # the workclass block editor
             box = grid.bounding_box()
             page.mouse.dblclick(box["x"] + box["width"] * 0.75, box["y"] + 35 + 17)  # row 'Private', column 'block'
@@ -194,7 +194,7 @@ def test_policy_designer_edits_in_chromium(server):
             _wait_idle(page)
             _assert_no_exception(page, "designer_edit")
             # Private joins {Federal, Local, State}-gov: 6 + 1 + 3 pairs, 3 components
-            assert "10 protected pairs; 3 connected component(s)." in \
+            assert "10 protected pairs; 3 connected components." in \
                 page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
             page.screenshot(path=os.path.join(ARTIFACTS, "policy_designer_adult_table3_edit.png"), full_page=True)
         finally:
