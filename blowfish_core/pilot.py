@@ -40,7 +40,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .accounting import check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_rho
+from .accounting import (
+    check_delta, check_rho, epsilon_exact, parse_positive_grid, pilot_budget, pilot_scaling, split_rho,
+)
 from .errors import BlowfishError, BudgetError
 from .evolution import SynthConfig
 from .metrics import relative_reduction, t_interval
@@ -157,19 +159,9 @@ def parse_tau_grid(text: str) -> list[float]:
     Raises BudgetError naming the bad entry (not a number, tau <= 0), for an
     empty grid, or for more than MAX_GRID temperatures.
     """
-    parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p.strip()]
-    if not parts:
+    out = parse_positive_grid(text, "tau grid", "temperature", "temperatures like 0.003, 0.03", check_tau)
+    if not out:
         raise BudgetError("tau grid is empty. Fix: list temperatures like 0.003, 0.03, 0.3")
-    out = set()
-    for p in parts:
-        try:
-            v = float(p)
-        except ValueError:
-            raise BudgetError(f"tau grid: {p.strip()!r} is not a number. Fix: list temperatures like 0.003, 0.03") from None
-        try:
-            out.add(check_tau(v))
-        except BudgetError:
-            raise BudgetError(f"tau grid: every temperature must be a finite number > 0 (got {p.strip()})") from None
     if len(out) > MAX_GRID:
         raise BudgetError(f"tau grid: at most {MAX_GRID} temperatures (got {len(out)})")
     return sorted(out)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact
+from .accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact, parse_positive_grid
 from .errors import BlowfishError, BudgetError
 from .evolution import SynthConfig, SynthResult
 from .metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
@@ -48,17 +48,7 @@ def parse_rho_grid(text: str) -> list[float]:
     Raises BudgetError naming the bad entry (not a number, rho <= 0), when fewer
     than 2 budgets are given (a crossing needs two), or more than MAX_RHO_GRID.
     """
-    parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p.strip()]
-    out = set()
-    for p in parts:
-        try:
-            v = float(p)
-        except ValueError:
-            raise BudgetError(f"budget grid: {p.strip()!r} is not a number. Fix: list budgets like 1e-4, 1e-3") from None
-        try:
-            out.add(check_rho(v))
-        except BudgetError:
-            raise BudgetError(f"budget grid: every rho must be a finite number > 0 (got {p.strip()})") from None
+    out = parse_positive_grid(text, "budget grid", "rho", "budgets like 1e-4, 1e-3", check_rho)
     if len(out) < 2:
         raise BudgetError(f"budget grid needs at least 2 distinct budgets (got {len(out)}). Fix: e.g. 1e-4, 1e-3, 1e-2")
     if len(out) > MAX_RHO_GRID:
