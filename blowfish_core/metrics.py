@@ -18,16 +18,23 @@ from .schema import Schema
 NUMERIC_BINS = 20
 
 
-def bin_codes(schema: Schema, X: np.ndarray, bins: int = NUMERIC_BINS) -> tuple[np.ndarray, list[int]]:
+def bin_codes(schema: Schema, X: np.ndarray, bins: int | str = NUMERIC_BINS) -> tuple[np.ndarray, list[int]]:
     """Discretize encoded records for marginals: int (n, p) cell indices and the cell count per attribute.
 
-    Numeric: ``bins`` equal-width bins over the public domain [lo, hi]; finite
-    attributes: one cell per level.
+    Numeric: ``bins`` equal-width bins over the public domain [lo, hi], or with
+    bins="exact" one cell per whole number (integer attributes only); finite
+    attributes: one cell per level.  ValueError for "exact" on a continuous attribute.
     """
     out = np.empty(X.shape, dtype=np.int64)
     sizes = []
     for i, a in enumerate(schema.attributes):
-        if a.kind == "numeric":
+        if a.kind == "numeric" and bins == "exact":
+            if not a.integer:
+                raise ValueError(f"bins='exact' needs an integer attribute; '{a.name}' is continuous")
+            span = int(a.hi - a.lo)
+            out[:, i] = np.clip(np.rint(X[:, i] * span), 0, span).astype(np.int64)
+            sizes.append(span + 1)
+        elif a.kind == "numeric":
             out[:, i] = np.minimum((X[:, i] * bins).astype(np.int64), bins - 1)
             sizes.append(bins)
         elif a.kind == "ordinal":
@@ -51,7 +58,7 @@ def marginal(codes: np.ndarray, sizes: list[int], cols: tuple[int, ...], weights
     return h / s if s > 0 else h
 
 
-def pwerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: int = NUMERIC_BINS) -> float:
+def pwerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: int | str = NUMERIC_BINS) -> float:
     """PWErr: mean l1 distance between normalized 2-way marginals over all attribute pairs.
 
     X_real: (n, p), X_syn: (r, p) encoded.  Value in [0, 2].  Needs p >= 2

@@ -20,7 +20,6 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import sys
@@ -36,41 +35,16 @@ from blowfish_core import evolution  # noqa: E402
 from blowfish_core.data import read_table  # noqa: E402
 from blowfish_core.distance import domain_index, group_records  # noqa: E402
 from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402
-from blowfish_core.metrics import marginal  # noqa: E402
+from blowfish_core.metrics import pwerr  # noqa: E402
 from blowfish_core.presets import get_preset, load_preset_data, shared_path, split_table  # noqa: E402
 
 RHO, TAU = 1e-4, 0.03
 PAPER_HARD = 0.696
 
 
-def codes(schema, X, bins):
-    """Cell codes: bins=int -> equal-width bins on numeric; bins='exact' -> integer value."""
-    out = np.empty(X.shape, dtype=np.int64)
-    sizes = []
-    for i, a in enumerate(schema.attributes):
-        if a.kind == "numeric":
-            if bins == "exact":
-                span = int(a.hi - a.lo)
-                out[:, i] = np.clip(np.rint(X[:, i] * span), 0, span).astype(np.int64)
-                sizes.append(span + 1)
-            else:
-                out[:, i] = np.minimum((X[:, i] * bins).astype(np.int64), bins - 1)
-                sizes.append(bins)
-        elif a.kind == "ordinal":
-            L = len(a.levels)
-            out[:, i] = np.rint(X[:, i] * max(L - 1, 1)).astype(np.int64)
-            sizes.append(L)
-        else:
-            out[:, i] = X[:, i].astype(np.int64)
-            sizes.append(len(a.levels))
-    return out, sizes
-
-
 def pwerr_def(schema, X_ref, X_syn, bins):
-    a, sizes = codes(schema, X_ref, bins)
-    b, _ = codes(schema, X_syn, bins)
-    return float(np.mean([np.abs(marginal(a, sizes, pr) - marginal(b, sizes, pr)).sum()
-                          for pr in itertools.combinations(range(schema.p), 2)]))
+    """PWErr with numeric bins = int or 'exact' (metrics.pwerr)."""
+    return pwerr(schema, X_ref, X_syn, bins=bins)
 
 
 def run_hard(schema, X, policy, seeds, grouped, cfg=None):

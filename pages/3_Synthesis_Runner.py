@@ -320,14 +320,12 @@ def do_run() -> None:
     with status:
         run_bar = st.progress(0.0, text=f"run 1 of {total}")
         round_bar = st.progress(0.0, text="round 0")
-    done = {"runs": 0}
 
-    def progress(ev: dict) -> None:
-        if ev["round"] == ev["rounds"]:
-            done["runs"] += 1
-        run_bar.progress(min(done["runs"] / total, 1.0),
-                         text=f"run {min(done['runs'] + 1, total)} of {total}: {METHOD_LABELS[ev['method']]}, seed {ev['seed']}")
+    def show(frac: float, runs: int, ev: dict) -> None:
+        run_bar.progress(frac, text=f"run {min(runs + 1, total)} of {total}: {METHOD_LABELS[ev['method']]}, seed {ev['seed']}")
         round_bar.progress(ev["round"] / ev["rounds"], text=f"round {ev['round']} of {ev['rounds']}")
+
+    progress = ui.run_progress(total, show)
 
     next_id = int(st.session_state.get("runner_next_id", 1))
     try:
@@ -358,14 +356,9 @@ def do_sweep() -> None:
     total = len(rhos) * len(seeds) * 2
     with sweep_status:
         bar = st.progress(0.0, text="budget sweep")
-    done = {"runs": 0}
-
-    def progress(ev: dict) -> None:
-        if ev["round"] == ev["rounds"]:
-            done["runs"] += 1
-        bar.progress(min(done["runs"] / total, 1.0),
-                     text=f"rho = {ev['rho']:.3g} ({ev['point']} of {ev['points']}): {METHOD_LABELS[ev['method']]}, "
-                          f"seed {ev['seed']}, round {ev['round']}/{ev['rounds']}")
+    progress = ui.run_progress(total, lambda frac, runs, ev: bar.progress(
+        frac, text=f"rho = {ev['rho']:.3g} ({ev['point']} of {ev['points']}): {METHOD_LABELS[ev['method']]}, "
+                   f"seed {ev['seed']}, round {ev['round']}/{ev['rounds']}"))
 
     try:
         res = budget_sweep(studio.schema, studio.policy, studio.private, rhos, float(S["rn_tau"]), seeds, cfg,

@@ -276,14 +276,9 @@ def do_pilot() -> None:
     total = (len(taus) + 1) * len(seeds)
     with status:
         bar = st.progress(0.0, text="pilot")
-    done = {"runs": 0}
-
-    def progress(ev: dict) -> None:
-        if ev["round"] == ev["rounds"]:
-            done["runs"] += 1
-        bar.progress(min(done["runs"] / total, 1.0),
-                     text=f"{ev['label']} ({ev['config']} of {ev['configs']}), seed {ev['seed']}, "
-                          f"round {ev['round']}/{ev['rounds']}")
+    progress = ui.run_progress(total, lambda frac, runs, ev: bar.progress(
+        frac, text=f"{ev['label']} ({ev['config']} of {ev['configs']}), seed {ev['seed']}, "
+                   f"round {ev['round']}/{ev['rounds']}"))
 
     try:
         res = run_pilot(studio.schema, studio.policy, public, P["pl_rho"], n_t, taus, seeds, cfg,
