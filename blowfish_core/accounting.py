@@ -690,22 +690,7 @@ class PrivacyLedger:
 
 
 def parse_positive_grid(text: str, name: str, item: str, example: str, check) -> set[float]:
-    """Distinct values from text like "1e-4, 6e-4; 3e-3" (commas, semicolons or spaces).
+    """Moved to blowfish_core.parsing (the front ends' parsers); kept here for old imports."""
+    from .parsing import parse_positive_grid as parse
 
-    name: the grid's label in messages ("tau grid"); item: what one entry is ("temperature");
-    example: a valid list for the fix; check: validator raising BudgetError (e.g. check_rho).
-    Raises BudgetError naming the bad entry.  Count limits are the caller's.
-    """
-    out: set[float] = set()
-    for p in str(text).replace(";", ",").replace(" ", ",").split(","):
-        if not p.strip():
-            continue
-        try:
-            v = float(p)
-        except ValueError:
-            raise BudgetError(f"{name}: {p.strip()!r} is not a number. Fix: list {example}") from None
-        try:
-            out.add(check(v))
-        except BudgetError:
-            raise BudgetError(f"{name}: every {item} must be a finite number > 0 (got {p.strip()})") from None
-    return out
+    return parse(text, name, item, example, check)

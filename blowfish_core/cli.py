@@ -14,7 +14,6 @@ import re
 import sys
 from typing import Any
 
-from .accounting import check_delta, check_rho, rho_from_budget
 from .data import read_table, read_text_file
 from .errors import BlowfishError
 from .evolution import SynthConfig
@@ -22,7 +21,9 @@ from .policy import Policy
 from .presets import get_preset, load_preset_data
 from .runner import ledger_text, policy_summary, run_paired, RunRequest
 from .schema import Schema, infer_schema
-from .sensitivity import METHODS
+from .mechanisms import MECHANISMS
+from .methods import METHODS, tau_methods
+from .parsing import parse_budget, parse_methods, parse_population, parse_seeds, require_tau
 from .votes import check_tau
 
 EPILOG = """examples:
@@ -100,10 +101,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Adult/Bank presets: seed of the private/pilot split (default 0)")
     s.add_argument("--method", default="tab-pe,hard,bf-soft",
                    help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft)")
-    s.add_argument("--tau", type=_float, help="temperature of soft votes (needed for bf-soft, soft-dp, soft-hard-noise)")
+    s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())})")
+    s.add_argument("--mechanism", default="gaussian",
+                   help=f"noise mechanism: {', '.join(MECHANISMS)} (default gaussian: zCDP, --rho or --epsilon/--delta; "
+                        "laplace: pure DP, --epsilon only)")
     s.add_argument("--rho", type=_float, help="total zCDP budget")
-    s.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho")
-    s.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5)")
+    s.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho; with "
+                                                  "--mechanism laplace the pure-DP epsilon")
+    s.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5; "
+                                                              "not with --mechanism laplace)")
     s.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
                    help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
     s.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
@@ -132,37 +138,6 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("presets", help="list the built-in presets and their policies")
     pr.add_argument("--json", action="store_true")
     return ap
-
-
-def _parse_population(text: str | None, rounds: int) -> list[int] | None:
-    if not text:
-        return None
-    sizes: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        size, _, times = part.partition("x")
-        try:
-            k, t = int(size), (int(times) if times else 1)
-        except ValueError:
-            raise BlowfishError(f"--population: cannot read {part!r}; use e.g. 512x3,1024x5") from None
-        if k < 1 or t < 1:
-            raise BlowfishError(f"--population: {part!r}: sizes and repeat counts must be whole numbers >= 1; "
-                                "use e.g. 512x3,1024x5")
-        sizes += [k] * t
-    if len(sizes) != rounds:
-        raise BlowfishError(f"--population lists {len(sizes)} rounds but --rounds is {rounds}")
-    return sizes
-
-
-def _parse_seeds(text: str) -> list[int]:
-    parts = [x.strip() for x in text.split(",")]
-    if any(x == "" for x in parts):
-        raise BlowfishError(f"--seeds: an empty entry in {text!r}; use whole numbers like 0,1,2")
-    try:
-        seeds = [int(x) for x in parts]
-    except ValueError:
-        raise BlowfishError(f"--seeds: expected whole numbers like 0,1,2 (got {text!r})") from None
-    return seeds
 
 
 def _sep(args) -> str:
@@ -301,31 +276,14 @@ def cmd_reach(args) -> int:
 
 
 def cmd_synth(args) -> int:
-    methods = [m.strip().lower() for m in args.method.split(",") if m.strip()]
-    for m in methods:
-        if m not in METHODS:
-            raise BlowfishError(f"--method: unknown method '{m}'; use {', '.join(METHODS)}")
-    delta = 1e-5 if args.delta is None else args.delta
-    check_delta(delta)
-    if args.rho is not None and args.epsilon is not None:
-        raise BlowfishError("give either --rho or --epsilon/--delta, not both")
-    if args.rho is not None:
-        rho = check_rho(args.rho)
-        source = "rho"
-    elif args.epsilon is not None:
-        rho = rho_from_budget(epsilon=args.epsilon, delta=delta, conversion=args.conversion)
-        source = f"epsilon={args.epsilon:g}, delta={delta:g} via {args.conversion}"
-    else:
-        raise BlowfishError("give a budget: --rho R, or --epsilon E --delta D")
-    if any(m in ("bf-soft", "soft-dp", "soft-hard-noise") for m in methods):
-        if args.tau is None:
-            raise BlowfishError("--tau is required for bf-soft, soft-dp and soft-hard-noise (e.g. --tau 0.03)")
-        check_tau(args.tau)
+    methods = parse_methods(args.method)
+    budget = parse_budget(args.rho, args.epsilon, args.delta, args.mechanism, args.conversion)
+    require_tau(methods, args.tau)
     schema, policy, preset = resolve_setting(args)
     _check_ignored_options(args, preset)
-    seeds = _parse_seeds(args.seeds)
+    seeds = parse_seeds(args.seeds)
     _check_outputs(args, methods, seeds)
-    cfg = SynthConfig(rounds=args.rounds, population=_parse_population(args.population, args.rounds),
+    cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
                       release=args.release, threshold_h=args.threshold_h, selection=args.selection,
                       children=args.children, release_mode=args.release_mode).validate()
     metric = None
@@ -351,15 +309,17 @@ def cmd_synth(args) -> int:
                     open(p, "a").close()
                     os.remove(p)
                 _write(flag, path, probe)
-    req = RunRequest(schema, policy, data, methods, rho, delta, args.tau, seeds, cfg, metric=metric,
-                     budget_source=source, data_source=source_txt, allow_empty_policy=args.allow_empty_policy)
+    req = RunRequest(schema, policy, data, methods, budget.rho, budget.delta or 1e-5, args.tau, seeds, cfg,
+                     metric=metric, budget_source=budget.source, data_source=source_txt,
+                     allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism, epsilon=budget.epsilon)
     from .runner import validate_request
     validate_request(req)  # every setting error before any work (and before --out is created)
 
     def progress(ev):
         if not args.quiet:
+            scale = "sigma_t" if ev.get("mechanism", "gaussian") == "gaussian" else "scale_t"
             print(f"  {ev['method']:<8} seed {ev['seed']} round {ev['round']}/{ev['rounds']}  "
-                  f"Delta_t={ev['delta_t']:.4g} sigma_t={ev['sigma_t']:.4g}", file=sys.stderr)
+                  f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}", file=sys.stderr)
 
     outcome = run_paired(req, progress=progress)
     rep = outcome.report

@@ -4,8 +4,10 @@ Paper Algorithm 1, §4, App. B, App. F.2; DESIGN §3 "ResampleMutate".
 
 Per round t = 1..T on population C_t (m_t candidates):
   1. vote histogram H_t = sum_x v(x)   (hard one-hot or soft softmax, Eq. (2));
-  2. Delta_t from the method's calibration (sensitivity.calibrate);
-  3. noisy histogram H~_t = H_t + N(0, sigma_t^2 I), sigma_t^2 = Delta_t^2 / (2 rho_t);
+  2. Delta_t from the method's calibrator (methods.METHODS -> calibration.calibrate),
+     in the mechanism's norm;
+  3. noisy histogram H~_t = H_t + noise from the mechanism (mechanisms/: Gaussian
+     sigma_t^2 = Delta_t^2 / (2 rho_t), or Laplace b_t = Delta1_t / epsilon_t), one ledger row;
   4. post-processing only: entries below the public threshold H are zeroed and
      negative entries clipped (App. B); C_{t+1} = ResampleMutate(H~_t, C_t).
 After round T the release (``release`` records) is drawn from C_T with probability
@@ -32,18 +34,21 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from .accounting import gaussian_sigma, split_rho
+from .calibration import RoundInputs, calibrate
 from .distance import GowerKernel, domain_index, group_records
 from .errors import BlowfishError, BudgetError
+from .ledger import LedgerRow
+from .mechanisms import Mechanism, get_mechanism
+from .methods import Method, get_method
 from .policy import Policy, record_reach
 from .schema import Schema
-from .sensitivity import DEFAULT_MAX_EDGES, METHODS, calibrate
-from .votes import check_tau, vote_histogram
+from .sensitivity import DEFAULT_MAX_EDGES
+from .votes import vote_histogram
 
 SELECTIONS = ("hybrid", "sample", "rank")
 _INIT, _NOISE, _SELECT, _MUTATE, _RELEASE = range(5)
@@ -118,23 +123,8 @@ class SynthConfig:
         return self
 
 
-@dataclass
-class RoundRecord:
-    """Privacy ledger entry of one release (DESIGN §7)."""
-
-    t: int
-    candidates: int
-    rho_t: float
-    delta_t: float
-    sigma_t: float
-    calibration: str
-    surviving: int
-    witness: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        return d
+#: the per-round ledger entry (DESIGN §7); see blowfish_core.ledger.LedgerRow.
+RoundRecord = LedgerRow
 
 
 @dataclass
@@ -144,7 +134,7 @@ class SynthResult:
     method: str
     seed: int
     release: np.ndarray
-    rounds: list[RoundRecord]
+    rounds: list[LedgerRow]
     seconds: float
     round_seconds: list[float]
     populations: list[np.ndarray] | None = None
@@ -153,6 +143,21 @@ class SynthResult:
 def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
     """Generator for (seed, purpose, round): the paired random streams."""
     return np.random.default_rng(np.random.SeedSequence([int(seed), int(purpose), int(t)]))
+
+
+@dataclass(frozen=True)
+class SeededStreams:
+    """The run's source of randomness: ``streams(purpose, t)`` -> Generator.
+
+    Seeded (study) streams, paired across methods (rng_for).  This object is the one hook
+    for another source (issue 11: OS entropy for a real release): anything with the same
+    call signature can be passed to run_synthesis(streams=...).
+    """
+
+    seed: int
+
+    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
+        return rng_for(self.seed, purpose, t)
 
 
 def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
@@ -215,8 +220,8 @@ def run_synthesis(
     schema: Schema,
     X: np.ndarray,
     policy: Policy,
-    method: str,
-    rho: float,
+    method: "str | Method",
+    rho: float | None,
     tau: float | None = None,
     config: SynthConfig | None = None,
     seed: int = 0,
@@ -224,24 +229,31 @@ def run_synthesis(
     should_stop: Callable[[], bool] | None = None,
     grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     keep_populations: bool = False,
+    mechanism: "str | Mechanism | None" = None,
+    epsilon: float | None = None,
+    streams: Callable[[int, int], np.random.Generator] | None = None,
 ) -> SynthResult:
     """Run Algorithm 1 once.
 
-    X: (n, p) float64 encoded private records (schema.encode).  rho: total zCDP
-    budget, split over rounds.  tau: temperature for soft votes (> 0).  grouped:
-    optional precomputed (unique records, counts, domain index) to share across runs.
+    X: (n, p) float64 encoded private records (schema.encode).  method: a name of the
+    method table or a Method.  mechanism: 'gaussian' (default; budget rho, total zCDP)
+    or 'laplace' (budget epsilon, pure DP); the budget is split over rounds.  tau:
+    temperature for soft votes (> 0).  grouped: optional precomputed (unique records,
+    counts, domain index) to share across runs.  streams: the source of randomness
+    (default SeededStreams(seed)).
     progress(event) is called after every round with keys round, rounds, method,
-    seed, sigma_t, delta_t.  Raises BudgetError/BlowfishError for bad settings and
+    seed, sigma_t (the noise scale), delta_t (the sensitivity).  Raises BudgetError/BlowfishError for bad settings and
     RunStopped when should_stop() returns True (nothing partial is returned).
     """
-    if method not in METHODS:
-        raise BlowfishError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    meth = get_method(method)
+    mech = get_mechanism(mechanism)
     cfg = (config or SynthConfig()).validate()
-    if method in ("bf-soft", "soft-dp", "soft-hard-noise"):
-        tau = check_tau(tau)
+    vote = meth.make_vote(tau if meth.needs_tau else None)
+    if meth.needs_tau:
+        tau = vote.tau
     policy.validate(schema)
     T = cfg.rounds
-    rhos = split_rho(rho, T, cfg.budget_weights)
+    budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
     sizes = cfg.sizes()
     if grouped is None:
         U, counts = group_records(X)
@@ -249,11 +261,11 @@ def run_synthesis(
     else:
         U, counts, I = grouped
     reach = record_reach(schema, policy)
-    vote = "hard" if method in ("tab-pe", "hard") else "soft"
+    rng = streams if streams is not None else SeededStreams(seed)
 
     t0 = time.perf_counter()
-    C = schema.sample_uniform(rng_for(seed, _INIT), sizes[0])
-    ledger: list[RoundRecord] = []
+    C = schema.sample_uniform(rng(_INIT, 0), sizes[0])
+    ledger: list[LedgerRow] = []
     round_secs: list[float] = []
     pops: list[np.ndarray] = []
     w = np.zeros(0)
@@ -265,42 +277,37 @@ def run_synthesis(
             pops.append(C.copy())
         kernel = GowerKernel(schema, C)
         # --- vote histogram (private data touched here only)
-        Hist = vote_histogram(schema, C, U, counts, vote, tau, I=I, kernel=kernel)
+        Hist = vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel)
         # --- calibration (public: policy, tau, domain, C_t)
-        hard_delta = None
-        if method == "soft-hard-noise":
-            hard_delta = calibrate("hard", schema, policy, tau, C=C, max_edges=cfg.max_edges, kernel=kernel).delta
-        cal = calibrate(method, schema, policy, tau, C=C, reach=reach, max_edges=cfg.max_edges,
-                        kernel=kernel, hard_delta=hard_delta)
-        sigma = gaussian_sigma(cal.delta, rhos[t - 1])
-        z = rng_for(seed, _NOISE, t).standard_normal(kernel.m)
-        noisy = Hist + sigma * z
+        cal = calibrate(meth, RoundInputs(schema, policy, tau, C, reach, cfg.max_edges, kernel, mech.norm))
+        scale = mech.scale(cal.delta, budgets[t - 1])
+        noisy = Hist + mech.noise(scale, kernel.m, rng(_NOISE, t))
         w = _weights(noisy, cfg.threshold_h)
         notes = list(cal.notes)
         if not (w > 0).any():
             notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
                          + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
-        ledger.append(RoundRecord(t, kernel.m, float(rhos[t - 1]), float(cal.delta), float(sigma), cal.how,
-                                  int((w > 0).sum()), cal.witness, notes))
+        ledger.append(mech.row(t, kernel.m, cal, scale, budgets[t - 1], surviving=int((w > 0).sum()),
+                               notes=tuple(notes)))
         if t < T:
             size = sizes[t]
             mode = cfg.selection
             if mode == "hybrid":
                 mode = "sample" if t + 1 <= cfg.switch_round else "rank"
-            kept, parents = _select(mode, w, size, cfg.children, rng_for(seed, _SELECT, t))
+            kept, parents = _select(mode, w, size, cfg.children, rng(_SELECT, t))
             rate = mutation_rate(t, T, cfg.mutation_start, cfg.mutation_end)
-            children = mutate(schema, C[parents], rate, rng_for(seed, _MUTATE, t))
+            children = mutate(schema, C[parents], rate, rng(_MUTATE, t))
             C = np.vstack([C[kept], children]) if kept.size else children
         round_secs.append(time.perf_counter() - rt)
         if progress is not None:
-            progress({"round": t, "rounds": T, "method": method, "seed": seed,
-                      "sigma_t": float(sigma), "delta_t": float(cal.delta)})
+            progress({"round": t, "rounds": T, "method": meth.name, "seed": seed,
+                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": mech.name})
     # --- release: post-processing of the last noisy histogram
     total = w.sum()
     prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
     cdf = np.cumsum(prob)
     cdf[-1] = 1.0
-    u = rng_for(seed, _RELEASE).random(cfg.release)
+    u = rng(_RELEASE, 0).random(cfg.release)
     if cfg.release_mode == "top":
         # the `release` candidates with the largest clipped noisy counts (stable order),
         # repeated cyclically when release > m_T
@@ -309,5 +316,5 @@ def run_synthesis(
     else:
         idx = np.searchsorted(cdf, u, side="right")
     release = C[idx]
-    return SynthResult(method, seed, release, ledger, time.perf_counter() - t0, round_secs,
+    return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
                        pops if keep_populations else None)

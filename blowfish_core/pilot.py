@@ -41,11 +41,12 @@ import numpy as np
 import pandas as pd
 
 from .accounting import (
-    check_delta, check_rho, epsilon_exact, parse_positive_grid, pilot_budget, pilot_scaling, split_rho,
+    check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_rho,
 )
 from .errors import BlowfishError, BudgetError
 from .evolution import SynthConfig
 from .metrics import relative_reduction, t_interval
+from .parsing import parse_positive_grid
 from .policy import Policy, record_reach
 from .runner import MAX_SEEDS, RunRequest, run_paired
 from .schema import Schema

@@ -15,14 +15,18 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .accounting import PrivacyLedger, check_delta
+from .accounting import check_delta
+from .calibration import floor_value
 from .distance import domain_index, group_records
 from .errors import BlowfishError
 from .evolution import SynthConfig, SynthResult, run_synthesis
 from .metrics import NUMERIC_BINS, relative_reduction, t_interval
 from .policy import Policy, record_reach, weighted_reaches
 from .schema import Schema
-from .sensitivity import METHOD_LABELS, METHODS, noise_ratio, soft_bound, SQRT2
+from .ledger import privacy_totals
+from .mechanisms import get_mechanism
+from .methods import BASELINE, DECOMPOSITION, METHODS, SOFT, any_policy_aware, get_method, needs_tau
+from .sensitivity import noise_ratio, soft_bound, SQRT2
 from .votes import check_tau
 
 MAX_SEEDS = 50
@@ -32,8 +36,10 @@ MAX_SEEDS = 50
 class RunRequest:
     """Everything one paired comparison needs (all public except ``data``).
 
-    data: the private table (DataFrame, original columns).  methods: subset of METHODS.
-    rho: total zCDP budget (already converted from (epsilon, delta) if needed).
+    data: the private table (DataFrame, original columns).  methods: names of the method
+    table (blowfish_core.methods.METHODS).  mechanism: 'gaussian' (budget ``rho``: total
+    zCDP, already converted from (epsilon, delta) if needed) or 'laplace' (budget
+    ``epsilon``: pure DP; ``rho`` and ``delta`` unused).
     metric: (name, f(schema, X_real, X_syn)).  reference: optional table the metric
     compares against (default: the private table itself).  keep_populations: keep
     every round's candidate population C_t in the results (for per-round errors;
@@ -55,10 +61,17 @@ class RunRequest:
     data_source: str = ""
     keep_populations: bool = False
     allow_empty_policy: bool = False
+    mechanism: str = "gaussian"
+    epsilon: float | None = None
+
+    @property
+    def budget(self) -> float | None:
+        """The total budget in the mechanism's own terms (rho or epsilon)."""
+        return self.rho if get_mechanism(self.mechanism).budget_name == "rho" else self.epsilon
 
 
 #: methods whose noise is calibrated to the policy (Blowfish); Tab-PE is standard DP.
-POLICY_METHODS = ("hard", "bf-soft", "soft-hard-noise")
+POLICY_METHODS = tuple(m.name for m in METHODS.values() if m.policy_aware)
 
 EMPTY_POLICY_MESSAGE = (
     "the policy protects nothing: Hard/BF-Soft would release noise-free histograms (no record is hidden). "
@@ -88,13 +101,15 @@ def validate_request(req: RunRequest) -> None:
     if not req.methods:
         raise BlowfishError("choose at least one method")
     for m in req.methods:
-        if m not in METHODS:
-            raise BlowfishError(f"unknown method {m!r}; use one of {', '.join(METHODS)}")
+        get_method(m)
     if len(set(req.methods)) != len(req.methods):
         raise BlowfishError("a method is listed twice")
-    if any(m in ("bf-soft", "soft-dp", "soft-hard-noise") for m in req.methods):
+    if needs_tau(req.methods):
         check_tau(req.tau)
-    check_delta(req.delta)
+    mech = get_mechanism(req.mechanism)
+    if mech.budget_name == "rho":
+        check_delta(req.delta)
+    mech.split(req.budget, req.config.rounds, req.config.budget_weights)  # BudgetError for a bad budget
     if not req.seeds:
         raise BlowfishError("give at least one seed")
     if len(req.seeds) > MAX_SEEDS:
@@ -111,7 +126,7 @@ def validate_request(req: RunRequest) -> None:
             f"PWErr needs at least two modeled attributes (the schema has {req.schema.p}). "
             "Fix: model two or more columns"
         )
-    if (any(m in POLICY_METHODS for m in req.methods) and not req.allow_empty_policy
+    if (any_policy_aware(req.methods) and not req.allow_empty_policy
             and policy_is_empty(req.schema, req.policy)):
         raise BlowfishError(EMPTY_POLICY_MESSAGE)
 
@@ -133,8 +148,7 @@ def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[st
     if tau is not None:
         out["q"] = noise_ratio(r, tau)
         out["sensitivity_bound"] = soft_bound(r, tau)
-        if policy.participation:
-            out["sensitivity_bound"] = max(out["sensitivity_bound"], 1.0)
+        out["sensitivity_bound"] = floor_value(out["sensitivity_bound"], policy)
     return out
 
 
@@ -153,8 +167,6 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     metric_name, metric_fn = req.metric or ("pwerr", None)
     if metric_fn is None:
         from .metrics import pwerr as metric_fn  # noqa: N813
-    ledger = PrivacyLedger.from_budget(rho=req.rho, delta=req.delta, rounds=req.config.rounds,
-                                       weights=req.config.budget_weights)
     t0 = time.perf_counter()
     results: list[SynthResult] = []
     runs: list[dict[str, Any]] = []
@@ -163,13 +175,14 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         for method in req.methods:
             res = run_synthesis(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
                                 progress=progress, should_stop=should_stop, grouped=grouped,
-                                keep_populations=req.keep_populations)
+                                keep_populations=req.keep_populations, mechanism=req.mechanism,
+                                epsilon=req.epsilon)
             err = float(metric_fn(schema, ref, res.release))
             results.append(res)
             releases[(method, seed)] = schema.decode(res.release)
             runs.append({
                 "method": method,
-                "label": METHOD_LABELS[method],
+                "label": get_method(method).label,
                 "seed": int(seed),
                 metric_name: err,
                 "seconds": round(res.seconds, 4),
@@ -190,9 +203,9 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         "tau": req.tau,
         "noise_ratio_q": pol["q"],
         "sensitivity_bound": pol["sensitivity_bound"],
-        "privacy": {**ledger.to_dict(), "budget_source": req.budget_source,
-                    "notion": "Tab-PE (and soft-dp): standard (bounded) DP as zCDP; Hard/BF-Soft: Blowfish "
-                              "(policy-specific) zCDP for the policy; every round is a Gaussian mechanism"},
+        "privacy": {**privacy_totals(results[0].rounds, req.delta, rho=req.rho, epsilon=req.epsilon),
+                    "budget_source": req.budget_source},
+        "mechanism": get_mechanism(req.mechanism).name,
         "config": {
             "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
             "threshold_h": req.config.threshold_h, "selection": req.config.selection,
@@ -206,7 +219,7 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
                            "95% t-intervals over seeds, low end clipped at 0 (errors are nonnegative); "
                            "null with fewer than 2 seeds"},
         "methods": list(req.methods),
-        "method_notions": {m: _notion(m) for m in req.methods},
+        "method_notions": {m: get_method(m).notion_text for m in req.methods},
         "blowfish_protection": not policy_is_empty(schema, req.policy),
         "warnings": run_warnings(req, runs),
         "seeds": [int(s) for s in req.seeds],
@@ -241,17 +254,18 @@ def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> di
     for m in methods:
         mean, lo, hi = _interval(list(by[m].values()), clip_at_zero=True)
         out["per_method"][m] = {"mean": mean, "ci95": [lo, hi], "n": len(by[m])}
-    if "hard" in by and "bf-soft" in by:
-        seeds = sorted(set(by["hard"]) & set(by["bf-soft"]))
-        r = relative_reduction([by["hard"][s] for s in seeds], [by["bf-soft"][s] for s in seeds])
+    H, S, M = BASELINE.name, SOFT.name, DECOMPOSITION.name
+    if H in by and S in by:
+        seeds = sorted(set(by[H]) & set(by[S]))
+        r = relative_reduction([by[H][s] for s in seeds], [by[S][s] for s in seeds])
         mean, lo, hi = _interval(list(r))
         out["relative_reduction_bf_soft_vs_hard"] = {"mean_percent": mean, "ci95": [lo, hi],
                                                      "per_seed": [float(v) for v in r]}
-    if all(m in by for m in ("hard", "bf-soft", "soft-hard-noise")):
-        seeds = sorted(set(by["hard"]) & set(by["bf-soft"]) & set(by["soft-hard-noise"]))
-        eh = np.array([by["hard"][s] for s in seeds])
-        es = np.array([by["bf-soft"][s] for s in seeds])
-        em = np.array([by["soft-hard-noise"][s] for s in seeds])
+    if all(m in by for m in (H, S, M)):
+        seeds = sorted(set(by[H]) & set(by[S]) & set(by[M]))
+        eh = np.array([by[H][s] for s in seeds])
+        es = np.array([by[S][s] for s in seeds])
+        em = np.array([by[M][s] for s in seeds])
         out["decomposition"] = {
             "C_smoothing_cost": _interval(list(em - eh)),
             "N_noise_benefit": _interval(list(em - es)),
@@ -266,7 +280,7 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
     """Plain-language warnings for the report: empty policy (when allowed) and rounds
     in which no candidate survived the threshold H (parents then drawn uniformly)."""
     out: list[str] = []
-    if any(m in POLICY_METHODS for m in req.methods) and policy_is_empty(req.schema, req.policy):
+    if any_policy_aware(req.methods) and policy_is_empty(req.schema, req.policy):
         out.append(NO_PROTECTION_WARNING)
     for r in runs:
         empty = [rd["t"] for rd in r["rounds"] if rd["surviving"] == 0]
@@ -278,34 +292,39 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _notion(method: str) -> str:
-    """The privacy notion a method's release satisfies (for the ledger)."""
-    if method in ("tab-pe", "soft-dp"):
-        return "standard (bounded) DP: hides any substitution of one record"
-    return "Blowfish DP for the policy: hides only substitutions along the policy's edges"
-
-
 def ledger_text(report: dict[str, Any]) -> str:
     """A release note a data owner can paste: budget, notion per method, policy, reach, warnings."""
     p = report["privacy"]
-    budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
-              f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
-              f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
+    acct = p.get("accountant", "gdp-exact")
+    if acct == "gdp-exact":
+        budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
+                  f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
+                  f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
+        spent = f"rho = {p['rho']:.6g}"
+    elif acct == "pure-sum":
+        budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
+                  f"(Laplace mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
+        spent = f"epsilon = {p['epsilon']:.6g}"
+    else:
+        budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} rounds "
+                  f"(mixed mechanisms, PLD accountant)")
+        spent = f"epsilon = {p['epsilon']:.4g}"
     methods = report.get("methods") or []
     lines = [f"Privacy budget: {budget}."]
     protected = report.get("blowfish_protection", True)
-    for m in methods:
-        label = METHOD_LABELS.get(m, m)
-        if m in POLICY_METHODS and not protected:
-            lines.append(f"  {label}: NO PROTECTION - the policy protects nothing, so its histograms carry no noise.")
+    for name in methods:
+        m = get_method(name)
+        if m.policy_aware and not protected:
+            lines.append(f"  {m.label}: NO PROTECTION - the policy protects nothing, so its histograms carry no noise.")
         else:
-            lines.append(f"  {label}: {_notion(m)} (rho = {p['rho']:.6g}).")
-    if not protected and any(m in POLICY_METHODS for m in methods):
+            lines.append(f"  {m.label}: {m.notion_text} ({spent}).")
+    if not protected and any_policy_aware(methods):
         lines.append("WARNING: " + NO_PROTECTION_WARNING)
     lines.append(
         f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
         f"record-level reach r = {report['reach']:.4g} (Gower units).")
-    if report.get("noise_ratio_q") is not None and any(m in ("bf-soft", "soft-hard-noise") for m in methods or ["bf-soft"]):
+    soft_policy = [m for m in methods if get_method(m).needs_tau and get_method(m).policy_aware]
+    if report.get("noise_ratio_q") is not None and (soft_policy or not methods):
         lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
                      f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
     if report.get("domain_warning"):
@@ -313,7 +332,7 @@ def ledger_text(report: dict[str, Any]) -> str:
     for w in report.get("warnings", []):
         if w != NO_PROTECTION_WARNING:
             lines.append("WARNING: " + w)
-    if any(m in POLICY_METHODS for m in methods) or not methods:
+    if any_policy_aware(methods) or not methods:
         lines.append("Blowfish methods: only substitutions along the policy's edges are protected; values in "
                      "different components of a policy graph are not protected from each other.")
     return "\n".join(lines)

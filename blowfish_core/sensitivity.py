@@ -11,7 +11,7 @@ candidate population -- never on private records (DESIGN §7).
   sqrt(2) and record "fallback".
 * BF-Soft: Delta = sqrt(2) tanh(r / (2 tau)) (Cor. 5.5), r the record-level reach.
 * Soft vote at standard DP: r = the whole Gower diameter (sum of weights).
-* Participation edges (§5.6, Remark 3): Delta >= 1 for either vote.
+* Participation edges (§5.6, Remark 3): Delta >= 1 for either vote (calibration.calibrate).
 
 l1 versions (Laplace variant): hard 2, soft 2 tanh(r / (2 tau)).
 """
@@ -39,14 +39,6 @@ CROSSING_CONTEXTS = 256
 #: grid points along a continuous protected attribute in the crossing search.
 CONTINUOUS_GRID = 256
 
-METHODS = ("tab-pe", "hard", "bf-soft", "soft-dp", "soft-hard-noise")
-METHOD_LABELS = {
-    "tab-pe": "Tab-PE",
-    "hard": "Hard",
-    "bf-soft": "BF-Soft",
-    "soft-dp": "Soft vote (standard DP)",
-    "soft-hard-noise": "Soft vote with Hard's noise",
-}
 
 
 def noise_ratio(reach: float, tau: float) -> float:
@@ -110,13 +102,12 @@ def hard_sensitivity(
     candidates, reported as ``witness``), 'exhaustive-zero' (every record-level edge
     checked, none crosses; only when there are at most ``max_edges`` of them and every
     attribute is enumerable) or 'fallback' (sqrt(2) without a certificate).
-    Participation edges make the sensitivity at least 1 and are reported as such.
+    The participation floor (Delta >= 1) is applied by calibration.calibrate, not here.
     """
     k = kernel if kernel is not None else GowerKernel(schema, C)
     protected = policy.protected(schema)
     if not protected:
-        cal = Calibration(0.0, "exhaustive-zero", notes=["no protected edge: the policy graph is empty"])
-        return _participation(cal, policy)
+        return Calibration(0.0, "exhaustive-zero", notes=["no protected edge: the policy graph is empty"])
     # 1. fast crossing search with contexts taken from the (public) candidates
     ctx = np.unique(np.asarray(C, dtype=float), axis=0)[:contexts]
     checked = 0
@@ -139,20 +130,13 @@ def hard_sensitivity(
                 checked += n
                 if hit is not None:
                     return Calibration(SQRT2, "certified-crossing", witness=hit, edges_checked=checked)
-        return _participation(Calibration(0.0, "exhaustive-zero", edges_checked=checked), policy)
+        return Calibration(0.0, "exhaustive-zero", edges_checked=checked)
     note = (
         f"no crossing found among {len(ctx)} candidate contexts and the record-level edge set "
         f"({'infinite' if math.isinf(total) else int(total)} edges) exceeds the exhaustive limit "
         f"({int(max_edges)}): calibrated to sqrt(2) without a certificate"
     )
     return Calibration(SQRT2, "fallback", edges_checked=checked, notes=[note])
-
-
-def _participation(cal: Calibration, policy: Policy) -> Calibration:
-    if policy.participation and cal.delta < 1.0:
-        return Calibration(1.0, "participation-floor", edges_checked=cal.edges_checked,
-                           notes=cal.notes + ["participation edges (u, bottom): Delta >= 1 (§5.6)"])
-    return cal
 
 
 def _product_batches(grids: list[np.ndarray], size: int):
@@ -238,25 +222,24 @@ def calibrate(
     reach: float | None = None,
     max_edges: float = DEFAULT_MAX_EDGES,
     kernel: GowerKernel | None = None,
-    hard_delta: float | None = None,
+    norm: str = "l2",
 ) -> Calibration:
-    """Per-round l2 sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19).
+    """Per-round sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19), in ``norm``.
 
-    method: one of METHODS.  'soft-hard-noise' (the decomposition's soft vote with
-    Hard's noise, §6.2.3) uses ``hard_delta`` (Hard's Delta_t of the same round,
-    default sqrt(2)).  Raises ValueError for an unknown method.
+    method: a name of the method table (blowfish_core.methods.METHODS) or a Method.
+    Delegates to the method's calibrator (blowfish_core.calibration), participation
+    floor applied once.  Raises BlowfishError for an unknown method.
     """
-    if method == "tab-pe":
-        return Calibration(SQRT2, "global")
-    if method == "hard":
-        return hard_sensitivity(schema, policy, C, max_edges=max_edges, kernel=kernel)
-    if method == "bf-soft":
-        r = record_reach(schema, policy) if reach is None else reach
-        return _participation(Calibration(soft_bound(r, tau), "bound"), policy)
-    if method == "soft-dp":
-        return Calibration(soft_bound(standard_dp_reach(schema), tau), "bound",
-                           notes=["standard DP: reach = Gower diameter"])
-    if method == "soft-hard-noise":
-        d = SQRT2 if hard_delta is None else hard_delta
-        return Calibration(d, "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
-    raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    from .calibration import RoundInputs, calibrate as _calibrate
+    from .methods import get_method
+
+    return _calibrate(get_method(method), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel, norm))
+
+
+def __getattr__(name: str):
+    """METHODS / METHOD_LABELS moved to blowfish_core.methods (the method table); kept readable here."""
+    if name in ("METHODS", "METHOD_LABELS"):
+        from . import methods
+
+        return getattr(methods, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

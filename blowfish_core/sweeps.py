@@ -24,7 +24,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact, parse_positive_grid
+from .accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact
+from .parsing import parse_positive_grid
 from .errors import BlowfishError, BudgetError
 from .evolution import SynthConfig, SynthResult
 from .metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal

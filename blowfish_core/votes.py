@@ -13,6 +13,8 @@ voted once with their count as weight.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -38,12 +40,83 @@ def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.nd
     return P
 
 
+@dataclass(frozen=True)
+class HardVote:
+    """Hard vote v(x) = e_nn(x) (Eq. (2), tau -> 0): one-hot on the nearest candidate."""
+
+    name: ClassVar[str] = "hard"
+    tau: None = None
+
+    def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
+                  I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
+        """H = sum_x counts[x] e_nn(x): float64 (m,), reduced tile by tile (exact for whole counts)."""
+        H = np.zeros(kernel.m)
+        for sl, D in kernel.iter_blocks(U, I, rows=tile_rows(kernel.m)):
+            H += np.bincount(np.argmin(D, axis=1), weights=counts[sl], minlength=kernel.m)
+        return H
+
+    def rows(self, D: np.ndarray) -> np.ndarray:
+        """Per-record votes from distances D (rows, m) -> (rows, m) one-hot."""
+        return _one_hot(np.argmin(D, axis=1), D.shape[1])
+
+
+@dataclass(frozen=True)
+class SoftVote:
+    """Soft vote v(x) = softmax_j(-d(x, c_j) / tau) (BF-Soft, Eq. (2)); tau > 0 (BudgetError otherwise)."""
+
+    tau: float
+    name: ClassVar[str] = "soft"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tau", check_tau(self.tau))
+
+    def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
+                  I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
+        """H = counts @ softmax rows: float64 (m,); independent of the tile size (one mat-vec per block)."""
+        H = np.zeros(kernel.m)
+        n = U.shape[0]
+        tile = tile_rows(kernel.m)
+        step = chunk_rows(kernel.m)
+        P = np.empty((min(step, n), kernel.m))
+        scratch = np.empty((min(tile, n), kernel.m))
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            for a in range(s, e, tile):
+                b = min(a + tile, e)
+                D = kernel.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
+                soft_rows(D, self.tau, out=D)
+            H += counts[s:e] @ P[: e - s]
+        return H
+
+    def rows(self, D: np.ndarray) -> np.ndarray:
+        return soft_rows(D, self.tau)
+
+
+#: the vote kinds by name (the only place a vote name is mapped to its class).
+VOTES = {"hard": HardVote, "soft": SoftVote}
+
+Vote = HardVote | SoftVote
+
+
+def as_vote(vote: "str | Vote", tau: float | None = None) -> Vote:
+    """A Vote object from a Vote or a vote name ('hard' or 'soft', then tau > 0).
+
+    Raises ValueError for an unknown name, BudgetError for a bad tau.
+    """
+    if isinstance(vote, (HardVote, SoftVote)):
+        return vote
+    cls = VOTES.get(vote) if isinstance(vote, str) else None
+    if cls is None:
+        raise ValueError(f"vote must be 'hard' or 'soft' (got {vote!r})")
+    return cls() if cls is HardVote else cls(tau)
+
+
 def vote_histogram(
     schema: Schema,
     C: np.ndarray,
     U: np.ndarray,
     counts: np.ndarray | None = None,
-    vote: str = "hard",
+    vote: "str | Vote" = "hard",
     tau: float | None = None,
     I: np.ndarray | None = None,
     kernel: GowerKernel | None = None,
@@ -51,7 +124,8 @@ def vote_histogram(
     """Vote histogram H(D; C): float64 (m,), summing to sum(counts).
 
     C: (m, p) encoded candidate population.  U: (u, p) encoded (grouped) records,
-    counts: (u,) multiplicities (ones when None).  vote: 'hard' or 'soft' (then tau > 0).
+    counts: (u,) multiplicities (ones when None).  vote: a Vote (HardVote, SoftVote(tau))
+    or its name 'hard' / 'soft' (then tau > 0).
     Work is chunked so memory stays bounded (distance.BLOCK_BYTES): hard votes are
     reduced tile by tile (cache-sized, distance.TILE_BYTES); soft rows are computed
     tile by tile into a block of ``chunk_rows(m)`` rows that is then summed with one
@@ -59,46 +133,23 @@ def vote_histogram(
     (hard: exact whenever the counts are whole numbers, as grouped counts are).
     Raises BudgetError for a bad tau, ValueError for an unknown vote.
     """
-    if vote not in ("hard", "soft"):
-        raise ValueError(f"vote must be 'hard' or 'soft' (got {vote!r})")
-    if vote == "soft":
-        tau = check_tau(tau)
+    v = as_vote(vote, tau)
     k = kernel if kernel is not None else GowerKernel(schema, C)
     if counts is None:
         counts = np.ones(U.shape[0])
     if I is None:
         I = domain_index(schema, U)
-    H = np.zeros(k.m)
-    n = U.shape[0]
-    tile = tile_rows(k.m)
-    if vote == "hard":
-        for sl, D in k.iter_blocks(U, I, rows=tile):
-            H += np.bincount(np.argmin(D, axis=1), weights=counts[sl], minlength=k.m)
-        return H
-    step = chunk_rows(k.m)
-    P = np.empty((min(step, n), k.m))
-    scratch = np.empty((min(tile, n), k.m))
-    for s in range(0, n, step):
-        e = min(s + step, n)
-        for a in range(s, e, tile):
-            b = min(a + tile, e)
-            D = k.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
-            soft_rows(D, tau, out=D)
-        H += counts[s:e] @ P[: e - s]
-    return H
+    return v.histogram(schema, C, U, counts, I, k)
 
 
-def vote_vectors(schema: Schema, C: np.ndarray, X: np.ndarray, vote: str = "hard", tau: float | None = None) -> np.ndarray:
+def vote_vectors(schema: Schema, C: np.ndarray, X: np.ndarray, vote: "str | Vote" = "hard",
+                 tau: float | None = None) -> np.ndarray:
     """Per-record votes v(x): float64 (n, m), each row on the simplex (small inputs, tests, pages)."""
+    v = as_vote(vote, tau)
     k = GowerKernel(schema, C)
     out = np.zeros((X.shape[0], k.m))
     for sl, D in k.iter_blocks(X):
-        if vote == "hard":
-            out[sl] = _one_hot(np.argmin(D, axis=1), k.m)
-        elif vote == "soft":
-            out[sl] = soft_rows(D, tau)
-        else:
-            raise ValueError(f"vote must be 'hard' or 'soft' (got {vote!r})")
+        out[sl] = v.rows(D)
     return out
 
 

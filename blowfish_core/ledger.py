@@ -1,0 +1,146 @@
+"""The privacy ledger: typed rows, one per released histogram, and their totals (DESIGN §7).
+
+A :class:`LedgerRow` records round t, the mechanism that released the round, the
+sensitivity and its norm, the noise scale, the budget spent in the mechanism's own
+terms (rho_t for zCDP Gaussian rows, epsilon_t for pure-DP Laplace rows, plus
+delta_dp_t for approximate-DP mechanisms later), how the sensitivity was obtained
+(calibration: global / bound / certified-crossing / exhaustive-zero / fallback /
+participation-floor) and its witness.
+
+Totals (:func:`privacy_totals`):
+
+* all-Gaussian ledger -> rho = sum rho_t, epsilon at delta by Eq. (1) and by the exact
+  mu-GDP curve (accounting.PrivacyLedger, unchanged); ``accountant = "gdp-exact"``.
+* all-Laplace ledger -> pure epsilon-DP, epsilon = sum epsilon_t (basic composition);
+  ``notion = "pure"``, ``accountant = "pure-sum"``.
+* any other mix -> privacy-loss distributions composed with dp-accounting's PLD
+  accountant, epsilon at delta; ``accountant = "pld"``.  The mu-GDP epsilon is never
+  reported for a ledger with a non-Gaussian row.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .accounting import PrivacyLedger, check_delta
+
+#: notion of an all-Gaussian ledger (the report's historical wording).
+GAUSSIAN_NOTION = ("Tab-PE (and soft-dp): standard (bounded) DP as zCDP; Hard/BF-Soft: Blowfish "
+                   "(policy-specific) zCDP for the policy; every round is a Gaussian mechanism")
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One released histogram.
+
+    t: round (1..T); candidates: m_t; mechanism: its name ('gaussian', 'laplace');
+    sensitivity: Delta_t in ``norm`` ('l2' or 'l1'); scale: noise scale (Gaussian sigma_t,
+    Laplace b_t), histogram count units; rho_t / epsilon_t / delta_dp_t: budget in the
+    mechanism's own terms (None when not its unit); calibration: how Delta_t was obtained;
+    witness: the crossing edge for 'certified-crossing'; surviving: candidates with a
+    positive weight after the threshold H; notes: plain-language remarks.
+    """
+
+    t: int
+    candidates: int
+    mechanism: str
+    sensitivity: float
+    norm: str
+    scale: float
+    calibration: str
+    surviving: int = 0
+    rho_t: float | None = None
+    epsilon_t: float | None = None
+    delta_dp_t: float | None = None
+    witness: dict[str, Any] | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def delta_t(self) -> float:
+        """The report's historical name of the sensitivity Delta_t (not the DP delta)."""
+        return self.sensitivity
+
+    @property
+    def sigma_t(self) -> float | None:
+        """Gaussian noise standard deviation (None for other mechanisms)."""
+        return self.scale if self.mechanism == "gaussian" else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report row: t, candidates, rho_t, delta_t (= Delta_t), sigma_t, calibration,
+        surviving, witness, notes (the historical keys), then mechanism, sensitivity_norm,
+        scale_t and, for pure/approximate DP rows, epsilon_t (and delta_dp_t)."""
+        d: dict[str, Any] = {
+            "t": self.t, "candidates": self.candidates, "rho_t": self.rho_t, "delta_t": self.sensitivity,
+            "sigma_t": self.sigma_t, "calibration": self.calibration, "surviving": self.surviving,
+            "witness": self.witness, "notes": list(self.notes),
+            "mechanism": self.mechanism, "sensitivity_norm": self.norm, "scale_t": self.scale,
+        }
+        if self.epsilon_t is not None:
+            d["epsilon_t"] = self.epsilon_t
+        if self.delta_dp_t is not None:
+            d["delta_dp_t"] = self.delta_dp_t
+        return d
+
+
+def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | None = None,
+                   epsilon: float | None = None) -> dict[str, Any]:
+    """What a ledger spends in total (see module docstring): a JSON-safe dict.
+
+    rows: the rows of one run (every run of a paired comparison spends the same).
+    delta: reporting delta in (0, 1) for (epsilon, delta) statements.  rho / epsilon: the
+    declared total (rho for Gaussian, epsilon for Laplace) so the totals equal the
+    requested budget exactly (defaults: the sum of the rows).
+    Keys: all-Gaussian: rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round,
+    notion, accountant='gdp-exact'; all-Laplace: epsilon, delta=0, rounds,
+    epsilon_per_round, notion='pure', accountant='pure-sum'; mixed: epsilon, delta,
+    rounds, mechanisms, notion='approximate', accountant='pld'.
+    Raises BudgetError for a bad delta, ValueError for an empty ledger.
+    """
+    if not rows:
+        raise ValueError("the ledger is empty")
+    kinds = {r.mechanism for r in rows}
+    if kinds == {"gaussian"}:
+        total = math.fsum(r.rho_t for r in rows) if rho is None else rho
+        led = PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows),
+                                        weights=[r.rho_t for r in rows] if rho is None else None)
+        out = led.to_dict()
+        out["rho_per_round"] = [float(r.rho_t) for r in rows]
+        return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
+    if kinds == {"laplace"}:
+        total = math.fsum(r.epsilon_t for r in rows) if epsilon is None else float(epsilon)
+        return {"epsilon": total, "delta": 0.0, "rounds": len(rows),
+                "epsilon_per_round": [float(r.epsilon_t) for r in rows], "notion": "pure",
+                "accountant": "pure-sum",
+                "note": "pure epsilon-DP: every round is a Laplace mechanism; epsilons add (basic composition)"}
+    delta = check_delta(delta)
+    return {"epsilon": pld_epsilon(rows, delta), "delta": delta, "rounds": len(rows),
+            "mechanisms": sorted(kinds), "notion": "approximate", "accountant": "pld",
+            "note": "mixed mechanisms: privacy-loss distributions composed with dp-accounting's PLD accountant"}
+
+
+def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float = 1e-4) -> float:
+    """epsilon at ``delta`` of the composition of every row, by dp-accounting's PLD (pessimistic).
+
+    Gaussian rows: N(0, sigma^2) with l2 sensitivity Delta; Laplace rows: Lap(b) with
+    l1 sensitivity Delta.  Rows with zero sensitivity release nothing private and are skipped.
+    """
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    total = None
+    for r in rows:
+        if r.sensitivity == 0:
+            continue
+        if r.scale == 0:
+            return math.inf
+        if r.mechanism == "gaussian":
+            p = pld.from_gaussian_mechanism(r.scale, sensitivity=r.sensitivity,
+                                            value_discretization_interval=discretization)
+        elif r.mechanism == "laplace":
+            p = pld.from_laplace_mechanism(r.scale, sensitivity=r.sensitivity,
+                                           value_discretization_interval=discretization)
+        else:
+            raise ValueError(f"no privacy-loss distribution for mechanism {r.mechanism!r}")
+        total = p if total is None else total.compose(p)
+    return 0.0 if total is None else float(total.get_epsilon_for_delta(delta))

@@ -1,0 +1,60 @@
+"""Noise mechanisms: plug-ins that release one round's vote histogram.
+
+A mechanism knows its sensitivity norm, how to split a total budget over rounds,
+the noise scale for a sensitivity and a per-round budget, how to draw the noise,
+and how to write the round's ledger row.  Algorithm 1 (evolution.run_synthesis)
+only calls these; adding a mechanism is one module here plus one entry in
+:data:`MECHANISMS` (and its parsing in blowfish_core.parsing).
+
+* gaussian: zCDP Gaussian mechanism (Thm 2.6), l2 sensitivity, budget rho.
+* laplace:  pure epsilon-DP Laplace mechanism, l1 sensitivity, budget epsilon.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from ..errors import BlowfishError
+from ..ledger import LedgerRow
+from ..sensitivity import Calibration
+from .gaussian import Gaussian
+from .laplace import Laplace
+
+
+class Mechanism(Protocol):
+    """name: ledger name; norm: 'l2' or 'l1'; budget_name: 'rho' or 'epsilon'."""
+
+    name: str
+    norm: str
+    budget_name: str
+
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray: ...
+
+    def scale(self, sensitivity: float, budget_t: float) -> float: ...
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray: ...
+
+    def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
+            **extra: Any) -> LedgerRow: ...
+
+
+#: name -> mechanism instance (the only mechanism registry).
+MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace())}
+DEFAULT_MECHANISM = "gaussian"
+
+
+def get_mechanism(mechanism: "str | Mechanism | None") -> Mechanism:
+    """The mechanism for a name (None -> Gaussian).  Raises BlowfishError for an unknown name."""
+    if mechanism is None:
+        return MECHANISMS[DEFAULT_MECHANISM]
+    if not isinstance(mechanism, str):
+        return mechanism
+    m = MECHANISMS.get(mechanism)
+    if m is None:
+        raise BlowfishError(f"unknown mechanism {mechanism!r}; use one of {', '.join(MECHANISMS)}")
+    return m
+
+
+__all__ = ["Mechanism", "MECHANISMS", "DEFAULT_MECHANISM", "get_mechanism", "Gaussian", "Laplace"]

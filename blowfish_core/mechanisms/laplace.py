@@ -1,0 +1,48 @@
+"""Laplace mechanism, pure epsilon-DP (DESIGN §3 "l1 versions").
+
+b_t = Delta1_t / epsilon_t with the l1 sensitivities Tab-PE 2, Hard 2 (0 when
+exhaustively certified), BF-Soft 2 tanh(r / (2 tau)); noise b_t * Lap(0, 1)^m from the
+round's paired stream.  Budget: total epsilon, equal split epsilon_t = epsilon / T
+(or by weights).  Pure DP composes by summing epsilons; the per-pair argument holds for
+Blowfish neighbours as for standard ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..accounting import _as_real, check_epsilon, split_rho
+from ..errors import BudgetError
+from ..ledger import LedgerRow
+from ..sensitivity import Calibration
+
+
+@dataclass(frozen=True)
+class Laplace:
+    name: str = "laplace"
+    norm: str = "l1"
+    budget_name: str = "epsilon"
+
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+        """Per-round epsilon_t: (rounds,), summing to epsilon (BudgetError for a bad epsilon)."""
+        eps = check_epsilon(budget)
+        return split_rho(eps, rounds, weights)  # the same proportional split, in epsilon units
+
+    def scale(self, sensitivity: float, budget_t: float) -> float:
+        """b_t = Delta1_t / epsilon_t; 0 when Delta1_t = 0."""
+        d = _as_real(sensitivity, "sensitivity (l1)", "a finite number >= 0", "pass the round's l1 sensitivity")
+        if d < 0:
+            raise BudgetError(f"sensitivity (l1) must be a finite number >= 0 (got {sensitivity!r})")
+        return 0.0 if d == 0 else d / float(budget_t)
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        """b_t * Lap(0, 1)^m: (m,) float64."""
+        return scale * rng.laplace(0.0, 1.0, m)
+
+    def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
+            **extra: Any) -> LedgerRow:
+        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
+                         epsilon_t=float(budget_t), witness=cal.witness, **extra)

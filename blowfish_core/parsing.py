@@ -1,0 +1,159 @@
+"""What every front end parses, in one place (CLI flags and Studio boxes alike).
+
+Each parser takes the field's name as the user sees it (``--population`` on the
+CLI, ``population schedule`` in the app), so both accept and refuse the same inputs
+with the same message.  Method and mechanism names are read from their tables
+(blowfish_core.methods, blowfish_core.mechanisms); nothing else parses them.
+Every failure raises an engine error (BlowfishError / BudgetError) naming the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .accounting import check_delta, check_epsilon, check_rho, rho_from_budget
+from .errors import BlowfishError, BudgetError
+from .mechanisms import MECHANISMS, get_mechanism
+from .methods import METHODS, tau_methods
+from .votes import check_tau
+
+
+def parse_methods(text: "str | list[str]", name: str = "--method") -> list[str]:
+    """Method names from "tab-pe,hard,bf-soft" (or a list), lower-cased, in the given order.
+
+    Raises BlowfishError naming ``name`` for an unknown method.
+    """
+    parts = text.split(",") if isinstance(text, str) else list(text)
+    methods = [m.strip().lower() for m in parts if m.strip()]
+    for m in methods:
+        if m not in METHODS:
+            raise BlowfishError(f"{name}: unknown method '{m}'; use {', '.join(METHODS)}")
+    return methods
+
+
+def require_tau(methods: list[str], tau: float | None, name: str = "--tau") -> float | None:
+    """tau validated when a chosen method needs it (BlowfishError when missing, BudgetError when bad)."""
+    need = [m for m in methods if METHODS[m].needs_tau]
+    if not need:
+        return tau
+    if tau is None:
+        names = tau_methods()
+        raise BlowfishError(f"{name} is required for {', '.join(names[:-1])} and {names[-1]} (e.g. {name} 0.03)")
+    return check_tau(tau)
+
+
+def parse_mechanism(text: str | None, name: str = "--mechanism") -> str:
+    """A mechanism name of the registry (None -> 'gaussian'); BlowfishError naming ``name`` otherwise."""
+    if text is None:
+        return get_mechanism(None).name
+    m = str(text).strip().lower()
+    if m not in MECHANISMS:
+        raise BlowfishError(f"{name}: unknown mechanism '{m}'; use {', '.join(MECHANISMS)}")
+    return m
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A parsed budget: mechanism, total rho (Gaussian) or epsilon (Laplace), reporting delta, source text."""
+
+    mechanism: str
+    rho: float | None
+    epsilon: float | None
+    delta: float
+    source: str
+
+
+def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
+                 mechanism: str | None = None, conversion: str = "exact", flags: bool = True) -> Budget:
+    """The run's budget from rho / (epsilon, delta) and the mechanism.
+
+    Gaussian: give rho, or epsilon (with delta, default 1e-5), converted to rho by ``conversion``
+    ('exact' mu-GDP curve or 'eq1').  Laplace: give epsilon only (pure DP has no delta and no rho).
+    flags: name the CLI flags (--rho ...) in messages, else the field names.
+    Raises BlowfishError / BudgetError naming the field.
+    """
+    mech = parse_mechanism(mechanism, "--mechanism" if flags else "mechanism")
+    f = (lambda s: f"--{s}") if flags else (lambda s: s)
+    if get_mechanism(mech).budget_name == "epsilon":
+        if delta is not None:
+            raise BlowfishError(f"{f('delta')} does not apply to {f('mechanism')} {mech}: pure epsilon-DP has no "
+                                f"delta. Fix: drop {f('delta')}")
+        if rho is not None:
+            raise BlowfishError(f"{f('rho')} is a zCDP budget; {f('mechanism')} {mech} takes {f('epsilon')} E")
+        if epsilon is None:
+            raise BlowfishError(f"give a budget: {f('epsilon')} E with {f('mechanism')} {mech}")
+        eps = check_epsilon(epsilon)
+        return Budget(mech, None, eps, 0.0, f"epsilon={eps:g} (pure DP)")
+    d = 1e-5 if delta is None else delta
+    check_delta(d)
+    if rho is not None and epsilon is not None:
+        raise BlowfishError(f"give either {f('rho')} or {f('epsilon')}/{f('delta')}, not both")
+    if rho is not None:
+        return Budget(mech, check_rho(rho), None, d, "rho")
+    if epsilon is not None:
+        r = rho_from_budget(epsilon=epsilon, delta=d, conversion=conversion)
+        return Budget(mech, r, None, d, f"epsilon={epsilon:g}, delta={d:g} via {conversion}")
+    raise BlowfishError(f"give a budget: {f('rho')} R, or {f('epsilon')} E {f('delta')} D")
+
+
+def parse_population(text: str | None, rounds: int, name: str = "--population",
+                     rounds_name: str = "--rounds") -> list[int] | None:
+    """Candidates per round from "512x3,1024x5" (size x repeat count; "x1" may be omitted).
+
+    Empty / None -> None (the paper's schedule).  Raises BlowfishError naming ``name`` for an
+    unreadable part, a size or count < 1, or a total != rounds.
+    """
+    if not text or not str(text).strip():
+        return None
+    sizes: list[int] = []
+    for part in str(text).split(","):
+        part = part.strip()
+        size, _, times = part.lower().partition("x")
+        try:
+            k, t = int(size), (int(times) if times.strip() else 1)
+        except ValueError:
+            raise BlowfishError(f"{name}: cannot read {part!r}. Fix: write candidates per round "
+                                "as size x rounds, e.g. 512x3,1024x5") from None
+        if k < 1 or t < 1:
+            extra = f"; it repeats a size {t} times" if t < 1 else ""
+            raise BlowfishError(f"{name}: {part!r}: sizes and repeat counts must be whole numbers >= 1{extra}. "
+                                "Fix: use e.g. 512x3,1024x5")
+        sizes += [k] * t
+    if len(sizes) != rounds:
+        raise BlowfishError(f"{name} lists {len(sizes)} round(s) but {rounds_name} is {rounds}. Fix: make "
+                            "the counts add up to the rounds (e.g. 512x3,1024x5 for 8 rounds), or leave the "
+                            "schedule empty for the paper's default")
+    return sizes
+
+
+def parse_seeds(text: str, name: str = "--seeds") -> list[int]:
+    """Seeds from "0,1,2" (whole numbers); BlowfishError naming ``name`` otherwise."""
+    parts = [x.strip() for x in str(text).split(",")]
+    if any(x == "" for x in parts):
+        raise BlowfishError(f"{name}: an empty entry in {text!r}; use whole numbers like 0,1,2")
+    try:
+        return [int(x) for x in parts]
+    except ValueError:
+        raise BlowfishError(f"{name}: expected whole numbers like 0,1,2 (got {text!r})") from None
+
+
+def parse_positive_grid(text: str, name: str, item: str, example: str, check) -> set[float]:
+    """Distinct values from text like "1e-4, 6e-4; 3e-3" (commas, semicolons or spaces).
+
+    name: the grid's label in messages ("tau grid"); item: what one entry is ("temperature");
+    example: a valid list for the fix; check: validator raising BudgetError (e.g. check_rho).
+    Raises BudgetError naming the bad entry.  Count limits are the caller's.
+    """
+    out: set[float] = set()
+    for p in str(text).replace(";", ",").replace(" ", ",").split(","):
+        if not p.strip():
+            continue
+        try:
+            v = float(p)
+        except ValueError:
+            raise BudgetError(f"{name}: {p.strip()!r} is not a number. Fix: list {example}") from None
+        try:
+            out.add(check(v))
+        except BudgetError:
+            raise BudgetError(f"{name}: every {item} must be a finite number > 0 (got {p.strip()})") from None
+    return out
