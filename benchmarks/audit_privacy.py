@@ -23,7 +23,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.audit import audit_table, default_setting, run_audit_suite  # noqa: E402
+from blowfish_core.audit import (  # noqa: E402
+    LAPLACE_EPSILON_T, audit_table, default_setting, run_audit_suite, run_laplace_audit_suite,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--delta", type=float, default=1e-5)
     ap.add_argument("--alpha", type=float, default=0.05, help="1 - confidence of the lower bound")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--laplace", type=int, default=200_000,
+                    help="runs per dataset of the Laplace (pure epsilon) suite (0: skip)")
+    ap.add_argument("--epsilon-t", type=float, default=LAPLACE_EPSILON_T, help="per-round epsilon of the Laplace suite")
     args = ap.parse_args(argv)
     s = default_setting()
     print("setting: X1 ordinal 0..15, X2 ordinal 0..3 (w = 1/2), policy X1 one level (r = 1/30), "
@@ -50,6 +55,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nrho_t = {rho_t:g}, sampler = {sampler}, {n:,} runs per dataset ({dt:.1f} s)")
             print(audit_table(res))
             bad += sum(r.passed != exp for r, exp in res)
+    if args.laplace:
+        t0 = time.perf_counter()
+        res = run_laplace_audit_suite(n_samples=args.laplace, seed=args.seed, epsilon_t=args.epsilon_t,
+                                      alpha=args.alpha, setting=s)
+        dt = time.perf_counter() - t0
+        print(f"\nLaplace mechanism (pure DP): epsilon_t = {args.epsilon_t:g}, delta = 0, l1 sensitivities, "
+              f"{args.laplace:,} runs per dataset ({dt:.1f} s)")
+        print(audit_table(res))
+        bad += sum(r.passed != exp for r, exp in res)
     print("\nall verdicts as expected" if bad == 0 else f"\n{bad} UNEXPECTED verdict(s)")
     return 0 if bad == 0 else 1
 

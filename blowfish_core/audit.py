@@ -52,6 +52,7 @@ from .accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
 from .errors import BlowfishError, PolicyError, SchemaError
 from .policy import AttributePolicy, Policy, record_reach, value_edges
 from .schema import Attribute, Schema
+from .methods import BF_SOFT, HARD, TAB_PE, get_method
 from .sensitivity import calibrate, soft_bound
 from .votes import check_tau, vote_histogram, vote_vectors
 
@@ -74,6 +75,20 @@ AUDIT_CASES = (
     ("bf-soft", "soft-local", False),
     ("hard", "hard-local", False),
 )
+#: methods the audit covers (its setting has one hard and one soft vote).
+AUDITED_METHODS = (TAB_PE.name, HARD.name, BF_SOFT.name)
+#: broken Laplace calibration (any method): the scale divided by 4, so the round spends 4 epsilon_t.
+LAPLACE_BROKEN = {"quarter-scale": "Laplace scale b_t / 4 (claims epsilon_t, spends 4 epsilon_t)"}
+#: the Laplace (pure epsilon) audit suite: (method, calibration, expected verdict).
+LAPLACE_AUDIT_CASES = (
+    (TAB_PE.name, "correct", True),
+    (HARD.name, "correct", True),
+    (BF_SOFT.name, "correct", True),
+    (HARD.name, "quarter-scale", False),
+    (BF_SOFT.name, "quarter-scale", False),
+)
+#: per-round epsilon of the Laplace audit (claims pure epsilon_t = 1).
+LAPLACE_EPSILON_T = 1.0
 #: largest enumerated domain (points) for the edge search.
 MAX_AUDIT_POINTS = 20_000
 _CHUNK = 1 << 16
@@ -189,16 +204,16 @@ class WorstEdge:
     n_edges: int
 
 
-def _edge_norms(schema, policy, C, vote, tau, complete):
+def _edge_norms(schema, policy, C, vote, tau, complete, ord=2):
     P, e0, e1 = record_level_edges(schema, policy, complete=complete)
     V = vote_vectors(schema, C, P, vote=vote, tau=tau)
-    norms = np.linalg.norm(V[e1] - V[e0], axis=1) if e0.size else np.zeros(0)
+    norms = np.linalg.norm(V[e1] - V[e0], ord=ord, axis=1) if e0.size else np.zeros(0)
     return P, e0, e1, norms
 
 
 def worst_case_edge(
     schema: Schema, policy: Policy, C: np.ndarray, vote: str = "hard", tau: float | None = None,
-    complete: bool = False,
+    complete: bool = False, norm: str = "l2",
 ) -> WorstEdge:
     """Exact sensitivity of the vote histogram for population C by enumeration.
 
@@ -206,7 +221,7 @@ def worst_case_edge(
     first edge (in enumeration order) with the largest ``||v(x') - v(x)||_2``; shift 0
     and x = x' when the edge set is empty.  Raises as :func:`record_level_edges`.
     """
-    P, e0, e1, norms = _edge_norms(schema, policy, C, vote, tau, complete)
+    P, e0, e1, norms = _edge_norms(schema, policy, C, vote, tau, complete, ord=1 if norm == "l1" else 2)
     if norms.size == 0:
         return WorstEdge(P[0].copy(), P[0].copy(), 0.0, 0)
     k = int(np.argmax(norms))
@@ -248,11 +263,12 @@ class AuditPair:
     sensitivity_prime: float
     how: str
     edge: dict[str, Any] = field(default_factory=dict)
+    mechanism: str = "gaussian"
 
     @property
     def shift(self) -> float:
-        """||H(D') - H(D)||_2, histogram units."""
-        return float(np.linalg.norm(self.H_prime - self.H))
+        """||H(D') - H(D)|| in the mechanism's norm (l2 Gaussian, l1 Laplace), histogram units."""
+        return float(np.linalg.norm(self.H_prime - self.H, ord=1 if self.mechanism == "laplace" else 2))
 
 
 def build_pair(
@@ -275,8 +291,9 @@ def build_pair(
     s = setting or default_setting()
     rho_t = check_rho(rho_t, name="rho_t")
     delta = check_delta(delta)
-    if method not in ("tab-pe", "hard", "bf-soft"):
-        raise BlowfishError(f"audit: unknown method {method!r}; use tab-pe, hard or bf-soft")
+    if method not in AUDITED_METHODS:
+        raise BlowfishError(f"audit: unknown method {method!r}; use {', '.join(AUDITED_METHODS[:-1])} or "
+                            f"{AUDITED_METHODS[-1]}")
     if calibration not in CALIBRATIONS:
         raise BlowfishError(f"audit: unknown calibration {calibration!r}; use one of {', '.join(CALIBRATIONS)}")
     if calibration != "correct" and BROKEN_CALIBRATIONS[calibration][0] != method:
@@ -284,8 +301,9 @@ def build_pair(
             f"audit: calibration '{calibration}' applies to {BROKEN_CALIBRATIONS[calibration][0]}, not {method}"
         )
     schema, policy, C = s.schema, s.policy, np.asarray(s.C, dtype=float)
-    vote = "soft" if method == "bf-soft" else "hard"
-    tau = check_tau(s.tau) if vote == "soft" else None
+    meth = get_method(method)
+    vote = meth.make_vote(s.tau if meth.needs_tau else None).name
+    tau = check_tau(s.tau) if meth.needs_tau else None
     claimed = epsilon_exact(rho_t, delta)
     B = np.asarray(s.background, dtype=float).reshape(-1, schema.p)
 
@@ -311,7 +329,7 @@ def build_pair(
         how = BROKEN_CALIBRATIONS[calibration][1]
         n_edges = int(norms.size)
     else:
-        we = worst_case_edge(schema, policy, C, vote, tau, complete=(method == "tab-pe"))
+        we = worst_case_edge(schema, policy, C, vote, tau, complete=(meth.notion == "standard"))
         x, xp, n_edges = we.x, we.x_prime, we.n_edges
         if calibration == "correct":
             cal = calibrate(method, schema, policy, tau, C=C)
@@ -330,7 +348,7 @@ def build_pair(
     dec = schema.decode(np.vstack([x, xp]))
     plain = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in dec.iloc[i].items()} for i in (0, 1)]
     edge = {"x": plain[0], "x_prime": plain[1], "edges_checked": n_edges,
-            "neighbours": "all record pairs (bounded DP)" if method == "tab-pe" else "policy edges"}
+            "neighbours": "all record pairs (bounded DP)" if meth.notion == "standard" else "policy edges"}
     return AuditPair(method, calibration, rho_t, delta, claimed, D, Dp, H, Hp, sig, sig_p, sens, sens_p, how, edge)
 
 
@@ -367,6 +385,8 @@ def epsilon_lower_bound(fp: np.ndarray | int, n0: int, fn: np.ndarray | int, n1:
 
 
 def _statistic_kind(pair: AuditPair) -> str:
+    if pair.mechanism == "laplace":
+        return "laplace-likelihood-ratio"
     return "projection" if pair.sigma == pair.sigma_prime else "likelihood-ratio"
 
 
@@ -382,6 +402,8 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
     """
     if sampler not in ("scalar", "full"):
         raise BlowfishError(f"audit: sampler must be 'scalar' or 'full' (got {sampler!r})")
+    if pair.mechanism == "laplace":
+        return _laplace_statistic(pair, n, rng)
     H, Hp = pair.H, pair.H_prime
     m = H.size
     d = pair.shift
@@ -424,6 +446,60 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
     if sp == 0:
         return -b2_0, -b2_1
     return a2_0 / s**2 - b2_0 / sp**2, a2_1 / s**2 - b2_1 / sp**2
+
+
+def _laplace_statistic(pair: AuditPair, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Laplace rounds: T = ||y - H||_1 - ||y - H'||_1 (the log-likelihood ratio times b, equal
+    scales), y = H + b Lap(0, 1)^m on D and H' + b Lap(0, 1)^m on D', whole histograms drawn."""
+    H, Hp, b = pair.H, pair.H_prime, pair.sigma
+    out = []
+    for center in (H, Hp):
+        parts = []
+        for start in range(0, n, _CHUNK):
+            k = min(_CHUNK, n - start)
+            y = center + b * rng.laplace(0.0, 1.0, (k, H.size))
+            parts.append(np.abs(y - H).sum(axis=1) - np.abs(y - Hp).sum(axis=1))
+        out.append(np.concatenate(parts) if parts else np.zeros(0))
+    return out[0], out[1]
+
+
+def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon_t: float = LAPLACE_EPSILON_T,
+                       calibration: str = "correct") -> AuditPair:
+    """One Laplace round of ``method`` on the l1-worst neighbouring pair (pure epsilon_t-DP claimed).
+
+    calibration: 'correct' (the engine's l1 calibration, b = Delta1 / epsilon_t,
+    mechanisms.laplace) or 'quarter-scale' (broken: b / 4).  delta of the pair is 0.
+    Raises BlowfishError for an unknown method/calibration, BudgetError for a bad epsilon_t.
+    """
+    from .accounting import check_epsilon
+    from .mechanisms import get_mechanism
+
+    s = setting or default_setting()
+    eps = check_epsilon(epsilon_t, name="epsilon_t")
+    if method not in AUDITED_METHODS:
+        raise BlowfishError(f"audit: unknown method {method!r}; use {', '.join(AUDITED_METHODS)}")
+    if calibration != "correct" and calibration not in LAPLACE_BROKEN:
+        raise BlowfishError(f"audit: unknown Laplace calibration {calibration!r}; use correct or "
+                            f"{', '.join(LAPLACE_BROKEN)}")
+    meth = get_method(method)
+    vote = meth.make_vote(s.tau if meth.needs_tau else None)
+    tau = vote.tau
+    schema, policy, C = s.schema, s.policy, np.asarray(s.C, dtype=float)
+    we = worst_case_edge(schema, policy, C, vote.name, tau, complete=(meth.notion == "standard"), norm="l1")
+    cal = calibrate(method, schema, policy, tau, C=C, norm="l1")
+    lap = get_mechanism("laplace")
+    b = lap.scale(cal.delta, eps)
+    how = cal.how
+    if calibration != "correct":
+        b, how = b / 4.0, LAPLACE_BROKEN[calibration]
+    B = np.asarray(s.background, dtype=float).reshape(-1, schema.p)
+    D, Dp = np.vstack([B, we.x[None, :]]), np.vstack([B, we.x_prime[None, :]])
+    H = vote_histogram(schema, C, D, vote=vote)
+    Hp = vote_histogram(schema, C, Dp, vote=vote)
+    edge = {"edges_checked": we.n_edges,
+            "neighbours": "all record pairs (bounded DP)" if meth.notion == "standard" else "policy edges"}
+    return AuditPair(method, calibration, 0.0, 0.0, eps, D, Dp, H, Hp, b, b, float(cal.delta), float(cal.delta),
+                     how, edge, mechanism="laplace")
 
 
 def _candidate_thresholds(t0: np.ndarray, t1: np.ndarray, grid: int = 200) -> np.ndarray:
@@ -489,6 +565,9 @@ def pair_epsilon(pair: AuditPair) -> float | None:
     """
     if pair.sigma != pair.sigma_prime:
         return None
+    if pair.mechanism == "laplace":  # pure epsilon of Lap(b) with l1 shift d: d / b
+        d = pair.shift
+        return 0.0 if d == 0 else (math.inf if pair.sigma == 0 else d / pair.sigma)
     d = pair.shift
     if d == 0:
         return 0.0
@@ -553,6 +632,15 @@ def run_audit_suite(n_samples: int = 200_000, seed: int = 0, rho_t: float = 0.25
     """Every case of AUDIT_CASES: list of (result, expected_pass)."""
     s = setting or default_setting()
     return [(audit(m, c, s, rho_t, delta, n_samples, seed, alpha, sampler), exp) for m, c, exp in AUDIT_CASES]
+
+
+def run_laplace_audit_suite(n_samples: int = 200_000, seed: int = 0, epsilon_t: float = LAPLACE_EPSILON_T,
+                            alpha: float = 0.05, setting: AuditSetting | None = None
+                            ) -> list[tuple[AuditResult, bool]]:
+    """Every case of LAPLACE_AUDIT_CASES (pure epsilon_t claimed, delta 0): list of (result, expected_pass)."""
+    s = setting or default_setting()
+    return [(audit_pair(build_laplace_pair(m, s, epsilon_t, c), n_samples=n_samples, seed=seed, alpha=alpha,
+                        sampler="full"), exp) for m, c, exp in LAPLACE_AUDIT_CASES]
 
 
 def audit_table(results: list[tuple[AuditResult, bool]]) -> str:

@@ -45,6 +45,7 @@ from .accounting import (
 )
 from .errors import BlowfishError, BudgetError
 from .evolution import SynthConfig
+from . import methods
 from .metrics import relative_reduction, t_interval
 from .parsing import parse_positive_grid
 from .policy import Policy, record_reach
@@ -61,8 +62,8 @@ DEFAULT_TIE_TOL = 1e-9
 #: at most this many temperatures per pilot grid.
 MAX_GRID = 24
 
-HARD = "hard"
-SOFT = "bf-soft"
+HARD = methods.HARD.name
+SOFT = methods.BF_SOFT.name
 #: smallest public sample the pilot accepts.  Eq. (4) scales the budget by (n_t/n_p)^2 to keep the
 #: signal-to-noise ratio of the vote histograms, but with a few dozen records the marginals the
 #: pilot scores (PWErr/HOERR over 20 bins or more) are themselves mostly sampling noise, so the
@@ -222,7 +223,7 @@ def recommend(candidates: Sequence[tuple[str, float | None, float]], tie_tol: fl
     clean: list[tuple[str, float | None, float]] = []
     for method, tau, mean in candidates:
         if method not in (HARD, SOFT):
-            raise BlowfishError(f"pilot candidate method must be 'hard' or 'bf-soft' (got {method!r})")
+            raise BlowfishError(f"pilot candidate method must be '{HARD}' or '{SOFT}' (got {method!r})")
         if method == SOFT:
             tau = check_tau(tau)
         else:

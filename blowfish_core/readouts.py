@@ -24,7 +24,9 @@ import numpy as np
 from .accounting import (
     epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_rho,
 )
+from .calibration import floor_value
 from .errors import BudgetError, PolicyError
+from .methods import BF_SOFT, HARD, TAB_PE
 from .policy import Policy, attribute_reach, components, group_privacy, path_length
 from .schema import Schema, _fmt
 from .sensitivity import SQRT2, noise_ratio, standard_dp_reach
@@ -39,7 +41,7 @@ MAX_COMPONENT_VALUES = 5000
 #: q at or above this is "near 1": soft voting has little to gain (Remark 3).
 Q_NEAR_ONE = 0.9
 
-_READOUT_METHODS = ("tab-pe", "hard", "bf-soft")
+_READOUT_METHODS = (TAB_PE.name, HARD.name, BF_SOFT.name)
 
 
 def _budget(rho: float | None, epsilon: float | None, delta: float, rounds: int,
@@ -173,9 +175,8 @@ def policy_readout(
     reach = max(per.values())
     argmax_all = [n for n, v in per.items() if v == reach and reach > 0.0]
     q = noise_ratio(reach, tau)
-    floor = 1.0 if policy.participation else 0.0
-    bound = max(SQRT2 * q, floor)
-    bound_l1 = max(2.0 * q, floor)
+    bound = floor_value(SQRT2 * q, policy)
+    bound_l1 = floor_value(2.0 * q, policy)
     r_dp = standard_dp_reach(schema)
     taus = CURVE_TAUS if curve_taus is None else np.asarray(curve_taus, dtype=float)
     if taus.ndim != 1 or taus.size == 0 or not np.all(np.isfinite(taus)) or np.any(taus <= 0):
@@ -186,7 +187,7 @@ def policy_readout(
         "q_standard_dp": np.tanh(r_dp / (2.0 * taus)).tolist(),
     }
     budget = _budget(rho, epsilon, delta, rounds, conversion)
-    sens = {"tab-pe": SQRT2, "hard": SQRT2, "bf-soft": float(bound)}
+    sens = {TAB_PE.name: SQRT2, HARD.name: SQRT2, BF_SOFT.name: float(bound)}
     sigma = None
     if budget is not None:
         sigma = {m: float(gaussian_sigma(sens[m], budget["rho_t"])) for m in _READOUT_METHODS}

@@ -25,13 +25,16 @@ import numpy as np
 import pandas as pd
 
 from .accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact
-from .parsing import parse_positive_grid
 from .errors import BlowfishError, BudgetError
 from .evolution import SynthConfig, SynthResult
 from .metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
 from .policy import Policy
 from .runner import MAX_SEEDS, RunRequest, run_paired
 from .schema import Attribute, Schema, _fmt
+from .methods import BASELINE, SOFT
+from .parsing import parse_positive_grid
+
+_HARD, _SOFT = BASELINE.name, SOFT.name  # the swept pair (method table roles)
 
 #: the paper's highlighted budgets (§6.2.2) plus one weaker budget: a small default grid.
 DEFAULT_RHO_GRID: tuple[float, ...] = (1e-4, 6e-4, 3e-3, 1e-2)
@@ -160,7 +163,7 @@ def budget_sweep(
     cfg = (config or SynthConfig()).validate()
     # validate everything (tau, seeds, policy) once before any work
     from .runner import validate_request
-    validate_request(RunRequest(schema, policy, data, ["hard", "bf-soft"], rhos[0], delta, tau, seeds, cfg))
+    validate_request(RunRequest(schema, policy, data, [_HARD, _SOFT], rhos[0], delta, tau, seeds, cfg))
     t0 = time.perf_counter()
     points: list[SweepPoint] = []
     metric_name = "pwerr"
@@ -169,16 +172,16 @@ def budget_sweep(
             if progress is not None:
                 progress({**ev, "point": k, "points": len(rhos), "rho": rho})
 
-        req = RunRequest(schema, policy, data, ["hard", "bf-soft"], rho, delta, tau, seeds, cfg, metric=metric,
+        req = RunRequest(schema, policy, data, [_HARD, _SOFT], rho, delta, tau, seeds, cfg, metric=metric,
                          reference=reference, data_source=data_source)
         rep = run_paired(req, progress=_progress, should_stop=should_stop).report
         metric_name = rep["metric"]["name"]
         pm = rep["summary"]["per_method"]
-        errs = {m: [r[metric_name] for r in rep["runs"] if r["method"] == m] for m in ("hard", "bf-soft")}
+        errs = {m: [r[metric_name] for r in rep["runs"] if r["method"] == m] for m in (_HARD, _SOFT)}
         points.append(SweepPoint(
             rho, float(epsilon_exact(rho, delta)),
-            {"mean": pm["hard"]["mean"], "ci95": list(pm["hard"]["ci95"] or [None, None]), "errors": errs["hard"]},
-            {"mean": pm["bf-soft"]["mean"], "ci95": list(pm["bf-soft"]["ci95"] or [None, None]), "errors": errs["bf-soft"]},
+            {"mean": pm[_HARD]["mean"], "ci95": list(pm[_HARD]["ci95"] or [None, None]), "errors": errs[_HARD]},
+            {"mean": pm[_SOFT]["mean"], "ci95": list(pm[_SOFT]["ci95"] or [None, None]), "errors": errs[_SOFT]},
             rep["summary"].get("relative_reduction_bf_soft_vs_hard"),
         ))
     cross = crossing_budget([p.rho for p in points], [p.hard["mean"] for p in points],

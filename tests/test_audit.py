@@ -198,3 +198,26 @@ def test_bad_audit_inputs_raise_clear_errors():
     part = Policy({"X1": AttributePolicy("threshold", theta=1)}, participation=True)
     with pytest.raises(PolicyError, match="participation"):
         build_pair("hard", AuditSetting(s.schema, part, s.C, s.tau, s.background))
+
+
+# --------------------------------------------------------- Laplace (pure epsilon)
+def test_laplace_suite_passes_correct_and_fails_quarter_scale():
+    from blowfish_core.audit import LAPLACE_AUDIT_CASES, build_laplace_pair, run_laplace_audit_suite
+
+    res = run_laplace_audit_suite(n_samples=200_000, seed=0)
+    assert len(res) == len(LAPLACE_AUDIT_CASES)
+    for r, expected in res:
+        assert r.passed is expected, audit_table(res)
+        assert r.claimed_eps == 1.0 and r.delta == 0.0 and r.statistic == "laplace-likelihood-ratio"
+        if expected:
+            assert 0.5 * r.claimed_eps < r.eps_lb <= r.claimed_eps
+            assert r.eps_pair == pytest.approx(1.0, rel=1e-9)  # b = Delta1 / epsilon_t is tight on the l1-worst pair
+        else:
+            assert r.eps_pair == pytest.approx(4.0, rel=1e-9) and r.eps_lb > 3.0
+    # l1 sensitivities (DESIGN §3): Tab-PE and Hard (crossing) 2, BF-Soft 2 tanh(r / (2 tau))
+    s = default_setting()
+    assert build_laplace_pair("tab-pe", s).sensitivity == 2.0
+    assert build_laplace_pair("hard", s).sensitivity == 2.0
+    soft = build_laplace_pair("bf-soft", s)
+    assert soft.sensitivity == pytest.approx(2 * math.tanh((1 / 30) / (2 * s.tau)))
+    assert soft.sigma == pytest.approx(soft.sensitivity / 1.0)
