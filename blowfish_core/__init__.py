@@ -11,6 +11,8 @@ Main entry points:
     hard_sensitivity, calibrate              per-round calibration (Cor. 5.3)
     run_synthesis, SynthConfig               Algorithm 1 with ResampleMutate
     run_paired, RunRequest                   paired multi-method runs + JSON report
+    Synthesizer                              scikit-learn-style API: fit(df).sample(n), ledger_, privacy_
+    METHODS, MECHANISMS                      the method table and the mechanism registry
     get_preset                               adult, bank, xor3 (xorK)
     exact_sensitivity, population_aware_bound exact per-population sensitivity (Lemma 5.1, §6.2.6)
     policy_readout                           every Policy Designer number in one call
@@ -26,7 +28,10 @@ from .schema import Attribute, Schema, infer_schema  # noqa: E402
 from .policy import (  # noqa: E402
     AttributePolicy, Policy, attribute_reach, components, path_length, record_reach, weighted_reaches,
 )
-from .sensitivity import METHODS, SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_bound  # noqa: E402
+from .methods import METHODS, Method, get_method  # noqa: E402
+from .sensitivity import SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_bound  # noqa: E402
+from .mechanisms import MECHANISMS  # noqa: E402
+from .ledger import LedgerRow, privacy_totals  # noqa: E402
 from .evolution import RunStopped, SynthConfig, run_synthesis  # noqa: E402
 from .runner import RunRequest, run_paired  # noqa: E402
 from .presets import get_preset, load_preset_data  # noqa: E402
@@ -35,12 +40,13 @@ from .readouts import pair_path, policy_readout  # noqa: E402
 from .pilot import recommend, run_pilot  # noqa: E402
 from .sweeps import budget_sweep  # noqa: E402
 from .audit import audit  # noqa: E402
+from .synthesizer import Synthesizer  # noqa: E402
 
 __all__ = [
     "BlowfishError", "BudgetError", "DataError", "PolicyError", "SchemaError",
     "Attribute", "Schema", "infer_schema",
     "AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach", "weighted_reaches",
-    "METHODS", "SQRT2", "calibrate", "hard_sensitivity", "noise_ratio", "soft_bound",
+    "METHODS", "Method", "get_method", "MECHANISMS", "LedgerRow", "privacy_totals", "Synthesizer", "SQRT2", "calibrate", "hard_sensitivity", "noise_ratio", "soft_bound",
     "RunStopped", "SynthConfig", "run_synthesis", "RunRequest", "run_paired", "get_preset", "load_preset_data",
     "exact_sensitivity", "population_aware_bound", "tightness_construction", "pair_path", "policy_readout",
     "recommend", "run_pilot", "budget_sweep", "audit",

@@ -138,6 +138,8 @@ class SynthResult:
     seconds: float
     round_seconds: list[float]
     populations: list[np.ndarray] | None = None
+    final_population: np.ndarray | None = None
+    final_weights: np.ndarray | None = None
 
 
 def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
@@ -303,18 +305,24 @@ def run_synthesis(
             progress({"round": t, "rounds": T, "method": meth.name, "seed": seed,
                       "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": mech.name})
     # --- release: post-processing of the last noisy histogram
+    release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0))]
+    return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
+                       pops if keep_populations else None, C, w)
+
+
+def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator) -> np.ndarray:
+    """Indices into C_T of n released records, from the last clipped noisy counts w (m_T,).
+
+    mode 'sample': drawn proportionally to w (uniformly when every w is 0), by n uniforms of
+    ``rng``; 'top': the n candidates with the largest counts (stable order), repeated
+    cyclically when n > m_T.  Post-processing only (no privacy cost).
+    """
     total = w.sum()
     prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
     cdf = np.cumsum(prob)
     cdf[-1] = 1.0
-    u = rng(_RELEASE, 0).random(cfg.release)
-    if cfg.release_mode == "top":
-        # the `release` candidates with the largest clipped noisy counts (stable order),
-        # repeated cyclically when release > m_T
+    u = rng.random(n)
+    if mode == "top":
         order = np.argsort(-prob, kind="stable")
-        idx = np.resize(order[: min(cfg.release, order.size)], cfg.release)
-    else:
-        idx = np.searchsorted(cdf, u, side="right")
-    release = C[idx]
-    return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
-                       pops if keep_populations else None)
+        return np.resize(order[: min(n, order.size)], n)
+    return np.searchsorted(cdf, u, side="right")

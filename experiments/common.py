@@ -53,6 +53,7 @@ if ROOT not in sys.path:
 
 from blowfish_core.distance import domain_index, group_records  # noqa: E402
 from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402
+from blowfish_core.methods import METHODS, get_method  # noqa: E402
 from blowfish_core.metrics import t_interval  # noqa: E402
 from blowfish_core.presets import get_preset, shared_path, split_table, xor_generate  # noqa: E402
 
@@ -68,7 +69,7 @@ TASK_DEFAULTS: dict[str, Any] = {
 }
 #: fields left out of the key when at their default (added after the first cached runs).
 OPTIONAL_FIELDS = ("children", "release_rule")
-SOFT_METHODS = ("bf-soft", "soft-dp", "soft-hard-noise")
+SOFT_METHODS = tuple(m.name for m in METHODS.values() if m.needs_tau)  # from the method table
 #: size of the common XOR-3 test reference (App. F.9).
 XOR_TEST_N = 10_000
 XOR_TEST_SEED = 999_983
@@ -207,8 +208,8 @@ def top_release(d: Prepared, t: dict[str, Any], res, cfg: SynthConfig) -> np.nda
     C = res.populations[-1]
     T = len(res.rounds)
     U, c, I = d.grouped
-    vote = "hard" if t["method"] in ("tab-pe", "hard") else "soft"
-    H = vote_histogram(d.schema, C, U, c, vote, t["tau"], I=I)
+    vote = get_method(t["method"]).make_vote(t["tau"])
+    H = vote_histogram(d.schema, C, U, c, vote, I=I)
     noisy = H + res.rounds[-1].sigma_t * rng_for(t["seed"], _NOISE, T).standard_normal(C.shape[0])
     surviving = int((np.maximum(np.where(noisy >= cfg.threshold_h, noisy, 0.0), 0.0) > 0).sum())
     if surviving != res.rounds[-1].surviving:

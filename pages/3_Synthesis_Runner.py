@@ -17,7 +17,7 @@ from blowfish_core.accounting import check_delta
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import RunStopped
 from blowfish_core.runner import MAX_SEEDS, ledger_text, policy_summary
-from blowfish_core.sensitivity import METHOD_LABELS
+from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
 from studio import runner_ui as ui
 from studio.state import get_studio

@@ -32,7 +32,8 @@ from blowfish_core.accounting import check_delta, check_rho, rho_from_budget
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import SynthConfig
 from blowfish_core.runner import MAX_SEEDS, RunOutcome, RunRequest, run_paired, validate_request
-from blowfish_core.sensitivity import METHOD_LABELS
+from blowfish_core import methods, parsing
+from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import round_errors
 
 #: methods the user picks; 'soft-hard-noise' is added by the decomposition option.
@@ -141,28 +142,10 @@ def seeds_from_inputs(count: Any, first: Any = 0) -> list[int]:
 def parse_population(text: str | None, rounds: int) -> list[int] | None:
     """Candidates per round from the "Population schedule" box, e.g. "512x3,1024x5".
 
-    Same syntax as the CLI's schedule; empty/None = the paper's schedule (returns None).
-    Raises BlowfishError naming the box for unreadable parts or a length != rounds.
+    The engine's parser (blowfish_core.parsing, the CLI's too) with the box's names in messages;
+    empty/None = the paper's schedule (returns None).
     """
-    if not text or not str(text).strip():
-        return None
-    sizes: list[int] = []
-    for part in str(text).split(","):
-        part = part.strip()
-        size, _, times = part.lower().partition("x")
-        try:
-            n, k = int(size), (int(times) if times.strip() else 1)
-        except ValueError:
-            raise BlowfishError(f"population schedule: cannot read {part!r}. Fix: write candidates per round "
-                                "as size x rounds, e.g. 512x3,1024x5") from None
-        if k < 1:
-            raise BlowfishError(f"population schedule: {part!r} repeats a size {k} times. Fix: use a count >= 1")
-        sizes += [n] * k
-    if len(sizes) != rounds:
-        raise BlowfishError(f"population schedule lists {len(sizes)} round(s) but Rounds T is {rounds}. Fix: make "
-                            "the counts add up to Rounds T (e.g. 512x3,1024x5 for 8 rounds), or leave the "
-                            "schedule empty for the paper's default")
-    return sizes
+    return parsing.parse_population(text, rounds, name="population schedule", rounds_name="Rounds T")
 
 
 def config_from_inputs(s: dict[str, Any]) -> SynthConfig:
@@ -179,7 +162,7 @@ def methods_from_inputs(methods: list[str], decomposition: bool) -> list[str]:
     """Chosen methods in the engine's order; the decomposition adds hard, bf-soft, soft-hard-noise."""
     chosen = set(methods)
     if decomposition:
-        chosen |= {"hard", "bf-soft", "soft-hard-noise"}
+        chosen |= {methods.BASELINE.name, methods.SOFT.name, methods.DECOMPOSITION.name}
     if not chosen:
         raise BlowfishError("choose at least one method")
     return [m for m in METHOD_ORDER if m in chosen]

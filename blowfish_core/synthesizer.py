@@ -1,0 +1,140 @@
+"""scikit-learn-style Python API: ``Synthesizer(...).fit(df).sample(n)``.
+
+    syn = Synthesizer(schema, policy, method="bf-soft", tau=0.03, rho=1e-3, seed=0)
+    syn.fit(df)              # df in the original column names and formats; runs Algorithm 1
+    out = syn.sample(512)    # DataFrame in the original names and formats
+    syn.ledger_              # tuple of ledger.LedgerRow, one per round
+    syn.privacy_             # totals as in the CLI report's "privacy"
+
+The constructor only stores its arguments; every check happens once, in :meth:`fit`,
+with the CLI's parsers and messages (blowfish_core.parsing).  A fitted synthesizer
+with the same settings and seed releases exactly what
+``python -m blowfish_core synth --method M --seeds S ...`` writes for that method
+and seed (tests/test_api.py checks the CSV byte for byte).
+
+Randomness: ``seed`` (a whole number >= 0) gives the paired, reproducible study
+streams (evolution.SeededStreams).  A seeded run is for study, not for a real release
+(DESIGN §7).  ``seed=None`` is refused for now; ``streams`` is the hook for another
+source (issue 11: OS entropy): any callable ``streams(purpose, t) -> numpy Generator``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .distance import domain_index, group_records
+from .errors import BlowfishError
+from .evolution import _RELEASE, SeededStreams, SynthConfig, SynthResult, release_indices, run_synthesis
+from .ledger import LedgerRow, privacy_totals
+from .methods import get_method
+from .parsing import parse_budget, parse_methods, require_tau
+from .policy import Policy
+from .runner import EMPTY_POLICY_MESSAGE, policy_is_empty
+from .schema import Schema
+
+
+class Synthesizer:
+    """Policy-aware DP synthesizer (paper Algorithm 1 with ResampleMutate).
+
+    Parameters
+    ----------
+    schema, policy : the public domain and the Blowfish policy.
+    method : a name of the method table ('tab-pe', 'hard', 'bf-soft', 'soft-dp', 'soft-hard-noise').
+    tau : temperature (> 0) of soft votes; required by the methods that need it.
+    rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
+        ``conversion`` ('exact' or 'eq1'); with ``mechanism='laplace'``: epsilon only (pure DP).
+    mechanism : 'gaussian' (default) or 'laplace'.
+    seed : whole number >= 0 (paired study streams); None is refused (see module docstring).
+    config : SynthConfig (default: the paper's schedule, 8 rounds, 512 released).
+    allow_empty_policy : run a Blowfish method even when the policy protects nothing.
+    streams : optional source of randomness ``streams(purpose, t) -> Generator`` (overrides seed).
+
+    Fitted attributes: ``result_`` (evolution.SynthResult), ``ledger_`` (tuple of LedgerRow),
+    ``privacy_`` (dict, as the report's "privacy"), ``n_samples_drawn_``.
+    """
+
+    def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,
+                 rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
+                 mechanism: str = "gaussian", seed: int | None = 0, config: SynthConfig | None = None,
+                 conversion: str = "exact", allow_empty_policy: bool = False,
+                 streams: Callable[[int, int], np.random.Generator] | None = None) -> None:
+        self.schema = schema
+        self.policy = policy
+        self.method = method
+        self.tau = tau
+        self.rho = rho
+        self.epsilon = epsilon
+        self.delta = delta
+        self.mechanism = mechanism
+        self.seed = seed
+        self.config = config
+        self.conversion = conversion
+        self.allow_empty_policy = allow_empty_policy
+        self.streams = streams
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, df: pd.DataFrame) -> "Synthesizer":
+        """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
+
+        df: the private table, original column names and formats (every schema column).
+        Raises BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field.
+        """
+        if not isinstance(self.method, str):
+            raise BlowfishError(f"method must be one name such as 'bf-soft' (got {self.method!r})")
+        (method,) = parse_methods([self.method]) or [None]
+        if method is None:
+            raise BlowfishError("choose a method, e.g. method='bf-soft'")
+        budget = parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.conversion)
+        require_tau([method], self.tau)
+        if self.streams is None:
+            if self.seed is None:
+                raise BlowfishError("seed=None: give a whole-number seed for a study run; an OS-entropy release "
+                                    "mode is not available yet")
+            if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+                raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seed!r})")
+        cfg = (self.config or SynthConfig()).validate()
+        self.policy.validate(self.schema)
+        if (get_method(method).policy_aware and not self.allow_empty_policy
+                and policy_is_empty(self.schema, self.policy)):
+            raise BlowfishError(EMPTY_POLICY_MESSAGE)
+        if not isinstance(df, pd.DataFrame):
+            raise BlowfishError(f"fit needs a pandas DataFrame (got {type(df).__name__})")
+        X = self.schema.encode(df)
+        U, counts = group_records(X)
+        seed = 0 if self.seed is None else int(self.seed)
+        self._streams = self.streams if self.streams is not None else SeededStreams(seed)
+        res: SynthResult = run_synthesis(
+            self.schema, X, self.policy, method, budget.rho, self.tau, cfg, seed,
+            grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
+            epsilon=budget.epsilon, streams=self._streams)
+        self.config_ = cfg
+        self.budget_ = budget
+        self.result_ = res
+        self.ledger_: tuple[LedgerRow, ...] = tuple(res.rounds)
+        self.privacy_: dict[str, Any] = {
+            **privacy_totals(res.rounds, budget.delta or 1e-5, rho=budget.rho, epsilon=budget.epsilon),
+            "budget_source": budget.source}
+        self.n_samples_drawn_ = 0
+        return self
+
+    # --------------------------------------------------------------- sample
+    def sample(self, n: int | None = None) -> pd.DataFrame:
+        """n records (default: config.release) from the last noisy histogram, decoded.
+
+        Post-processing only.  The k-th call (k = 0, 1, ...) uses release stream k, so the first
+        ``sample(config.release)`` equals the run's (and the CLI's) release.
+        Raises BlowfishError before fit or for n < 1.
+        """
+        if not hasattr(self, "result_"):
+            raise BlowfishError("the synthesizer is not fitted. Fix: call fit(df) first")
+        n = self.config_.release if n is None else n
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or n > 10_000_000:
+            raise BlowfishError(f"release size must be a whole number between 1 and 10,000,000 (got {n!r})")
+        res = self.result_
+        idx = release_indices(res.final_weights, int(n), self.config_.release_mode,
+                              self._streams(_RELEASE, self.n_samples_drawn_))
+        self.n_samples_drawn_ += 1
+        return self.schema.decode(res.final_population[idx])

@@ -1,0 +1,160 @@
+"""Python API (blowfish_core.Synthesizer): end to end on XOR-3, equal to the CLI byte for byte;
+the Laplace mechanism through the API and the CLI (XOR-3; Adult when ../shared/data has it)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import blowfish_core as bc
+from blowfish_core.cli import main
+from blowfish_core.evolution import SynthConfig
+from blowfish_core.presets import shared_path
+
+XOR = bc.get_preset("xor3")
+TINY_ARGS = ["--rounds", "2", "--population", "16x2", "--release", "20", "--quiet"]
+TINY = SynthConfig(rounds=2, population=[16, 16], release=20)
+
+
+def cli_release(tmp_path, *extra: str) -> tuple[bytes, dict]:
+    out, rep = tmp_path / "cli.csv", tmp_path / "cli.json"
+    assert main(["synth", "--preset", "xor3", *extra, "--out", str(out), "--report", str(rep), *TINY_ARGS]) == 0
+    return out.read_bytes(), json.loads(rep.read_text())
+
+
+def api_csv(tmp_path, syn: bc.Synthesizer, n: int = 20) -> bytes:
+    path = tmp_path / "api.csv"
+    syn.sample(n).to_csv(path, index=False)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("method,extra", [("bf-soft", ["--tau", "0.03"]), ("hard", []), ("tab-pe", [])])
+def test_api_equals_cli_release_byte_for_byte(tmp_path, method, extra):
+    data = bc.load_preset_data(XOR, None).private
+    syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method=method,
+                         tau=0.03 if extra else None, rho=1e-3, seed=1, config=TINY).fit(data)
+    cli_bytes, rep = cli_release(tmp_path, "--method", method, *extra, "--rho", "1e-3", "--seeds", "1")
+    assert api_csv(tmp_path, syn) == cli_bytes
+    # ledger: typed rows equal to the report's rows; totals equal to the report's privacy block
+    assert len(syn.ledger_) == 2 and all(isinstance(r, bc.LedgerRow) for r in syn.ledger_)
+    assert [r.to_dict() for r in syn.ledger_] == rep["runs"][0]["rounds"]
+    assert syn.privacy_ == rep["privacy"]
+    assert syn.privacy_["accountant"] == "gdp-exact" and syn.privacy_["rho"] == 1e-3
+    assert all(r.mechanism == "gaussian" and r.norm == "l2" and r.rho_t == 5e-4 for r in syn.ledger_)
+    # the decoded release keeps the original names and formats
+    out = syn.sample(7)
+    assert list(out.columns) == list(data.columns) and len(out) == 7
+    assert out.dtypes.tolist() == data[out.columns].dtypes.tolist()
+
+
+def test_api_epsilon_delta_budget_equals_cli(tmp_path):
+    data = bc.load_preset_data(XOR, None).private
+    syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="hard", epsilon=1.0, delta=1e-6, seed=0,
+                         config=TINY).fit(data)
+    cli_bytes, rep = cli_release(tmp_path, "--method", "hard", "--epsilon", "1", "--delta", "1e-6")
+    assert api_csv(tmp_path, syn) == cli_bytes and syn.privacy_ == rep["privacy"]
+    assert syn.privacy_["rho"] == pytest.approx(bc.accounting.rho_from_epsilon_exact(1.0, 1e-6))
+
+
+def cli_error(capsys, argv: list[str]) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ")
+    return err[len("error: "):]
+
+
+@pytest.mark.parametrize("kwargs,argv", [
+    (dict(method="magic", rho=1e-3), ["--method", "magic", "--rho", "1e-3"]),
+    (dict(method="bf-soft", rho=1e-3), ["--method", "bf-soft", "--rho", "1e-3"]),
+    (dict(method="bf-soft", tau=-1.0, rho=1e-3), ["--method", "bf-soft", "--tau", "-1", "--rho", "1e-3"]),
+    (dict(method="hard"), ["--method", "hard"]),
+    (dict(method="hard", rho=1e-3, epsilon=1.0), ["--method", "hard", "--rho", "1e-3", "--epsilon", "1"]),
+    (dict(method="hard", rho=-1.0), ["--method", "hard", "--rho", "-1"]),
+    (dict(method="hard", epsilon=1.0, delta=1e-5, mechanism="laplace"),
+     ["--method", "hard", "--epsilon", "1", "--delta", "1e-5", "--mechanism", "laplace"]),
+    (dict(method="hard", rho=1e-3, mechanism="laplace"), ["--method", "hard", "--rho", "1e-3", "--mechanism", "laplace"]),
+    (dict(method="hard", epsilon=1.0, mechanism="exponential"),
+     ["--method", "hard", "--epsilon", "1", "--mechanism", "exponential"]),
+])
+def test_api_errors_have_the_cli_messages(tmp_path, capsys, kwargs, argv):
+    data = bc.load_preset_data(XOR, None).private
+    with pytest.raises(bc.BlowfishError) as e:
+        bc.Synthesizer(XOR.schema, XOR.default_policy(), seed=0, config=TINY, **kwargs).fit(data)
+    msg = cli_error(capsys, ["synth", "--preset", "xor3", *argv, "--out", str(tmp_path / "x.csv"), *TINY_ARGS])
+    assert str(e.value) == msg
+
+
+def test_api_refuses_unfitted_and_unseeded():
+    syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="hard", rho=1e-3, seed=None, config=TINY)
+    with pytest.raises(bc.BlowfishError, match="not fitted"):
+        syn.sample(5)
+    with pytest.raises(bc.BlowfishError, match="seed=None"):
+        syn.fit(bc.load_preset_data(XOR, None).private)
+
+
+def test_laplace_api_and_cli_xor3(tmp_path):
+    data = bc.load_preset_data(XOR, None).private
+    cli_bytes, rep = cli_release(tmp_path, "--method", "bf-soft", "--tau", "0.03", "--mechanism", "laplace",
+                                 "--epsilon", "2")
+    syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="bf-soft", tau=0.03, epsilon=2.0,
+                         mechanism="laplace", seed=0, config=TINY).fit(data)
+    assert api_csv(tmp_path, syn) == cli_bytes
+    p = rep["privacy"]
+    assert p["notion"] == "pure" and p["epsilon"] == 2.0 and p["accountant"] == "pure-sum"
+    assert "epsilon_exact" not in p and "rho" not in p
+    assert syn.privacy_ == p and rep["mechanism"] == "laplace"
+    q = bc.noise_ratio(1 / 28, 0.03)
+    for row in rep["runs"][0]["rounds"]:
+        assert row["mechanism"] == "laplace" and row["sensitivity_norm"] == "l1" and row["epsilon_t"] == 1.0
+        assert row["delta_t"] == pytest.approx(2 * q) and row["calibration"] == "bound"
+        assert row["scale_t"] == row["delta_t"] / row["epsilon_t"]
+    assert [r.to_dict() for r in syn.ledger_] == rep["runs"][0]["rounds"]
+
+
+def test_laplace_hard_and_tab_pe_l1_sensitivity_two(tmp_path):
+    _, rep = cli_release(tmp_path, "--method", "tab-pe,hard", "--mechanism", "laplace", "--epsilon", "1")
+    for run in rep["runs"]:
+        for row in run["rounds"]:
+            assert row["mechanism"] == "laplace" and row["delta_t"] in (0.0, 2.0)
+            assert row["scale_t"] == row["delta_t"] / 0.5
+    tab = [row["delta_t"] for row in rep["runs"][0]["rounds"]]
+    assert tab == [2.0, 2.0]
+
+
+def test_gaussian_rows_gain_mechanism_and_keep_every_key(tmp_path):
+    _, rep = cli_release(tmp_path, "--method", "hard", "--rho", "1e-3")
+    row = rep["runs"][0]["rounds"][0]
+    for k in ("t", "candidates", "rho_t", "delta_t", "sigma_t", "calibration", "surviving", "witness", "notes"):
+        assert k in row
+    assert row["mechanism"] == "gaussian" and row["scale_t"] == row["sigma_t"]
+    assert rep["privacy"]["accountant"] == "gdp-exact"
+
+
+def test_mixed_ledger_uses_pld_never_the_gdp_curve():
+    g = bc.LedgerRow(1, 4, "gaussian", 2 ** 0.5, "l2", 2.0, "global", rho_t=0.25)
+    lap = bc.LedgerRow(2, 4, "laplace", 2.0, "l1", 2.0, "global", epsilon_t=1.0)
+    tot = bc.privacy_totals([g, lap], delta=1e-5)
+    assert tot["accountant"] == "pld" and "epsilon_exact" not in tot and "rho" not in tot
+    only_lap = bc.privacy_totals([lap], delta=1e-5)["epsilon"]
+    assert only_lap == 1.0
+    # composition costs more than the Laplace round alone and at most the two rounds' epsilons added
+    from blowfish_core.accounting import epsilon_exact
+    assert 1.0 < tot["epsilon"] <= 1.0 + epsilon_exact(0.25, 1e-5) + 1e-3
+
+
+@pytest.mark.skipif(shared_path(bc.get_preset("adult")) is None, reason="../shared/data/adult.csv not present")
+def test_laplace_api_and_cli_adult(tmp_path):
+    adult = bc.get_preset("adult")
+    path = shared_path(adult)
+    out, rep_path = tmp_path / "a.csv", tmp_path / "a.json"
+    assert main(["synth", "--preset", "adult", "--data", path, "--method", "hard,bf-soft", "--tau", "0.03",
+                 "--mechanism", "laplace", "--epsilon", "1", "--out", str(out), "--report", str(rep_path),
+                 *TINY_ARGS]) == 0
+    rep = json.loads(rep_path.read_text())
+    assert rep["privacy"]["notion"] == "pure" and rep["privacy"]["epsilon"] == 1.0
+    data = bc.load_preset_data(adult, path).private
+    syn = bc.Synthesizer(adult.schema, adult.default_policy(), method="hard", epsilon=1.0, mechanism="laplace",
+                         seed=0, config=TINY).fit(data)
+    assert api_csv(tmp_path, syn) == out.read_bytes()
+    assert [r.to_dict() for r in syn.ledger_] == rep["runs"][0]["rounds"]
