@@ -60,20 +60,20 @@ from .votes import check_tau, vote_histogram, vote_vectors
 CALIBRATIONS = ("correct", "soft-small-reach", "hard-zero", "soft-local", "hard-local")
 #: broken calibration -> (method it applies to, description)
 BROKEN_CALIBRATIONS = {
-    "soft-small-reach": ("bf-soft", "BF-Soft bound computed with reach r/10 instead of r"),
-    "hard-zero": ("hard", "Hard calibrated to 0 although a crossing edge exists"),
-    "soft-local": ("bf-soft", "BF-Soft noise from the local sensitivity of the records at hand"),
-    "hard-local": ("hard", "Hard noise from the local sensitivity of the records at hand"),
+    "soft-small-reach": (BF_SOFT.name, "BF-Soft bound computed with reach r/10 instead of r"),
+    "hard-zero": (HARD.name, "Hard calibrated to 0 although a crossing edge exists"),
+    "soft-local": (BF_SOFT.name, "BF-Soft noise from the local sensitivity of the records at hand"),
+    "hard-local": (HARD.name, "Hard noise from the local sensitivity of the records at hand"),
 }
 #: the audit suite: (method, calibration, expected verdict: True = must pass).
 AUDIT_CASES = (
-    ("tab-pe", "correct", True),
-    ("hard", "correct", True),
-    ("bf-soft", "correct", True),
-    ("bf-soft", "soft-small-reach", False),
-    ("hard", "hard-zero", False),
-    ("bf-soft", "soft-local", False),
-    ("hard", "hard-local", False),
+    (TAB_PE.name, "correct", True),
+    (HARD.name, "correct", True),
+    (BF_SOFT.name, "correct", True),
+    (BF_SOFT.name, "soft-small-reach", False),
+    (HARD.name, "hard-zero", False),
+    (BF_SOFT.name, "soft-local", False),
+    (HARD.name, "hard-local", False),
 )
 #: methods the audit covers (its setting has one hard and one soft vote).
 AUDITED_METHODS = (TAB_PE.name, HARD.name, BF_SOFT.name)

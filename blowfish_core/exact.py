@@ -57,7 +57,7 @@ from .errors import SchemaError
 from .policy import AttributePolicy, Policy, record_reach, value_edges
 from .schema import Attribute, Schema
 from .sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound
-from .votes import check_tau, soft_rows
+from .votes import VOTES, HardVote, check_tau, soft_rows
 
 #: distances supported by the exact engine: Gower (weighted l1, the project default) and
 #: weighted Euclidean sqrt(sum_i (w_i d_i)^2).  Both are metrics, and a record-level edge
@@ -647,18 +647,18 @@ def exact_sensitivity(
     Raises BudgetError (bad tau), SchemaError (bad population / grid / distance),
     PolicyError, EnumerationLimitError (more than ``max_edges`` record-level edges).
     """
-    if vote not in ("hard", "soft"):
+    if not isinstance(vote, str) or vote not in VOTES:
         raise SchemaError(f"vote must be 'hard' or 'soft' (got {vote!r})")
     if method not in METHODS:
         raise SchemaError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
     check_distance(distance)
-    if vote == "soft":
+    hard = VOTES[vote] is HardVote
+    if not hard:
         tau = check_tau(tau)
     C = _check_population(schema, C)
     lats = schema_lattices(schema, policy, grid)
     total = _check_limit(lats, max_edges)
     exact_on, gridded, notes = _grid_info(schema, lats)
-    hard = vote == "hard"
     best = (-1.0, -1.0, None)       # (l2, l1, (blk, ci, ei))
     crossings = 0
     used: set[str] = set()
