@@ -10,7 +10,7 @@ Main entry points:
     noise_ratio, soft_bound                  q and the BF-Soft bound (Cor. 5.5)
     hard_sensitivity, calibrate              per-round calibration (Cor. 5.3)
     run_synthesis, SynthConfig               Algorithm 1 with ResampleMutate
-    run_paired, RunRequest                   paired multi-method runs + JSON report
+    run_paired, RunRequest, PairedResult     paired multi-method runs (typed); report.build_report -> JSON
     Synthesizer                              scikit-learn-style API: fit(df).sample(n), ledger_, privacy_
     METHODS, MECHANISMS                      the method table and the mechanism registry
     get_preset                               adult, bank, xor3 (xorK)
@@ -33,7 +33,7 @@ from .sensitivity import SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_b
 from .mechanisms import MECHANISMS  # noqa: E402
 from .ledger import LedgerRow, privacy_totals  # noqa: E402
 from .evolution import RunStopped, SynthConfig, run_synthesis  # noqa: E402
-from .runner import RunRequest, run_paired  # noqa: E402
+from .experiment import PairedResult, RunRequest, RunResult, run_paired  # noqa: E402
 from .presets import get_preset, load_preset_data  # noqa: E402
 from .exact import exact_sensitivity, population_aware_bound, tightness_construction  # noqa: E402
 from .readouts import pair_path, policy_readout  # noqa: E402
@@ -47,7 +47,7 @@ __all__ = [
     "Attribute", "Schema", "infer_schema",
     "AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach", "weighted_reaches",
     "METHODS", "Method", "get_method", "MECHANISMS", "LedgerRow", "privacy_totals", "Synthesizer", "SQRT2", "calibrate", "hard_sensitivity", "noise_ratio", "soft_bound",
-    "RunStopped", "SynthConfig", "run_synthesis", "RunRequest", "run_paired", "get_preset", "load_preset_data",
+    "RunStopped", "SynthConfig", "run_synthesis", "RunRequest", "run_paired", "PairedResult", "RunResult", "get_preset", "load_preset_data",
     "exact_sensitivity", "population_aware_bound", "tightness_construction", "pair_path", "policy_readout",
     "recommend", "run_pilot", "budget_sweep", "audit",
 ]

@@ -19,7 +19,8 @@ from .errors import BlowfishError
 from .evolution import SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data
-from .runner import ledger_text, policy_summary, run_paired, RunRequest
+from .experiment import RunRequest, run_paired, validate_request
+from .report import ledger_text, policy_summary
 from .schema import Schema, infer_schema
 from .mechanisms import MECHANISMS
 from .methods import METHODS, tau_methods
@@ -312,7 +313,6 @@ def cmd_synth(args) -> int:
     req = RunRequest(schema, policy, data, methods, budget.rho, budget.delta or 1e-5, args.tau, seeds, cfg,
                      metric=metric, budget_source=budget.source, data_source=source_txt,
                      allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism, epsilon=budget.epsilon)
-    from .runner import validate_request
     validate_request(req)  # every setting error before any work (and before --out is created)
 
     def progress(ev):
@@ -321,13 +321,13 @@ def cmd_synth(args) -> int:
             print(f"  {ev['method']:<8} seed {ev['seed']} round {ev['round']}/{ev['rounds']}  "
                   f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}", file=sys.stderr)
 
-    outcome = run_paired(req, progress=progress)
-    rep = outcome.report
-    first = outcome.releases[(methods[0], seeds[0])]
+    result = run_paired(req, progress=progress)
+    rep = result.report
+    first = result.run(methods[0], seeds[0]).release
     _write("--out", args.out, lambda: first.to_csv(args.out, index=False))
     if args.out_dir:
         _write("--out-dir", args.out_dir, lambda: os.makedirs(args.out_dir, exist_ok=True))
-        for (m, sd), df in outcome.releases.items():
+        for (m, sd), df in result.releases.items():
             path = os.path.join(args.out_dir, f"{m}_seed{sd}.csv")
             _write("--out-dir", path, lambda: df.to_csv(path, index=False))
     if args.report:

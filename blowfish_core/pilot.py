@@ -49,7 +49,7 @@ from . import methods
 from .metrics import relative_reduction, t_interval
 from .parsing import parse_positive_grid
 from .policy import Policy, record_reach
-from .runner import MAX_SEEDS, RunRequest, run_paired
+from .experiment import MAX_SEEDS, RunRequest, run_paired
 from .schema import Schema
 from .sensitivity import noise_ratio, tau_for_noise_ratio
 from .votes import check_tau
@@ -364,8 +364,7 @@ def run_pilot(
                          metric=metric, reference=reference, budget_source="pilot: Eq. (4)",
                          data_source=public_source or "public pilot sample")
         out = run_paired(req, progress=_progress, should_stop=should_stop)
-        metric_name = out.report["metric"]["name"]
-        errs = {r["seed"]: r[metric_name] for r in out.report["runs"]}
+        errs = {r.seed: r.error for r in out.runs}
         by_config.append([float(errs[s]) for s in seeds])
     hard_errs = np.array(by_config[0])
     cands: list[PilotCandidate] = []

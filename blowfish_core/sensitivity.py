@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .distance import GowerKernel, domain_index
-from .policy import Policy, record_edge_count, record_reach, value_edges
+from .policy import Policy, record_edge_count, value_edges
 from .schema import Schema
 from .votes import check_tau
 

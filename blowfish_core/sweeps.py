@@ -6,7 +6,7 @@
   epsilon (exact Gaussian curve and Eq. (1)).
 * Decomposition (§6.2.3, Eq. (3)): C = E_M - E_H (smoothing cost at matched noise),
   N = E_M - E_S (noise benefit), G = E_H - E_S = N - C, where E_M is the soft vote
-  with Hard's noise (method 'soft-hard-noise'); computed by runner.summarize.
+  with Hard's noise (method 'soft-hard-noise'); computed by report.summarize.
 * Per-round error: the metric of every round's candidate population C_t
   (unweighted) against the reference, and of the final release.
 * Real vs synthetic 1-way and 2-way marginals (metrics.bin_codes / marginal).
@@ -29,7 +29,7 @@ from .errors import BlowfishError, BudgetError
 from .evolution import SynthConfig, SynthResult
 from .metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
 from .policy import Policy
-from .runner import MAX_SEEDS, RunRequest, run_paired
+from .experiment import MAX_SEEDS, RunRequest, run_paired
 from .schema import Attribute, Schema, _fmt
 from .methods import BASELINE, SOFT
 from .parsing import parse_positive_grid
@@ -146,7 +146,7 @@ def budget_sweep(
     """Hard vs BF-Soft at every rho of a grid, paired seeds; crossing budget (App. F.3).
 
     rhos: >= 2 budgets (each > 0; sorted here).  tau > 0.  Every budget runs
-    runner.run_paired with methods [hard, bf-soft], so each point equals a CLI run
+    experiment.run_paired with methods [hard, bf-soft], so each point equals a CLI run
     with the same settings.  progress(event) receives run_synthesis events plus
     'point', 'points' and 'rho'.  Raises BlowfishError/BudgetError before any work
     for bad settings; RunStopped when should_stop() turns True.
@@ -162,7 +162,7 @@ def budget_sweep(
         raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(seeds)})")
     cfg = (config or SynthConfig()).validate()
     # validate everything (tau, seeds, policy) once before any work
-    from .runner import validate_request
+    from .experiment import validate_request
     validate_request(RunRequest(schema, policy, data, [_HARD, _SOFT], rhos[0], delta, tau, seeds, cfg))
     t0 = time.perf_counter()
     points: list[SweepPoint] = []
@@ -174,15 +174,15 @@ def budget_sweep(
 
         req = RunRequest(schema, policy, data, [_HARD, _SOFT], rho, delta, tau, seeds, cfg, metric=metric,
                          reference=reference, data_source=data_source)
-        rep = run_paired(req, progress=_progress, should_stop=should_stop).report
-        metric_name = rep["metric"]["name"]
-        pm = rep["summary"]["per_method"]
-        errs = {m: [r[metric_name] for r in rep["runs"] if r["method"] == m] for m in (_HARD, _SOFT)}
+        res = run_paired(req, progress=_progress, should_stop=should_stop)
+        metric_name, summary = res.metric_name, res.summary
+        pm = summary["per_method"]
+        errs = {m: res.errors(m) for m in (_HARD, _SOFT)}
         points.append(SweepPoint(
             rho, float(epsilon_exact(rho, delta)),
             {"mean": pm[_HARD]["mean"], "ci95": list(pm[_HARD]["ci95"] or [None, None]), "errors": errs[_HARD]},
             {"mean": pm[_SOFT]["mean"], "ci95": list(pm[_SOFT]["ci95"] or [None, None]), "errors": errs[_SOFT]},
-            rep["summary"].get("relative_reduction_bf_soft_vs_hard"),
+            summary.get("relative_reduction_bf_soft_vs_hard"),
         ))
     cross = crossing_budget([p.rho for p in points], [p.hard["mean"] for p in points],
                             [p.soft["mean"] for p in points])

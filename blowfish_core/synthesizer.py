@@ -32,7 +32,7 @@ from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .parsing import parse_budget, parse_methods, require_tau
 from .policy import Policy
-from .runner import EMPTY_POLICY_MESSAGE, policy_is_empty
+from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty
 from .schema import Schema
 
 

@@ -31,8 +31,8 @@ import pandas as pd
 from blowfish_core.accounting import check_delta, check_rho, rho_from_budget
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import SynthConfig
-from blowfish_core.runner import MAX_SEEDS, RunOutcome, RunRequest, run_paired, validate_request
-from blowfish_core import methods, parsing
+from blowfish_core.experiment import MAX_SEEDS, PairedResult, RunRequest, run_paired, validate_request
+from blowfish_core import methods as method_table, parsing
 from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import round_errors
 
@@ -162,7 +162,7 @@ def methods_from_inputs(methods: list[str], decomposition: bool) -> list[str]:
     """Chosen methods in the engine's order; the decomposition adds hard, bf-soft, soft-hard-noise."""
     chosen = set(methods)
     if decomposition:
-        chosen |= {methods.BASELINE.name, methods.SOFT.name, methods.DECOMPOSITION.name}
+        chosen |= {method_table.BASELINE.name, method_table.SOFT.name, method_table.DECOMPOSITION.name}
     if not chosen:
         raise BlowfishError("choose at least one method")
     return [m for m in METHOD_ORDER if m in chosen]
@@ -210,7 +210,7 @@ def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: R
     reference table), schema, X_real and X_releases (encoded), studio_version,
     dataset, fingerprint.
     """
-    outcome: RunOutcome = run_paired(req, progress=progress, should_stop=should_stop)
+    outcome: PairedResult = run_paired(req, progress=progress, should_stop=should_stop)
     name, fn = req.metric or ("pwerr", None)
     if fn is None:
         from blowfish_core.metrics import pwerr as fn  # noqa: N813

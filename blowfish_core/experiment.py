@@ -1,0 +1,230 @@
+"""Paired multi-method runs: ``run_paired(RunRequest) -> PairedResult`` (typed results).
+
+One call runs every (method, seed) pair on the same encoded data with paired random
+streams and computes the fidelity metric.  The result is typed (:class:`PairedResult`
+of :class:`RunResult`); the CLI, the pages, the sweep and the pilot read it, and the
+JSON report of the CLI contract (README "Report") is built from it in one place,
+:func:`blowfish_core.report.build_report` (``PairedResult.report``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .accounting import check_delta
+from .distance import domain_index, group_records
+from .errors import BlowfishError
+from .evolution import SynthConfig, SynthResult, run_synthesis
+from .ledger import LedgerRow, privacy_totals
+from .mechanisms import get_mechanism
+from .methods import METHODS, any_policy_aware, get_method, needs_tau
+from .policy import Policy, record_reach
+from .schema import Schema
+from .votes import check_tau
+
+MAX_SEEDS = 50
+
+
+@dataclass
+class RunRequest:
+    """Everything one paired comparison needs (all public except ``data``).
+
+    data: the private table (DataFrame, original columns).  methods: names of the method
+    table (blowfish_core.methods.METHODS).  mechanism: 'gaussian' (budget ``rho``: total
+    zCDP, already converted from (epsilon, delta) if needed) or 'laplace' (budget
+    ``epsilon``: pure DP; ``rho`` and ``delta`` unused).
+    metric: (name, f(schema, X_real, X_syn)).  reference: optional table the metric
+    compares against (default: the private table itself).  keep_populations: keep
+    every round's candidate population C_t in the results (for per-round errors;
+    does not change any draw or released value).
+    """
+
+    schema: Schema
+    policy: Policy
+    data: pd.DataFrame
+    methods: list[str]
+    rho: float
+    delta: float = 1e-5
+    tau: float | None = None
+    seeds: list[int] = field(default_factory=lambda: [0])
+    config: SynthConfig = field(default_factory=SynthConfig)
+    metric: tuple[str, Callable] | None = None
+    reference: pd.DataFrame | None = None
+    budget_source: str = "rho"
+    data_source: str = ""
+    keep_populations: bool = False
+    allow_empty_policy: bool = False
+    mechanism: str = "gaussian"
+    epsilon: float | None = None
+
+    @property
+    def budget(self) -> float | None:
+        """The total budget in the mechanism's own terms (rho or epsilon)."""
+        return self.rho if get_mechanism(self.mechanism).budget_name == "rho" else self.epsilon
+
+
+#: methods whose noise is calibrated to the policy (Blowfish); Tab-PE is standard DP.
+POLICY_METHODS = tuple(m.name for m in METHODS.values() if m.policy_aware)
+
+EMPTY_POLICY_MESSAGE = (
+    "the policy protects nothing: Hard/BF-Soft would release noise-free histograms (no record is hidden). "
+    "Fix: protect at least one attribute, or set allow_empty_policy / --allow-empty-policy to run anyway"
+)
+
+NO_PROTECTION_WARNING = (
+    "NO BLOWFISH PROTECTION: the policy protects nothing (record-level reach 0, no participation edges), "
+    "so the Hard/BF-Soft releases were computed from noise-free histograms and hide no record."
+)
+
+
+def policy_is_empty(schema: Schema, policy: Policy) -> bool:
+    """True when the policy protects nothing: record-level reach 0 and no participation edges (Def. 2.7)."""
+    return (not policy.participation) and record_reach(schema, policy) == 0.0
+
+
+def validate_request(req: RunRequest) -> None:
+    """Raise BlowfishError naming the field for any invalid setting."""
+    if not req.methods:
+        raise BlowfishError("choose at least one method")
+    for m in req.methods:
+        get_method(m)
+    if len(set(req.methods)) != len(req.methods):
+        raise BlowfishError("a method is listed twice")
+    if needs_tau(req.methods):
+        check_tau(req.tau)
+    mech = get_mechanism(req.mechanism)
+    if mech.budget_name == "rho":
+        check_delta(req.delta)
+    mech.split(req.budget, req.config.rounds, req.config.budget_weights)  # BudgetError for a bad budget
+    if not req.seeds:
+        raise BlowfishError("give at least one seed")
+    if len(req.seeds) > MAX_SEEDS:
+        raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(req.seeds)})")
+    if len(set(req.seeds)) != len(req.seeds):
+        raise BlowfishError("a seed is listed twice")
+    for s in req.seeds:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise BlowfishError(f"seeds must be whole numbers >= 0 (got {s!r})")
+    req.config.validate()
+    req.policy.validate(req.schema)
+    if (req.metric is None or req.metric[0] == "pwerr") and req.schema.p < 2:
+        raise BlowfishError(
+            f"PWErr needs at least two modeled attributes (the schema has {req.schema.p}). "
+            "Fix: model two or more columns"
+        )
+    if (any_policy_aware(req.methods) and not req.allow_empty_policy
+            and policy_is_empty(req.schema, req.policy)):
+        raise BlowfishError(EMPTY_POLICY_MESSAGE)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One (method, seed) run: the decoded release, its error, time and ledger.
+
+    release: DataFrame in the original names and formats; error: the metric against the
+    reference (evaluation only); seconds: wall time of the run; synth: the engine's
+    SynthResult (encoded release, per-round times, populations when kept).
+    """
+
+    method: str
+    seed: int
+    release: pd.DataFrame
+    error: float
+    seconds: float
+    synth: SynthResult
+
+    @property
+    def ledger(self) -> tuple[LedgerRow, ...]:
+        return tuple(self.synth.rounds)
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    """Every run of a paired comparison, in (seed, method) order, plus what the report needs.
+
+    privacy: the ledger totals (ledger.privacy_totals) with the budget source.
+    ``report`` (the JSON report, built once by report.build_report), ``results`` (the
+    SynthResults) and ``releases`` ({(method, seed): DataFrame}) are views of the runs.
+    """
+
+    request: RunRequest
+    runs: tuple[RunResult, ...]
+    metric_name: str
+    n_private: int
+    n_unique: int
+    privacy: dict[str, Any]
+    seconds_total: float
+
+    def errors(self, method: str) -> list[float]:
+        """The metric of ``method`` per seed, in seed order."""
+        return [r.error for r in self.runs if r.method == method]
+
+    def run(self, method: str, seed: int) -> RunResult:
+        """The run of (method, seed); KeyError when absent."""
+        for r in self.runs:
+            if r.method == method and r.seed == seed:
+                return r
+        raise KeyError((method, seed))
+
+    @property
+    def results(self) -> list[SynthResult]:
+        return [r.synth for r in self.runs]
+
+    @property
+    def releases(self) -> dict[tuple[str, int], pd.DataFrame]:
+        return {(r.method, r.seed): r.release for r in self.runs}
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """Per-method mean and 95% t-interval, paired R_s and the decomposition (report.summarize)."""
+        from .report import summarize
+
+        rows = [{"method": r.method, "seed": r.seed, self.metric_name: r.error} for r in self.runs]
+        return summarize(rows, self.metric_name, list(self.request.methods))
+
+    @cached_property
+    def report(self) -> dict[str, Any]:
+        from .report import build_report
+
+        return build_report(self)
+
+
+#: the previous name of the result type.
+RunOutcome = PairedResult
+
+
+def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | None = None,
+               should_stop: Callable[[], bool] | None = None) -> PairedResult:
+    """Run every method on every seed with paired random streams.
+
+    Raises BlowfishError for bad settings (before any work) and RunStopped if stopped.
+    """
+    validate_request(req)
+    schema = req.schema
+    X = schema.encode(req.data)
+    ref = schema.encode(req.reference) if req.reference is not None else X
+    U, counts = group_records(X)
+    grouped = (U, counts, domain_index(schema, U))
+    metric_name, metric_fn = req.metric or ("pwerr", None)
+    if metric_fn is None:
+        from .metrics import pwerr as metric_fn  # noqa: N813
+    t0 = time.perf_counter()
+    runs: list[RunResult] = []
+    for seed in req.seeds:
+        for method in req.methods:
+            res = run_synthesis(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
+                                progress=progress, should_stop=should_stop, grouped=grouped,
+                                keep_populations=req.keep_populations, mechanism=req.mechanism,
+                                epsilon=req.epsilon)
+            err = float(metric_fn(schema, ref, res.release))
+            runs.append(RunResult(method, int(seed), schema.decode(res.release), err, res.seconds, res))
+    privacy = {**privacy_totals(runs[0].synth.rounds, req.delta, rho=req.rho, epsilon=req.epsilon),
+               "budget_source": req.budget_source}
+    return PairedResult(req, tuple(runs), metric_name, int(X.shape[0]), int(U.shape[0]), privacy,
+                        round(time.perf_counter() - t0, 3))

@@ -1,0 +1,212 @@
+"""The JSON report and the ledger text, built from a PairedResult in ONE place.
+
+:func:`build_report` keeps every key of the CLI contract (README "Report",
+tests/test_cli.py); :func:`ledger_text` is the release note a data owner can paste;
+:func:`policy_summary` the reach / q / bound block (also the ``reach`` command's).
+"""
+
+from __future__ import annotations
+
+import platform
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import __version__
+from .calibration import floor_value
+from .experiment import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
+from .mechanisms import get_mechanism
+from .methods import BASELINE, DECOMPOSITION, SOFT, any_policy_aware, get_method
+from .metrics import NUMERIC_BINS, relative_reduction, t_interval
+from .policy import Policy, record_reach, weighted_reaches
+from .schema import Schema
+from .sensitivity import SQRT2, noise_ratio, soft_bound
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .experiment import PairedResult
+
+
+def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[str, Any]:
+    """Reach, q and bound of a policy (Cor. 5.2, 5.5) as plain JSON data."""
+    per = weighted_reaches(schema, policy)
+    r = record_reach(schema, policy)
+    out: dict[str, Any] = {
+        "per_attribute": per,
+        "reach": r,
+        "tau": tau,
+        "q": None,
+        "sensitivity_bound": None,
+        "protected": {a.name: policy.policy_for(a.name).describe(a) for a in schema.attributes
+                      if per[a.name] > 0},
+        "participation": policy.participation,
+    }
+    if tau is not None:
+        out["q"] = noise_ratio(r, tau)
+        out["sensitivity_bound"] = soft_bound(r, tau)
+        out["sensitivity_bound"] = floor_value(out["sensitivity_bound"], policy)
+    return out
+
+
+def build_report(result: "PairedResult") -> dict[str, Any]:
+    """The report of the CLI contract from a PairedResult (JSON-safe, no NaN)."""
+    req = result.request
+    schema = req.schema
+    runs = [{
+        "method": r.method,
+        "label": get_method(r.method).label,
+        "seed": r.seed,
+        result.metric_name: r.error,
+        "seconds": round(r.seconds, 4),
+        "rounds": [row.to_dict() for row in r.ledger],
+    } for r in result.runs]
+    pol = policy_summary(schema, req.policy, req.tau)
+    return {
+        "tool": "blowfish-studio",
+        "version": __version__,
+        "data_source": req.data_source,
+        "n_private": result.n_private,
+        "n_unique": result.n_unique,
+        "schema": schema.to_dict(),
+        "domain_warning": schema.domain_warning(),
+        "policy": req.policy.to_dict(),
+        "reach": pol["reach"],
+        "per_attribute_reach": pol["per_attribute"],
+        "tau": req.tau,
+        "noise_ratio_q": pol["q"],
+        "sensitivity_bound": pol["sensitivity_bound"],
+        "privacy": dict(result.privacy),
+        "mechanism": get_mechanism(req.mechanism).name,
+        "config": {
+            "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
+            "threshold_h": req.config.threshold_h, "selection": req.config.selection,
+            "switch_round": req.config.switch_round, "children": req.config.children,
+            "release_mode": req.config.release_mode,
+            "mutation": [req.config.mutation_start, req.config.mutation_end],
+        },
+        "metric": {"name": result.metric_name, "numeric_bins": NUMERIC_BINS,
+                   "reference": "private table" if req.reference is None else "reference table",
+                   "note": "evaluation only: computed against real data, not part of the release; "
+                           "95% t-intervals over seeds, low end clipped at 0 (errors are nonnegative); "
+                           "null with fewer than 2 seeds"},
+        "methods": list(req.methods),
+        "method_notions": {m: get_method(m).notion_text for m in req.methods},
+        "blowfish_protection": not policy_is_empty(schema, req.policy),
+        "warnings": run_warnings(req, runs),
+        "seeds": [int(s) for s in req.seeds],
+        "runs": runs,
+        "summary": result.summary,
+        "seconds_total": result.seconds_total,
+        "machine": {"python": platform.python_version(), "numpy": np.__version__},
+        "seeded_run_note": "Seeded runs are reproducible for study; a real release must use fresh randomness.",
+    }
+
+
+def _interval(values, clip_at_zero: bool = False) -> tuple[float, float | None, float | None]:
+    """(mean, low, high) 95% t-interval; (mean, None, None) for fewer than 2 values
+    (no NaN in a report); the low end clipped at 0 for nonnegative error metrics."""
+    mean, lo, hi = t_interval(list(values))
+    if len(values) < 2:
+        return mean, None, None
+    if clip_at_zero:
+        lo = max(lo, 0.0)
+    return mean, lo, hi
+
+
+def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> dict[str, Any]:
+    """Per-method mean error with 95% t-interval, and paired R_s of BF-Soft vs Hard.
+
+    ci95 is [low, high], or [None, None] (JSON null) with fewer than 2 seeds; the
+    error metrics are nonnegative, so their low end is clipped at 0.
+    """
+    out: dict[str, Any] = {"per_method": {}}
+    by = {m: {r["seed"]: r[metric] for r in runs if r["method"] == m} for m in methods}
+    for m in methods:
+        mean, lo, hi = _interval(list(by[m].values()), clip_at_zero=True)
+        out["per_method"][m] = {"mean": mean, "ci95": [lo, hi], "n": len(by[m])}
+    H, S, M = BASELINE.name, SOFT.name, DECOMPOSITION.name
+    if H in by and S in by:
+        seeds = sorted(set(by[H]) & set(by[S]))
+        r = relative_reduction([by[H][s] for s in seeds], [by[S][s] for s in seeds])
+        mean, lo, hi = _interval(list(r))
+        out["relative_reduction_bf_soft_vs_hard"] = {"mean_percent": mean, "ci95": [lo, hi],
+                                                     "per_seed": [float(v) for v in r]}
+    if all(m in by for m in (H, S, M)):
+        seeds = sorted(set(by[H]) & set(by[S]) & set(by[M]))
+        eh = np.array([by[H][s] for s in seeds])
+        es = np.array([by[S][s] for s in seeds])
+        em = np.array([by[M][s] for s in seeds])
+        out["decomposition"] = {
+            "C_smoothing_cost": _interval(list(em - eh)),
+            "N_noise_benefit": _interval(list(em - es)),
+            "G_gain": _interval(list(eh - es)),
+            "note": "C = E_M - E_H, N = E_M - E_S, G = N - C (§6.2.3); (mean, low, high); "
+                    "low/high are null with fewer than 2 seeds",
+        }
+    return out
+
+
+def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
+    """Plain-language warnings for the report: empty policy (when allowed) and rounds
+    in which no candidate survived the threshold H (parents then drawn uniformly)."""
+    out: list[str] = []
+    if any_policy_aware(req.methods) and policy_is_empty(req.schema, req.policy):
+        out.append(NO_PROTECTION_WARNING)
+    for r in runs:
+        empty = [rd["t"] for rd in r["rounds"] if rd["surviving"] == 0]
+        if empty:
+            out.append(f"{r['method']} seed {r['seed']}: no candidate survived the threshold H = "
+                       f"{req.config.threshold_h:g} in round(s) {', '.join(map(str, empty))}; "
+                       "parents (and the release, if in the last round) were drawn uniformly. "
+                       "Fix: lower the threshold H")
+    return out
+
+
+def ledger_text(report: dict[str, Any]) -> str:
+    """A release note a data owner can paste: budget, notion per method, policy, reach, warnings."""
+    p = report["privacy"]
+    acct = p.get("accountant", "gdp-exact")
+    if acct == "gdp-exact":
+        budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
+                  f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
+                  f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
+        spent = f"rho = {p['rho']:.6g}"
+    elif acct == "pure-sum":
+        budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
+                  f"(Laplace mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
+        spent = f"epsilon = {p['epsilon']:.6g}"
+    else:
+        budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} rounds "
+                  f"(mixed mechanisms, PLD accountant)")
+        spent = f"epsilon = {p['epsilon']:.4g}"
+    methods = report.get("methods") or []
+    lines = [f"Privacy budget: {budget}."]
+    protected = report.get("blowfish_protection", True)
+    for name in methods:
+        m = get_method(name)
+        if m.policy_aware and not protected:
+            lines.append(f"  {m.label}: NO PROTECTION - the policy protects nothing, so its histograms carry no noise.")
+        else:
+            lines.append(f"  {m.label}: {m.notion_text} ({spent}).")
+    if not protected and any_policy_aware(methods):
+        lines.append("WARNING: " + NO_PROTECTION_WARNING)
+    lines.append(
+        f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
+        f"record-level reach r = {report['reach']:.4g} (Gower units).")
+    soft_policy = [m for m in methods if get_method(m).needs_tau and get_method(m).policy_aware]
+    if report.get("noise_ratio_q") is not None and (soft_policy or not methods):
+        lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
+                     f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
+    if report.get("domain_warning"):
+        lines.append("WARNING: " + report["domain_warning"])
+    for w in report.get("warnings", []):
+        if w != NO_PROTECTION_WARNING:
+            lines.append("WARNING: " + w)
+    if any_policy_aware(methods) or not methods:
+        lines.append("Blowfish methods: only substitutions along the policy's edges are protected; values in "
+                     "different components of a policy graph are not protected from each other.")
+    return "\n".join(lines)
+
+
+def _protected(report: dict[str, Any]) -> dict[str, str]:
+    return {k: (v.get("type") + (f" {v['theta']}" if v.get("theta") is not None else ""))
+            for k, v in report["policy"]["attributes"].items() if v.get("type") != "none"}
