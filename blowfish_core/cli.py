@@ -24,7 +24,7 @@ from .report import ledger_text, policy_summary
 from .schema import Schema, infer_schema
 from .mechanisms import MECHANISMS
 from .methods import METHODS, tau_methods
-from .parsing import parse_budget, parse_methods, parse_population, parse_seeds, require_tau
+from .parsing import apply_protect, parse_budget, parse_methods, parse_population, parse_seeds, require_tau
 from .votes import check_tau
 
 EPILOG = """examples:
@@ -230,21 +230,7 @@ def resolve_setting(args) -> tuple[Schema, Policy, Any]:
     else:
         policy = Policy()
     if args.protect:
-        if preset is not None and not args.schema:
-            policy = preset.policy_with(args.protect, base=policy)
-        else:
-            from .policy import AttributePolicy, parse_protect_spec
-            per = dict(policy.per_attribute)
-            for item in args.protect:
-                name, kind, theta = parse_protect_spec(item)
-                if kind in ("", "block"):
-                    raise BlowfishError(f"--protect {item}: without a preset, give an explicit SPEC "
-                                        "(threshold:VALUE, complete, hierarchy, none) or use --policy for blocks")
-                if kind == "none":
-                    per.pop(name, None)
-                else:
-                    per[name] = AttributePolicy(kind, theta=theta)
-            policy = Policy(per, policy.participation)
+        policy = apply_protect(policy, args.protect, preset if (preset is not None and not args.schema) else None)
     if args.participation:
         policy.participation = True
     policy.validate(schema)

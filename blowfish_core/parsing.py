@@ -15,6 +15,7 @@ from .accounting import check_delta, check_epsilon, check_rho, rho_from_budget
 from .errors import BlowfishError, BudgetError
 from .mechanisms import MECHANISMS, get_mechanism
 from .methods import METHODS, tau_methods
+from .policy import AttributePolicy, Policy, parse_protect_spec
 from .votes import check_tau
 
 
@@ -157,3 +158,41 @@ def parse_positive_grid(text: str, name: str, item: str, example: str, check) ->
         except BudgetError:
             raise BudgetError(f"{name}: every {item} must be a finite number > 0 (got {p.strip()})") from None
     return out
+
+
+def apply_protect(policy: Policy, specs: list[str], preset=None, name: str = "--protect") -> Policy:
+    """``policy`` with ATTR[=SPEC] items applied (SPEC = threshold:VALUE | block | complete | hierarchy | none).
+
+    With a preset, a bare ATTR (or 'block') takes the preset's Table 3 graph (Preset.policy_with);
+    without one, SPEC must be explicit.  Raises PolicyError / BlowfishError naming ``name``.
+    """
+    if preset is not None:
+        return preset.policy_with(specs, base=policy)
+    per = dict(policy.per_attribute)
+    for item in specs:
+        attr, kind, theta = parse_protect_spec(item)
+        if kind in ("", "block"):
+            raise BlowfishError(f"{name} {item}: without a preset, give an explicit SPEC "
+                                "(threshold:VALUE, complete, hierarchy, none) or use --policy for blocks")
+        if kind == "none":
+            per.pop(attr, None)
+        else:
+            per[attr] = AttributePolicy(kind, theta=theta)
+    return Policy(per, policy.participation)
+
+
+def seed_range(count, first=0, name: str = "number of paired seeds") -> list[int]:
+    """Paired seeds first, first+1, ..., first+count-1 (the app's two boxes).
+
+    Raises BlowfishError for a count < 1 or above experiment.MAX_SEEDS, or a first seed < 0.
+    """
+    from .experiment import MAX_SEEDS
+
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise BlowfishError(f"{name} must be a whole number >= 1 (got {count!r})")
+    if count > MAX_SEEDS:
+        raise BlowfishError(f"{name}: at most {MAX_SEEDS} per comparison (got {count}). "
+                            f"Fix: use {MAX_SEEDS} or fewer")
+    if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+        raise BlowfishError(f"first seed must be a whole number >= 0 (got {first!r})")
+    return list(range(first, first + count))

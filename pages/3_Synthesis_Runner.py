@@ -16,7 +16,8 @@ from plotly.subplots import make_subplots
 from blowfish_core.accounting import check_delta
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import RunStopped
-from blowfish_core.runner import MAX_SEEDS, ledger_text, policy_summary
+from blowfish_core.experiment import MAX_SEEDS
+from blowfish_core.report import ledger_text, policy_summary
 from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
 from studio import runner_ui as ui

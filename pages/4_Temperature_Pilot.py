@@ -21,7 +21,7 @@ from blowfish_core.pilot import (
     recommendation_strength, run_pilot, scale_budget, subsample, tau_grid,
 )
 from blowfish_core.policy import record_reach
-from blowfish_core.runner import MAX_SEEDS
+from blowfish_core.experiment import MAX_SEEDS
 from studio import runner_ui as ui
 from studio.state import get_studio, set_studio
 

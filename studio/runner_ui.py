@@ -28,10 +28,9 @@ from typing import Any, Callable, MutableMapping
 
 import pandas as pd
 
-from blowfish_core.accounting import check_delta, check_rho, rho_from_budget
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import SynthConfig
-from blowfish_core.experiment import MAX_SEEDS, PairedResult, RunRequest, run_paired, validate_request
+from blowfish_core.experiment import PairedResult, RunRequest, run_paired, validate_request
 from blowfish_core import methods as method_table, parsing
 from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import round_errors
@@ -113,30 +112,19 @@ def carry_to_runner(state: MutableMapping[str, Any], method: str, tau: float | N
 
 
 def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion: str) -> tuple[float, float, str]:
-    """(rho, delta, budget_source) from the budget widgets, like the CLI's --rho / --epsilon --delta.
+    """(rho, delta, budget_source) from the budget widgets: the engine's budget parser (the CLI's).
 
     Raises BudgetError for rho <= 0, epsilon <= 0 or delta outside (0, 1).
     """
-    delta = check_delta(delta)
-    if mode == BUDGET_MODES[1]:
-        rho_v = rho_from_budget(epsilon=epsilon, delta=delta, conversion=conversion)
-        return rho_v, delta, f"epsilon={epsilon:g}, delta={delta:g} via {conversion}"
-    return check_rho(rho), delta, "rho"
+    eps_mode = mode == BUDGET_MODES[1]
+    b = parsing.parse_budget(None if eps_mode else rho, epsilon if eps_mode else None, delta,
+                             conversion=conversion, flags=False)
+    return b.rho, b.delta, b.source
 
 
 def seeds_from_inputs(count: Any, first: Any = 0) -> list[int]:
-    """Paired seeds first, first+1, ..., first+count-1.
-
-    Raises BlowfishError for a count < 1 or above runner.MAX_SEEDS, or a first seed < 0.
-    """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise BlowfishError(f"number of paired seeds must be a whole number >= 1 (got {count!r})")
-    if count > MAX_SEEDS:
-        raise BlowfishError(f"number of paired seeds: at most {MAX_SEEDS} per comparison (got {count}). "
-                            f"Fix: use {MAX_SEEDS} or fewer")
-    if isinstance(first, bool) or not isinstance(first, int) or first < 0:
-        raise BlowfishError(f"first seed must be a whole number >= 0 (got {first!r})")
-    return list(range(first, first + count))
+    """Paired seeds first, first+1, ..., first+count-1 (blowfish_core.parsing.seed_range)."""
+    return parsing.seed_range(count, first)
 
 
 def parse_population(text: str | None, rounds: int) -> list[int] | None:
