@@ -9,9 +9,10 @@ participation-floor) and its witness.
 
 Totals (:func:`privacy_totals`):
 
-* all-Gaussian ledger -> rho = sum rho_t, epsilon at delta by Eq. (1) and by the exact
-  mu-GDP curve (accounting.PrivacyLedger, unchanged); ``accountant = "gdp-exact"``.
-* all-Laplace ledger -> pure epsilon-DP, epsilon = sum epsilon_t (basic composition);
+* one mechanism throughout -> that mechanism's own composition (``Mechanism.totals``):
+  all-Gaussian: rho = sum rho_t, epsilon at delta by Eq. (1) and by the exact mu-GDP
+  curve (accounting.PrivacyLedger, unchanged), ``accountant = "gdp-exact"``;
+  all-Laplace: pure epsilon-DP, epsilon = sum epsilon_t (basic composition),
   ``notion = "pure"``, ``accountant = "pure-sum"``.
 * any other mix -> privacy-loss distributions composed with dp-accounting's PLD
   accountant, epsilon at delta; ``accountant = "pld"``.  The mu-GDP epsilon is never
@@ -64,8 +65,8 @@ class LedgerRow:
 
     @property
     def sigma_t(self) -> float | None:
-        """Gaussian noise standard deviation (None for other mechanisms)."""
-        return self.scale if self.mechanism == "gaussian" else None
+        """Gaussian noise standard deviation: the scale of an l2 (zCDP) row; None for other rows."""
+        return self.scale if self.rho_t is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         """The report row: t, candidates, rho_t, delta_t (= Delta_t), sigma_t, calibration,
@@ -90,34 +91,38 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | 
 
     rows: the rows of one run (every run of a paired comparison spends the same).
     delta: reporting delta in (0, 1) for (epsilon, delta) statements.  rho / epsilon: the
-    declared total (rho for Gaussian, epsilon for Laplace) so the totals equal the
-    requested budget exactly (defaults: the sum of the rows).
-    Keys: all-Gaussian: rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round,
-    notion, accountant='gdp-exact'; all-Laplace: epsilon, delta=0, rounds,
-    epsilon_per_round, notion='pure', accountant='pure-sum'; mixed: epsilon, delta,
-    rounds, mechanisms, notion='approximate', accountant='pld'.
+    declared total in the mechanism's terms, so the totals equal the requested budget
+    exactly (default: the sum of the rows).
+    One mechanism throughout: that mechanism's own composition (``Mechanism.totals``):
+    Gaussian -> rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round, notion,
+    accountant='gdp-exact'; Laplace -> epsilon, delta=0, rounds, epsilon_per_round,
+    notion='pure', accountant='pure-sum'.  Mixed: epsilon, delta, rounds, mechanisms,
+    notion='approximate', accountant='pld'.
     Raises BudgetError for a bad delta, ValueError for an empty ledger.
     """
+    from .mechanisms import get_mechanism
+
     if not rows:
         raise ValueError("the ledger is empty")
-    kinds = {r.mechanism for r in rows}
-    if kinds == {"gaussian"}:
-        total = math.fsum(r.rho_t for r in rows) if rho is None else rho
-        led = PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows),
-                                        weights=[r.rho_t for r in rows] if rho is None else None)
-        out = led.to_dict()
-        out["rho_per_round"] = [float(r.rho_t) for r in rows]
-        return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
-    if kinds == {"laplace"}:
-        total = math.fsum(r.epsilon_t for r in rows) if epsilon is None else float(epsilon)
-        return {"epsilon": total, "delta": 0.0, "rounds": len(rows),
-                "epsilon_per_round": [float(r.epsilon_t) for r in rows], "notion": "pure",
-                "accountant": "pure-sum",
-                "note": "pure epsilon-DP: every round is a Laplace mechanism; epsilons add (basic composition)"}
+    kinds = sorted({r.mechanism for r in rows})
+    if len(kinds) == 1:
+        mech = get_mechanism(kinds[0])
+        total = rho if mech.budget_name == "rho" else epsilon
+        return mech.totals(rows, delta, total)
     delta = check_delta(delta)
     return {"epsilon": pld_epsilon(rows, delta), "delta": delta, "rounds": len(rows),
-            "mechanisms": sorted(kinds), "notion": "approximate", "accountant": "pld",
+            "mechanisms": kinds, "notion": "approximate", "accountant": "pld",
             "note": "mixed mechanisms: privacy-loss distributions composed with dp-accounting's PLD accountant"}
+
+
+def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
+    """All-Gaussian ledger: rho, Eq. (1) and the exact mu-GDP epsilon (accounting.PrivacyLedger)."""
+    total = math.fsum(r.rho_t for r in rows) if rho is None else rho
+    led = PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows),
+                                    weights=[r.rho_t for r in rows] if rho is None else None)
+    out = led.to_dict()
+    out["rho_per_round"] = [float(r.rho_t) for r in rows]
+    return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
 
 
 def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float = 1e-4) -> float:
@@ -128,19 +133,14 @@ def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float =
     """
     from dp_accounting.pld import privacy_loss_distribution as pld
 
+    from .mechanisms import get_mechanism
+
     total = None
     for r in rows:
         if r.sensitivity == 0:
             continue
         if r.scale == 0:
             return math.inf
-        if r.mechanism == "gaussian":
-            p = pld.from_gaussian_mechanism(r.scale, sensitivity=r.sensitivity,
-                                            value_discretization_interval=discretization)
-        elif r.mechanism == "laplace":
-            p = pld.from_laplace_mechanism(r.scale, sensitivity=r.sensitivity,
-                                           value_discretization_interval=discretization)
-        else:
-            raise ValueError(f"no privacy-loss distribution for mechanism {r.mechanism!r}")
+        p = get_mechanism(r.mechanism).pld(r, pld, discretization)
         total = p if total is None else total.compose(p)
     return 0.0 if total is None else float(total.get_epsilon_for_delta(delta))

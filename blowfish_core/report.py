@@ -194,8 +194,12 @@ def ledger_text(report: dict[str, Any]) -> str:
         f"record-level reach r = {report['reach']:.4g} (Gower units).")
     soft_policy = [m for m in methods if get_method(m).needs_tau and get_method(m).policy_aware]
     if report.get("noise_ratio_q") is not None and (soft_policy or not methods):
-        lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
-                     f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
+        if acct == "pure-sum":  # l1 sensitivities (Laplace): 2 q vs 2
+            lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
+                         f"l1 sensitivity bound {2 * report['noise_ratio_q']:.4g} (vs 2).")
+        else:
+            lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
+                         f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
     if report.get("domain_warning"):
         lines.append("WARNING: " + report["domain_warning"])
     for w in report.get("warnings", []):

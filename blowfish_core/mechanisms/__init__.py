@@ -2,7 +2,8 @@
 
 A mechanism knows its sensitivity norm, how to split a total budget over rounds,
 the noise scale for a sensitivity and a per-round budget, how to draw the noise,
-and how to write the round's ledger row.  Algorithm 1 (evolution.run_synthesis)
+how to write the round's ledger row, how a ledger of its rows composes (``totals``)
+and its privacy-loss distribution for mixed ledgers (``pld``, dp-accounting).  Algorithm 1 (evolution.run_synthesis)
 only calls these; adding a mechanism is one module here plus one entry in
 :data:`MECHANISMS` (and its parsing in blowfish_core.parsing).
 
@@ -38,6 +39,10 @@ class Mechanism(Protocol):
 
     def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
             **extra: Any) -> LedgerRow: ...
+
+    def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None) -> dict[str, Any]: ...
+
+    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any: ...
 
 
 #: name -> mechanism instance (the only mechanism registry).

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..accounting import gaussian_sigma, split_rho
-from ..ledger import LedgerRow
+from ..ledger import LedgerRow, gaussian_totals
 from ..sensitivity import Calibration
 
 
@@ -39,3 +39,12 @@ class Gaussian:
             **extra: Any) -> LedgerRow:
         return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
                          rho_t=float(budget_t), witness=cal.witness, **extra)
+
+    def totals(self, rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
+        """All-Gaussian ledger: rho, Eq. (1), exact mu-GDP epsilon; accountant 'gdp-exact'."""
+        return gaussian_totals(rows, delta, rho)
+
+    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
+        """The row's privacy-loss distribution (dp-accounting) for mixed ledgers."""
+        return pld.from_gaussian_mechanism(row.scale, sensitivity=row.sensitivity,
+                                           value_discretization_interval=discretization)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import math
+
 import numpy as np
 
 from ..accounting import _as_real, check_epsilon, split_rho
@@ -46,3 +48,16 @@ class Laplace:
             **extra: Any) -> LedgerRow:
         return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
                          epsilon_t=float(budget_t), witness=cal.witness, **extra)
+
+    def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
+        """All-Laplace ledger: pure epsilon-DP, epsilons add (basic composition); accountant 'pure-sum'."""
+        total = math.fsum(r.epsilon_t for r in rows) if epsilon is None else float(epsilon)
+        return {"epsilon": total, "delta": 0.0, "rounds": len(rows),
+                "epsilon_per_round": [float(r.epsilon_t) for r in rows], "notion": "pure",
+                "accountant": "pure-sum",
+                "note": "pure epsilon-DP: every round is a Laplace mechanism; epsilons add (basic composition)"}
+
+    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
+        """The row's privacy-loss distribution (dp-accounting) for mixed ledgers."""
+        return pld.from_laplace_mechanism(row.scale, sensitivity=row.sensitivity,
+                                          value_discretization_interval=discretization)
