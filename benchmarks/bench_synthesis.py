@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
 
-    from blowfish_core.sensitivity import METHODS
+    from blowfish_core.methods import METHODS
 
     datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]

@@ -39,7 +39,7 @@ from blowfish_core.errors import BlowfishError  # noqa: E402
 from blowfish_core.evolution import SynthConfig  # noqa: E402
 from blowfish_core.metrics import one_way_errors  # noqa: E402
 from blowfish_core.presets import get_preset, load_preset_data, shared_path  # noqa: E402
-from blowfish_core.runner import RunRequest, run_paired  # noqa: E402
+from blowfish_core.experiment import RunRequest, run_paired  # noqa: E402
 from blowfish_core.methods import METHOD_LABELS  # noqa: E402
 
 DEFAULT_RHOS = (1e-4, 1e-3, 1e-2, 1.0)
