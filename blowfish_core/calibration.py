@@ -126,7 +126,7 @@ def floor_value(value: float, policy: Policy) -> float:
     return max(value, 1.0) if policy.participation else value
 
 
-def calibrate(method: "Method", x: RoundInputs) -> Calibration:
+def calibrate(method: Method, x: RoundInputs) -> Calibration:
     """The method's calibration of one round, the participation floor applied once (Blowfish notions).
 
     Raises BudgetError for a bad tau (soft calibrators), ValueError for an unknown norm.

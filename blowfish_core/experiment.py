@@ -10,9 +10,10 @@ JSON report of the CLI contract (README "Report") is built from it in one place,
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -213,7 +214,7 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     grouped = (U, counts, domain_index(schema, U))
     metric_name, metric_fn = req.metric or ("pwerr", None)
     if metric_fn is None:
-        from .metrics import pwerr as metric_fn  # noqa: N813
+        from .metrics import pwerr as metric_fn
     t0 = time.perf_counter()
     runs: list[RunResult] = []
     for seed in req.seeds:

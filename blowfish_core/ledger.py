@@ -22,8 +22,9 @@ Totals (:func:`privacy_totals`):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from .accounting import PrivacyLedger, check_delta
 

@@ -71,7 +71,7 @@ METHOD_LABELS: dict[str, str] = {m.name: m.label for m in METHODS.values()}
 BASELINE, SOFT, DECOMPOSITION = HARD, BF_SOFT, SOFT_HARD_NOISE
 
 
-def get_method(method: "str | Method", flag: str = "method") -> Method:
+def get_method(method: str | Method, flag: str = "method") -> Method:
     """The Method for a name (or a Method).  Raises BlowfishError naming ``flag`` for an unknown name."""
     if isinstance(method, Method):
         return method

@@ -19,7 +19,7 @@ from .policy import AttributePolicy, Policy, parse_protect_spec
 from .votes import check_tau
 
 
-def parse_methods(text: "str | list[str]", name: str = "--method") -> list[str]:
+def parse_methods(text: str | list[str], name: str = "--method") -> list[str]:
     """Method names from "tab-pe,hard,bf-soft" (or a list), lower-cased, in the given order.
 
     Raises BlowfishError naming ``name`` for an unknown method.

@@ -47,7 +47,7 @@ def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[st
     return out
 
 
-def build_report(result: "PairedResult") -> dict[str, Any]:
+def build_report(result: PairedResult) -> dict[str, Any]:
     """The report of the CLI contract from a PairedResult (JSON-safe, no NaN)."""
     req = result.request
     schema = req.schema

@@ -20,7 +20,8 @@ source (issue 11: OS entropy): any callable ``streams(purpose, t) -> numpy Gener
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,11 +29,11 @@ import pandas as pd
 from .distance import domain_index, group_records
 from .errors import BlowfishError
 from .evolution import _RELEASE, SeededStreams, SynthConfig, SynthResult, release_indices, run_synthesis
+from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .parsing import parse_budget, parse_methods, require_tau
 from .policy import Policy
-from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty
 from .schema import Schema
 
 
@@ -76,7 +77,7 @@ class Synthesizer:
         self.streams = streams
 
     # ------------------------------------------------------------------ fit
-    def fit(self, df: pd.DataFrame) -> "Synthesizer":
+    def fit(self, df: pd.DataFrame) -> Synthesizer:
         """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
 
         df: the private table, original column names and formats (every schema column).

@@ -65,16 +65,16 @@ def cli_error(capsys, argv: list[str]) -> str:
 
 
 @pytest.mark.parametrize("kwargs,argv", [
-    (dict(method="magic", rho=1e-3), ["--method", "magic", "--rho", "1e-3"]),
-    (dict(method="bf-soft", rho=1e-3), ["--method", "bf-soft", "--rho", "1e-3"]),
-    (dict(method="bf-soft", tau=-1.0, rho=1e-3), ["--method", "bf-soft", "--tau", "-1", "--rho", "1e-3"]),
-    (dict(method="hard"), ["--method", "hard"]),
-    (dict(method="hard", rho=1e-3, epsilon=1.0), ["--method", "hard", "--rho", "1e-3", "--epsilon", "1"]),
-    (dict(method="hard", rho=-1.0), ["--method", "hard", "--rho", "-1"]),
-    (dict(method="hard", epsilon=1.0, delta=1e-5, mechanism="laplace"),
+    ({"method": "magic", "rho": 1e-3}, ["--method", "magic", "--rho", "1e-3"]),
+    ({"method": "bf-soft", "rho": 1e-3}, ["--method", "bf-soft", "--rho", "1e-3"]),
+    ({"method": "bf-soft", "tau": -1.0, "rho": 1e-3}, ["--method", "bf-soft", "--tau", "-1", "--rho", "1e-3"]),
+    ({"method": "hard"}, ["--method", "hard"]),
+    ({"method": "hard", "rho": 1e-3, "epsilon": 1.0}, ["--method", "hard", "--rho", "1e-3", "--epsilon", "1"]),
+    ({"method": "hard", "rho": -1.0}, ["--method", "hard", "--rho", "-1"]),
+    ({"method": "hard", "epsilon": 1.0, "delta": 1e-5, "mechanism": "laplace"},
      ["--method", "hard", "--epsilon", "1", "--delta", "1e-5", "--mechanism", "laplace"]),
-    (dict(method="hard", rho=1e-3, mechanism="laplace"), ["--method", "hard", "--rho", "1e-3", "--mechanism", "laplace"]),
-    (dict(method="hard", epsilon=1.0, mechanism="exponential"),
+    ({"method": "hard", "rho": 1e-3, "mechanism": "laplace"}, ["--method", "hard", "--rho", "1e-3", "--mechanism", "laplace"]),
+    ({"method": "hard", "epsilon": 1.0, "mechanism": "exponential"},
      ["--method", "hard", "--epsilon", "1", "--mechanism", "exponential"]),
 ])
 def test_api_errors_have_the_cli_messages(tmp_path, capsys, kwargs, argv):

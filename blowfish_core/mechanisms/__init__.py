@@ -13,7 +13,8 @@ only calls these; adding a mechanism is one module here plus one entry in
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -50,7 +51,7 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace())}
 DEFAULT_MECHANISM = "gaussian"
 
 
-def get_mechanism(mechanism: "str | Mechanism | None") -> Mechanism:
+def get_mechanism(mechanism: str | Mechanism | None) -> Mechanism:
     """The mechanism for a name (None -> Gaussian).  Raises BlowfishError for an unknown name."""
     if mechanism is None:
         return MECHANISMS[DEFAULT_MECHANISM]
@@ -62,4 +63,4 @@ def get_mechanism(mechanism: "str | Mechanism | None") -> Mechanism:
     return m
 
 
-__all__ = ["Mechanism", "MECHANISMS", "DEFAULT_MECHANISM", "get_mechanism", "Gaussian", "Laplace"]
+__all__ = ["DEFAULT_MECHANISM", "MECHANISMS", "Gaussian", "Laplace", "Mechanism", "get_mechanism"]

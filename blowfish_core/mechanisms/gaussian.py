@@ -7,8 +7,9 @@ runs only, DESIGN §7).  Budget: total rho split over rounds (accounting.split_r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
