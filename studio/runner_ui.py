@@ -36,8 +36,9 @@ from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import round_errors
 
 #: methods the user picks; 'soft-hard-noise' is added by the decomposition option.
-USER_METHODS = ("tab-pe", "hard", "bf-soft", "soft-dp")
-METHOD_ORDER = ("tab-pe", "hard", "bf-soft", "soft-dp", "soft-hard-noise")
+#: every method of the engine's table, in its order; the decomposition method is added by its checkbox.
+METHOD_ORDER = tuple(method_table.METHODS)
+USER_METHODS = tuple(m for m in METHOD_ORDER if m != method_table.DECOMPOSITION.name)
 BUDGET_MODES = ("rho (zCDP)", "epsilon, delta")
 #: results of at most this many runs are kept in the session.
 MAX_KEPT = 5
