@@ -170,7 +170,7 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
                                             s["rn_conversion"])
     seeds = seeds_from_inputs(s["rn_seeds"], s["rn_first_seed"])
     cfg = config_from_inputs(s)
-    soft = any(m in ("bf-soft", "soft-dp", "soft-hard-noise") for m in methods)
+    soft = method_table.needs_tau(methods)
     req = RunRequest(studio.schema, studio.policy, studio.private, methods, rho, delta,
                      float(s["rn_tau"]) if soft else None, seeds, cfg, metric=studio.metric_fn(),
                      budget_source=source, data_source=studio.dataset_name, keep_populations=True)
