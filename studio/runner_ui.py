@@ -194,26 +194,28 @@ def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: R
     """Run run_paired and, only after it succeeded, store the record under ``next_id``.
 
     A failed or stopped run (BlowfishError / RunStopped propagate) leaves ``store``
-    untouched.  Keeps the last MAX_KEPT runs.  Returns the record: id, report,
+    untouched.  Keeps the last MAX_KEPT runs.  Returns the record: id, result (the typed
+    PairedResult), report (its JSON report, for display and download),
     releases {(method, seed): DataFrame}, round_errors (DataFrame), real (the
     reference table), schema, X_real and X_releases (encoded), studio_version,
     dataset, fingerprint.
     """
-    outcome: PairedResult = run_paired(req, progress=progress, should_stop=should_stop)
+    result: PairedResult = run_paired(req, progress=progress, should_stop=should_stop)
     name, fn = req.metric or ("pwerr", None)
     if fn is None:
         from blowfish_core.metrics import pwerr as fn  # noqa: N813
     X_ref = req.schema.encode(req.data if req.reference is None else req.reference)
-    rerr = round_errors(req.schema, X_ref, outcome.results, fn)
+    rerr = round_errors(req.schema, X_ref, result.results, fn)
     rec = {
         "id": int(next_id),
-        "report": outcome.report,
-        "releases": outcome.releases,
+        "result": result,
+        "report": result.report,
+        "releases": result.releases,
         "round_errors": rerr,
         "real": req.data if req.reference is None else req.reference,
         "schema": req.schema,
         "X_real": X_ref,
-        "X_releases": {(r.method, r.seed): r.release for r in outcome.results},
+        "X_releases": {(r.method, r.seed): r.synth.release for r in result.runs},
         "studio_version": getattr(studio, "version", 0),
         "dataset": getattr(studio, "dataset_name", ""),
         "fingerprint": fingerprint(req, getattr(studio, "version", 0), getattr(studio, "dataset_name", "")),
