@@ -30,11 +30,11 @@ from .sensitivity import METHODS, SQRT2, calibrate, hard_sensitivity, noise_rati
 from .evolution import RunStopped, SynthConfig, run_synthesis  # noqa: E402
 from .runner import RunRequest, run_paired  # noqa: E402
 from .presets import get_preset, load_preset_data  # noqa: E402
-from .exact import exact_sensitivity, population_aware_bound, tightness_construction  # noqa: E402
-from .readouts import pair_path, policy_readout  # noqa: E402
+from .analysis.exact import exact_sensitivity, population_aware_bound, tightness_construction  # noqa: E402
+from .analysis.readouts import pair_path, policy_readout  # noqa: E402
 from .pilot import recommend, run_pilot  # noqa: E402
 from .sweeps import budget_sweep  # noqa: E402
-from .audit import audit  # noqa: E402
+from .analysis.audit import audit  # noqa: E402
 
 __all__ = [
     "BlowfishError", "BudgetError", "DataError", "PolicyError", "SchemaError",

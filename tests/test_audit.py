@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from blowfish_core.accounting import epsilon_exact, gaussian_sigma
-from blowfish_core.audit import (
+from blowfish_core.analysis.audit import (
     AUDIT_CASES, AuditSetting, audit, audit_pair, audit_table, build_pair, clopper_pearson_upper,
     default_setting, epsilon_lower_bound, pair_epsilon, record_level_edges, run_audit_suite,
     sample_statistic, worst_case_edge,

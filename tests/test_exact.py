@@ -1,4 +1,4 @@
-"""Exact policy-specific sensitivity, population-aware bound, tightness (blowfish_core.exact).
+"""Exact policy-specific sensitivity, population-aware bound, tightness (blowfish_core.analysis.exact).
 
 Paper: Lemma 5.1, Cor. 5.3, Lemma 5.4, Cor. 5.5, Prop. 5.6, Figure 1, Figure 7.
 """
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blowfish_core import Attribute, AttributePolicy, BudgetError, Policy, Schema, SchemaError
-from blowfish_core.exact import (
+from blowfish_core.analysis.exact import (
     EnumerationLimitError, _iter_blocks, attribute_lattice, closed_form_bound, crossing_search, distances,
     edge_costs, exact_sensitivity, lattice_records, nearest_candidates, population_aware_bound,
     schema_lattices, soft_votes, tightness_construction,

@@ -48,12 +48,12 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
-from .errors import BlowfishError, PolicyError, SchemaError
-from .policy import AttributePolicy, Policy, record_reach, value_edges
-from .schema import Attribute, Schema
-from .sensitivity import calibrate, soft_bound
-from .votes import check_tau, vote_histogram, vote_vectors
+from ..accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
+from ..errors import BlowfishError, PolicyError, SchemaError
+from ..policy import AttributePolicy, Policy, record_reach, value_edges
+from ..schema import Attribute, Schema
+from ..sensitivity import calibrate, soft_bound
+from ..votes import check_tau, vote_histogram, vote_vectors
 
 #: calibrations the audit knows: the engine's own ("correct") and deliberately broken ones.
 CALIBRATIONS = ("correct", "soft-small-reach", "hard-zero", "soft-local", "hard-local")

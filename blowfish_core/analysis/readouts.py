@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from .accounting import (
+from ..accounting import (
     epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_rho,
 )
-from .errors import BudgetError, PolicyError
-from .policy import Policy, attribute_reach, components, group_privacy, path_length
-from .schema import Schema, _fmt
-from .sensitivity import SQRT2, noise_ratio, standard_dp_reach
-from .votes import check_tau
+from ..errors import BudgetError, PolicyError
+from ..policy import Policy, attribute_reach, components, group_privacy, path_length
+from ..schema import Schema, _fmt
+from ..sensitivity import SQRT2, noise_ratio, standard_dp_reach
+from ..votes import check_tau
 
 #: default temperature grid of the q-versus-tau curve: 1e-3 .. 1, log-spaced.
 CURVE_TAUS = np.logspace(-3, 0, 61)

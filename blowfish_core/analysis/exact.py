@@ -52,12 +52,12 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from .distance import GowerKernel, domain_index
-from .errors import SchemaError
-from .policy import AttributePolicy, Policy, record_reach, value_edges
-from .schema import Attribute, Schema
-from .sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound
-from .votes import check_tau, soft_rows
+from ..distance import GowerKernel, domain_index
+from ..errors import SchemaError
+from ..policy import AttributePolicy, Policy, record_reach, value_edges
+from ..schema import Attribute, Schema
+from ..sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound
+from ..votes import check_tau, soft_rows
 
 #: distances supported by the exact engine: Gower (weighted l1, the project default) and
 #: weighted Euclidean sqrt(sum_i (w_i d_i)^2).  Both are metrics, and a record-level edge
