@@ -82,10 +82,7 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
         if r <= 0.0:
             continue
         if r >= 1.0 - 1e-12:
-            why = {
-                "categorical": "a flat categorical attribute has every pair of distinct values at Gower term 1",
-                "binary": "a binary attribute's two values are at Gower term 1",
-            }.get(a.kind, "a protected pair lies at the attribute's diameter")
+            why = a.diameter_reason
             if ap.kind == "complete":
                 why = "a complete graph contains the pair at the attribute's diameter"
             sets = " and it sets the record-level reach" if a.name in argmax else ""
@@ -95,7 +92,7 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
                 + (f"q = {q:.2f} is near 1, so BF-Soft has little to gain over Hard."
                    if a.name in argmax and q >= Q_NEAR_ONE else
                    "with this attribute protected, reach cannot drop below that weight."))
-        if a.kind != "numeric" and a.size is not None and a.size <= MAX_COMPONENT_VALUES:
+        if not a.bounded and a.size is not None and a.size <= MAX_COMPONENT_VALUES:
             comps = components(a, ap)
             if len(comps) > 1:
                 ex, other = comps[0], comps[1]
@@ -103,9 +100,8 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
                     f"The graph of '{a.name}' has {len(comps)} connected components: values in different "
                     f"components are not protected from each other (e.g. '{_fmt(ex[0])}' vs '{_fmt(other[0])}' "
                     "can be told apart at any budget).")
-        if ap.kind == "threshold" and a.kind in ("numeric", "ordinal", "hierarchical"):
-            integral = a.kind != "numeric" or a.integer
-            if integral and not float(ap.theta).is_integer():
+        if ap.kind == "threshold" and a.graded:
+            if a.whole_steps and not float(ap.theta).is_integer():
                 add("threshold-rounds", "info", a.name,
                     f"The threshold {_fmt(ap.theta)} on '{a.name}' acts as {math.floor(ap.theta + 1e-9)} "
                     f"{a.threshold_unit}: the domain moves in whole steps.")
