@@ -170,7 +170,8 @@ class Attribute:
 
     def __hash__(self) -> int:
         tree = None if self.tree is None else json.dumps(self.tree, sort_keys=True, default=str)
-        levels = None if self.levels is None else tuple(map(_fmt, self.levels))
+        # a tree fixes the leaves (validate() fills them in): hash it alone, so the hash is stable
+        levels = None if self.levels is None or self.tree is not None else tuple(map(_fmt, self.levels))
         return hash((type(self).__name__, self.name, self.kind, self.lo, self.hi, self.integer, levels, tree,
                      self.weight, self.unit))
 

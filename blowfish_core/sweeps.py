@@ -30,7 +30,7 @@ from .evolution import SynthConfig, SynthResult
 from .metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
 from .policy import Policy
 from .runner import MAX_SEEDS, RunRequest, run_paired
-from .schema import Attribute, Schema, _fmt
+from .schema import Attribute, Schema
 
 #: the paper's highlighted budgets (§6.2.2) plus one weaker budget: a small default grid.
 DEFAULT_RHO_GRID: tuple[float, ...] = (1e-4, 6e-4, 3e-3, 1e-2)
