@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from blowfish_core import Attribute, AttributePolicy, Policy, Schema  # noqa: E402
-from blowfish_core.exact import (  # noqa: E402
+from blowfish_core.analysis.exact import (  # noqa: E402
     closed_form_bound, exact_sensitivity, population_aware_bound,
 )
 

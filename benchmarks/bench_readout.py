@@ -21,8 +21,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import blowfish_core as bc  # noqa: E402
-from blowfish_core.graphs import policy_graph_data  # noqa: E402
-from blowfish_core.readouts import policy_readout  # noqa: E402
+from blowfish_core.analysis.graphs import policy_graph_data  # noqa: E402
+from blowfish_core.analysis.readouts import policy_readout  # noqa: E402
 
 TARGET_MS = 50.0
 

@@ -35,11 +35,11 @@ from .ledger import LedgerRow, privacy_totals  # noqa: E402
 from .evolution import RunStopped, SynthConfig, run_synthesis  # noqa: E402
 from .experiment import PairedResult, RunRequest, RunResult, run_paired  # noqa: E402
 from .presets import get_preset, load_preset_data  # noqa: E402
-from .exact import exact_sensitivity, population_aware_bound, tightness_construction  # noqa: E402
-from .readouts import pair_path, policy_readout  # noqa: E402
+from .analysis.exact import exact_sensitivity, population_aware_bound, tightness_construction  # noqa: E402
+from .analysis.readouts import pair_path, policy_readout  # noqa: E402
 from .pilot import recommend, run_pilot  # noqa: E402
 from .sweeps import budget_sweep  # noqa: E402
-from .audit import audit  # noqa: E402
+from .analysis.audit import audit  # noqa: E402
 from .synthesizer import Synthesizer  # noqa: E402
 
 __all__ = [

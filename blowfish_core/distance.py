@@ -1,7 +1,7 @@
 """Gower distance between records and candidates, chunked (paper §2.3, §6.1).
 
 ``d(x, c) = sum_i w_i d_i(x_i, c_i)`` with per-attribute terms in [0, 1]
-(see :mod:`blowfish_core.schema`).  Distances are in Gower units, in
+(``Attribute.term``, :mod:`blowfish_core.domain`).  Distances are in Gower units, in
 [0, sum_i w_i] (= [0, 1] with the default weights 1/p).
 
 Speed: for every attribute with an enumerable domain of at most
@@ -52,12 +52,7 @@ def domain_index(schema: Schema, X: np.ndarray) -> np.ndarray:
         size = a.size
         if size is None or size > LOOKUP_MAX:
             continue
-        if a.kind == "numeric":
-            idx[:, i] = np.rint(X[:, i] * (a.hi - a.lo)).astype(np.int32)
-        elif a.kind == "ordinal":
-            idx[:, i] = np.rint(X[:, i] * max(size - 1, 1)).astype(np.int32)
-        else:
-            idx[:, i] = X[:, i].astype(np.int32)
+        idx[:, i] = a.index(X[:, i])
     return idx
 
 
@@ -145,11 +140,7 @@ class GowerKernel:
             a = self.schema.attributes[i]
             if buf is None:
                 buf = np.empty_like(D)
-            np.subtract(X[:, i, None], self.C[None, :, i], out=buf)
-            if a.kind in ("numeric", "ordinal"):
-                np.abs(buf, out=buf)
-            else:  # categorical codes of a very large domain
-                np.not_equal(buf, 0.0, out=buf)
+            a.term_into(X[:, i, None], self.C[None, :, i], buf)
             buf *= self.w[i]
             if first:
                 D[...] = buf

@@ -170,7 +170,8 @@ def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
 def mutate(schema: Schema, parents: np.ndarray, rate: float, rng: np.random.Generator) -> np.ndarray:
     """Tab-PE-style mutation of encoded parents (k, p) -> children (k, p).
 
-    Draws for every attribute regardless of its type so streams stay paired.
+    Draws for every attribute regardless of its type so streams stay paired; each
+    attribute applies its own step (Attribute.mutate, blowfish_core.domain).
     """
     k, p = parents.shape
     out = parents.copy()
@@ -178,20 +179,7 @@ def mutate(schema: Schema, parents: np.ndarray, rate: float, rng: np.random.Gene
     redraw = rng.random(size=(k, p)) < rate
     picks = rng.random(size=(k, p))
     for i, a in enumerate(schema.attributes):
-        if a.kind == "numeric":
-            x = np.clip(out[:, i] + steps[:, i], 0.0, 1.0)
-            if a.integer:
-                span = a.hi - a.lo
-                x = np.rint(x * span) / span
-            out[:, i] = x
-        elif a.kind == "ordinal":
-            L = len(a.levels)
-            r = np.rint(np.clip(out[:, i] * (L - 1) + steps[:, i] * (L - 1), 0, L - 1))
-            out[:, i] = r / max(L - 1, 1)
-        else:
-            L = len(a.levels)
-            new = np.minimum((picks[:, i] * L).astype(int), L - 1).astype(float)
-            out[:, i] = np.where(redraw[:, i], new, out[:, i])
+        out[:, i] = a.mutate(out[:, i], steps[:, i], redraw[:, i], picks[:, i])
     return out
 
 

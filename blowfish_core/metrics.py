@@ -28,22 +28,8 @@ def bin_codes(schema: Schema, X: np.ndarray, bins: int | str = NUMERIC_BINS) -> 
     out = np.empty(X.shape, dtype=np.int64)
     sizes = []
     for i, a in enumerate(schema.attributes):
-        if a.kind == "numeric" and bins == "exact":
-            if not a.integer:
-                raise ValueError(f"bins='exact' needs an integer attribute; '{a.name}' is continuous")
-            span = int(a.hi - a.lo)
-            out[:, i] = np.clip(np.rint(X[:, i] * span), 0, span).astype(np.int64)
-            sizes.append(span + 1)
-        elif a.kind == "numeric":
-            out[:, i] = np.minimum((X[:, i] * bins).astype(np.int64), bins - 1)
-            sizes.append(bins)
-        elif a.kind == "ordinal":
-            L = len(a.levels)
-            out[:, i] = np.rint(X[:, i] * max(L - 1, 1)).astype(np.int64)
-            sizes.append(L)
-        else:
-            out[:, i] = X[:, i].astype(np.int64)
-            sizes.append(len(a.levels))
+        out[:, i], size = a.bin_codes(X[:, i], bins)
+        sizes.append(size)
     return out, sizes
 
 

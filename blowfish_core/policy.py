@@ -74,15 +74,24 @@ class AttributePolicy:
 
 @dataclass
 class ValueEdges:
-    """Protected value pairs of one attribute on its enumerable domain.
+    """Protected value pairs of one attribute: the engine's one value-edge representation.
 
-    codes: (L,) encoded coordinates of the domain values; e0, e1: (E,) int indices
-    into codes with e0 < e1, one entry per undirected edge.
+    codes: (L,) float64 encoded values (the whole domain, or a grid over a continuous
+    one); e0, e1: (E,) int indices into codes, one entry per undirected edge (e0 < e1 on
+    a domain).  exact: False when a continuous attribute was replaced by a grid.
+    name: the attribute's name.  The record-level edges built on it: blowfish_core.edges.
     """
 
     codes: np.ndarray
     e0: np.ndarray
     e1: np.ndarray
+    exact: bool = True
+    name: str = ""
+
+    @property
+    def size(self) -> int:
+        """L, the number of values."""
+        return int(self.codes.size)
 
 
 @dataclass
@@ -214,14 +223,14 @@ def _validate_attribute_policy(a: Attribute, ap: AttributePolicy) -> None:
             raise PolicyError(f"policy for '{n}': threshold must be a finite number (got {t!r})")
         if t < 0:
             raise PolicyError(f"policy for '{n}': threshold must be >= 0 (got {_fmt(t)}). Fix: use a non-negative width")
-        if a.kind in ("categorical", "binary"):
+        if not a.graded:
             raise PolicyError(
                 f"policy for '{n}': a threshold needs a graded distance, but '{n}' is {a.kind}. "
                 "Fix: use block, complete or explicit edges"
             )
-    if ap.kind == "hierarchy" and a.kind != "hierarchical":
+    if ap.kind == "hierarchy" and not a.has_tree:
         raise PolicyError(f"policy for '{n}': 'hierarchy' applies to hierarchical attributes only")
-    if ap.kind in ("block", "edges", "complete") and a.kind == "numeric" and not a.is_finite:
+    if ap.kind in ("block", "edges", "complete") and not a.is_finite:
         raise PolicyError(f"policy for '{n}': '{ap.kind}' needs an enumerable domain; use threshold for a continuous column")
     if ap.kind == "block":
         known = {_fmt(v) for v in a.domain_values()}
@@ -263,22 +272,12 @@ def value_edges(a: Attribute, ap: AttributePolicy) -> ValueEdges | None:
     codes = a.domain_codes()
     L = len(codes)
     if ap.kind == "none" or L < 2:
-        return ValueEdges(codes, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
+        return ValueEdges(codes, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), name=a.name)
     if ap.kind in ("threshold", "hierarchy"):
-        theta = 2.0 if ap.kind == "hierarchy" else float(ap.theta)
-        if a.kind == "hierarchical":
-            steps = a._tree_dist * a.tree_diameter
-            mask = (steps > 0) & (steps <= theta + 1e-9)
-        else:
-            # numeric integer: unit steps; ordinal: levels
-            k = int(math.floor(theta + 1e-9))
-            k = min(k, L - 1)
-            if k < 1:
-                return ValueEdges(codes, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
-            i0 = np.concatenate([np.arange(L - s) for s in range(1, k + 1)])
-            i1 = np.concatenate([np.arange(s, L) for s in range(1, k + 1)])
-            return ValueEdges(codes, i0.astype(np.intp), i1.astype(np.intp))
-    elif ap.kind == "complete":
+        # in the attribute's units: steps on a line, levels, or tree steps (hierarchy = siblings)
+        i0, i1 = a.threshold_pairs(2.0 if ap.kind == "hierarchy" else float(ap.theta))
+        return ValueEdges(codes, i0, i1, name=a.name)
+    if ap.kind == "complete":
         mask = ~np.eye(L, dtype=bool)
     elif ap.kind == "block":
         index = {_fmt(v): i for i, v in enumerate(a.domain_values())}
@@ -297,7 +296,7 @@ def value_edges(a: Attribute, ap: AttributePolicy) -> ValueEdges | None:
     else:  # pragma: no cover
         raise PolicyError(f"policy for '{a.name}': unknown type {ap.kind!r}")
     i0, i1 = np.nonzero(np.triu(mask, 1))
-    return ValueEdges(codes, i0.astype(np.intp), i1.astype(np.intp))
+    return ValueEdges(codes, i0.astype(np.intp), i1.astype(np.intp), name=a.name)
 
 
 def attribute_reach(a: Attribute, ap: AttributePolicy) -> float:
@@ -305,11 +304,9 @@ def attribute_reach(a: Attribute, ap: AttributePolicy) -> float:
     _validate_attribute_policy(a, ap)
     if ap.kind == "none":
         return 0.0
-    if a.kind == "numeric" and ap.kind == "threshold":
-        theta = float(ap.theta)
-        if a.integer:
-            theta = math.floor(theta + 1e-9)
-        return min(theta, a.hi - a.lo) / (a.hi - a.lo)
+    closed = a.threshold_reach(ap.theta) if ap.kind == "threshold" else None
+    if closed is not None:
+        return closed
     ve = value_edges(a, ap)
     if ve is None or ve.e0.size == 0:
         return 0.0
@@ -379,7 +376,7 @@ def path_length(a: Attribute, ap: AttributePolicy, u: Any, v: Any) -> int | None
     import networkx as nx
 
     _validate_attribute_policy(a, ap)
-    if a.kind == "numeric" and ap.kind in ("threshold", "none"):
+    if a.bounded and ap.kind in ("threshold", "none"):
         x, y = float(u), float(v)
         for z in (x, y):
             if not a.lo <= z <= a.hi:

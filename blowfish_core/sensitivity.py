@@ -18,7 +18,6 @@ l1 versions (Laplace variant): hard 2, soft 2 tanh(r / (2 tau)).
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from .distance import GowerKernel, domain_index
-from .policy import Policy, record_edge_count, value_edges
+from .edges import CONTINUOUS_GRID, iter_edge_blocks, search_edges  # noqa: F401  (CONTINUOUS_GRID re-exported)
+from .policy import Policy, ValueEdges, record_edge_count
 from .schema import Schema
 from .votes import check_tau
 
@@ -36,8 +36,6 @@ SQRT2 = math.sqrt(2.0)
 DEFAULT_MAX_EDGES = 200_000
 #: candidate contexts tried by the crossing search before exhaustive/fallback.
 CROSSING_CONTEXTS = 256
-#: grid points along a continuous protected attribute in the crossing search.
-CONTINUOUS_GRID = 256
 
 
 
@@ -108,28 +106,26 @@ def hard_sensitivity(
     protected = policy.protected(schema)
     if not protected:
         return Calibration(0.0, "exhaustive-zero", notes=["no protected edge: the policy graph is empty"])
+    attrs = [schema.index(name) for name in protected]
     # 1. fast crossing search with contexts taken from the (public) candidates
     ctx = np.unique(np.asarray(C, dtype=float), axis=0)[:contexts]
-    checked = 0
-    for name in protected:
-        hit, n = _search(schema, policy, k, name, ctx)
-        checked += n
-        if hit is not None:
-            return Calibration(SQRT2, "certified-crossing", witness=hit, edges_checked=checked)
+    searched = [None] * schema.p
+    for i in attrs:
+        a = schema.attributes[i]
+        searched[i] = search_edges(a, policy.policy_for(a.name), crossing_only=True)
+    hit, checked = _first_crossing(schema, k, iter_edge_blocks(searched, _search_batch, contexts=ctx, attrs=attrs))
+    if hit is not None:
+        return Calibration(SQRT2, "certified-crossing", witness=hit, edges_checked=checked)
     # 2. exhaustive certification of 0 where the record-level edge set is small enough
     total = record_edge_count(schema, policy)
     if total <= max_edges:
-        for name in protected:
-            i = schema.index(name)
-            others = [a for j, a in enumerate(schema.attributes) if j != i]
-            grids = [a.domain_codes() for a in others]
-            for batch in _product_batches(grids, 4096):
-                full = np.zeros((batch.shape[0], schema.p))
-                full[:, [j for j in range(schema.p) if j != i]] = batch
-                hit, n = _search(schema, policy, k, name, full)
-                checked += n
-                if hit is not None:
-                    return Calibration(SQRT2, "certified-crossing", witness=hit, edges_checked=checked)
+        # every attribute is enumerable here: contexts are the product of the other domains
+        grid = [searched[j] if searched[j] is not None else ValueEdges(a.domain_codes(), _NO_PAIR, _NO_PAIR)
+                for j, a in enumerate(schema.attributes)]
+        hit, n = _first_crossing(schema, k, iter_edge_blocks(grid, _search_batch, attrs=attrs))
+        checked += n
+        if hit is not None:
+            return Calibration(SQRT2, "certified-crossing", witness=hit, edges_checked=checked)
         return Calibration(0.0, "exhaustive-zero", edges_checked=checked)
     note = (
         f"no crossing found among {len(ctx)} candidate contexts and the record-level edge set "
@@ -139,76 +135,46 @@ def hard_sensitivity(
     return Calibration(SQRT2, "fallback", edges_checked=checked, notes=[note])
 
 
-def _product_batches(grids: list[np.ndarray], size: int):
-    """Yield (b, len(grids)) arrays enumerating the product of the grids in batches."""
-    it = itertools.product(*[g.tolist() for g in grids])
-    while True:
-        rows = list(itertools.islice(it, size))
-        if not rows:
-            return
-        yield np.array(rows, dtype=float).reshape(len(rows), len(grids))
+_NO_PAIR = np.zeros(0, dtype=np.intp)
+
+
+def _search_batch(i: int, ve: ValueEdges, n_ctx: int, batch: int = 16) -> int:
+    """Contexts per block of the crossing search: at most 16 and about 65,536 records."""
+    return max(1, min(batch, 65536 // max(ve.size, 1)))
 
 
 def attribute_edge_grid(
     schema: Schema, policy: Policy, name: str, crossing_only: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Values along attribute ``name`` and protected pairs among them, for searches.
-
-    Returns (codes (L,), e0 (E,), e1 (E,)).  Finite domains: every value and every
-    protected pair.  Continuous numeric: a grid of CONTINUOUS_GRID points g and the
-    points g + theta (clipped), paired, so every pair is a true protected edge.
-    crossing_only: for a threshold >= 1 step on an ordered finite domain keep only
-    consecutive pairs -- enough to decide whether *some* protected edge crosses a
-    decision boundary (if nn(a) != nn(b) with |a - b| <= theta, some consecutive pair
-    between them differs too), not for measuring the largest soft change.
-    """
-    a = schema[name]
-    ap = policy.policy_for(name)
-    ve = value_edges(a, ap)
-    if ve is not None:
-        if crossing_only and ap.kind == "threshold" and a.kind in ("numeric", "ordinal") and ve.e0.size:
-            first = ve.e1 - ve.e0 == 1
-            return ve.codes, ve.e0[first], ve.e1[first]
-        return ve.codes, ve.e0, ve.e1
-    theta = float(ap.theta) / (a.hi - a.lo)
-    g = np.linspace(0.0, 1.0 - min(theta, 1.0), CONTINUOUS_GRID)
-    h = np.minimum(g + theta, 1.0)
-    codes = np.concatenate([g, h])
-    G = g.size
-    return codes, np.arange(G), np.arange(G, 2 * G)
+    """(codes (L,), e0 (E,), e1 (E,)) of :func:`blowfish_core.edges.search_edges` for ``name``."""
+    ve = search_edges(schema[name], policy.policy_for(name), crossing_only)
+    return ve.codes, ve.e0, ve.e1
 
 
-def _search(schema: Schema, policy: Policy, k: GowerKernel, name: str, ctx: np.ndarray, batch: int = 16):
-    """Look for a protected edge on ``name`` with a context from ``ctx`` crossing a
-    decision boundary.  Returns (witness or None, edges checked)."""
-    i = schema.index(name)
-    codes, e0, e1 = attribute_edge_grid(schema, policy, name, crossing_only=True)
-    if e0.size == 0:
-        return None, 0
-    L = codes.size
+def _first_crossing(schema: Schema, k: GowerKernel, blocks) -> tuple[dict[str, Any] | None, int]:
+    """The first record-level edge (in enumeration order) whose endpoints have different
+    nearest candidates.  Returns (witness or None, edges checked)."""
     checked = 0
-    step = max(1, min(batch, 65536 // max(L, 1)))
-    for s in range(0, ctx.shape[0], step):
-        Z = ctx[s : s + step]
-        R = np.repeat(Z, L, axis=0)
-        R[:, i] = np.tile(codes, Z.shape[0])
+    for blk in blocks:
+        ve, L = blk.edges, blk.edges.size
+        R = blk.records()
         I = domain_index(schema, R)
         nn = np.empty(R.shape[0], dtype=np.intp)
         for sl, D in k.iter_blocks(R, I):
             nn[sl] = np.argmin(D, axis=1)
-        NN = nn.reshape(Z.shape[0], L)
-        cross = NN[:, e0] != NN[:, e1]
+        NN = nn.reshape(blk.b, L)
+        cross = NN[:, ve.e0] != NN[:, ve.e1]
         checked += cross.size
         if cross.any():
             zi, ei = np.argwhere(cross)[0]
-            u = R[zi * L + e0[ei]]
-            v = R[zi * L + e1[ei]]
+            u = R[zi * L + ve.e0[ei]]
+            v = R[zi * L + ve.e1[ei]]
             return {
-                "attribute": name,
+                "attribute": ve.name,
                 "u": schema.decode(u[None, :]).iloc[0].to_dict(),
                 "v": schema.decode(v[None, :]).iloc[0].to_dict(),
-                "nn_u": int(NN[zi, e0[ei]]),
-                "nn_v": int(NN[zi, e1[ei]]),
+                "nn_u": int(NN[zi, ve.e0[ei]]),
+                "nn_v": int(NN[zi, ve.e1[ei]]),
             }, checked
     return None, checked
 

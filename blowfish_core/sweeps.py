@@ -30,7 +30,7 @@ from .evolution import SynthConfig, SynthResult
 from .metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
 from .policy import Policy
 from .experiment import MAX_SEEDS, RunRequest, run_paired
-from .schema import Attribute, Schema, _fmt
+from .schema import Attribute, Schema
 from .methods import BASELINE, SOFT
 from .parsing import parse_positive_grid
 
@@ -263,49 +263,7 @@ def cell_labels(a: Attribute, bins: int = NUMERIC_BINS) -> list[str]:
     attribute's units ("[0.5, 0.75)"); integer attributes: the whole numbers of
     each bin ("17-20", "21"); finite attributes: their levels.
     """
-    if a.kind == "numeric":
-        if a.integer:
-            return _integer_cell_labels(a, bins)
-        edges = np.linspace(a.lo, a.hi, bins + 1)
-        return [f"[{_fmt(round(float(edges[k]), 4))}, {_fmt(round(float(edges[k + 1]), 4))}"
-                + ("]" if k == bins - 1 else ")") for k in range(bins)]
-    return [_fmt(v) for v in a.levels]
-
-
-#: integer domains up to this many values are binned by enumerating them (exact cell members).
-_ENUMERATE_INTEGERS = 1_000_000
-
-
-def _integer_cell_labels(a: Attribute, bins: int) -> list[str]:
-    """Labels of an integer attribute's cells: the whole numbers each bin holds ("17-20", "21").
-
-    The cells are metrics.bin_codes' equal-width bins; a bin holding no whole number
-    (domain narrower than ``bins``) is labelled "(none: [lo, hi))" and has zero mass.
-    """
-    lo, hi = float(a.lo), float(a.hi)
-    width = (hi - lo) / bins
-    first: list[float | None] = [None] * bins
-    last: list[float | None] = [None] * bins
-    if hi - lo + 1 <= _ENUMERATE_INTEGERS:
-        v = np.arange(lo, hi + 1)
-        codes = np.minimum((((v - lo) / (hi - lo)) * bins).astype(np.int64), bins - 1)  # as bin_codes
-        ks, starts = np.unique(codes, return_index=True)
-        ends = np.r_[starts[1:], len(v)] - 1
-        for k, s0, s1 in zip(ks, starts, ends):
-            first[int(k)], last[int(k)] = float(v[s0]), float(v[s1])
-    else:  # huge domain: the bin edges, rounded inwards to whole numbers
-        for k in range(bins):
-            first[k] = float(np.ceil(lo + k * width))
-            last[k] = hi if k == bins - 1 else float(np.ceil(lo + (k + 1) * width) - 1)
-    out = []
-    for k in range(bins):
-        if first[k] is None or last[k] < first[k]:
-            out.append(f"(none: [{_fmt(round(lo + k * width, 4))}, {_fmt(round(lo + (k + 1) * width, 4))}))")
-        elif first[k] == last[k]:
-            out.append(_fmt(first[k]))
-        else:
-            out.append(f"{_fmt(first[k])}-{_fmt(last[k])}")
-    return out
+    return a.cell_labels(bins)
 
 
 def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthetic: pd.DataFrame | np.ndarray,

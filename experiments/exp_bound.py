@@ -1,7 +1,7 @@
 """Experiment 7 — the bound holds (Figure 7a/7b) and calibration cost (Figure 7c), §6.2.6, App. F.2.
 
 Exact sensitivities come from the exact-sensitivity engine
-(blowfish_core.exact.exact_sensitivity: max over record-level policy edges of
+(blowfish_core.analysis.exact.exact_sensitivity: max over record-level policy edges of
 ||v(x) - v(y)||_2, Lemma 5.1); the bound is Cor. 5.5, sqrt(2) tanh(r / (2 tau)).
 
 (a) 8 binary attributes, single-bit substitution edges (every attribute 'complete',
@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from blowfish_core.exact import exact_sensitivity
+from blowfish_core.analysis.exact import exact_sensitivity
 from blowfish_core.policy import AttributePolicy, Policy, record_reach
 from blowfish_core.schema import Attribute, Schema
 from blowfish_core.sensitivity import SQRT2, hard_sensitivity, soft_bound
@@ -262,7 +262,7 @@ def section(summ: dict, meta: dict) -> str:
              "32/64/128/256 candidates in 3 geometries, 5 seeds, τ = 0 and 21 temperatures in [0.001, 100] "
              f"({summ['n_measurements']} measurements; paper 1,320). (b) 64-point ordinal attribute, 20 candidates, "
              f"θ ∈ {{1, 2, 4, 8, 16, 32}} steps, 12 seeds, τ = {summ['b']['tau']}. Exact values from "
-             "blowfish_core.exact.exact_sensitivity. (c) timing source: " + summ["c"]["source"] + ".")
+             "blowfish_core.analysis.exact.exact_sensitivity. (c) timing source: " + summ["c"]["source"] + ".")
     L.append("")
     L.append(f"**(a)** BF-Soft measurements above the bound: **{summ['violations']} / {summ['n_soft']}** (paper: none); "
              f"largest exact/bound ratio {summ['max_ratio']:.3f}. Hard at τ = 0: √2 in "

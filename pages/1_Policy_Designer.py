@@ -2,7 +2,7 @@
 
 Thin page: widgets and plots only.  Reading, inference and validation are in
 blowfish_core (through studio.data_source); every number shown comes from
-blowfish_core.readouts.policy_readout / pair_path; graph layouts from blowfish_core.graphs.
+blowfish_core.analysis.readouts.policy_readout / pair_path; graph layouts from blowfish_core.analysis.graphs.
 Loads and imports run in widget callbacks and only replace the shared state on
 success, so a failed upload or import leaves the data, schema and policy as they were.
 """
@@ -15,7 +15,7 @@ import streamlit as st
 
 import blowfish_core as bc
 from blowfish_core.presets import shared_path
-from blowfish_core.readouts import pair_path, policy_readout
+from blowfish_core.analysis.readouts import pair_path, policy_readout
 from blowfish_core.schema import _fmt
 from studio import data_source as ds
 from studio import widgets as w

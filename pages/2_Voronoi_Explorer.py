@@ -1,7 +1,7 @@
 """Voronoi Explorer: why the hard vote cannot exploit a policy and the soft vote can
 (paper §4.3 and Figure 1; Lemma 5.1, Cor. 5.3, Lemma 5.4, Cor. 5.5, Prop. 5.6).
 
-Thin page: widgets and plotly figures.  Every number comes from blowfish_core.exact
+Thin page: widgets and plotly figures.  Every number comes from blowfish_core.analysis.exact
 (exact sensitivities, per-edge costs, the population-aware and closed-form bounds, the
 tightness construction) on the page's own two-attribute domain -- it does not use the
 shared studio state.
@@ -18,7 +18,7 @@ import streamlit as st
 from plotly.colors import sample_colorscale
 
 from blowfish_core import Attribute, AttributePolicy, BlowfishError, Policy, Schema
-from blowfish_core.exact import (
+from blowfish_core.analysis.exact import (
     check_axis_bounds, closed_form_bound, edge_costs, exact_sensitivity, lattice_records, nearest_candidates,
     population_aware_bound, soft_votes, tightness_construction,
 )

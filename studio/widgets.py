@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import blowfish_core as bc
-from blowfish_core.graphs import CLUSTERS_PER_ROW, policy_graph_data
+from blowfish_core.analysis.graphs import CLUSTERS_PER_ROW, policy_graph_data
 from blowfish_core.policy import AttributePolicy, value_edges
 from blowfish_core.schema import _fmt
 

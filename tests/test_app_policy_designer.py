@@ -418,7 +418,7 @@ def test_graph_captions_singular_and_short_labels():
     assert w.short_label("Self-emp-not-inc") == "Self-emp-n…" and w.short_label("Private") == "Private"
     p = bc.get_preset("adult")
     fig = w._graph_figure(json.dumps(
-        __import__("blowfish_core.graphs", fromlist=["x"]).policy_graph_data(p.schema["workclass"],
+        __import__("blowfish_core.analysis.graphs", fromlist=["x"]).policy_graph_data(p.schema["workclass"],
                                                                                p.table3["workclass"])))
     nodes = fig.data[1]
     assert "Self-emp-n…" in nodes.text and "Self-emp-not-inc" in nodes.customdata  # full value on hover

@@ -1,7 +1,7 @@
 """AppTest tests of the Voronoi Explorer (pages/2_Voronoi_Explorer.py).
 
 Must-show (issue 4): the page loads with defaults; the summary numbers equal the engine's
-(blowfish_core.exact) for the same inputs; one candidate, duplicate candidates, theta = 0 and
+(blowfish_core.analysis.exact) for the same inputs; one candidate, duplicate candidates, theta = 0 and
 a grid above the limit each give a clear message (st.info / st.warning / st.error) and no
 exception.
 """
@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from blowfish_core import Attribute, AttributePolicy, Policy, Schema
-from blowfish_core.exact import (
+from blowfish_core.analysis.exact import (
     closed_form_bound, exact_sensitivity, population_aware_bound, tightness_construction,
 )
 
@@ -220,7 +220,7 @@ def test_tightness_panel_more_candidates_matches_engine():
 def test_absurd_domain_bounds_are_named_before_the_population():
     """An upper bound of 1e308 is a domain-bound error naming the field, not 'row(s) are infinite'."""
     from blowfish_core.errors import SchemaError
-    from blowfish_core.exact import MAX_AXIS_WIDTH, check_axis_bounds
+    from blowfish_core.analysis.exact import MAX_AXIS_WIDTH, check_axis_bounds
     assert check_axis_bounds("attribute x", 0, 10) == (0.0, 10.0)
     for lo, hi, word in ((0, 1e308, "wide"), (0, float("inf"), "upper bound must be a finite"),
                          (float("nan"), 1, "lower bound must be a finite"), (5, 5, "must be below"),

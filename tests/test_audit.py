@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from blowfish_core.accounting import epsilon_exact, gaussian_sigma
-from blowfish_core.audit import (
+from blowfish_core.analysis.audit import (
     AUDIT_CASES, AuditSetting, audit, audit_pair, audit_table, build_pair, clopper_pearson_upper,
     default_setting, epsilon_lower_bound, pair_epsilon, record_level_edges, run_audit_suite,
     sample_statistic, worst_case_edge,
@@ -202,7 +202,7 @@ def test_bad_audit_inputs_raise_clear_errors():
 
 # --------------------------------------------------------- Laplace (pure epsilon)
 def test_laplace_suite_passes_correct_and_fails_quarter_scale():
-    from blowfish_core.audit import LAPLACE_AUDIT_CASES, build_laplace_pair, run_laplace_audit_suite
+    from blowfish_core.analysis.audit import LAPLACE_AUDIT_CASES, build_laplace_pair, run_laplace_audit_suite
 
     res = run_laplace_audit_suite(n_samples=200_000, seed=0)
     assert len(res) == len(LAPLACE_AUDIT_CASES)

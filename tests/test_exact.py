@@ -1,10 +1,11 @@
-"""Exact policy-specific sensitivity, population-aware bound, tightness (blowfish_core.exact).
+"""Exact policy-specific sensitivity, population-aware bound, tightness (blowfish_core.analysis.exact).
 
 Paper: Lemma 5.1, Cor. 5.3, Lemma 5.4, Cor. 5.5, Prop. 5.6, Figure 1, Figure 7.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blowfish_core import Attribute, AttributePolicy, BudgetError, Policy, Schema, SchemaError
-from blowfish_core.exact import (
+from blowfish_core.analysis.exact import (
     EnumerationLimitError, _iter_blocks, attribute_lattice, closed_form_bound, crossing_search, distances,
     edge_costs, exact_sensitivity, lattice_records, nearest_candidates, population_aware_bound,
     schema_lattices, soft_votes, tightness_construction,
@@ -57,7 +58,7 @@ def settings_(draw, allow_continuous=True):
             attrs.append(Attribute(name, "hierarchical", tree=TREE))
             per[name] = draw(st.sampled_from([AttributePolicy("hierarchy"), AttributePolicy("complete")]))
         w = draw(st.sampled_from([None, None, 0.3, 2.0]))
-        attrs[-1].weight = w
+        attrs[-1] = dataclasses.replace(attrs[-1], weight=w)   # attributes are frozen
     schema = Schema(attrs)
     policy = Policy(per)
     m = draw(st.integers(1, 7))

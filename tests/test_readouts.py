@@ -1,4 +1,4 @@
-"""Tests for blowfish_core.readouts (policy_readout, pair_path) and blowfish_core.graphs.
+"""Tests for blowfish_core.analysis.readouts (policy_readout, pair_path) and blowfish_core.analysis.graphs.
 
 Reference numbers: DESIGN §4-5 (paper Table 3, Table 4, §5.2, Eq. (1)); Cor. 5.2, 5.5;
 Remark 3; §5.6.
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 import blowfish_core as bc
 from blowfish_core.accounting import epsilon_eq1, epsilon_exact
 from blowfish_core.errors import BudgetError, PolicyError, SchemaError
-from blowfish_core.graphs import policy_graph_data
+from blowfish_core.analysis.graphs import policy_graph_data
 from blowfish_core.policy import AttributePolicy, Policy
-from blowfish_core.readouts import pair_path, policy_readout
+from blowfish_core.analysis.readouts import pair_path, policy_readout
 
 HSET = settings(max_examples=40, deadline=None)
 SQRT2 = math.sqrt(2.0)

@@ -7,6 +7,7 @@ populations and random record pairs.  numpy draws are seeded from hypothesis int
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -62,8 +63,8 @@ def schemas(draw, max_p: int = 4) -> Schema:
     p = draw(st.integers(1, max_p))
     attrs = [draw(attributes(i)) for i in range(p)]
     if draw(st.booleans()):
-        for a in attrs:
-            a.weight = draw(st.floats(0.05, 1.0, allow_nan=False))
+        attrs = [dataclasses.replace(a, weight=draw(st.floats(0.05, 1.0, allow_nan=False)))  # frozen
+                 for a in attrs]
     return Schema(attrs)
 
 

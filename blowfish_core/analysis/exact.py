@@ -52,12 +52,13 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from .distance import GowerKernel, domain_index
-from .errors import SchemaError
-from .policy import AttributePolicy, Policy, record_reach, value_edges
-from .schema import Attribute, Schema
-from .sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound
-from .votes import VOTES, HardVote, check_tau, soft_rows
+from ..distance import GowerKernel, domain_index
+from ..edges import EdgeBlock, edge_total, iter_edge_blocks, lattice_edges
+from ..errors import SchemaError
+from ..policy import AttributePolicy, Policy, ValueEdges, record_reach
+from ..schema import Attribute, Schema
+from ..sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound
+from ..votes import VOTES, HardVote, check_tau, soft_rows
 
 #: distances supported by the exact engine: Gower (weighted l1, the project default) and
 #: weighted Euclidean sqrt(sum_i (w_i d_i)^2).  Both are metrics, and a record-level edge
@@ -78,28 +79,13 @@ class EnumerationLimitError(SchemaError):
 
 
 # --------------------------------------------------------------------- lattices
-@dataclass
-class Lattice:
-    """The values of one attribute used for enumeration, and its protected pairs.
-
-    name: attribute name.  codes: (L,) float64 encoded values (ascending for numeric /
-    ordinal).  e0, e1: (E,) int indices into codes, one entry per undirected protected
-    pair.  exact: False when a continuous attribute was replaced by a grid.
-    """
-
-    name: str
-    codes: np.ndarray
-    e0: np.ndarray
-    e1: np.ndarray
-    exact: bool = True
-
-    @property
-    def size(self) -> int:
-        return int(self.codes.size)
+#: the value edges of one attribute used for enumeration (name, codes, e0, e1, exact):
+#: the engine's one value-edge type, :class:`blowfish_core.policy.ValueEdges`.
+Lattice = ValueEdges
 
 
-def attribute_lattice(a: Attribute, ap: AttributePolicy, grid: int = DEFAULT_GRID) -> Lattice:
-    """Lattice of attribute ``a`` under its policy ``ap``.
+def attribute_lattice(a: Attribute, ap: AttributePolicy, grid: int = DEFAULT_GRID) -> ValueEdges:
+    """Lattice of attribute ``a`` under its policy ``ap`` (:func:`blowfish_core.edges.lattice_edges`).
 
     Finite domains (ordinal, categorical, binary, hierarchical, integer numeric): every
     value and every protected pair (:func:`blowfish_core.policy.value_edges`).
@@ -107,28 +93,7 @@ def attribute_lattice(a: Attribute, ap: AttributePolicy, grid: int = DEFAULT_GRI
     points at most theta apart (threshold policies; 'none' gives no pair).
     Raises SchemaError for a grid below 2, PolicyError when the policy does not fit.
     """
-    ve = value_edges(a, ap)
-    if ve is not None:
-        return Lattice(a.name, ve.codes.astype(float), ve.e0.astype(np.intp), ve.e1.astype(np.intp), True)
-    if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 2:
-        raise SchemaError(
-            f"attribute '{a.name}' is continuous: the exact search needs a grid of at least 2 points "
-            f"(got grid={grid!r}). Fix: pass e.g. grid=64"
-        )
-    G = int(grid)
-    codes = np.linspace(0.0, 1.0, G)
-    if ap.kind != "threshold" or float(ap.theta) <= 0:
-        empty = np.zeros(0, dtype=np.intp)
-        return Lattice(a.name, codes, empty, empty, False)
-    step = 1.0 / (G - 1)
-    k = int(math.floor(float(ap.theta) / (a.hi - a.lo) / step + 1e-9))
-    k = min(k, G - 1)
-    if k < 1:
-        empty = np.zeros(0, dtype=np.intp)
-        return Lattice(a.name, codes, empty, empty, False)
-    e0 = np.concatenate([np.arange(G - s) for s in range(1, k + 1)]).astype(np.intp)
-    e1 = np.concatenate([np.arange(s, G) for s in range(1, k + 1)]).astype(np.intp)
-    return Lattice(a.name, codes, e0, e1, False)
+    return lattice_edges(a, ap, grid)
 
 
 def schema_lattices(schema: Schema, policy: Policy, grid: int | dict[str, int] = DEFAULT_GRID) -> list[Lattice]:
@@ -417,6 +382,7 @@ class _Block:
 
     attr: int
     Z: np.ndarray                      # (b, p) contexts (column attr unused)
+    edges: EdgeBlock | None = None     # the enumerator's block (value edges, contexts)
     cross: np.ndarray | None = None    # (b, E) bool: nn(u) != nn(v)
     nn_u: np.ndarray | None = None     # (b, E)
     nn_v: np.ndarray | None = None
@@ -427,16 +393,7 @@ class _Block:
 
 def record_edge_total(lats: list[Lattice]) -> int:
     """Number of record-level edges of a product lattice: sum_i |E_i| prod_{j != i} L_j."""
-    sizes = [lt.size for lt in lats]
-    total = 0
-    for i, lt in enumerate(lats):
-        if lt.e0.size:
-            rest = 1
-            for j, s in enumerate(sizes):
-                if j != i:
-                    rest *= s
-            total += lt.e0.size * rest
-    return int(total)
+    return edge_total(lats)
 
 
 def _check_limit(lats: list[Lattice], max_edges: float) -> int:
@@ -451,21 +408,8 @@ def _check_limit(lats: list[Lattice], max_edges: float) -> int:
     return total
 
 
-def _contexts(lats: list[Lattice], i: int, start: int, stop: int) -> np.ndarray:
-    sizes = [lt.size for j, lt in enumerate(lats) if j != i]
-    Z = np.zeros((stop - start, len(lats)))
-    if sizes:
-        idx = np.unravel_index(np.arange(start, stop), sizes)
-        col = 0
-        for j, lt in enumerate(lats):
-            if j != i:
-                Z[:, j] = lt.codes[idx[col]]
-                col += 1
-    return Z
-
-
 def _line_ok(schema: Schema, i: int, distance: str) -> bool:
-    return distance == "gower" and schema.attributes[i].kind in ("numeric", "ordinal")
+    return distance == "gower" and schema.attributes[i].ordered
 
 
 def _iter_blocks(schema: Schema, lats: list[Lattice], C: np.ndarray, *, tau: float | None,
@@ -475,64 +419,59 @@ def _iter_blocks(schema: Schema, lats: list[Lattice], C: np.ndarray, *, tau: flo
     m = C.shape[0]
     w = schema.weights
     single = bool((C == C[0]).all())
-    for i, lt in enumerate(lats):
-        E = lt.e0.size
-        if E == 0:
-            continue
-        L = lt.size
-        n_ctx = 1
-        for j, o in enumerate(lats):
-            if j != i:
-                n_ctx *= o.size
+
+    def plan(i: int, lt: ValueEdges, n_ctx: int) -> int:
+        """Contexts per block: keep every (b, *) working array under BLOCK_ELEMS."""
+        E, L = lt.e0.size, lt.size
         line = soft and method != "enumerate" and _line_ok(schema, i, distance)
         if method == "line" and soft and not line:
             raise SchemaError(
                 f"method='line' needs the Gower distance and a numeric or ordinal attribute "
                 f"('{lt.name}' is {schema.attributes[i].kind}, distance {distance}). Fix: use method='auto'"
             )
-        fast_nn = hard and schema.p == 1 and _line_ok(schema, i, distance)
-        brute_soft = soft and not line
-        brute_hard = hard and not fast_nn
-        # contexts per batch: keep every (b, *) working array under BLOCK_ELEMS
         width = max(E, L, 1)
         if line:
             width = max(width, m + 1)
-        if brute_hard:
+        if hard and not (schema.p == 1 and _line_ok(schema, i, distance)):
             width = max(width, L * m)
         bz = max(1, min(n_ctx, BLOCK_ELEMS // width))
-        if brute_soft or osc:
+        if (soft and not line) or osc:
             bz = max(1, min(bz, BLOCK_ELEMS // (2 * m * min(E, 4096))))
-        for s in range(0, n_ctx, bz):
-            Z = _contexts(lats, i, s, min(s + bz, n_ctx))
-            b = Z.shape[0]
-            blk = _Block(i, Z)
-            if hard:
-                if fast_nn:
-                    NN = _nn_line(lt.codes, C[:, i], float(w[i]))[None, :].repeat(b, axis=0)
-                else:
-                    R = np.repeat(Z, L, axis=0)
-                    R[:, i] = np.tile(lt.codes, b)
-                    nn = np.empty(R.shape[0], dtype=np.intp)
-                    step = met.rows_per_block()
-                    for r in range(0, R.shape[0], step):
-                        nn[r:r + step] = np.argmin(met.block(R[r:r + step]), axis=1)
-                    NN = nn.reshape(b, L)
-                blk.nn_u, blk.nn_v = NN[:, lt.e0], NN[:, lt.e1]
-                blk.cross = blk.nn_u != blk.nn_v
-            if soft and single:
-                # one distinct candidate: every vote is the same one-hot vector
-                blk.l2 = np.zeros((b, E))
-                blk.l1 = np.zeros((b, E))
-            elif line:
-                tau_ = check_tau(tau)
-                A = np.zeros((b, m))
-                for j, a in enumerate(schema.attributes):
-                    if j != i:
-                        A += w[j] * a.term(Z[:, j, None], C[None, :, j])
-                blk.l2, blk.l1 = _soft_line(lt.codes, lt.e0, lt.e1, C[:, i], -A / tau_, float(w[i]) / tau_)
-            if (brute_soft and not single) or osc:
-                _brute_edges(met, lt, i, Z, tau, blk, soft=brute_soft and not single, osc=osc)
-            yield blk
+        return bz
+
+    for eb in iter_edge_blocks(lats, plan):
+        i, lt, Z, b = eb.attr, eb.edges, eb.Z, eb.b
+        E, L = lt.e0.size, lt.size
+        line = soft and method != "enumerate" and _line_ok(schema, i, distance)
+        fast_nn = hard and schema.p == 1 and _line_ok(schema, i, distance)
+        brute_soft = soft and not line
+        blk = _Block(i, Z, eb)
+        if hard:
+            if fast_nn:
+                NN = _nn_line(lt.codes, C[:, i], float(w[i]))[None, :].repeat(b, axis=0)
+            else:
+                R = eb.records()
+                nn = np.empty(R.shape[0], dtype=np.intp)
+                step = met.rows_per_block()
+                for r in range(0, R.shape[0], step):
+                    nn[r:r + step] = np.argmin(met.block(R[r:r + step]), axis=1)
+                NN = nn.reshape(b, L)
+            blk.nn_u, blk.nn_v = NN[:, lt.e0], NN[:, lt.e1]
+            blk.cross = blk.nn_u != blk.nn_v
+        if soft and single:
+            # one distinct candidate: every vote is the same one-hot vector
+            blk.l2 = np.zeros((b, E))
+            blk.l1 = np.zeros((b, E))
+        elif line:
+            tau_ = check_tau(tau)
+            A = np.zeros((b, m))
+            for j, a in enumerate(schema.attributes):
+                if j != i:
+                    A += w[j] * a.term(Z[:, j, None], C[None, :, j])
+            blk.l2, blk.l1 = _soft_line(lt.codes, lt.e0, lt.e1, C[:, i], -A / tau_, float(w[i]) / tau_)
+        if (brute_soft and not single) or osc:
+            _brute_edges(met, lt, i, Z, tau, blk, soft=brute_soft and not single, osc=osc)
+        yield blk
 
 
 def _brute_edges(met: _Metric, lt: Lattice, i: int, Z: np.ndarray, tau: float | None, blk: _Block,
@@ -570,10 +509,7 @@ def _brute_edges(met: _Metric, lt: Lattice, i: int, Z: np.ndarray, tau: float | 
 
 
 def _record(lats: list[Lattice], blk: _Block, ci: int, ei: int, which: int) -> np.ndarray:
-    lt = lats[blk.attr]
-    r = blk.Z[ci].copy()
-    r[blk.attr] = lt.codes[lt.e0[ei] if which == 0 else lt.e1[ei]]
-    return r
+    return blk.edges.endpoint(ci, ei, which)
 
 
 def _decode(schema: Schema, r: np.ndarray) -> dict[str, Any]:
@@ -750,11 +686,7 @@ def edge_costs(
     parts = []
     for blk in _iter_blocks(schema, lats, C, tau=tau, distance=distance, hard=True, soft=tau is not None):
         lt = lats[blk.attr]
-        b, E = blk.cross.shape
-        U = np.repeat(blk.Z, E, axis=0)
-        V = U.copy()
-        U[:, blk.attr] = np.tile(lt.codes[lt.e0], b)
-        V[:, blk.attr] = np.tile(lt.codes[lt.e1], b)
+        U, V = blk.edges.endpoints()
         du = schema.decode(U).add_prefix("u_")
         dv = schema.decode(V).add_prefix("v_")
         df = pd.concat([du, dv], axis=1)
@@ -842,7 +774,7 @@ def _attr_oscillation(a: Attribute, ap: AttributePolicy, w: float, c: np.ndarray
     if lt.e0.size == 0:
         return 0.0, None, None
     xu, xv = lt.codes[lt.e0], lt.codes[lt.e1]
-    if a.kind in ("numeric", "ordinal"):
+    if a.ordered:
         # g(c) = |u - c| - |v - c| is monotone in c: its range over the candidates is
         # attained at the extreme candidates.
         cmin, cmax = float(c.min()), float(c.max())

@@ -21,16 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from .accounting import (
+from ..accounting import (
     epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_rho,
 )
-from .calibration import floor_value
-from .errors import BudgetError, PolicyError
-from .methods import BF_SOFT, HARD, TAB_PE
-from .policy import Policy, attribute_reach, components, group_privacy, path_length
-from .schema import Schema, _fmt
-from .sensitivity import SQRT2, noise_ratio, standard_dp_reach
-from .votes import check_tau
+from ..calibration import floor_value
+from ..errors import BudgetError, PolicyError
+from ..methods import BF_SOFT, HARD, TAB_PE
+from ..policy import Policy, attribute_reach, components, group_privacy, path_length
+from ..schema import Schema, _fmt
+from ..sensitivity import SQRT2, noise_ratio, standard_dp_reach
+from ..votes import check_tau
 
 #: default temperature grid of the q-versus-tau curve: 1e-3 .. 1, log-spaced.
 CURVE_TAUS = np.logspace(-3, 0, 61)
@@ -84,10 +84,7 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
         if r <= 0.0:
             continue
         if r >= 1.0 - 1e-12:
-            why = {
-                "categorical": "a flat categorical attribute has every pair of distinct values at Gower term 1",
-                "binary": "a binary attribute's two values are at Gower term 1",
-            }.get(a.kind, "a protected pair lies at the attribute's diameter")
+            why = a.diameter_reason
             if ap.kind == "complete":
                 why = "a complete graph contains the pair at the attribute's diameter"
             sets = " and it sets the record-level reach" if a.name in argmax else ""
@@ -97,7 +94,7 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
                 + (f"q = {q:.2f} is near 1, so BF-Soft has little to gain over Hard."
                    if a.name in argmax and q >= Q_NEAR_ONE else
                    "with this attribute protected, reach cannot drop below that weight."))
-        if a.kind != "numeric" and a.size is not None and a.size <= MAX_COMPONENT_VALUES:
+        if not a.bounded and a.size is not None and a.size <= MAX_COMPONENT_VALUES:
             comps = components(a, ap)
             if len(comps) > 1:
                 ex, other = comps[0], comps[1]
@@ -105,9 +102,8 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
                     f"The graph of '{a.name}' has {len(comps)} connected components: values in different "
                     f"components are not protected from each other (e.g. '{_fmt(ex[0])}' vs '{_fmt(other[0])}' "
                     "can be told apart at any budget).")
-        if ap.kind == "threshold" and a.kind in ("numeric", "ordinal", "hierarchical"):
-            integral = a.kind != "numeric" or a.integer
-            if integral and not float(ap.theta).is_integer():
+        if ap.kind == "threshold" and a.graded:
+            if a.whole_steps and not float(ap.theta).is_integer():
                 add("threshold-rounds", "info", a.name,
                     f"The threshold {_fmt(ap.theta)} on '{a.name}' acts as {math.floor(ap.theta + 1e-9)} "
                     f"{a.threshold_unit}: the domain moves in whole steps.")

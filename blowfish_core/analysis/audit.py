@@ -39,7 +39,6 @@ are defined here only to show that the audit has power -- never use them.
 
 from __future__ import annotations
 
-import itertools
 import math
 import zlib
 from dataclasses import dataclass, field
@@ -48,13 +47,14 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
-from .errors import BlowfishError, PolicyError, SchemaError
-from .policy import AttributePolicy, Policy, record_reach, value_edges
-from .schema import Attribute, Schema
-from .methods import BF_SOFT, HARD, TAB_PE, get_method
-from .sensitivity import calibrate, soft_bound
-from .votes import check_tau, vote_histogram, vote_vectors
+from ..accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
+from ..errors import BlowfishError, PolicyError, SchemaError
+from ..edges import iter_edge_blocks, product_contexts
+from ..policy import AttributePolicy, Policy, ValueEdges, record_reach, value_edges
+from ..schema import Attribute, Schema
+from ..sensitivity import calibrate, soft_bound
+from ..votes import check_tau, vote_histogram, vote_vectors
+from ..methods import BF_SOFT, HARD, TAB_PE, get_method
 
 #: calibrations the audit knows: the engine's own ("correct") and deliberately broken ones.
 CALIBRATIONS = ("correct", "soft-small-reach", "hard-zero", "soft-local", "hard-local")
@@ -149,8 +149,11 @@ def domain_points(schema: Schema, max_points: int = MAX_AUDIT_POINTS) -> np.ndar
         raise SchemaError(
             f"audit: the domain has {total} records (> {max_points}). Fix: audit a smaller schema"
         )
-    grids = [a.domain_codes() for a in schema.attributes]
-    return np.array(list(itertools.product(*[g.tolist() for g in grids])), dtype=float).reshape(total, schema.p)
+    lats = [ValueEdges(a.domain_codes(), _NONE, _NONE) for a in schema.attributes]
+    return product_contexts(lats, -1, 0, total)[0]
+
+
+_NONE = np.zeros(0, dtype=np.intp)
 
 
 def record_level_edges(
@@ -173,17 +176,16 @@ def record_level_edges(
     if policy.participation:
         raise PolicyError("audit: participation edges (u, bottom) are not audited; set participation to false")
     policy.validate(schema)
-    sizes = [a.size for a in schema.attributes]
-    strides = [math.prod(sizes[i + 1:]) for i in range(schema.p)]
-    idx = np.arange(N)
+    lats = [value_edges(a, policy.policy_for(a.name)) for a in schema.attributes]
+    sizes = [ve.size for ve in lats]
+    strides = np.array([math.prod(sizes[i + 1:]) for i in range(schema.p)], dtype=np.intp)
     e0s, e1s = [], []
-    for i, a in enumerate(schema.attributes):
-        ve = value_edges(a, policy.policy_for(a.name))
-        if ve is None or ve.e0.size == 0:
-            continue
-        base = idx[(idx // strides[i]) % sizes[i] == 0]  # every context with value 0 on attribute i
-        e0s.append((base[:, None] + ve.e0[None, :] * strides[i]).ravel())
-        e1s.append((base[:, None] + ve.e1[None, :] * strides[i]).ravel())
+    # row of a record in P = its value indices . strides (mixed radix, last attribute fastest)
+    for blk in iter_edge_blocks(lats, _CHUNK):
+        base = blk.index @ strides
+        ve, st = blk.edges, strides[blk.attr]
+        e0s.append((base[:, None] + ve.e0[None, :] * st).ravel())
+        e1s.append((base[:, None] + ve.e1[None, :] * st).ravel())
     if not e0s:
         z = np.zeros(0, dtype=np.intp)
         return P, z, z.copy()
@@ -476,8 +478,8 @@ def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon
     mechanisms.laplace) or 'quarter-scale' (broken: b / 4).  delta of the pair is 0.
     Raises BlowfishError for an unknown method/calibration, BudgetError for a bad epsilon_t.
     """
-    from .accounting import check_epsilon
-    from .mechanisms import get_mechanism
+    from ..accounting import check_epsilon
+    from ..mechanisms import get_mechanism
 
     s = setting or default_setting()
     eps = check_epsilon(epsilon_t, name="epsilon_t")

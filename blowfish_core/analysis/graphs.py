@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .policy import AttributePolicy, attribute_reach, value_edges
-from .schema import Attribute, _fmt
+from ..policy import AttributePolicy, attribute_reach, value_edges
+from ..schema import Attribute, _fmt
 
 #: finite attributes with more values than this are summarized instead of drawn.
 MAX_DRAWN_VALUES = 60
@@ -46,7 +46,7 @@ def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_D
     Raises PolicyError when the policy does not fit the attribute.
     """
     reach = attribute_reach(a, ap)
-    if a.kind == "numeric" and ap.kind in ("none", "threshold"):
+    if a.bounded and ap.kind in ("none", "threshold"):
         return _band(a, ap, reach)
     ve = value_edges(a, ap)
     if ve is None:  # pragma: no cover - continuous numeric with a non-threshold policy is rejected earlier
@@ -58,7 +58,7 @@ def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_D
         return {"kind": "summary", "n_values": L, "n_edges": int(ve.e0.size), "reach": reach,
                 "reason": f"{L} values (more than {max_values} are not drawn)"}
     comp = _component_labels(L, ve.e0, ve.e1)
-    if a.kind in ("ordinal", "numeric"):
+    if a.ordered:
         pos = np.column_stack([np.arange(L, dtype=float), np.zeros(L)])
         layout = "line"
     else:
