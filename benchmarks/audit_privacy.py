@@ -17,11 +17,9 @@ per side, to validate that shortcut.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from blowfish_core.audit import audit_table, default_setting, run_audit_suite  # noqa: E402
 
