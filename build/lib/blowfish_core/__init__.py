@@ -1,0 +1,47 @@
+"""blowfish_core: policy-aware differentially private data synthesis (the engine).
+
+Pure Python + numpy/pandas/scipy/networkx; never imports streamlit.  Source:
+"Soft Voting for Policy-Aware Private Data Synthesis" (papers/000), Algorithm 1.
+
+Main entry points:
+    Schema, Attribute, infer_schema          public domain and encoding
+    Policy, AttributePolicy                  per-attribute policy graphs
+    weighted_reaches, record_reach           reach (Cor. 5.2)
+    noise_ratio, soft_bound                  q and the BF-Soft bound (Cor. 5.5)
+    hard_sensitivity, calibrate              per-round calibration (Cor. 5.3)
+    run_synthesis, SynthConfig               Algorithm 1 with ResampleMutate
+    run_paired, RunRequest                   paired multi-method runs + JSON report
+    get_preset                               adult, bank, xor3 (xorK)
+    exact_sensitivity, population_aware_bound exact per-population sensitivity (Lemma 5.1, §6.2.6)
+    policy_readout                           every Policy Designer number in one call
+    run_pilot, recommend                     public-data pilot for tau (§6.2.4, Eq. (4))
+    budget_sweep                             error vs rho and the crossing budget (App. F.3)
+    audit                                    empirical privacy audit of one round
+"""
+
+__version__ = "0.1.0"
+
+from .errors import BlowfishError, BudgetError, DataError, PolicyError, SchemaError  # noqa: E402
+from .schema import Attribute, Schema, infer_schema  # noqa: E402
+from .policy import (  # noqa: E402
+    AttributePolicy, Policy, attribute_reach, components, path_length, record_reach, weighted_reaches,
+)
+from .sensitivity import METHODS, SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_bound  # noqa: E402
+from .evolution import RunStopped, SynthConfig, run_synthesis  # noqa: E402
+from .runner import RunRequest, run_paired  # noqa: E402
+from .presets import get_preset, load_preset_data  # noqa: E402
+from .exact import exact_sensitivity, population_aware_bound, tightness_construction  # noqa: E402
+from .readouts import pair_path, policy_readout  # noqa: E402
+from .pilot import recommend, run_pilot  # noqa: E402
+from .sweeps import budget_sweep  # noqa: E402
+from .audit import audit  # noqa: E402
+
+__all__ = [
+    "BlowfishError", "BudgetError", "DataError", "PolicyError", "SchemaError",
+    "Attribute", "Schema", "infer_schema",
+    "AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach", "weighted_reaches",
+    "METHODS", "SQRT2", "calibrate", "hard_sensitivity", "noise_ratio", "soft_bound",
+    "RunStopped", "SynthConfig", "run_synthesis", "RunRequest", "run_paired", "get_preset", "load_preset_data",
+    "exact_sensitivity", "population_aware_bound", "tightness_construction", "pair_path", "policy_readout",
+    "recommend", "run_pilot", "budget_sweep", "audit",
+]

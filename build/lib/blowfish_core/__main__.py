@@ -1,0 +1,7 @@
+"""``python -m blowfish_core ...``: see blowfish_core.cli."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

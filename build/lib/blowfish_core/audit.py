@@ -1,0 +1,573 @@
+"""Empirical privacy audit of one round of Tab-PE, Hard and BF-Soft.
+
+A release round is the Gaussian mechanism ``M(D) = H(D; C) + N(0, sigma^2 I_m)``
+on the vote histogram of a fixed public candidate population C (Algorithm 1,
+lines 5-20), with ``sigma = Delta_t / sqrt(2 rho_t)`` (Thm 2.6) and Delta_t from
+:func:`blowfish_core.sensitivity.calibrate`.  The round claims
+``epsilon = epsilon_exact(rho_t, delta)`` (mu-GDP curve, per round).
+
+The audit (Jagielski et al. 2020; Nasr et al. 2021 style):
+
+1. enumerate every record-level edge of a small finite domain (policy edges for
+   Hard and BF-Soft; every pair of records, i.e. bounded DP, for Tab-PE) and take
+   the edge (x, x') that attains the exact l2 sensitivity ``max ||v(x') - v(x)||_2``
+   of the vote for C (:func:`worst_case_edge`);
+2. form D = B + {x}, D' = B + {x'} for a fixed background B of records;
+3. sample the mechanism many times on both, apply a test statistic (the
+   projection onto H(D') - H(D) when both sides have the same sigma -- the
+   Neyman-Pearson test for a Gaussian shift; the exact log-likelihood ratio when
+   a data-dependent calibration gives the two sides different sigmas);
+4. choose the threshold on the first half of the samples, count false
+   positives/negatives on the second half (so the threshold is independent of
+   the counts), bound the rates with one-sided Clopper-Pearson intervals at level
+   1 - alpha/2 each (union bound: the result holds with probability >= 1 - alpha)
+   and report ``eps_lb = max(log((1 - delta - FNR_ub) / FPR_ub),
+   log((1 - delta - FPR_ub) / FNR_ub))``, clamped at 0.
+
+Sampling: the statistic of a Gaussian mechanism depends on the noise only through
+its component along H(D') - H(D) (a scalar normal) and, for unequal sigmas, the
+squared norm of the orthogonal rest (a chi-square with m - 1 degrees of freedom).
+The ``"scalar"`` sampler draws exactly these, which makes 10^6 samples instant;
+the ``"full"`` sampler draws whole noisy histograms (m normals each) and is kept
+to validate the shortcut.
+
+The audit PASSES when eps_lb <= claimed epsilon.  A pass is evidence, not proof:
+eps_lb is a statistical lower bound for one pair of datasets and one test.
+Deliberately broken calibrations (:data:`BROKEN_CALIBRATIONS`) must FAIL; they
+are defined here only to show that the audit has power -- never use them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
+from .errors import BlowfishError, PolicyError, SchemaError
+from .policy import AttributePolicy, Policy, record_reach, value_edges
+from .schema import Attribute, Schema
+from .sensitivity import calibrate, soft_bound
+from .votes import check_tau, vote_histogram, vote_vectors
+
+#: calibrations the audit knows: the engine's own ("correct") and deliberately broken ones.
+CALIBRATIONS = ("correct", "soft-small-reach", "hard-zero", "soft-local", "hard-local")
+#: broken calibration -> (method it applies to, description)
+BROKEN_CALIBRATIONS = {
+    "soft-small-reach": ("bf-soft", "BF-Soft bound computed with reach r/10 instead of r"),
+    "hard-zero": ("hard", "Hard calibrated to 0 although a crossing edge exists"),
+    "soft-local": ("bf-soft", "BF-Soft noise from the local sensitivity of the records at hand"),
+    "hard-local": ("hard", "Hard noise from the local sensitivity of the records at hand"),
+}
+#: the audit suite: (method, calibration, expected verdict: True = must pass).
+AUDIT_CASES = (
+    ("tab-pe", "correct", True),
+    ("hard", "correct", True),
+    ("bf-soft", "correct", True),
+    ("bf-soft", "soft-small-reach", False),
+    ("hard", "hard-zero", False),
+    ("bf-soft", "soft-local", False),
+    ("hard", "hard-local", False),
+)
+#: largest enumerated domain (points) for the edge search.
+MAX_AUDIT_POINTS = 20_000
+_CHUNK = 1 << 16
+
+
+# --------------------------------------------------------------------- setting
+@dataclass
+class AuditSetting:
+    """A small public setting for the audit.
+
+    schema: finite schema (every attribute enumerable, at most MAX_AUDIT_POINTS records).
+    policy: substitution edges only (no participation edges).
+    C: (m, p) float64 encoded public candidate population.
+    tau: temperature of BF-Soft (> 0).
+    background: (n0, p) float64 encoded records shared by D and D'.
+    """
+
+    schema: Schema
+    policy: Policy
+    C: np.ndarray
+    tau: float
+    background: np.ndarray
+
+
+def default_setting() -> AuditSetting:
+    """The audit's small domain.
+
+    X1 ordinal 0..15, X2 ordinal 0..3 (Gower weights 1/2); policy: X1 one level
+    (record-level reach r = 1/30 Gower units); tau = 0.025 (q = tanh(2/3) = 0.583);
+    candidates at X1 in {0, 15} x X2 in {0..3} (m = 8), so the protected pair
+    (7, 8) sits symmetrically between two candidates -- the configuration in which
+    the BF-Soft bound is nearly tight (Prop. 5.6) -- and Hard has a crossing.
+    Background: one record on each candidate (far from every decision boundary).
+    """
+    schema = Schema([
+        Attribute("X1", "ordinal", levels=list(range(16))),
+        Attribute("X2", "ordinal", levels=list(range(4))),
+    ])
+    policy = Policy({"X1": AttributePolicy("threshold", theta=1)}).validate(schema)
+    C = np.array([[x1 / 15.0, x2 / 3.0] for x1 in (0, 15) for x2 in range(4)], dtype=float)
+    return AuditSetting(schema, policy, C, 0.025, C.copy())
+
+
+# ------------------------------------------------------------------- edges
+def domain_points(schema: Schema, max_points: int = MAX_AUDIT_POINTS) -> np.ndarray:
+    """Every record of a finite public domain, encoded: float64 (N, p), N = prod |T_i|.
+
+    Row order is mixed radix with the last attribute fastest.  Raises SchemaError
+    when an attribute is continuous or N exceeds ``max_points``.
+    """
+    sizes = []
+    for a in schema.attributes:
+        if not a.is_finite:
+            raise SchemaError(f"audit: attribute '{a.name}' is continuous; the audit needs a finite domain")
+        sizes.append(a.size)
+    total = math.prod(sizes)
+    if total > max_points:
+        raise SchemaError(
+            f"audit: the domain has {total} records (> {max_points}). Fix: audit a smaller schema"
+        )
+    grids = [a.domain_codes() for a in schema.attributes]
+    return np.array(list(itertools.product(*[g.tolist() for g in grids])), dtype=float).reshape(total, schema.p)
+
+
+def record_level_edges(
+    schema: Schema, policy: Policy, complete: bool = False, max_points: int = MAX_AUDIT_POINTS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Record-level neighbour pairs on a finite domain (Def. 2.3; §2.2 "Specifying policies").
+
+    Returns (P (N, p) from :func:`domain_points`, e0 (E,), e1 (E,)) with int indices
+    into P.  ``complete=False``: records that agree on all attributes but one and
+    differ there by a protected value pair (the policy's substitution edges).
+    ``complete=True``: every pair of distinct records (bounded DP, Tab-PE's notion).
+    Raises SchemaError for a continuous or too large domain and PolicyError for
+    participation edges (the audit covers substitutions only).
+    """
+    P = domain_points(schema, max_points)
+    N = P.shape[0]
+    if complete:
+        i0, i1 = np.triu_indices(N, 1)
+        return P, i0.astype(np.intp), i1.astype(np.intp)
+    if policy.participation:
+        raise PolicyError("audit: participation edges (u, bottom) are not audited; set participation to false")
+    policy.validate(schema)
+    sizes = [a.size for a in schema.attributes]
+    strides = [math.prod(sizes[i + 1:]) for i in range(schema.p)]
+    idx = np.arange(N)
+    e0s, e1s = [], []
+    for i, a in enumerate(schema.attributes):
+        ve = value_edges(a, policy.policy_for(a.name))
+        if ve is None or ve.e0.size == 0:
+            continue
+        base = idx[(idx // strides[i]) % sizes[i] == 0]  # every context with value 0 on attribute i
+        e0s.append((base[:, None] + ve.e0[None, :] * strides[i]).ravel())
+        e1s.append((base[:, None] + ve.e1[None, :] * strides[i]).ravel())
+    if not e0s:
+        z = np.zeros(0, dtype=np.intp)
+        return P, z, z.copy()
+    return P, np.concatenate(e0s).astype(np.intp), np.concatenate(e1s).astype(np.intp)
+
+
+@dataclass
+class WorstEdge:
+    """The neighbour pair attaining the exact l2 sensitivity of the vote for C.
+
+    x, x_prime: (p,) encoded records; shift: ||v(x') - v(x)||_2 (histogram units);
+    n_edges: how many record-level edges were checked.
+    """
+
+    x: np.ndarray
+    x_prime: np.ndarray
+    shift: float
+    n_edges: int
+
+
+def _edge_norms(schema, policy, C, vote, tau, complete):
+    P, e0, e1 = record_level_edges(schema, policy, complete=complete)
+    V = vote_vectors(schema, C, P, vote=vote, tau=tau)
+    norms = np.linalg.norm(V[e1] - V[e0], axis=1) if e0.size else np.zeros(0)
+    return P, e0, e1, norms
+
+
+def worst_case_edge(
+    schema: Schema, policy: Policy, C: np.ndarray, vote: str = "hard", tau: float | None = None,
+    complete: bool = False,
+) -> WorstEdge:
+    """Exact sensitivity of the vote histogram for population C by enumeration.
+
+    C: (m, p) encoded candidates; vote 'hard' or 'soft' (then tau > 0).  Returns the
+    first edge (in enumeration order) with the largest ``||v(x') - v(x)||_2``; shift 0
+    and x = x' when the edge set is empty.  Raises as :func:`record_level_edges`.
+    """
+    P, e0, e1, norms = _edge_norms(schema, policy, C, vote, tau, complete)
+    if norms.size == 0:
+        return WorstEdge(P[0].copy(), P[0].copy(), 0.0, 0)
+    k = int(np.argmax(norms))
+    return WorstEdge(P[e0[k]].copy(), P[e1[k]].copy(), float(norms[k]), int(norms.size))
+
+
+def _point_index(P: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Row index in P of each row of X (exact match of encoded coordinates)."""
+    lookup = {row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(P))}
+    try:
+        return np.array([lookup[np.ascontiguousarray(r).tobytes()] for r in np.asarray(X, dtype=float)], dtype=np.intp)
+    except KeyError:
+        raise SchemaError("audit: a background record is not a point of the public domain") from None
+
+
+# ---------------------------------------------------------------- the pair
+@dataclass
+class AuditPair:
+    """One neighbouring pair and the mechanism run on each side.
+
+    D, D_prime: (n, p) encoded datasets differing in one record.  H, H_prime: (m,)
+    vote histograms.  sigma, sigma_prime: noise sd used on D and D' (equal unless the
+    calibration depends on the data, which is exactly the bug of the '*-local' cases).
+    sensitivity: Delta_t the calibration used on D.  claimed_eps: epsilon_exact(rho_t, delta).
+    """
+
+    method: str
+    calibration: str
+    rho_t: float
+    delta: float
+    claimed_eps: float
+    D: np.ndarray
+    D_prime: np.ndarray
+    H: np.ndarray
+    H_prime: np.ndarray
+    sigma: float
+    sigma_prime: float
+    sensitivity: float
+    sensitivity_prime: float
+    how: str
+    edge: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def shift(self) -> float:
+        """||H(D') - H(D)||_2, histogram units."""
+        return float(np.linalg.norm(self.H_prime - self.H))
+
+
+def build_pair(
+    method: str, setting: AuditSetting | None = None, rho_t: float = 0.25, delta: float = 1e-5,
+    calibration: str = "correct",
+) -> AuditPair:
+    """Construct the worst-case neighbouring pair and calibrate one round of ``method``.
+
+    method: 'tab-pe', 'hard' or 'bf-soft'.  calibration: 'correct' (the engine's
+    :func:`calibrate`) or a broken one from BROKEN_CALIBRATIONS that matches the method.
+    For data-independent calibrations the pair is the edge attaining the exact
+    sensitivity (:func:`worst_case_edge`; all record pairs for Tab-PE).  For the
+    '*-local' calibrations (noise from max ||v(x) - v(x')|| over the dataset's own
+    records and their policy neighbours) it is the policy edge (x, x') that
+    has the largest sigma(D') (x' next to a crossing) and, among those, the largest
+    sigma(D') / sigma(D) (x as far from a boundary as a policy edge allows).
+    Raises BlowfishError for an unknown method/calibration pair, BudgetError for bad
+    rho_t/delta/tau.
+    """
+    s = setting or default_setting()
+    rho_t = check_rho(rho_t, name="rho_t")
+    delta = check_delta(delta)
+    if method not in ("tab-pe", "hard", "bf-soft"):
+        raise BlowfishError(f"audit: unknown method {method!r}; use tab-pe, hard or bf-soft")
+    if calibration not in CALIBRATIONS:
+        raise BlowfishError(f"audit: unknown calibration {calibration!r}; use one of {', '.join(CALIBRATIONS)}")
+    if calibration != "correct" and BROKEN_CALIBRATIONS[calibration][0] != method:
+        raise BlowfishError(
+            f"audit: calibration '{calibration}' applies to {BROKEN_CALIBRATIONS[calibration][0]}, not {method}"
+        )
+    schema, policy, C = s.schema, s.policy, np.asarray(s.C, dtype=float)
+    vote = "soft" if method == "bf-soft" else "hard"
+    tau = check_tau(s.tau) if vote == "soft" else None
+    claimed = epsilon_exact(rho_t, delta)
+    B = np.asarray(s.background, dtype=float).reshape(-1, schema.p)
+
+    if calibration in ("soft-local", "hard-local"):
+        P, e0, e1, norms = _edge_norms(schema, policy, C, vote, tau, False)
+        if norms.size == 0:
+            raise PolicyError("audit: the policy has no record-level edge; nothing to audit")
+        ls_point = np.zeros(P.shape[0])
+        np.maximum.at(ls_point, e0, norms)
+        np.maximum.at(ls_point, e1, norms)
+        ls_b = float(ls_point[_point_index(P, B)].max()) if B.shape[0] else 0.0
+        # both orientations of every edge: x -> x'
+        xs = np.concatenate([e0, e1])
+        xps = np.concatenate([e1, e0])
+        ls_d = np.maximum(ls_b, ls_point[xs])
+        ls_dp = np.maximum(ls_b, ls_point[xps])
+        ratio = np.where(ls_d > 0, ls_dp / np.where(ls_d > 0, ls_d, 1.0), np.where(ls_dp > 0, np.inf, 0.0))
+        # D' holds a record on a crossing (largest local sensitivity); among those, the
+        # D side with the smallest noise (largest ratio).  lexsort: last key is primary.
+        k = int(np.lexsort((-ratio, -ls_dp))[0])
+        x, xp = P[xs[k]], P[xps[k]]
+        sens, sens_p = float(ls_d[k]), float(ls_dp[k])
+        how = BROKEN_CALIBRATIONS[calibration][1]
+        n_edges = int(norms.size)
+    else:
+        we = worst_case_edge(schema, policy, C, vote, tau, complete=(method == "tab-pe"))
+        x, xp, n_edges = we.x, we.x_prime, we.n_edges
+        if calibration == "correct":
+            cal = calibrate(method, schema, policy, tau, C=C)
+            sens, how = float(cal.delta), cal.how
+        elif calibration == "soft-small-reach":
+            sens = soft_bound(record_reach(schema, policy) / 10.0, tau)
+            how = BROKEN_CALIBRATIONS[calibration][1]
+        else:  # hard-zero
+            sens, how = 0.0, BROKEN_CALIBRATIONS[calibration][1]
+        sens_p = sens
+    D = np.vstack([B, x[None, :]])
+    Dp = np.vstack([B, xp[None, :]])
+    H = vote_histogram(schema, C, D, vote=vote, tau=tau)
+    Hp = vote_histogram(schema, C, Dp, vote=vote, tau=tau)
+    sig, sig_p = gaussian_sigma(sens, rho_t), gaussian_sigma(sens_p, rho_t)
+    dec = schema.decode(np.vstack([x, xp]))
+    plain = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in dec.iloc[i].items()} for i in (0, 1)]
+    edge = {"x": plain[0], "x_prime": plain[1], "edges_checked": n_edges,
+            "neighbours": "all record pairs (bounded DP)" if method == "tab-pe" else "policy edges"}
+    return AuditPair(method, calibration, rho_t, delta, claimed, D, Dp, H, Hp, sig, sig_p, sens, sens_p, how, edge)
+
+
+# ------------------------------------------------------------- statistics
+def clopper_pearson_upper(k: np.ndarray | int, n: int, confidence: float) -> np.ndarray:
+    """One-sided Clopper-Pearson upper bound on a binomial rate: k successes of n trials.
+
+    Returns float64 (same shape as k): beta.ppf(confidence, k + 1, n - k), and 1 when k = n.
+    """
+    k = np.asarray(k, dtype=float)
+    out = np.ones_like(k)
+    m = k < n
+    out[m] = stats.beta.ppf(confidence, k[m] + 1.0, n - k[m])
+    return out
+
+
+def epsilon_lower_bound(fp: np.ndarray | int, n0: int, fn: np.ndarray | int, n1: int,
+                        delta: float, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Statistical lower bound on epsilon from a test's error counts (Jagielski et al. 2020).
+
+    fp: false positives among n0 runs on D; fn: false negatives among n1 runs on D'.
+    Each rate is bounded by a one-sided Clopper-Pearson bound at level 1 - alpha/2
+    (together: probability >= 1 - alpha).  Returns (eps_lb, fpr_ub, fnr_ub), eps_lb
+    = max(log((1 - delta - FNR_ub) / FPR_ub), log((1 - delta - FPR_ub) / FNR_ub), 0).
+    """
+    fpr_ub = clopper_pearson_upper(fp, n0, 1.0 - alpha / 2.0)
+    fnr_ub = clopper_pearson_upper(fn, n1, 1.0 - alpha / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = 1.0 - delta - fnr_ub
+        b = 1.0 - delta - fpr_ub
+        e1 = np.where(a > 0, np.log(np.where(a > 0, a, 1.0) / fpr_ub), -np.inf)
+        e2 = np.where(b > 0, np.log(np.where(b > 0, b, 1.0) / fnr_ub), -np.inf)
+    return np.maximum(np.maximum(e1, e2), 0.0), fpr_ub, fnr_ub
+
+
+def _statistic_kind(pair: AuditPair) -> str:
+    return "projection" if pair.sigma == pair.sigma_prime else "likelihood-ratio"
+
+
+def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler: str = "scalar") -> tuple[np.ndarray, np.ndarray]:
+    """Test statistic T of n mechanism runs on D and on D': two float64 (n,) arrays.
+
+    Larger T points to D'.  Equal sigmas: T = <y - H(D), u>, u the unit vector along
+    H(D') - H(D) (any fixed axis when they coincide).  Unequal sigmas (both > 0):
+    T = ||y - H||^2 / sigma^2 - ||y - H'||^2 / sigma'^2 (monotone in the likelihood
+    ratio); sigma = 0 < sigma': T = ||y - H||^2; sigma' = 0 < sigma: T = -||y - H'||^2.
+    sampler 'scalar' draws the projection (and the chi-square rest) directly; 'full'
+    draws whole noisy histograms in chunks.  Both give the same distribution exactly.
+    """
+    if sampler not in ("scalar", "full"):
+        raise BlowfishError(f"audit: sampler must be 'scalar' or 'full' (got {sampler!r})")
+    H, Hp = pair.H, pair.H_prime
+    m = H.size
+    d = pair.shift
+    u = (Hp - H) / d if d > 0 else np.eye(m)[0]
+    s, sp = pair.sigma, pair.sigma_prime
+
+    def stat(y: np.ndarray) -> np.ndarray:  # y: (k, m) noisy histograms
+        if s == sp:
+            return (y - H) @ u
+        a2 = ((y - H) ** 2).sum(axis=1)
+        b2 = ((y - Hp) ** 2).sum(axis=1)
+        if s == 0:
+            return a2
+        if sp == 0:
+            return -b2
+        return a2 / s**2 - b2 / sp**2
+
+    if sampler == "full":
+        out = []
+        for center, sd in ((H, s), (Hp, sp)):
+            parts = []
+            for start in range(0, n, _CHUNK):
+                k = min(_CHUNK, n - start)
+                parts.append(stat(center + sd * rng.standard_normal((k, m))))
+            out.append(np.concatenate(parts) if parts else np.zeros(0))
+        return out[0], out[1]
+
+    # scalar shortcut: z1 = <z, u> ~ N(0, 1), Q = ||z - z1 u||^2 ~ chi2(m - 1)
+    z0, z1 = rng.standard_normal(n), rng.standard_normal(n)
+    if s == sp:
+        return s * z0, d + s * z1
+    q0 = rng.chisquare(m - 1, n) if m > 1 else np.zeros(n)
+    q1 = rng.chisquare(m - 1, n) if m > 1 else np.zeros(n)
+    a2_0 = s**2 * (z0**2 + q0)                  # ||y - H||^2 on D
+    b2_0 = (s * z0 - d) ** 2 + s**2 * q0        # ||y - H'||^2 on D
+    b2_1 = sp**2 * (z1**2 + q1)                 # ||y - H'||^2 on D'
+    a2_1 = (sp * z1 + d) ** 2 + sp**2 * q1      # ||y - H||^2 on D'
+    if s == 0:
+        return a2_0, a2_1
+    if sp == 0:
+        return -b2_0, -b2_1
+    return a2_0 / s**2 - b2_0 / sp**2, a2_1 / s**2 - b2_1 / sp**2
+
+
+def _candidate_thresholds(t0: np.ndarray, t1: np.ndarray, grid: int = 200) -> np.ndarray:
+    """Thresholds at the tails of both samples (geometric quantile levels) and their extremes."""
+    n = max(t0.size, t1.size, 2)
+    g = np.geomspace(1.0 / n, 0.5, grid)
+    qs = np.concatenate([np.quantile(t0, 1.0 - g), np.quantile(t1, g),
+                         [t0.min(), t0.max(), t1.min(), t1.max()]])
+    return np.unique(qs)
+
+
+def _counts(t0_sorted: np.ndarray, t1_sorted: np.ndarray, thr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Test 'guess D' iff T > thr': false positives on D, false negatives on D'."""
+    fp = t0_sorted.size - np.searchsorted(t0_sorted, thr, side="right")
+    fn = np.searchsorted(t1_sorted, thr, side="right")
+    return fp, fn
+
+
+@dataclass
+class AuditResult:
+    """Outcome of one audit.
+
+    eps_lb: lower bound on epsilon at ``delta`` holding with probability >= 1 - alpha;
+    passed: eps_lb <= claimed_eps.  fpr, fnr: empirical error rates on the evaluation
+    half (n_samples // 2 runs per side) at ``threshold``; fpr_ub, fnr_ub their
+    Clopper-Pearson upper bounds.  eps_pair: the exact epsilon at delta of this
+    pair's two Gaussians when their sigmas are equal (mu = shift / sigma), else None.
+    """
+
+    method: str
+    claimed_eps: float
+    eps_lb: float
+    n_samples: int
+    threshold: float
+    fpr: float
+    fnr: float
+    passed: bool
+    calibration: str = "correct"
+    rho_t: float = 0.0
+    delta: float = 0.0
+    alpha: float = 0.05
+    fpr_ub: float = 1.0
+    fnr_ub: float = 1.0
+    sensitivity: float = 0.0
+    sensitivity_prime: float = 0.0
+    sigma: float = 0.0
+    sigma_prime: float = 0.0
+    shift: float = 0.0
+    eps_pair: float | None = None
+    statistic: str = "projection"
+    sampler: str = "scalar"
+    how: str = ""
+    edge: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def pair_epsilon(pair: AuditPair) -> float | None:
+    """Exact epsilon at pair.delta of N(H, s^2 I) vs N(H', s^2 I): mu-GDP with mu = shift / s.
+
+    None when the two sigmas differ; inf when s = 0 < shift; 0 when shift = 0.
+    """
+    if pair.sigma != pair.sigma_prime:
+        return None
+    d = pair.shift
+    if d == 0:
+        return 0.0
+    if pair.sigma == 0:
+        return math.inf
+    mu = d / pair.sigma
+    return epsilon_exact(mu * mu / 2.0, pair.delta)
+
+
+def audit_pair(pair: AuditPair, n_samples: int = 200_000, seed: int = 0, alpha: float = 0.05,
+               sampler: str = "scalar") -> AuditResult:
+    """Run the threshold audit on one pair (see module docstring).
+
+    n_samples: mechanism runs per dataset (>= 100); the first half chooses the
+    threshold (largest Clopper-Pearson eps bound on that half), the second half is
+    counted.  Raises BlowfishError for bad n_samples/alpha/sampler.
+    """
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 100:
+        raise BlowfishError(f"audit: n_samples must be a whole number >= 100 (got {n_samples!r})")
+    if not 0 < alpha < 1:
+        raise BlowfishError(f"audit: alpha must be in (0, 1) (got {alpha!r})")
+    rng = np.random.default_rng(np.random.SeedSequence(
+        [int(seed), zlib.crc32(f"{pair.method}/{pair.calibration}".encode())]))
+    t0, t1 = sample_statistic(pair, int(n_samples), rng, sampler)
+    h = int(n_samples) // 2
+    s0, s1 = np.sort(t0[:h]), np.sort(t1[:h])
+    e0, e1 = np.sort(t0[h:]), np.sort(t1[h:])
+    thr = _candidate_thresholds(s0, s1)
+    fp, fn = _counts(s0, s1, thr)
+    sel, _, _ = epsilon_lower_bound(fp, s0.size, fn, s1.size, pair.delta, alpha)
+    best = float(thr[int(np.argmax(sel))])
+    fp_e, fn_e = _counts(e0, e1, np.array([best]))
+    eps, fpr_ub, fnr_ub = epsilon_lower_bound(fp_e, e0.size, fn_e, e1.size, pair.delta, alpha)
+    eps_lb = float(eps[0])
+    return AuditResult(
+        method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
+        threshold=best, fpr=float(fp_e[0] / e0.size), fnr=float(fn_e[0] / e1.size),
+        passed=bool(eps_lb <= pair.claimed_eps), calibration=pair.calibration, rho_t=pair.rho_t,
+        delta=pair.delta, alpha=alpha, fpr_ub=float(fpr_ub[0]), fnr_ub=float(fnr_ub[0]),
+        sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
+        sigma_prime=pair.sigma_prime, shift=pair.shift,
+        eps_pair=pair_epsilon(pair), statistic=_statistic_kind(pair), sampler=sampler, how=pair.how,
+        edge=pair.edge,
+    )
+
+
+def audit(method: str, calibration: str = "correct", setting: AuditSetting | None = None,
+          rho_t: float = 0.25, delta: float = 1e-5, n_samples: int = 200_000, seed: int = 0,
+          alpha: float = 0.05, sampler: str = "scalar") -> AuditResult:
+    """Audit one round of ``method`` under ``calibration`` (see :func:`build_pair`, :func:`audit_pair`).
+
+    Default budget rho_t = 0.25 at delta = 1e-5 claims epsilon = 2.94, small enough
+    that a broken calibration is detected with 10^5 runs per side.
+    """
+    pair = build_pair(method, setting, rho_t=rho_t, delta=delta, calibration=calibration)
+    return audit_pair(pair, n_samples=n_samples, seed=seed, alpha=alpha, sampler=sampler)
+
+
+def run_audit_suite(n_samples: int = 200_000, seed: int = 0, rho_t: float = 0.25, delta: float = 1e-5,
+                    alpha: float = 0.05, sampler: str = "scalar",
+                    setting: AuditSetting | None = None) -> list[tuple[AuditResult, bool]]:
+    """Every case of AUDIT_CASES: list of (result, expected_pass)."""
+    s = setting or default_setting()
+    return [(audit(m, c, s, rho_t, delta, n_samples, seed, alpha, sampler), exp) for m, c, exp in AUDIT_CASES]
+
+
+def audit_table(results: list[tuple[AuditResult, bool]]) -> str:
+    """Plain-text table: method, calibration, claimed eps, eps lower bound, verdict."""
+    head = "Delta_t (D/D')"
+    lines = [f"{'method':<8} {'calibration':<17} {head:>15} {'claimed eps':>11} {'eps_lb':>8} "
+             f"{'pair eps':>9} {'FPR':>9} {'FNR':>9}  verdict (expected)"]
+    for r, exp in results:
+        pe = "-" if r.eps_pair is None else ("inf" if math.isinf(r.eps_pair) else f"{r.eps_pair:.3f}")
+        verdict = "PASS" if r.passed else "FAIL"
+        sens = (f"{r.sensitivity:.4f}" if r.sensitivity == r.sensitivity_prime
+                else f"{r.sensitivity:.4f}/{r.sensitivity_prime:.4f}")
+        ok = "ok" if r.passed == exp else "UNEXPECTED"
+        lines.append(
+            f"{r.method:<8} {r.calibration:<17} {sens:>15} {r.claimed_eps:>11.3f} {r.eps_lb:>8.3f} "
+            f"{pe:>9} {r.fpr:>9.2e} {r.fnr:>9.2e}  {verdict} ({'pass' if exp else 'fail'}; {ok})"
+        )
+    return "\n".join(lines)

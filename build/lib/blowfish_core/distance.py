@@ -1,0 +1,205 @@
+"""Gower distance between records and candidates, chunked (paper §2.3, §6.1).
+
+``d(x, c) = sum_i w_i d_i(x_i, c_i)`` with per-attribute terms in [0, 1]
+(see :mod:`blowfish_core.schema`).  Distances are in Gower units, in
+[0, sum_i w_i] (= [0, 1] with the default weights 1/p).
+
+Speed: for every attribute with an enumerable domain of at most
+``LOOKUP_MAX`` values the weighted term against the m candidates is tabulated
+once per population as an (L_i, m) table, so a block of distances is a sum of p
+row gathers; continuous attributes use a direct |x - c| pass.  Blocks are
+at most ``chunk_rows(m)`` rows so the (rows, m) working set stays under
+``BLOCK_BYTES``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from .schema import Schema
+
+#: memory budget of one (rows, m) float64 block and its scratch buffer.
+BLOCK_BYTES = 32 * 2**20
+#: size of one (rows, m) float64 tile that stays in a core's L2 cache while it is
+#: gathered, summed and reduced (hard votes, nearest candidates, softmax rows).
+TILE_BYTES = 512 * 2**10
+#: attributes with at most this many domain values use lookup tables.
+LOOKUP_MAX = 4096
+#: largest fused joint lookup table (bytes) per population.
+JOINT_BYTES = 64 * 2**20
+
+
+def chunk_rows(m: int, block_bytes: int = BLOCK_BYTES) -> int:
+    """Rows per (rows, m) float64 block so that two such blocks fit ``block_bytes``."""
+    return max(1, int(block_bytes // (16 * max(int(m), 1))))
+
+
+def tile_rows(m: int, tile_bytes: int = TILE_BYTES) -> int:
+    """Rows per cache-sized (rows, m) float64 tile (at least 1)."""
+    return max(1, int(tile_bytes // (8 * max(int(m), 1))))
+
+
+def domain_index(schema: Schema, X: np.ndarray) -> np.ndarray:
+    """Integer index of each encoded value in its attribute's domain.
+
+    X: (n, p) float64 encoded records.  Returns int32 (n, p); -1 in columns whose
+    domain is continuous or larger than LOOKUP_MAX.
+    """
+    idx = np.full(X.shape, -1, dtype=np.int32)
+    for i, a in enumerate(schema.attributes):
+        size = a.size
+        if size is None or size > LOOKUP_MAX:
+            continue
+        if a.kind == "numeric":
+            idx[:, i] = np.rint(X[:, i] * (a.hi - a.lo)).astype(np.int32)
+        elif a.kind == "ordinal":
+            idx[:, i] = np.rint(X[:, i] * max(size - 1, 1)).astype(np.int32)
+        else:
+            idx[:, i] = X[:, i].astype(np.int32)
+    return idx
+
+
+class GowerKernel:
+    """Distances from many records to one fixed candidate population.
+
+    C: (m, p) float64 encoded candidates.  Build once per round; call
+    :meth:`block` for row blocks of records.
+    """
+
+    def __init__(self, schema: Schema, C: np.ndarray, joint_bytes: int = JOINT_BYTES):
+        self.schema = schema
+        self.C = np.asarray(C, dtype=float)
+        self.m = self.C.shape[0]
+        w = schema.weights
+        self.w = w
+        tables: dict[int, np.ndarray] = {}
+        self.direct: list[int] = []
+        for i, a in enumerate(schema.attributes):
+            size = a.size
+            if size is not None and size <= LOOKUP_MAX:
+                vals = a.domain_codes()
+                tables[i] = w[i] * a.term(vals[:, None], self.C[None, :, i])
+            else:
+                self.direct.append(i)
+        # Fuse finite attributes into joint tables (mixed-radix index) while a joint
+        # table stays under ``joint_bytes``: fewer passes over the (rows, m) block.
+        max_rows = max(1, joint_bytes // (8 * max(self.m, 1)))
+        order = sorted(tables, key=lambda i: -tables[i].shape[0])
+        self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
+        for i in order:
+            L = tables[i].shape[0]
+            for g in self.groups:
+                if int(np.prod(g[1])) * L <= max_rows:
+                    g[0].append(i)
+                    g[1].append(L)
+                    break
+            else:
+                self.groups.append(([i], [L], None))
+        fused = []
+        for members, sizes, _ in self.groups:
+            T = tables[members[0]]
+            for j in members[1:]:
+                T = (T[:, None, :] + tables[j][None, :, :]).reshape(-1, self.m)
+            fused.append((members, sizes, T))
+        self.groups = fused
+
+    def _group_index(self, I: np.ndarray, members: list[int], sizes: list[int]) -> np.ndarray:
+        g = I[:, members[0]].astype(np.intp)
+        for j, L in zip(members[1:], sizes[1:]):
+            g = g * L + I[:, j]
+        return g
+
+    def block(self, X: np.ndarray, I: np.ndarray | None = None, out: np.ndarray | None = None,
+              scratch: np.ndarray | None = None) -> np.ndarray:
+        """Gower distances of a block of records: (rows, m) float64.
+
+        X: (rows, p) encoded records; I: their :func:`domain_index` (computed if None).
+        out / scratch: optional C-contiguous (>= rows, m) float64 buffers reused for the
+        result and the intermediate sums.  Each entry is the same float sum whatever the
+        block size, so results do not depend on how records are blocked.
+        """
+        if I is None:
+            I = domain_index(self.schema, X)
+        rows = X.shape[0]
+        D = out[:rows] if out is not None else np.empty((rows, self.m))
+        buf = scratch[:rows] if scratch is not None else None
+        first = True
+        for members, sizes, T in self.groups:
+            gi = self._group_index(I, members, sizes)
+            # Bounds checked here so the gathers can use mode="clip": with out= and the
+            # default mode="raise" numpy buffers the whole (rows, m) output (about 3x slower).
+            if gi.size and (gi.min() < 0 or gi.max() >= T.shape[0]):
+                raise IndexError(f"domain index out of range for attributes {members}: "
+                                 f"records must be encoded with the kernel's schema")
+            if first:
+                np.take(T, gi, axis=0, out=D, mode="clip")
+                first = False
+            else:
+                if buf is None:
+                    buf = np.empty_like(D)
+                np.take(T, gi, axis=0, out=buf, mode="clip")
+                D += buf
+        for i in self.direct:
+            a = self.schema.attributes[i]
+            if buf is None:
+                buf = np.empty_like(D)
+            np.subtract(X[:, i, None], self.C[None, :, i], out=buf)
+            if a.kind in ("numeric", "ordinal"):
+                np.abs(buf, out=buf)
+            else:  # categorical codes of a very large domain
+                np.not_equal(buf, 0.0, out=buf)
+            buf *= self.w[i]
+            if first:
+                D[...] = buf
+                first = False
+            else:
+                D += buf
+        return D
+
+    def iter_blocks(self, X: np.ndarray, I: np.ndarray | None = None,
+                    rows: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:
+        """Yield (row slice, (rows, m) distances) over X in memory-bounded blocks.
+
+        rows: block height (default :func:`chunk_rows`; :func:`tile_rows` for
+        cache-sized tiles when each row is reduced independently).  The yielded
+        array is reused: consume it before advancing.
+        """
+        if I is None:
+            I = domain_index(self.schema, X)
+        step = chunk_rows(self.m) if rows is None else max(1, int(rows))
+        h = min(step, X.shape[0])
+        out = np.empty((h, self.m))
+        scratch = np.empty((h, self.m))
+        for s in range(0, X.shape[0], step):
+            sl = slice(s, min(s + step, X.shape[0]))
+            yield sl, self.block(X[sl], I[sl], out=out, scratch=scratch)
+
+
+def gower_distances(schema: Schema, X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Full (n, m) Gower distance matrix (for small inputs and tests).
+
+    X: (n, p), C: (m, p) encoded; returns float64 (n, m) in Gower units.
+    """
+    k = GowerKernel(schema, C)
+    out = np.empty((X.shape[0], k.m))
+    for sl, D in k.iter_blocks(X):
+        out[sl] = D
+    return out
+
+
+def gower_pair(schema: Schema, x: np.ndarray, y: np.ndarray) -> float:
+    """Gower distance between two encoded records (p,) -> float."""
+    w = schema.weights
+    return float(sum(w[i] * float(a.term(np.array(x[i]), np.array(y[i]))) for i, a in enumerate(schema.attributes)))
+
+
+def group_records(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Group identical encoded records: (unique (u, p), counts (u,) float64).
+
+    Votes are computed once per group and weighted by its count.
+    """
+    Xc = np.ascontiguousarray(X)
+    uniq, counts = np.unique(Xc, axis=0, return_counts=True)
+    return uniq, counts.astype(float)

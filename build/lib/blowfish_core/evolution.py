@@ -1,0 +1,313 @@
+"""Algorithm 1 (evolutionary DP synthesis) with Tab-PE-style ResampleMutate.
+
+Paper Algorithm 1, §4, App. B, App. F.2; DESIGN §3 "ResampleMutate".
+
+Per round t = 1..T on population C_t (m_t candidates):
+  1. vote histogram H_t = sum_x v(x)   (hard one-hot or soft softmax, Eq. (2));
+  2. Delta_t from the method's calibration (sensitivity.calibrate);
+  3. noisy histogram H~_t = H_t + N(0, sigma_t^2 I), sigma_t^2 = Delta_t^2 / (2 rho_t);
+  4. post-processing only: entries below the public threshold H are zeroed and
+     negative entries clipped (App. B); C_{t+1} = ResampleMutate(H~_t, C_t).
+After round T the release (``release`` records) is drawn from C_T with probability
+proportional to the clipped noisy counts of round T (post-processing, no mutation).
+
+Default schedule ("hybrid", the paper's setting): 8 rounds, 512 candidates in
+rounds 1-3 and 1024 in rounds 4-8.  Populations of rounds <= ``switch_round`` are
+produced by "sample" selection (parents drawn proportionally to the clipped counts,
+one mutated child each, parents not kept); later ones by "rank" selection (the top
+m/(1+children) parents kept plus ``children`` mutated children each).  If every
+clipped count is zero, parents are drawn uniformly (documented fallback).
+Mutation (rate_t = a - (a - b) (t/T)^0.2, a=0.5, b=0.01): numeric and ordinal
+values move by a uniform step in [-rate, rate] x (domain width), rounded to the
+grid and clipped; categorical/binary/hierarchical values are redrawn uniformly
+with probability rate.
+
+Paired random streams: every random draw comes from a generator seeded by
+(seed, purpose, round), so the same seed gives every method the same initial
+population, the same standard-normal noise vector per round, and the same
+mutation draws; selection uses the same uniforms (different probabilities).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .accounting import gaussian_sigma, split_rho
+from .distance import GowerKernel, domain_index, group_records
+from .errors import BlowfishError, BudgetError
+from .policy import Policy, record_reach
+from .schema import Schema
+from .sensitivity import DEFAULT_MAX_EDGES, METHODS, calibrate
+from .votes import check_tau, vote_histogram
+
+SELECTIONS = ("hybrid", "sample", "rank")
+_INIT, _NOISE, _SELECT, _MUTATE, _RELEASE = range(5)
+
+
+class RunStopped(BlowfishError):
+    """The run was stopped by the caller (``should_stop`` returned True)."""
+
+
+@dataclass
+class SynthConfig:
+    """Settings of one synthesis run (defaults = the paper's setting, App. F.2).
+
+    rounds: T >= 1.  population: m_t per round (length T); None -> 512 for rounds
+    1-3 and 1024 after (scaled down when T < 4).  release: records released (>= 1).
+    threshold_h: public count threshold H (App. B), >= 0.  selection: 'hybrid',
+    'sample' or 'rank'.  switch_round: hybrid switches to rank for populations of
+    rounds > switch_round.  children: mutated children per kept parent in rank mode.
+    release_mode: 'sample' (default: draw the release proportionally to the last clipped
+    noisy counts) or 'top' (the candidates with the largest counts; with children=1 this is
+    the reading of the reference PE library that experiments/REPORT.md §8 found closer
+    to the paper's crossings).  mutation_start/end: a and b of the decaying mutation rate.  max_edges: exhaustive
+    limit of Hard's certification.  budget_weights: per-round rho split (None = equal).
+    """
+
+    rounds: int = 8
+    population: list[int] | None = None
+    release: int = 512
+    release_mode: str = "sample"
+    threshold_h: float = 0.0
+    selection: str = "hybrid"
+    switch_round: int = 3
+    children: int = 3
+    mutation_start: float = 0.5
+    mutation_end: float = 0.01
+    max_edges: float = DEFAULT_MAX_EDGES
+    budget_weights: list[float] | None = None
+
+    def sizes(self) -> list[int]:
+        if self.population is not None:
+            return [int(v) for v in self.population]
+        return [512 if t <= self.switch_round else 1024 for t in range(1, self.rounds + 1)]
+
+    def validate(self) -> "SynthConfig":
+        """Raise BlowfishError naming the field for an invalid setting."""
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, (int, np.integer)) or self.rounds < 1:
+            raise BudgetError(f"rounds must be a whole number >= 1 (got {self.rounds!r})")
+        if self.rounds > 200:
+            raise BudgetError(f"rounds must be <= 200 (got {self.rounds})")
+        sizes = self.sizes()
+        if len(sizes) != self.rounds:
+            raise BlowfishError(
+                f"population schedule has {len(sizes)} entries but rounds = {self.rounds}. "
+                "Fix: give one candidate count per round"
+            )
+        if any(s < 1 or s > 200_000 for s in sizes):
+            raise BlowfishError(f"population sizes must be between 1 and 200000 (got {sizes})")
+        if isinstance(self.release, bool) or not isinstance(self.release, (int, np.integer)) or self.release < 1:
+            raise BlowfishError(f"release size must be a whole number >= 1 (got {self.release!r})")
+        if self.release > 10_000_000:
+            raise BlowfishError(f"release size must be <= 10,000,000 (got {self.release})")
+        if not math.isfinite(self.threshold_h) or self.threshold_h < 0:
+            raise BlowfishError(f"threshold H must be a finite number >= 0 (got {self.threshold_h})")
+        if self.release_mode not in ("sample", "top"):
+            raise BlowfishError(f"release mode must be 'sample' or 'top' (got {self.release_mode!r})")
+        if self.selection not in SELECTIONS:
+            raise BlowfishError(f"selection must be one of {', '.join(SELECTIONS)} (got {self.selection!r})")
+        if self.children < 1:
+            raise BlowfishError(f"children per parent must be >= 1 (got {self.children})")
+        if not (0 <= self.mutation_end <= self.mutation_start <= 1):
+            raise BlowfishError("mutation rates must satisfy 0 <= end <= start <= 1")
+        return self
+
+
+@dataclass
+class RoundRecord:
+    """Privacy ledger entry of one release (DESIGN §7)."""
+
+    t: int
+    candidates: int
+    rho_t: float
+    delta_t: float
+    sigma_t: float
+    calibration: str
+    surviving: int
+    witness: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return d
+
+
+@dataclass
+class SynthResult:
+    """One run: the released records (encoded (release, p)) and the per-round ledger."""
+
+    method: str
+    seed: int
+    release: np.ndarray
+    rounds: list[RoundRecord]
+    seconds: float
+    round_seconds: list[float]
+    populations: list[np.ndarray] | None = None
+
+
+def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
+    """Generator for (seed, purpose, round): the paired random streams."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed), int(purpose), int(t)]))
+
+
+def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
+    """rate_t = a - (a - b) (t/T)^0.2 (DESIGN §3)."""
+    return a - (a - b) * (t / T) ** 0.2
+
+
+def mutate(schema: Schema, parents: np.ndarray, rate: float, rng: np.random.Generator) -> np.ndarray:
+    """Tab-PE-style mutation of encoded parents (k, p) -> children (k, p).
+
+    Draws for every attribute regardless of its type so streams stay paired.
+    """
+    k, p = parents.shape
+    out = parents.copy()
+    steps = rng.uniform(-1.0, 1.0, size=(k, p)) * rate
+    redraw = rng.random(size=(k, p)) < rate
+    picks = rng.random(size=(k, p))
+    for i, a in enumerate(schema.attributes):
+        if a.kind == "numeric":
+            x = np.clip(out[:, i] + steps[:, i], 0.0, 1.0)
+            if a.integer:
+                span = a.hi - a.lo
+                x = np.rint(x * span) / span
+            out[:, i] = x
+        elif a.kind == "ordinal":
+            L = len(a.levels)
+            r = np.rint(np.clip(out[:, i] * (L - 1) + steps[:, i] * (L - 1), 0, L - 1))
+            out[:, i] = r / max(L - 1, 1)
+        else:
+            L = len(a.levels)
+            new = np.minimum((picks[:, i] * L).astype(int), L - 1).astype(float)
+            out[:, i] = np.where(redraw[:, i], new, out[:, i])
+    return out
+
+
+def _weights(noisy: np.ndarray, H: float) -> np.ndarray:
+    w = np.where(noisy >= H, noisy, 0.0)
+    return np.maximum(w, 0.0)
+
+
+def _select(mode: str, w: np.ndarray, size: int, children: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Return (kept parent indices, parent index of every child to mutate)."""
+    m = w.size
+    u = rng.random(size)
+    total = w.sum()
+    prob = w / total if total > 0 else np.full(m, 1.0 / m)
+    if mode == "sample":
+        cdf = np.cumsum(prob)
+        cdf[-1] = 1.0
+        return np.zeros(0, dtype=np.intp), np.searchsorted(cdf, u, side="right").astype(np.intp)
+    keep_n = max(1, size // (1 + children))
+    order = np.argsort(-prob, kind="stable")
+    kept = order[: min(keep_n, m)]
+    n_child = size - kept.size
+    child_parents = np.resize(kept, n_child)
+    return kept.astype(np.intp), child_parents.astype(np.intp)
+
+
+def run_synthesis(
+    schema: Schema,
+    X: np.ndarray,
+    policy: Policy,
+    method: str,
+    rho: float,
+    tau: float | None = None,
+    config: SynthConfig | None = None,
+    seed: int = 0,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    keep_populations: bool = False,
+) -> SynthResult:
+    """Run Algorithm 1 once.
+
+    X: (n, p) float64 encoded private records (schema.encode).  rho: total zCDP
+    budget, split over rounds.  tau: temperature for soft votes (> 0).  grouped:
+    optional precomputed (unique records, counts, domain index) to share across runs.
+    progress(event) is called after every round with keys round, rounds, method,
+    seed, sigma_t, delta_t.  Raises BudgetError/BlowfishError for bad settings and
+    RunStopped when should_stop() returns True (nothing partial is returned).
+    """
+    if method not in METHODS:
+        raise BlowfishError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    cfg = (config or SynthConfig()).validate()
+    if method in ("bf-soft", "soft-dp", "soft-hard-noise"):
+        tau = check_tau(tau)
+    policy.validate(schema)
+    T = cfg.rounds
+    rhos = split_rho(rho, T, cfg.budget_weights)
+    sizes = cfg.sizes()
+    if grouped is None:
+        U, counts = group_records(X)
+        I = domain_index(schema, U)
+    else:
+        U, counts, I = grouped
+    reach = record_reach(schema, policy)
+    vote = "hard" if method in ("tab-pe", "hard") else "soft"
+
+    t0 = time.perf_counter()
+    C = schema.sample_uniform(rng_for(seed, _INIT), sizes[0])
+    ledger: list[RoundRecord] = []
+    round_secs: list[float] = []
+    pops: list[np.ndarray] = []
+    w = np.zeros(0)
+    for t in range(1, T + 1):
+        rt = time.perf_counter()
+        if should_stop is not None and should_stop():
+            raise RunStopped(f"run stopped by the user before round {t}")
+        if keep_populations:
+            pops.append(C.copy())
+        kernel = GowerKernel(schema, C)
+        # --- vote histogram (private data touched here only)
+        Hist = vote_histogram(schema, C, U, counts, vote, tau, I=I, kernel=kernel)
+        # --- calibration (public: policy, tau, domain, C_t)
+        hard_delta = None
+        if method == "soft-hard-noise":
+            hard_delta = calibrate("hard", schema, policy, tau, C=C, max_edges=cfg.max_edges, kernel=kernel).delta
+        cal = calibrate(method, schema, policy, tau, C=C, reach=reach, max_edges=cfg.max_edges,
+                        kernel=kernel, hard_delta=hard_delta)
+        sigma = gaussian_sigma(cal.delta, rhos[t - 1])
+        z = rng_for(seed, _NOISE, t).standard_normal(kernel.m)
+        noisy = Hist + sigma * z
+        w = _weights(noisy, cfg.threshold_h)
+        notes = list(cal.notes)
+        if not (w > 0).any():
+            notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
+                         + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
+        ledger.append(RoundRecord(t, kernel.m, float(rhos[t - 1]), float(cal.delta), float(sigma), cal.how,
+                                  int((w > 0).sum()), cal.witness, notes))
+        if t < T:
+            size = sizes[t]
+            mode = cfg.selection
+            if mode == "hybrid":
+                mode = "sample" if t + 1 <= cfg.switch_round else "rank"
+            kept, parents = _select(mode, w, size, cfg.children, rng_for(seed, _SELECT, t))
+            rate = mutation_rate(t, T, cfg.mutation_start, cfg.mutation_end)
+            children = mutate(schema, C[parents], rate, rng_for(seed, _MUTATE, t))
+            C = np.vstack([C[kept], children]) if kept.size else children
+        round_secs.append(time.perf_counter() - rt)
+        if progress is not None:
+            progress({"round": t, "rounds": T, "method": method, "seed": seed,
+                      "sigma_t": float(sigma), "delta_t": float(cal.delta)})
+    # --- release: post-processing of the last noisy histogram
+    total = w.sum()
+    prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
+    cdf = np.cumsum(prob)
+    cdf[-1] = 1.0
+    u = rng_for(seed, _RELEASE).random(cfg.release)
+    if cfg.release_mode == "top":
+        # the `release` candidates with the largest clipped noisy counts (stable order),
+        # repeated cyclically when release > m_T
+        order = np.argsort(-prob, kind="stable")
+        idx = np.resize(order[: min(cfg.release, order.size)], cfg.release)
+    else:
+        idx = np.searchsorted(cdf, u, side="right")
+    release = C[idx]
+    return SynthResult(method, seed, release, ledger, time.perf_counter() - t0, round_secs,
+                       pops if keep_populations else None)

@@ -1,0 +1,280 @@
+"""Live read-outs of a policy: everything the Policy Designer shows, in one pure call.
+
+The page (and any other front end) calls :func:`policy_readout` on every change and
+only formats and draws the numbers it returns; :func:`pair_path` answers "how well
+are these two values protected from each other?" (group privacy).
+
+Sources: reach Def. 2.7 / Cor. 5.2 (a max over attributes, not a sum); q and the
+BF-Soft bound Cor. 5.5; Hard's worst case sqrt(2) (Cor. 5.3); Gaussian noise
+Thm 2.6; Eq. (1) and the exact Gaussian curve (DESIGN §3); Remark 3 (attributes at
+their diameter are a floor on reach); §5.6 (participation edges); DESIGN §3 "Policy
+graph" (components and group privacy l*epsilon, l^2*rho).
+
+Nothing here reads private records: the inputs are the public schema, the policy,
+tau and the budget (DESIGN §7).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .accounting import (
+    epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_rho,
+)
+from .errors import BudgetError, PolicyError
+from .policy import Policy, attribute_reach, components, group_privacy, path_length
+from .schema import Schema, _fmt
+from .sensitivity import SQRT2, noise_ratio, standard_dp_reach
+from .votes import check_tau
+
+#: default temperature grid of the q-versus-tau curve: 1e-3 .. 1, log-spaced.
+CURVE_TAUS = np.logspace(-3, 0, 61)
+
+#: attributes with more values than this are not split into components for warnings.
+MAX_COMPONENT_VALUES = 5000
+
+#: q at or above this is "near 1": soft voting has little to gain (Remark 3).
+Q_NEAR_ONE = 0.9
+
+_READOUT_METHODS = ("tab-pe", "hard", "bf-soft")
+
+
+def _budget(rho: float | None, epsilon: float | None, delta: float, rounds: int,
+            conversion: str) -> dict[str, Any] | None:
+    """Total rho, its split and both (epsilon, delta) reports; None without a budget."""
+    if rho is None and epsilon is None:
+        return None
+    total = rho_from_budget(rho=rho, epsilon=epsilon, delta=delta, conversion=conversion)
+    per_round = split_rho(total, rounds)
+    return {
+        "source": "rho" if rho is not None else "epsilon",
+        "rho": float(total),
+        "epsilon_target": None if epsilon is None else float(epsilon),
+        "delta": float(delta),
+        "rounds": int(rounds),
+        "rho_t": float(per_round[0]),
+        "conversion": conversion,
+        "epsilon_eq1": float(epsilon_eq1(total, delta)),
+        "epsilon_exact": float(epsilon_exact(total, delta)),
+    }
+
+
+def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted: dict[str, float],
+              reach: float, argmax: list[str], q: float, data_derived: str | None) -> list[dict[str, Any]]:
+    """The paper's warnings for this policy, each {kind, severity, attribute, message}."""
+    out: list[dict[str, Any]] = []
+
+    def add(kind: str, severity: str, attribute: str | None, message: str) -> None:
+        out.append({"kind": kind, "severity": severity, "attribute": attribute, "message": message})
+
+    if data_derived:
+        add("data-derived", "warning", None, data_derived)
+    if reach == 0.0:
+        add("no-protection", "warning", None,
+            "The policy protects no pair of values: reach is 0, BF-Soft's bound is 0 and Hard can certify "
+            "sensitivity 0, so nothing about any record is hidden. Protect at least one attribute.")
+    for a in schema.attributes:
+        ap = policy.policy_for(a.name)
+        r = unweighted[a.name]
+        if r <= 0.0:
+            continue
+        if r >= 1.0 - 1e-12:
+            why = {
+                "categorical": "a flat categorical attribute has every pair of distinct values at Gower term 1",
+                "binary": "a binary attribute's two values are at Gower term 1",
+            }.get(a.kind, "a protected pair lies at the attribute's diameter")
+            if ap.kind == "complete":
+                why = "a complete graph contains the pair at the attribute's diameter"
+            sets = " and it sets the record-level reach" if a.name in argmax else ""
+            add("full-weight", "warning", a.name,
+                f"'{a.name}' contributes its full weight {per[a.name]:.4g} to the reach ({why}){sets}. "
+                f"A protected pair at the diameter is a floor on reach (Remark 3): "
+                + (f"q = {q:.2f} is near 1, so BF-Soft has little to gain over Hard."
+                   if a.name in argmax and q >= Q_NEAR_ONE else
+                   "with this attribute protected, reach cannot drop below that weight."))
+        if a.kind != "numeric" and a.size is not None and a.size <= MAX_COMPONENT_VALUES:
+            comps = components(a, ap)
+            if len(comps) > 1:
+                ex, other = comps[0], comps[1]
+                add("components", "warning", a.name,
+                    f"The graph of '{a.name}' has {len(comps)} connected components: values in different "
+                    f"components are not protected from each other (e.g. '{_fmt(ex[0])}' vs '{_fmt(other[0])}' "
+                    "can be told apart at any budget).")
+        if ap.kind == "threshold" and a.kind in ("numeric", "ordinal", "hierarchical"):
+            integral = a.kind != "numeric" or a.integer
+            if integral and not float(ap.theta).is_integer():
+                add("threshold-rounds", "info", a.name,
+                    f"The threshold {_fmt(ap.theta)} on '{a.name}' acts as {math.floor(ap.theta + 1e-9)} "
+                    f"{a.threshold_unit}: the domain moves in whole steps.")
+    if policy.participation:
+        add("participation", "warning", None,
+            "Participation edges (u, bottom) make adding or removing a record a neighbour: the sensitivity of "
+            "either vote is at least 1 (§5.6), so BF-Soft's noise never drops below 1/sqrt(2) of Hard's "
+            "worst case however small the reach.")
+    unprotected = [a.name for a in schema.attributes if unweighted[a.name] == 0.0]
+    if unprotected and reach > 0.0:
+        add("unprotected", "info", None,
+            f"Changes to {', '.join(repr(n) for n in unprotected)} are not protected: the policy hides only "
+            "the substitutions it names.")
+    return out
+
+
+def policy_readout(
+    schema: Schema,
+    policy: Policy,
+    tau: float,
+    rho: float | None = None,
+    epsilon: float | None = None,
+    delta: float = 1e-5,
+    rounds: int = 8,
+    conversion: str = "exact",
+    curve_taus: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """All numbers of the Policy Designer's live read-outs for one policy.
+
+    schema, policy: the public domain and the policy graphs (PolicyError if they do
+        not fit).  tau: softmax temperature in Gower units (> 0; BudgetError).
+    rho or (epsilon, delta): the total budget (give one; neither -> no noise figures).
+        epsilon is converted with ``conversion`` ('exact' or 'eq1', accounting.rho_from_budget).
+    rounds: T, the budget is split equally rho_t = rho / T (Algorithm 1).
+
+    Returns a dict (plain floats, JSON-ready except ``inf`` for 1/q^2 at q = 0):
+        per_attribute: {name: w_i r_i} weighted reach, Gower units (Cor. 5.2)
+        unweighted:    {name: r_i} in [0, 1];  weights: {name: w_i}
+        protected:     {name: policy description} for attributes with r_i > 0
+        reach:         record-level reach r = max_i w_i r_i
+        argmax:        attribute setting r (first in schema order) or None when r = 0;
+        argmax_all:    every attribute attaining the max
+        tau, q:        q = tanh(r / (2 tau)) (Cor. 5.5)
+        bound:         BF-Soft l2 sensitivity sqrt(2) q, at least 1 with participation edges
+        bound_l1:      2 q (Laplace variant), at least 1 with participation edges
+        q_effective:   bound / sqrt(2): BF-Soft's sigma relative to Hard's worst case
+        multiplier:    1 / q^2 (equivalent_budget_multiplier; inf when q = 0)
+        standard_dp_reach, q_standard_dp: the soft vote at standard DP (reach = Gower diameter)
+        sensitivity:   {'tab-pe': sqrt 2, 'hard': sqrt 2 (worst case, Cor. 5.3), 'bf-soft': bound}
+        budget:        None or {source, rho, epsilon_target, delta, rounds, rho_t, conversion,
+                       epsilon_eq1, epsilon_exact}
+        sigma:         None or {method: sigma_t per round} = Delta / sqrt(2 rho_t) (Thm 2.6)
+        curve:         {'tau': [...], 'q': [...], 'q_standard_dp': [...]} for the q-vs-tau plot
+        warnings:      list of {kind, severity ('warning'|'info'), attribute, message}; kinds:
+                       data-derived, no-protection, full-weight (Remark 3), components,
+                       threshold-rounds, participation (§5.6), unprotected
+    Raises PolicyError (policy does not fit the schema) or BudgetError (tau, rho, epsilon,
+    delta, rounds out of range).
+    """
+    tau = check_tau(tau)
+    policy.validate(schema)
+    w = schema.weights
+    unweighted = {a.name: float(attribute_reach(a, policy.policy_for(a.name))) for a in schema.attributes}
+    per = {a.name: float(w[i] * unweighted[a.name]) for i, a in enumerate(schema.attributes)}
+    reach = max(per.values())
+    argmax_all = [n for n, v in per.items() if v == reach and reach > 0.0]
+    q = noise_ratio(reach, tau)
+    floor = 1.0 if policy.participation else 0.0
+    bound = max(SQRT2 * q, floor)
+    bound_l1 = max(2.0 * q, floor)
+    r_dp = standard_dp_reach(schema)
+    taus = CURVE_TAUS if curve_taus is None else np.asarray(curve_taus, dtype=float)
+    if taus.ndim != 1 or taus.size == 0 or not np.all(np.isfinite(taus)) or np.any(taus <= 0):
+        raise BudgetError("curve_taus must be a non-empty 1-d list of temperatures > 0")
+    curve = {
+        "tau": taus.tolist(),
+        "q": np.tanh(reach / (2.0 * taus)).tolist(),
+        "q_standard_dp": np.tanh(r_dp / (2.0 * taus)).tolist(),
+    }
+    budget = _budget(rho, epsilon, delta, rounds, conversion)
+    sens = {"tab-pe": SQRT2, "hard": SQRT2, "bf-soft": float(bound)}
+    sigma = None
+    if budget is not None:
+        sigma = {m: float(gaussian_sigma(sens[m], budget["rho_t"])) for m in _READOUT_METHODS}
+    return {
+        "per_attribute": per,
+        "unweighted": unweighted,
+        "weights": {a.name: float(w[i]) for i, a in enumerate(schema.attributes)},
+        "protected": {a.name: policy.policy_for(a.name).describe(a) for a in schema.attributes
+                      if unweighted[a.name] > 0},
+        "participation": bool(policy.participation),
+        "reach": float(reach),
+        "argmax": argmax_all[0] if argmax_all else None,
+        "argmax_all": argmax_all,
+        "tau": tau,
+        "q": float(q),
+        "bound": float(bound),
+        "bound_l1": float(bound_l1),
+        "q_effective": float(bound / SQRT2),
+        "multiplier": float(equivalent_budget_multiplier(q)),
+        "standard_dp_reach": float(r_dp),
+        "q_standard_dp": float(noise_ratio(r_dp, tau)),
+        "sensitivity": sens,
+        "budget": budget,
+        "sigma": sigma,
+        "curve": curve,
+        "warnings": _warnings(schema, policy, per, unweighted, reach, argmax_all, q, schema.domain_warning()),
+    }
+
+
+def pair_path(
+    schema: Schema,
+    policy: Policy,
+    attr: str,
+    u: Any,
+    v: Any,
+    rho: float | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+) -> dict[str, Any]:
+    """Group privacy of two values of one attribute (DESIGN §3 "Policy graph").
+
+    u, v: values in the attribute's own units/labels (numbers for numeric attributes).
+    Two records differing only in ``attr`` by u -> v are joined by a path of l protected
+    edges, so they get l^2 rho (zCDP) -- the figure valid for the Gaussian release; with
+    ``delta`` its (epsilon, delta) is reported on the exact Gaussian curve and by Eq. (1).
+    ``epsilon_pair`` = l epsilon is the pure-DP reading of group privacy: it applies only
+    to a pure epsilon-DP mechanism (e.g. a Laplace variant), not to this zCDP release.
+
+    Returns {attribute, u, v, length (None = different components), connected,
+    rho_pair, epsilon_exact_pair, epsilon_eq1_pair (both None without rho and delta),
+    epsilon_pair (l * epsilon, pure DP only), message}.
+    Raises SchemaError (unknown attribute), PolicyError (value outside the public domain
+    or policy not fitting) or BudgetError (rho/epsilon/delta out of range).
+    """
+    a = schema[attr]
+    policy.validate(schema)
+    ap = policy.policy_for(attr)
+    try:
+        length = path_length(a, ap, u, v)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, PolicyError):
+            raise
+        raise PolicyError(f"'{attr}': cannot compare {u!r} and {v!r}: {e}") from None
+    gp = group_privacy(length, rho if rho is not None else 0.0, epsilon)
+    rho_pair = gp["rho"] if rho is not None else None
+    eps_exact = eps_eq1 = None
+    if rho_pair is not None and delta is not None and length:
+        eps_exact = float(epsilon_exact(rho_pair, delta))
+        eps_eq1 = float(epsilon_eq1(rho_pair, delta))
+    if length is None:
+        msg = (f"'{_fmt(u)}' and '{_fmt(v)}' lie in different components of the '{attr}' policy graph: "
+               "they are not protected from each other.")
+    elif length == 0:
+        msg = f"'{_fmt(u)}' and '{_fmt(v)}' are the same value."
+    elif length == 1:
+        msg = f"'{_fmt(u)}' and '{_fmt(v)}' are a protected pair (one edge): the full guarantee applies."
+    else:
+        msg = (f"'{_fmt(u)}' and '{_fmt(v)}' are {length} edges apart: they get {length}^2 rho "
+               f"= {length ** 2} x rho (zCDP group privacy).")
+    return {
+        "attribute": attr,
+        "u": u,
+        "v": v,
+        "length": length,
+        "connected": length is not None,
+        "rho_pair": rho_pair,
+        "epsilon_pair": gp["epsilon"],
+        "epsilon_exact_pair": eps_exact,
+        "epsilon_eq1_pair": eps_eq1,
+        "message": msg,
+    }
