@@ -13,12 +13,9 @@ Prints the median and the 95th percentile in milliseconds.  No private data are 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import blowfish_core as bc  # noqa: E402
 from blowfish_core.analysis.graphs import policy_graph_data  # noqa: E402

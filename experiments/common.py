@@ -40,7 +40,6 @@ import math
 import os
 import platform
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -48,8 +47,6 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from blowfish_core.distance import domain_index, group_records  # noqa: E402
 from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402

@@ -32,8 +32,6 @@ from datetime import datetime, timezone
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from blowfish_core.errors import BlowfishError  # noqa: E402
 from blowfish_core.evolution import SynthConfig  # noqa: E402

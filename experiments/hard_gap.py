@@ -28,8 +28,6 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 from blowfish_core import evolution  # noqa: E402
 from blowfish_core.data import read_table  # noqa: E402

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 SHARED_DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
 
