@@ -457,14 +457,32 @@ def inner_max_tv(pub: Any, nse: Any, gamma: float) -> float:
 
 
 # ------------------------------------------------------------------ Remark 4.5
-def _phi(pub: np.ndarray, wf: np.ndarray, gamma: float, kt: int) -> float:
-    """Phi(t) of Lemma F.2 (Eq. (149)): indices sorted so that pub - WF ascends."""
-    order = np.argsort(pub - wf, kind="stable")
-    c1 = gamma - np.cumsum((pub - wf)[order])
-    c2 = np.cumsum(wf[order])
-    u = np.arange(1, pub.size + 1)
-    ok = (u >= max(kt, 1)) & (u <= pub.size - 1)
-    return float(np.max(np.minimum(c1, c2)[ok])) if ok.any() else 0.0
+def inner_max_tv_upper(pub: Any, nse: Any, gamma: float) -> float:
+    """An upper bound on max_{P in B_gamma(pub)} TV(P, nse) for any d (ours).
+
+    With R = S^c, Lemma E.1 reads max_R min(gamma - pub(R) + nse(R), nse(R)); for every
+    lambda in [0, 1] this is <= lambda gamma + sum_i max(0, nse_i - lambda pub_i) (min <=
+    convex combination, then drop the subset constraint).  Returns the minimum of that
+    convex piecewise-linear bound (over its breakpoints), gamma + TV(pub, nse) (Eq. (157))
+    and 1 - min nse.  Raises DataError / BudgetError.
+    """
+    p = check_distribution(pub, "pub")
+    q = check_distribution(nse, "nse")
+    g = check_gamma(gamma)
+    if q.size != p.size:
+        raise DataError(f"pub and nse must have the same length (got {p.size} and {q.size})")
+    pos = p > 0
+    c0 = float(q[~pos].sum())
+    lam = q[pos] / p[pos]
+    order = np.argsort(lam)
+    lam_s, q_s, p_s = lam[order], q[pos][order], p[pos][order]
+    # f(l) = l g + c0 + sum_{lam_i > l} (q_i - l p_i): evaluate at 0, 1 and every breakpoint in [0, 1]
+    suf_q = np.r_[np.cumsum(q_s[::-1])[::-1], 0.0]
+    suf_p = np.r_[np.cumsum(p_s[::-1])[::-1], 0.0]
+    pts = np.unique(np.r_[0.0, 1.0, lam_s[(lam_s >= 0) & (lam_s <= 1)]])
+    k = np.searchsorted(lam_s, pts, side="right")  # items with lam_i > l start at index k
+    f = pts * g + c0 + suf_q[k] - pts * suf_p[k]
+    return float(min(f.min(), g + 0.5 * float(np.abs(p - q).sum()), 1.0 - float(q.min())))
 
 
 @dataclass
@@ -473,8 +491,9 @@ class NoiseChoice:
 
     p_noise: (d,) the noise distribution P_nse; beta: beta_min(N*, N*) with N* = min
     p_noise; t: the floor used; which: 'mifr', 'wf' or 'linmix'; objective: g of the
-    chosen distribution (beta times the worst-case TV over B_gamma; Lemma F.1/F.2
-    formulas, or Lemma E.1 exactly when exact_inner); candidates: per-t objectives.
+    chosen distribution = beta x the worst-case TV over B_gamma (exact by Lemma E.1 when
+    ``exact``, else :func:`inner_max_tv_upper`); exact: which of the two; rows: every
+    (family, t, N*, beta, objective) tried.
     """
 
     p_noise: np.ndarray
@@ -482,7 +501,8 @@ class NoiseChoice:
     t: float
     which: str
     objective: float
-    candidates: dict[str, Any]
+    exact: bool
+    rows: list
 
 
 def default_t_grid(d: int, size: int = 48) -> np.ndarray:
@@ -495,16 +515,18 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
                  t_grid: Sequence[float] | None = None, exact_inner: bool | None = None) -> NoiseChoice:
     """Near-optimal noise distribution and mixing weight of Remark 4.5 (Eq. (13)).
 
-    p_public: (d,) normalized public histogram; gamma in (0, 1]: TV radius of the
-    ball B_gamma around it (utility only, never privacy); epsilon, delta, n,
-    n_samples as :func:`beta_min`.  t1 = argmin over F of beta_min(t,t) (gamma +
-    sum_{pub_i <= t}(t - pub_i)) (Lemma F.1), t2 = argmin over G of beta_min(t,t)
-    Phi(t) (Lemma F.2; the arg min of the lemma, Eq. (181)'s arg max is a typo),
-    each over ``t_grid`` (default :func:`default_t_grid`).  The winner has the smaller
-    g; g uses Lemma E.1 exactly when ``exact_inner`` (default: d <= MAX_EXACT_D),
-    else the lemmas' objectives (exact on A for MIFR; Phi, a lower bound, for WF).
-    The uniform floor t = 1/d (LinMix) is always a candidate of both families.
-    Returns :class:`NoiseChoice` with beta = beta_min(N*, N*), N* = min p_noise.
+    p_public: (d,) normalized public histogram; gamma in (0, 1]: TV radius of the ball
+    B_gamma around it (utility only, never privacy); epsilon, delta, n, n_samples as
+    :func:`beta_min`.  Candidates, over the floors of ``t_grid`` (default
+    :func:`default_t_grid`; 1/d, LinMix, is always added): MIFR(pub, t) for t in F
+    (Lemma F.1: the public mass left unchanged is >= gamma) and WF(pub, t) for t in G
+    (Lemma F.2: sum_{pub_i <= t} pub_i < gamma).  Each is scored by g = beta_min(N*, N*)
+    x max_{P in B_gamma} TV(P, P_nse), N* = min P_nse, with the inner max exact (Lemma
+    E.1) when ``exact_inner`` (default: d <= MAX_EXACT_D) and else the upper bound
+    :func:`inner_max_tv_upper`; the smallest g wins (ties: MIFR, then the larger t).
+    Deviation (docs/DECISIONS.md): the lemmas' closed-form objectives are not used to
+    pick t, because Phi(t) of Lemma F.2 is only a lower bound and is 0 at ties (e.g.
+    pub = (0, 0, 1), t = 0, where the true inner max is gamma).  Returns NoiseChoice.
     Raises as :func:`beta_min`, DataError (p_public), BudgetError (gamma, t_grid).
     """
     pub = check_distribution(p_public, "p_public")
@@ -513,43 +535,32 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
     grid = default_t_grid(d) if t_grid is None else np.array([check_floor(x, d, "t_grid entry") for x in t_grid])
     grid = np.unique(np.concatenate([np.minimum(grid, 1.0 / d), [1.0 / d]]))
     exact = (d <= MAX_EXACT_D) if exact_inner is None else bool(exact_inner)
+    if exact and d > MAX_EXACT_D:
+        raise DataError(f"exact_inner needs d <= {MAX_EXACT_D} bins (got {d})")
+    inner = inner_max_tv if exact else inner_max_tv_upper
 
-    def bmin(t: float) -> float:
-        return beta_min(epsilon, delta, n, n_samples, float(t))
-
-    best: dict[str, tuple[float, float, np.ndarray]] = {}
     rows = []
-    for t in grid:
-        b = bmin(t)
+    best = None
+    for t in grid[::-1]:
+        cands = []
         mf = mifr(pub, t)
-        unchanged = float(pub[pub <= mf + 1e-15].sum())
-        if unchanged >= g:  # t in F
-            obj = b * (g + float(np.maximum(t - pub, 0.0).sum()))
-            rows.append(("mifr", float(t), b, obj))
-            if "mifr" not in best or obj < best["mifr"][0]:
-                best["mifr"] = (obj, float(t), mf)
+        if float(pub[pub <= mf + 1e-15].sum()) >= g:  # t in F
+            cands.append(("mifr", mf))
         if float(pub[pub <= t].sum()) < g:  # t in G
-            wf = water_fill(pub, t)
-            obj = b * _phi(pub, wf, g, int((pub <= t).sum()))
-            rows.append(("wf", float(t), b, obj))
-            if "wf" not in best or obj < best["wf"][0]:
-                best["wf"] = (obj, float(t), wf)
-    if not best:  # neither set hit on the grid: LinMix
+            cands.append(("wf", water_fill(pub, t)))
+        for which, p in cands:
+            nstar = float(p.min())
+            b = beta_min(epsilon, delta, n, n_samples, nstar)
+            obj = b * inner(pub, p, g)
+            rows.append((which, float(t), nstar, b, obj))
+            if best is None or obj < best[0] - 1e-15:
+                best = (obj, which, float(t), p, b)
+    if best is None:  # neither set met on the grid: LinMix (Cor. 4.6)
         u = linmix_noise(d)
-        b = bmin(1.0 / d)
-        return NoiseChoice(u, b, 1.0 / d, "linmix", b * (1 - 1.0 / d), {"rows": rows})
-
-    def g_of(which: str) -> float:
-        obj, t, p = best[which]
-        if exact:
-            return bmin(float(p.min())) * inner_max_tv(pub, p, g)
-        return obj
-
-    scores = {k: g_of(k) for k in best}
-    which = "mifr" if "mifr" in scores and ("wf" not in scores or scores["mifr"] <= scores["wf"]) else "wf"
-    _, t, p = best[which]
-    nstar = float(p.min())
-    return NoiseChoice(p, bmin(nstar), t, which, scores[which], {"rows": rows, "scores": scores})
+        b = beta_min(epsilon, delta, n, n_samples, 1.0 / d)
+        return NoiseChoice(u, b, 1.0 / d, "linmix", b * inner(pub, u, g), exact, rows)
+    obj, which, t, p, b = best
+    return NoiseChoice(p, b, t, which, obj, exact, rows)
 
 
 # ------------------------------------------------------------------ §5: gamma
