@@ -485,6 +485,16 @@ def inner_max_tv_upper(pub: Any, nse: Any, gamma: float) -> float:
     return float(min(f.min(), g + 0.5 * float(np.abs(p - q).sum()), 1.0 - float(q.min())))
 
 
+def _phi(pub: np.ndarray, wf: np.ndarray, gamma: float, kt: int) -> float:
+    """Phi(t) of Lemma F.2 (Eq. (149)), indices sorted so that pub - WF ascends (a lower bound)."""
+    order = np.argsort(pub - wf, kind="stable")
+    c1 = gamma - np.cumsum((pub - wf)[order])
+    c2 = np.cumsum(wf[order])
+    u = np.arange(1, pub.size + 1)
+    ok = (u >= kt) & (u <= pub.size - 1)
+    return float(np.max(np.minimum(c1, c2)[ok])) if ok.any() else 0.0
+
+
 @dataclass
 class NoiseChoice:
     """Result of :func:`choose_noise` (Remark 4.5).  Public quantities only.
@@ -512,7 +522,8 @@ def default_t_grid(d: int, size: int = 48) -> np.ndarray:
 
 
 def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: int, n_samples: int,
-                 t_grid: Sequence[float] | None = None, exact_inner: bool | None = None) -> NoiseChoice:
+                 t_grid: Sequence[float] | None = None, exact_inner: bool | None = None,
+                 scoring: str = "exact") -> NoiseChoice:
     """Near-optimal noise distribution and mixing weight of Remark 4.5 (Eq. (13)).
 
     p_public: (d,) normalized public histogram; gamma in (0, 1]: TV radius of the ball
@@ -524,9 +535,13 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
     x max_{P in B_gamma} TV(P, P_nse), N* = min P_nse, with the inner max exact (Lemma
     E.1) when ``exact_inner`` (default: d <= MAX_EXACT_D) and else the upper bound
     :func:`inner_max_tv_upper`; the smallest g wins (ties: MIFR, then the larger t).
-    Deviation (docs/DECISIONS.md): the lemmas' closed-form objectives are not used to
-    pick t, because Phi(t) of Lemma F.2 is only a lower bound and is 0 at ties (e.g.
-    pub = (0, 0, 1), t = 0, where the true inner max is gamma).  Returns NoiseChoice.
+    scoring='exact' (default) picks (family, t) by that g directly.  scoring='lemmas'
+    is the paper's literal recipe: t1 = argmin_F beta_min(t,t)(gamma + sum_{pub_i<=t}
+    (t - pub_i)) (F.1), t2 = argmin_G beta_min(t,t) Phi(t) (F.2; arg min, Eq. (181)'s
+    arg max is a typo), then Eq. (13) compares g(MIFR(t1)) with g(WF(t2)).  'exact' is
+    the default (docs/DECISIONS.md) because Phi is only a lower bound on the inner max
+    and is 0 at ties (pub = (0, 0, 1), t = 0: Phi = 0, true inner max = gamma), which
+    makes 'lemmas' pick t = 0 and beta ~ 1.  Returns NoiseChoice.
     Raises as :func:`beta_min`, DataError (p_public), BudgetError (gamma, t_grid).
     """
     pub = check_distribution(p_public, "p_public")
@@ -538,6 +553,10 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
     if exact and d > MAX_EXACT_D:
         raise DataError(f"exact_inner needs d <= {MAX_EXACT_D} bins (got {d})")
     inner = inner_max_tv if exact else inner_max_tv_upper
+    if scoring not in ("exact", "lemmas"):
+        raise BudgetError(f"scoring must be 'exact' or 'lemmas' (got {scoring!r})")
+    if scoring == "lemmas":
+        return _choose_lemmas(pub, g, epsilon, delta, n, n_samples, grid, exact, inner)
 
     rows = []
     best = None
@@ -560,6 +579,37 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
         b = beta_min(epsilon, delta, n, n_samples, 1.0 / d)
         return NoiseChoice(u, b, 1.0 / d, "linmix", b * inner(pub, u, g), exact, rows)
     obj, which, t, p, b = best
+    return NoiseChoice(p, b, t, which, obj, exact, rows)
+
+
+def _choose_lemmas(pub, g, epsilon, delta, n, n_samples, grid, exact, inner) -> NoiseChoice:
+    """Remark 4.5 with the lemmas' closed-form objectives for t1 (F.1) and t2 (F.2)."""
+    d = pub.size
+    rows, fam = [], {}
+    for t in grid[::-1]:
+        b = beta_min(epsilon, delta, n, n_samples, float(t))
+        mf = mifr(pub, t)
+        if float(pub[pub <= mf + 1e-15].sum()) >= g:
+            obj = b * (g + float(np.maximum(t - pub, 0.0).sum()))
+            rows.append(("mifr", float(t), float(t), b, obj))
+            if "mifr" not in fam or obj < fam["mifr"][0] - 1e-15:
+                fam["mifr"] = (obj, float(t), mf)
+        if float(pub[pub <= t].sum()) < g:
+            wf = water_fill(pub, t)
+            obj = b * _phi(pub, wf, g, int((pub <= t).sum()))
+            rows.append(("wf", float(t), float(t), b, obj))
+            if "wf" not in fam or obj < fam["wf"][0] - 1e-15:
+                fam["wf"] = (obj, float(t), wf)
+    if not fam:
+        u = linmix_noise(d)
+        b = beta_min(epsilon, delta, n, n_samples, 1.0 / d)
+        return NoiseChoice(u, b, 1.0 / d, "linmix", b * inner(pub, u, g), exact, rows)
+    scored = {}
+    for which, (_, t, p) in fam.items():
+        b = beta_min(epsilon, delta, n, n_samples, float(p.min()))
+        scored[which] = (b * inner(pub, p, g), t, p, b)
+    which = "mifr" if "mifr" in scored and ("wf" not in scored or scored["mifr"][0] <= scored["wf"][0]) else "wf"
+    obj, t, p, b = scored[which]
     return NoiseChoice(p, b, t, which, obj, exact, rows)
 
 

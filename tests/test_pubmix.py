@@ -258,6 +258,10 @@ def test_choose_noise_tie_regression():
     c = bc.choose_noise([0.0, 0.0, 1.0], 0.35, 5.0, 0.01, 100, 80, t_grid=np.linspace(0, 1 / 3, 41))
     assert c.p_noise.min() > 0.05 and c.beta < 0.2
     assert c.objective == pytest.approx(c.beta * pm.inner_max_tv([0, 0, 1.0], c.p_noise, 0.35))
+    # the paper's literal recipe (Lemma F.2's Phi, a lower bound) falls into the trap
+    lit = bc.choose_noise([0.0, 0.0, 1.0], 0.35, 5.0, 0.01, 100, 80, t_grid=np.linspace(0, 1 / 3, 41),
+                          scoring="lemmas")
+    assert lit.p_noise.min() == 0.0 and lit.beta > 0.9 and lit.objective > 10 * c.objective
 
 
 def test_choose_noise_large_d_uses_upper_bound():
