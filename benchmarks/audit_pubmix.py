@@ -18,7 +18,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.pubmix_audit import default_pubmix_setting, pubmix_audit_table, run_pubmix_audit  # noqa: E402
+from blowfish_core.pubmix_audit import (  # noqa: E402
+    default_pubmix_setting,
+    pubmix_audit_table,
+    run_pubmix_audit,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

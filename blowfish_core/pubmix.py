@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .accounting import check_delta, check_epsilon
 from .errors import BudgetError, DataError
@@ -70,8 +70,9 @@ TAIL = 1e-18
 MAX_N_SAMPLES = 1_000_000
 #: largest private table size n accepted.
 MAX_N = 10**12
-#: bisection steps on beta (resolution 2^-60, below float spacing near 1).
+#: bisection on beta: at most 60 halvings, stopping when the bracket is <= 2^-46 (~1.4e-14).
 BISECT_STEPS = 60
+BISECT_TOL = 2.0**-46
 #: largest d for the exact inner maximum of Lemma E.1 (2^d - 2 subsets).
 MAX_EXACT_D = 16
 #: largest number of donor candidates for the exact MIFR subset search (2^k subsets).
@@ -160,6 +161,14 @@ def _window(logpmf: np.ndarray, tail: float) -> tuple[np.ndarray, float]:
     return np.nonzero(keep)[0], dropped
 
 
+def _binom_logpmf(m: int, p: float) -> np.ndarray:
+    """log Binomial(m, p) pmf at k = 0..m (gammaln, xlogy): float64 (m+1,)."""
+    k = np.arange(m + 1, dtype=float)
+    with np.errstate(divide="ignore"):
+        return (special.gammaln(m + 1.0) - special.gammaln(k + 1.0) - special.gammaln(m - k + 1.0)
+                + special.xlogy(k, p) + special.xlog1py(m - k, -p))
+
+
 def _h_binomial(beta: float, eps: float, n: int, m: int, na: float, nb: float, tail: float = TAIL) -> float:
     """One labelling of Eq. (23) by the k = lambda + mu regrouping (module docstring); an upper bound."""
     if beta >= 1.0:
@@ -172,16 +181,15 @@ def _h_binomial(beta: float, eps: float, n: int, m: int, na: float, nb: float, t
     p = min(p, 1.0)
     u = min((qa + s) / p, 1.0)
     v = qa / p
-    ks = np.arange(m + 1)
-    logpk = stats.binom.logpmf(ks, m, p)
-    idx, dropped = _window(logpk, tail)
-    k = ks[idx]
-    wk = np.exp(logpk[idx])
+    logpk = _binom_logpmf(m, p)
+    k, dropped = _window(logpk, tail)
+    wk = np.exp(logpk[k])
+    kf = k.astype(float)
     e = math.exp(eps)
     if u >= 1.0 and v <= 0.0:  # P puts every {i,j}-draw on i, Q none: positive iff k >= 1
         hk = (k >= 1).astype(float)
     elif u >= 1.0:  # only lambda = k has P-mass; LR there = v^{-k}
-        hk = np.maximum(0.0, 1.0 - e * np.exp(k * math.log(v)))
+        hk = np.maximum(0.0, 1.0 - e * np.exp(kf * math.log(v)))
         hk[k == 0] = 0.0
     else:
         A = math.inf if v <= 0.0 else math.log(u / v)
@@ -189,11 +197,15 @@ def _h_binomial(beta: float, eps: float, n: int, m: int, na: float, nb: float, t
         if math.isinf(A):
             lstar = np.ones_like(k)  # Q has no mass on lambda >= 1
         else:
-            lstar = np.floor((eps + k * B) / (A + B)).astype(np.int64) + 1
-        lstar = np.maximum(lstar, 0)
-        tp = stats.binom.sf(lstar - 1, k, u)
-        tq = stats.binom.sf(lstar - 1, k, v) if v > 0 else np.zeros_like(tp)
-        hk = np.where(lstar > k, 0.0, np.maximum(tp - e * tq, 0.0))
+            lstar = np.floor((eps + kf * B) / (A + B)).astype(np.int64) + 1
+        lstar = np.maximum(lstar, 1)
+        live = lstar <= k
+        hk = np.zeros(k.size)
+        if live.any():
+            kk, ll = kf[live], (lstar[live] - 1).astype(float)
+            tp = special.bdtrc(ll, kk, u)  # P(Bin(k, u) > lstar - 1)
+            tq = special.bdtrc(ll, kk, v) if v > 0 else np.zeros_like(tp)
+            hk[live] = np.maximum(tp - e * tq, 0.0)
     return float(np.dot(wk, hk)) + dropped
 
 
@@ -205,10 +217,9 @@ def _h_grid(beta: float, eps: float, n: int, m: int, na: float, nb: float, tail:
     r1, q1 = beta * na + s, beta * na
     r2, q2 = beta * nb + s, beta * nb
     c = max(1.0 - beta * (na + nb) - s, 0.0)
-    ks = np.arange(m + 1)
     # marginal P-windows: lambda ~ Bin(m, r1), mu ~ Bin(m, q2) under P
-    lam, d1 = _window(stats.binom.logpmf(ks, m, min(r1, 1.0)), tail / 2)
-    mu, d2 = _window(stats.binom.logpmf(ks, m, min(q2, 1.0)), tail / 2)
+    lam, d1 = _window(_binom_logpmf(m, min(r1, 1.0)), tail / 2)
+    mu, d2 = _window(_binom_logpmf(m, min(q2, 1.0)), tail / 2)
     L, M = np.meshgrid(lam, mu, indexing="ij")
     ok = L + M <= m
     L, M = L[ok], M[ok]
@@ -261,14 +272,15 @@ def _check_pair(n1: Any, n2: Any) -> tuple[float, float]:
 @functools.lru_cache(maxsize=4096)
 def _beta_min_cached(eps: float, delta: float, n: int, m: int, a: float, b: float) -> float:
     def g(beta: float) -> float:
-        return max(_h_binomial(beta, eps, n, m, a, b), _h_binomial(beta, eps, n, m, b, a))
+        h1 = _h_binomial(beta, eps, n, m, a, b)
+        return h1 if a == b else max(h1, _h_binomial(beta, eps, n, m, b, a))
 
     if g(0.0) <= delta:
         return 0.0
     lo, hi = 0.0, 1.0
     for _ in range(BISECT_STEPS):
         mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
+        if mid <= lo or mid >= hi or hi - lo <= BISECT_TOL:
             break
         if g(mid) <= delta:
             hi = mid
@@ -285,7 +297,7 @@ def beta_min(epsilon: float, delta: float, n: int, n_samples: int, n1: float, n2
     of P_nse (n2=None: n2 = n1, the conservative beta_min(N*, N*) of Remark 4.5;
     the order of n1, n2 does not matter: both labellings are evaluated).
 
-    Returns a float in [0, 1]: the smallest beta on a 2^-60 bisection grid at which
+    Returns a float in [0, 1]: the smallest beta on a 2^-46 bisection grid at which
     an upper bound of max(h1, h2) (:func:`pubmix_delta`, binomial route) is <= delta,
     so every beta >= the returned value is (epsilon, delta)-DP.  m = 1 closed form
     (ours): max(0, (1 - n delta) / (1 + n (e^epsilon - 1) n1)).  Cached on the exact
@@ -356,6 +368,8 @@ def _mifr_donors(exc: np.ndarray, mass: np.ndarray, need: float, search: str) ->
     k = exc.size
     if need <= 0:
         return np.zeros(0, dtype=np.intp)
+    if float(exc.sum()) <= need * (1 + 1e-12):  # every candidate must give (t = 1/d up to rounding)
+        return np.arange(k, dtype=np.intp)
     if search == "exact":
         best = None
         tol = 1e-15
@@ -366,10 +380,10 @@ def _mifr_donors(exc: np.ndarray, mass: np.ndarray, need: float, search: str) ->
                     key = float(mass[c].sum())
                     if best is None or key < best[0] - 1e-15:
                         best = (key, c)
-        return np.array(best[1], dtype=np.intp)
+        return np.arange(k, dtype=np.intp) if best is None else np.array(best[1], dtype=np.intp)
     order = np.argsort(-exc, kind="stable")
     cum = np.cumsum(exc[order])
-    r = int(np.searchsorted(cum, need - 1e-15)) + 1
+    r = min(int(np.searchsorted(cum, need - 1e-15)) + 1, k)
     chosen = list(order[:r - 1])
     rest_need = need - (float(exc[chosen].sum()) if chosen else 0.0)
     pool = order[r - 1:]

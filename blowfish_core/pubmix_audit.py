@@ -30,7 +30,6 @@ and counts them (slower; validates the shortcut).
 
 from __future__ import annotations
 
-import math
 import zlib
 from dataclasses import dataclass, field
 from typing import Any

@@ -147,6 +147,17 @@ def test_water_fill_and_mifr_hand_values():
     np.testing.assert_allclose(bc.mifr(b, 0.2), [0.2, 0.4, 0.2, 0.2], atol=1e-15)
 
 
+@pytest.mark.parametrize("search", ["exact", "greedy"])
+def test_floor_at_one_over_d_is_uniform(search):
+    rng = np.random.default_rng(0)
+    for d in (3, 7, 40, 128):
+        a = rng.dirichlet(np.full(d, 0.5))
+        np.testing.assert_allclose(bc.water_fill(a, 1 / d), np.full(d, 1 / d), atol=1e-14)
+        if search == "exact" and (a > 1 / d).sum() > pm.MAX_EXACT_DONORS:
+            continue
+        np.testing.assert_allclose(bc.mifr(a, 1 / d, search=search), np.full(d, 1 / d), atol=1e-14)
+
+
 @st.composite
 def pmf_and_floor(draw):
     d = draw(st.integers(2, 40))
