@@ -8,8 +8,8 @@ import pytest
 
 import blowfish_core as bc
 from blowfish_core.errors import BudgetError, SchemaError
-from blowfish_core.public_sampler import EVALUATION_LABEL, marginal_cells, public_aware_sample
 from blowfish_core.presets import load_preset_data
+from blowfish_core.public_sampler import EVALUATION_LABEL, marginal_cells, public_aware_sample
 
 
 @pytest.fixture(scope="module")
