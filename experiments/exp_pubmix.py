@@ -34,6 +34,7 @@ FIG_DIR = os.path.join(HERE, "figures")
 REPORT = os.path.join(HERE, "REPORT_pubmix.md")
 
 FIG2 = dict(n=1200, d=1000, epsilon=5.0, n_samples=(1, 10, 100, 1000))
+KINK = 'The n_samples = 1000 curve has a kink near N = 1.5e-4: the slope of h in beta changes where the worst-case count threshold jumps; the literal (lambda, mu) grid of Eq. (23) gives the same beta_min there (h(beta_min) = delta to 1e-6 by both routes).'
 FIG7 = dict(gamma=0.35, n=100, n_samples=80, epsilon=5.0)
 
 
@@ -155,7 +156,7 @@ def report(f2: dict, f7s: list[dict]) -> str:
               "Paper (Fig. 2, read from the text only: the plot's values are not in the text): beta_min decreases "
               "in N_min and increases with n_samples. Here: the same ordering holds at every N. With delta = 1/n "
               "exactly, one draw (n_samples = 1) is already (0, 1/n)-DP, so that curve is 0 everywhere "
-              "(m = 1 closed form max(0, (1 - n delta)/(1 + n (e^eps - 1) N)) = 0).", "",
+              "(m = 1 closed form max(0, (1 - n delta)/(1 + n (e^eps - 1) N)) = 0). " + KINK, "",
               "### (b) Figure 7: Remark 4.5's closed forms vs the LP optimum of Theorem 4.2", "",
               f"gamma = {FIG7['gamma']}, n = {FIG7['n']}, n_samples = {FIG7['n_samples']}, epsilon = "
               f"{FIG7['epsilon']:g}, delta = 1/n. Public distributions on a regular simplex grid; optimum = "
