@@ -19,6 +19,9 @@ Main entry points:
     run_pilot, recommend                     public-data pilot for tau (§6.2.4, Eq. (4))
     budget_sweep                             error vs rho and the crossing budget (App. F.3)
     audit                                    empirical privacy audit of one round
+    beta_min, water_fill, mifr, choose_noise PubMix / LinMix (papers/003): mixing weight (Thm 4.1),
+    gamma_from_folds, linmix_noise,          floor raising (Defs 4.3-4.4), Remark 4.5, gamma (§5),
+    pubmix_pld, pubmix_sample                the release's PLD and its sampler
 """
 
 __version__ = "0.1.0"
@@ -41,6 +44,10 @@ from .pilot import recommend, run_pilot  # noqa: E402
 from .sweeps import budget_sweep  # noqa: E402
 from .analysis.audit import audit  # noqa: E402
 from .synthesizer import Synthesizer  # noqa: E402
+from .pubmix import (  # noqa: E402
+    beta_min, choose_noise, gamma_from_folds, linmix_noise, mifr, pubmix_delta, pubmix_pld, pubmix_sample,
+    water_fill,
+)
 
 __all__ = [
     "BlowfishError", "BudgetError", "DataError", "PolicyError", "SchemaError",
@@ -50,4 +57,6 @@ __all__ = [
     "RunStopped", "SynthConfig", "run_synthesis", "RunRequest", "run_paired", "PairedResult", "RunResult", "get_preset", "load_preset_data",
     "exact_sensitivity", "population_aware_bound", "tightness_construction", "pair_path", "policy_readout",
     "recommend", "run_pilot", "budget_sweep", "audit",
+    "beta_min", "choose_noise", "gamma_from_folds", "linmix_noise", "mifr", "pubmix_delta", "pubmix_pld",
+    "pubmix_sample", "water_fill",
 ]

@@ -1,0 +1,144 @@
+"""Public-aware sampler: release n_samples rows of a k-way marginal by PubMix / LinMix (papers/003).
+
+Thin page: widgets -> blowfish_core.public_sampler.public_aware_sample -> metrics, plotly
+figures and the download.  The dataset comes from the Policy Designer (get_studio):
+XOR-3 by default (generated public rows), Adult/Bank with their held-out pilot split as
+the public side, or an uploaded public CSV.  Only the n_samples draws are a release; the
+TV comparison is computed on private data and labelled "evaluation only".
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from blowfish_core.data import read_table
+from blowfish_core.errors import BlowfishError
+from blowfish_core.public_sampler import EVALUATION_LABEL, public_aware_sample
+from studio.state import get_studio
+
+st.set_page_config(page_title="Public-aware Sampler · Blowfish Studio", layout="wide")
+
+studio = get_studio()
+has_rows = getattr(studio, "has_rows", len(studio.private) > 0)
+DEFAULTS = {"ps_eps": 1.0, "ps_delta": 1e-5, "ps_n": 512, "ps_method": "PubMix", "ps_gamma": 0.0, "ps_seed": 0}
+for _k, _v in DEFAULTS.items():
+    st.session_state.setdefault(_k, _v)
+names = studio.schema.names
+if not set(st.session_state.get("ps_attrs", [])) <= set(names):
+    st.session_state["ps_attrs"] = names[:2]
+st.session_state.setdefault("ps_attrs", names[:2])
+
+st.title("Public-aware sampler")
+st.caption(
+    "PubMix (papers/003, Alg. 1): n_samples rows drawn i.i.d. from (1 - beta) P_prv + beta P_nse, where P_prv is "
+    "the private k-way marginal and P_nse a floor-raised public histogram (Remark 4.5; LinMix: uniform). beta is the "
+    "exact minimum of Thm 4.1, so the released rows are (epsilon, delta)-DP under replace-one neighbours "
+    "(n public). Only the rows are released: the mixture would reveal the private marginal."
+)
+
+# ------------------------------------------------------------------ inputs
+st.header("Marginal, public data and budget")
+st.multiselect("Attributes (k-way marginal over the schema's public bins)", names, key="ps_attrs")
+pub_opts = (["Public rows of the dataset"] if studio.public is not None and len(studio.public) else []) + \
+    ["Upload a public CSV"]
+if st.session_state.get("ps_source") not in pub_opts:
+    st.session_state["ps_source"] = pub_opts[0]
+source = st.radio("Public side", pub_opts, key="ps_source", horizontal=True,
+                  help="XOR: generated public rows; Adult/Bank: the held-out pilot split (disjoint from the "
+                       "private rows); any dataset: a public CSV with the same columns")
+public, public_note = None, ""
+if source.startswith("Upload"):
+    up = st.file_uploader("Public CSV (same columns, same public domain)", type=["csv"], key="ps_upload")
+    if up is not None:
+        try:
+            public = read_table(up.getvalue(), name=up.name)
+            public_note = f"uploaded {up.name} ({len(public):,} rows)"
+        except BlowfishError as e:
+            st.error(f"Public CSV: {e}")
+else:
+    public = studio.public
+    public_note = f"{len(public):,} public rows of {studio.dataset_name} (disjoint from the private rows)"
+c1, c2, c3, c4 = st.columns(4)
+c1.number_input("epsilon (nats)", key="ps_eps", format="%g", step=0.5)
+c2.number_input("delta", key="ps_delta", format="%g", step=1e-6)
+c3.number_input("n_samples (rows to release)", key="ps_n", step=64)
+c4.number_input("Seed", key="ps_seed", step=1)
+d1, d2 = st.columns(2)
+d1.radio("Mechanism", ["PubMix", "LinMix"], key="ps_method", horizontal=True,
+         help="LinMix: uniform noise (Cor. 4.6), no public data needed for the noise")
+d2.number_input("gamma (TV radius of the public ball; 0 = mean pairwise TV of 5 public folds)", key="ps_gamma",
+                format="%g", step=0.05, help="gamma affects utility only, never privacy (footnote 1)")
+if public is not None:
+    st.caption(f"Public side: {public_note}.")
+st.info("Releasing again spends the budget again: two batches of n_samples are not covered by one beta_min.")
+
+if st.button("Release samples", type="primary", key="ps_run"):
+    st.session_state.pop("ps_result", None)
+    try:
+        if not has_rows:
+            raise BlowfishError(f"{studio.dataset_name} has no private rows loaded. Fix: load the table in the "
+                                "Policy Designer")
+        if public is None:
+            raise BlowfishError("no public table. Fix: upload a public CSV with the same columns")
+        n_s = st.session_state["ps_n"]
+        g = st.session_state["ps_gamma"]
+        res = public_aware_sample(
+            studio.schema, list(st.session_state["ps_attrs"]), studio.private, public,
+            st.session_state["ps_eps"], st.session_state["ps_delta"], n_s,
+            method=st.session_state["ps_method"].lower(), gamma=None if g == 0 else g,
+            seed=int(st.session_state["ps_seed"]))
+        st.session_state["ps_result"] = {"res": res, "version": studio.version}
+    except BlowfishError as e:
+        st.error(f"Not released: {e}")
+
+# ------------------------------------------------------------------ results
+out = st.session_state.get("ps_result")
+if out is None:
+    st.stop()
+res = out["res"]
+if out["version"] != studio.version:
+    st.warning("These rows were released for an earlier dataset or schema.")
+st.header("Release")
+m1, m2, m3, m4, m5 = st.columns(5)
+m1.metric("beta (mixing weight)", f"{res.beta:.6g}")
+m2.metric("Noise floor min P_nse", f"{res.floor:.4g}")
+m3.metric("Cells d", f"{res.d:,}")
+m4.metric("Private rows n", f"{res.n:,}")
+m5.metric("gamma", f"{res.gamma:.3g}")
+st.caption(f"{res.method}: noise = {res.which} at floor t = {res.t:.4g}; gamma: {res.gamma_source}; "
+           f"(epsilon, delta) = ({res.epsilon:g}, {res.delta:g}) for these {res.n_samples:,} rows.")
+st.dataframe(res.rows.head(200), use_container_width=True)
+st.download_button("Download the released rows (CSV)", res.rows.to_csv(index=False).encode(),
+                   file_name="pubmix_release.csv", mime="text/csv", key="ps_download")
+
+f1, f2 = st.columns(2)
+fig = go.Figure()
+if res.curve.get("pubmix") is not None:
+    fig.add_scatter(x=res.curve["n_samples"], y=res.curve["pubmix"], mode="lines+markers",
+                    name=f"PubMix floor {res.floor:.3g}")
+fig.add_scatter(x=res.curve["n_samples"], y=res.curve["linmix"], mode="lines+markers", name="LinMix floor 1/d")
+fig.add_vline(x=res.n_samples, line_dash="dot")
+fig.update_layout(title="beta_min vs n_samples (Fig. 2 analogue)", xaxis_title="n_samples", xaxis_type="log",
+                  yaxis_title="beta_min", height=360)
+f1.plotly_chart(fig, use_container_width=True)
+fig = go.Figure()
+fig.add_bar(x=list(range(res.d)), y=res.p_public, name="public histogram", opacity=0.6)
+fig.add_bar(x=list(range(res.d)), y=res.p_noise, name=f"P_nse ({res.which})", opacity=0.6)
+fig.add_hline(y=res.floor, line_dash="dot", annotation_text="floor")
+fig.update_layout(title="Floor raising over the public histogram", xaxis_title="cell", barmode="overlay",
+                  yaxis_title="probability", height=360)
+f2.plotly_chart(fig, use_container_width=True)
+
+ev = res.evaluation
+if ev:
+    st.header("Evaluation only: computed on private data")
+    st.warning(f"{EVALUATION_LABEL}. TV between the private marginal and the empirical distribution of n_samples "
+               "draws, for PubMix, LinMix and the Gaussian mechanism at the same (epsilon, delta) "
+               "(mean of repetitions).")
+    fig = go.Figure()
+    for key, label in (("pubmix", "PubMix"), ("linmix", "LinMix"), ("gaussian", "Gaussian mechanism")):
+        fig.add_scatter(x=ev["n_samples"], y=ev[key], mode="lines+markers", name=label)
+    fig.update_layout(title="TV(private marginal, draws) -- evaluation only", xaxis_title="n_samples",
+                      xaxis_type="log", yaxis_title="TV", height=360)
+    st.plotly_chart(fig, use_container_width=True)
