@@ -17,6 +17,8 @@ Main entry points:
     run_pilot, recommend                     public-data pilot for tau (§6.2.4, Eq. (4))
     budget_sweep                             error vs rho and the crossing budget (App. F.3)
     audit                                    empirical privacy audit of one round
+    em_probabilities, selection_delta        exponential selection and its calibrations (papers/001)
+    score_sensitivity, select_private        private choice of tau by the exponential mechanism
 """
 
 __version__ = "0.1.0"
@@ -44,4 +46,19 @@ __all__ = [
     "RunStopped", "SynthConfig", "run_synthesis", "RunRequest", "run_paired", "get_preset", "load_preset_data",
     "exact_sensitivity", "population_aware_bound", "tightness_construction", "pair_path", "policy_readout",
     "recommend", "run_pilot", "budget_sweep", "audit",
+]
+
+# exponential selection (papers/001; issue 14)
+from .selection import (  # noqa: E402
+    CALIBRATIONS, NOT_PRIVATE, em_probabilities, error_scores, hockey_stick, make_calibration, regret_bound,
+    score_sensitivity, select_private, selection_delta, selection_epsilon, selection_rho,
+)
+from .selection_audit import (  # noqa: E402
+    audit_selection, construction_multiplicity, construction_path, construction_table, run_selection_audit,
+)
+
+__all__ += [
+    "CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_scores", "hockey_stick", "make_calibration",
+    "regret_bound", "score_sensitivity", "select_private", "selection_delta", "selection_epsilon", "selection_rho",
+    "audit_selection", "construction_multiplicity", "construction_path", "construction_table", "run_selection_audit",
 ]
