@@ -145,12 +145,17 @@ def policy_dataset_graph(schema: Schema, policy: Policy, C: np.ndarray, backgrou
     return SelectionGraph(names, scores, E, group_labels=[f"c{j}" for j in range(C.shape[0])]), P
 
 
-def construction_table(b0: float = 0.01, epsilon_s: float = 1.0) -> Construction:
+def construction_table(b0: float = 0.01, epsilon_s: float = 1.0, extra: int = 0) -> Construction:
     """The project-native instance (design/selection.md B2): focus D = B + (7,0) (LS 1) and
     D' = B + (6,0) (LS 0), identical votes (2,1,1,1,1,1,1,1).  Local scale with b0 = 0.01:
-    delta(1) = 0.80937; b0 = 0.1: 0.68693."""
+    delta(1) = 0.80937; b0 = 0.1: 0.68693; b0 = 0.5: this domain passes.  extra: more
+    background records on candidate (0, 0) (votes (2 + extra, 1, ...)): with b0 = 0.5 and
+    extra = 3 the same pair fails again (a floor masks the bug for one domain, it does
+    not fix it)."""
     schema, policy, C = table_schema()
-    graph, P = policy_dataset_graph(schema, policy, C, C.copy())
+    extra = _int(extra, "extra", 0)
+    background = np.vstack([C, np.repeat(C[:1], extra, axis=0)])
+    graph, _ = policy_dataset_graph(schema, policy, C, background)
     names = graph.names
     return Construction("table", graph, (names.index("B+(7, 0)"), names.index("B+(6, 0)")),
                         LocalScale(epsilon_s=epsilon_s, b0=b0),
@@ -195,7 +200,7 @@ def audit_selection(graph: SelectionGraph, calibration: Calibration, *, case: st
     worst = max(worst, 0.0)
     return SelectionAuditResult(case or calibration.name, domain, calibration.name, calibration.label,
                                 calibration.private, (eps, dlt), worst,
-                                (graph.names[arg[0]], graph.names[arg[1]]), int(len(graph.edges)),
+                                (graph.names[arg[0]], graph.names[arg[1]]), len(graph.edges),
                                 worst <= dlt + TOLERANCE)
 
 
