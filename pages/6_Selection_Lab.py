@@ -119,7 +119,8 @@ c = st.columns(3) + st.columns(3)
 c[0].metric("Claimed (ε, δ)", f"({eps:g}, {dlt:g})")
 c[1].metric("Exact δ at claimed ε", fmt_delta(row.exact_delta),
             help=f"max over both orders of Σ_r [P_x(r) − e^ε P_x′(r)]₊ on the edge {x} ∼ {xp}")
-c[2].metric("Verdict", verdict + ("" if row.private else f" ({NOT_PRIVATE})"))
+c[2].metric("Verdict", verdict, delta=None if row.private else NOT_PRIVATE, delta_color="off",
+            help="pass: exact δ at the claimed ε ≤ the claimed δ (+1e-12)")
 c[3].metric(f"Scale at {x}", fmt_num(row.scale_x), help="expected scale when it is random")
 c[4].metric(f"Scale at {xp}", fmt_num(row.scale_x_prime))
 c[5].metric(f"Regret bound (prob. ≥ {1 - row.regret_failure:g})", fmt_num(row.regret_gap),
@@ -139,7 +140,8 @@ with left:
     fig.add_trace(go.Bar(x=view.group_labels, y=view.law_x, name=f"P_{x}"))
     fig.add_trace(go.Bar(x=view.group_labels, y=view.law_x_prime, name=f"P_{xp}"))
     fig.update_layout(barmode="group", height=380, margin=dict(l=10, r=10, t=40, b=10), yaxis_title="probability",
-                      title=("Gibbs laws — " + CAL_LABELS[name] + ("" if row.private else f" ({NOT_PRIVATE})")),
+                      title=(f"Gibbs laws on {x} and {xp}<br><sup>" + CAL_LABELS[name]
+                             + ("" if row.private else f" — {NOT_PRIVATE}") + "</sup>"),
                       legend=dict(orientation="h", y=-0.15))
     st.plotly_chart(fig, key="sel_fig_laws", width="stretch")
 with right:

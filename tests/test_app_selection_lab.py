@@ -30,13 +30,17 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def verdict_note(at: AppTest) -> str:
+    return next(m for m in at.metric if m.label == "Verdict").proto.delta
+
+
 def expected(view) -> dict[str, str]:
     r = view.calibration
     x, xp = view.datasets
     return {
         "Claimed (ε, δ)": f"({r.claim[0]:g}, {r.claim[1]:g})",
         "Exact δ at claimed ε": fmt_delta(r.exact_delta),
-        "Verdict": ("pass" if r.passed else "FAIL") + ("" if r.private else f" ({NOT_PRIVATE})"),
+        "Verdict": "pass" if r.passed else "FAIL",
         f"Scale at {x}": fmt_num(r.scale_x),
         f"Scale at {xp}": fmt_num(r.scale_x_prime),
         f"Regret bound (prob. ≥ {1 - r.regret_failure:g})": fmt_num(r.regret_gap),
@@ -58,6 +62,7 @@ def test_default_path_preset_matches_engine(loaded):
     assert metrics(at) == expected(view)
     assert metrics(at)["Exact δ at claimed ε"] == "0.46931"          # §4.1, G = 10, M = G^2, eps_s = 1
     assert any(NOT_PRIVATE in e.value for e in at.error)
+    assert verdict_note(at) == NOT_PRIVATE
     fixes = at.dataframe[0].value
     assert list(fixes["exact δ at claimed ε"]) == [fmt_delta(r.exact_delta) for r in view.fixes]
     assert list(fixes["verdict"]) == ["pass", "pass", "pass"]
@@ -73,7 +78,7 @@ def test_broken_calibrations_are_labelled_everywhere(loaded):
     assert not at.exception
     assert metrics(at) == expected(selection_lab("path", "smooth_fixed"))
     # this pair passes, but the calibration is still flagged, with a warning
-    assert NOT_PRIVATE in metrics(at)["Verdict"]
+    assert metrics(at)["Verdict"] == "pass" and verdict_note(at) == NOT_PRIVATE
     assert any(NOT_PRIVATE in e.value for e in at.error)
     assert any(NOT_PRIVATE in w.value for w in at.warning)
 
@@ -100,7 +105,7 @@ def test_fix_it_switches_to_valid_calibrations():
         assert not at.exception
         m = metrics(at)
         assert m == expected(selection_lab("path", name))
-        assert m["Verdict"] == "pass"
+        assert m["Verdict"] == "pass" and not verdict_note(at)
         assert not at.error and at.success
 
 
@@ -111,5 +116,5 @@ def test_g_one_local_pair_passes_but_stays_flagged():
     assert not at.exception
     m = metrics(at)
     assert m == expected(selection_lab("path", "local", G=1.0))
-    assert m["Exact δ at claimed ε"] == "0" and m["Verdict"] == f"pass ({NOT_PRIVATE})"
+    assert m["Exact δ at claimed ε"] == "0" and m["Verdict"] == "pass" and verdict_note(at) == NOT_PRIVATE
     assert any(NOT_PRIVATE in w.value for w in at.warning)
