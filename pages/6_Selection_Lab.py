@@ -119,7 +119,7 @@ c = st.columns(3) + st.columns(3)
 c[0].metric("Claimed (ε, δ)", f"({eps:g}, {dlt:g})")
 c[1].metric("Exact δ at claimed ε", fmt_delta(row.exact_delta),
             help=f"max over both orders of Σ_r [P_x(r) − e^ε P_x′(r)]₊ on the edge {x} ∼ {xp}")
-c[2].metric("Verdict", verdict, delta=None if row.private else NOT_PRIVATE, delta_color="off",
+c[2].metric("Verdict", verdict, delta=None if row.private else NOT_PRIVATE, delta_color="off", delta_arrow="off",
             help="pass: exact δ at the claimed ε ≤ the claimed δ (+1e-12)")
 c[3].metric(f"Scale at {x}", fmt_num(row.scale_x), help="expected scale when it is random")
 c[4].metric(f"Scale at {xp}", fmt_num(row.scale_x_prime))
