@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
@@ -43,12 +43,14 @@ def test_em_stable_for_huge_scores():
     assert P.tolist() == [1.0, 0.0, 0.0]
 
 
+@settings(deadline=None)
 @given(scores_st, st.floats(1e-3, 1e3), st.floats(1e-3, 10.0))
 def test_em_sums_to_one(s, b, eps):
     P = bc.em_probabilities(s, b, eps)
     assert P.shape == (len(s),) and abs(P.sum() - 1.0) < 1e-12 and np.all(P >= 0)
 
 
+@settings(deadline=None)
 @given(scores_st, st.floats(-1e6, 1e6, allow_nan=False), st.floats(1e-2, 1e2), st.floats(1e-2, 5.0))
 def test_em_invariant_to_constant(s, c, b, eps):
     P = bc.em_probabilities(s, b, eps)
@@ -83,7 +85,7 @@ def test_selection_delta_identical_and_disjoint():
         bc.hockey_stick([0.5, 0.5], [1.0], 1.0)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(-50, 50), st.floats(-1, 1)), min_size=2, max_size=10),
        st.floats(0.1, 10.0), st.floats(0.05, 4.0))
 def test_lemma_2_3_edge_with_oscillation_below_scale_is_pure(pairs, b, eps):
@@ -104,7 +106,7 @@ def test_regret_bound_value_and_budget_helpers():
         bc.regret_bound(1.0, 1.0, 10, 1.0)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(scores_st, st.floats(0.1, 10.0), st.floats(0.1, 5.0), st.floats(1e-3, 0.5))
 def test_regret_bound_holds_exactly(s, b, eps, rho):
     """Eq. (2): Pr[gap > (2b/eps) log(m/rho)] <= rho, on the exact law."""
@@ -285,6 +287,31 @@ def test_selection_audit_verdicts():
     assert 0 < worst[("ptr", "path G=10")] <= 1e-6
 
 
+graph_st = st.tuples(st.integers(3, 6), st.lists(st.integers(0, 12), min_size=18, max_size=18),
+                     st.booleans())
+
+
+def _random_graph(spec) -> SelectionGraph:
+    """A path (or a cycle) of V datasets, 3 score groups with multiplicities (1, 2, 3)."""
+    V, vals, cycle = spec
+    scores = np.array(vals[: 3 * V], dtype=float).reshape(V, 3)
+    edges = [(i, i + 1) for i in range(V - 1)] + ([(V - 1, 0)] if cycle and V > 3 else [])
+    return SelectionGraph([f"d{i}" for i in range(V)], scores, edges, counts=[1, 2, 3])
+
+
+@settings(max_examples=25, deadline=None)
+@given(graph_st, st.floats(0.2, 2.0), st.floats(0.2, 2.0), st.sampled_from([1e-2, 1e-4]))
+def test_valid_calibrations_pass_on_random_graphs(spec, eps_s, eps_t, eta):
+    """Property (Thm 5.2 / Cor. 5.3 / §6 / Lemma 2.3): on every edge of random dataset graphs the exact
+    delta at the claimed epsilon is <= the claimed delta."""
+    g = _random_graph(spec)
+    assume(g.global_sensitivity() > 0)
+    for cal in (GlobalScale(epsilon_s=eps_s), ShiftedLaplace(epsilon_s=eps_s, epsilon_t=eps_t, eta=eta, b0=0.05),
+                PTR(epsilon_s=eps_s, epsilon_t=eps_t, eta=eta, cap=8.0)):
+        r = bc.audit_selection(g, cal)
+        assert r.passed, (cal.name, r.worst_delta, r.claim)
+
+
 def test_audit_local_and_smooth_fail_on_every_construction_size():
     for G in (10, 30):
         c = construction_path(G)
@@ -383,3 +410,31 @@ def test_score_sensitivity_random_larger_tables():
         u0 = _u(D, S)
         assert max(abs(_u(D2, S) - u0) for D2 in _standard_neighbours(D)) <= 1.0 + 1e-12
         assert max(abs(_u(D2, S) - u0) for D2 in _policy_neighbours(D, (0,))) <= 2 / 3 + 1e-12
+
+
+def test_audit_has_power_against_mistakes_in_the_valid_calibrations():
+    """Pitfalls 3 and 6 of the notes, made on purpose (test-only subclasses): the exact audit FAILS
+    a shifted Laplace without its upward shift or with C below GS of LS, and a PTR with tau = 0."""
+
+    class NoShift(ShiftedLaplace):
+        def shift(self, graph):
+            return 0.0
+
+    class SmallC(ShiftedLaplace):
+        def c_value(self, graph):
+            return 0.05 * graph.ls_sensitivity()
+
+    class NoTau(PTR):
+        def parameters(self, J):
+            L, s, _ = super().parameters(J)
+            return L, s, 0.0
+
+    path, table = construction_path(10).graph, construction_table().graph
+    got = {name: bc.audit_selection(g, cal) for name, g, cal in (
+        ("no shift, path", path, NoShift()), ("no shift, table", table, NoShift()),
+        ("small C, path", path, SmallC()), ("tau 0, path", path, NoTau()))}
+    for r in got.values():
+        assert not r.passed and r.claim == (2.0, 1e-6)
+    assert got["no shift, table"].worst_delta == pytest.approx(0.21677, abs=5e-5)
+    assert got["small C, path"].worst_delta > 0.99
+    assert got["tau 0, path"].worst_delta > 0.1
