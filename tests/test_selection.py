@@ -332,6 +332,33 @@ def test_score_sensitivity_values_and_errors():
             bc.score_sensitivity(**bad)
 
 
+def test_error_regret_bound_adult_example():
+    """design/selection.md B5: Adult (n = 26,048), K = 9, rho_sel = 1e-4, 95%: 0.028 (DP), 0.011 (age policy)."""
+    eps = bc.selection_epsilon(1e-4)
+    dp = bc.error_regret_bound(26048, bc.score_sensitivity("dp", 5), eps, 9, 0.05)
+    pol = bc.error_regret_bound(26048, bc.score_sensitivity("blowfish", 5), eps, 9, 0.05)
+    assert dp == pytest.approx(2 / 26048 * 2 / eps * math.log(9 / 0.05)) and round(dp, 3) == 0.028
+    assert pol == pytest.approx(0.4 * dp) and round(pol, 3) == 0.011
+
+
+def test_em_bounded_range_is_not_gdp_counterexample():
+    """design/selection.md B4: EM with eps = 1 on two candidates (randomized response, log-odds ±0.5)
+    is 1-bounded-range ((1/8)-zCDP) but not mu = sqrt(2 rho) = 0.5-GDP: at alpha = 0.3775 its trade-off
+    is 0.3775 < G_0.5(0.3775) = 0.4255.  Hence no mu-GDP epsilon for a ledger with an EM row."""
+    from scipy.stats import norm
+
+    P = bc.em_probabilities([1.0, 0.0], 1.0, 1.0)
+    Q = bc.em_probabilities([0.0, 1.0], 1.0, 1.0)
+    loss = np.log(P / Q)                                             # (0.5, -0.5)
+    assert loss.max() - loss.min() == pytest.approx(1.0)             # 1-bounded range
+    alpha = P[1]                                                     # test "reject on outcome 1"
+    beta = 1.0 - Q[1]
+    mu = math.sqrt(2 * bc.selection_rho(1.0))
+    assert mu == 0.5 and alpha == pytest.approx(0.3775, abs=1e-4) and beta == pytest.approx(0.3775, abs=1e-4)
+    g = norm.cdf(norm.ppf(1 - alpha) - mu)
+    assert g == pytest.approx(0.4255, abs=5e-4) and beta < g
+
+
 def test_select_private_law_and_seed():
     errors = [0.30, 0.10, 0.12]
     sel = bc.select_private(errors, 1000, 0.4, 0.5, np.random.default_rng(1))
