@@ -26,7 +26,9 @@ def main() -> None:
     print(selection_audit_table(results))
     print()
     for r, _ in results:
-        print(f"{r.case:<20} {r.domain:<20} worst edge {r.worst_edge[0]} ~ {r.worst_edge[1]} ({r.edges} edges)")
+        where = (f"worst edge {r.worst_edge[0]} ~ {r.worst_edge[1]}" if r.worst_delta > 0
+                 else "delta = 0 on every edge")
+        print(f"{r.case:<20} {r.domain:<20} {where} ({r.edges} edges)")
     bad = [r for r, exp in results if r.passed is not exp]
     print(f"\n{len(results) - len(bad)}/{len(results)} verdicts as expected; {time.perf_counter() - t0:.1f} s")
     print("\n§4.1 path, local scale, eps_s = 1, M = G^2 (limit 1/2):")
