@@ -51,7 +51,8 @@ __all__ = [
 # exponential selection (papers/001; issue 14)
 from .selection import (  # noqa: E402
     CALIBRATIONS, NOT_PRIVATE, em_probabilities, error_regret_bound, error_scores, hockey_stick, make_calibration,
-    regret_bound, score_sensitivity, select_private, selection_delta, selection_epsilon, selection_rho,
+    private_choice_plan, regret_bound, score_sensitivity, select_private, selection_delta, selection_epsilon,
+    selection_rho,
 )
 from .selection_audit import (  # noqa: E402
     audit_selection, construction_multiplicity, construction_path, construction_table, run_selection_audit,
@@ -59,7 +60,7 @@ from .selection_audit import (  # noqa: E402
 
 __all__ += [
     "CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores", "hockey_stick",
-    "make_calibration", "regret_bound", "score_sensitivity", "select_private", "selection_delta", "selection_epsilon",
-    "selection_rho",
+    "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity", "select_private",
+    "selection_delta", "selection_epsilon", "selection_rho",
     "audit_selection", "construction_multiplicity", "construction_path", "construction_table", "run_selection_audit",
 ]

@@ -243,6 +243,53 @@ def error_regret_bound(n: int, sensitivity: float, epsilon_sel: float, K: int, r
     return 2.0 / int(n) * regret_bound(sensitivity, epsilon_sel, K, rho)
 
 
+@dataclass(frozen=True)
+class PrivateChoicePlan:
+    """What a private choice of tau costs and promises, before it runs (issue 14).
+
+    sensitivity: of u (score units); epsilon_sel: the EM's epsilon (nats); rho_selection:
+    epsilon_sel^2/8 (zCDP, bounded range); rho_runs: the K runs' total; rho_total: their sum
+    (zCDP adds); temperature: T in P ∝ exp(u/T), score units (= 2·sensitivity/epsilon_sel);
+    temperature_error: T in error units (2T/n); regret_error: with probability >= 1 − rho the
+    chosen release's error is within this of the best one's (:func:`error_regret_bound`).
+    """
+
+    K: int
+    sensitivity: float
+    epsilon_sel: float
+    rho_selection: float
+    rho_runs: float
+    rho_total: float
+    temperature: float
+    temperature_error: float
+    regret_error: float
+    rho: float
+
+
+def private_choice_plan(n: int, p: int, notion: str, rho_runs: Any, rho_sel: float, *, metric: str = "pwerr",
+                        rho: float = 0.05) -> PrivateChoicePlan:
+    """The cost and regret of choosing among K released settings privately.
+
+    n: private rows; p: modeled attributes; notion: "dp" or "blowfish" (:func:`score_sensitivity`);
+    rho_runs: (K,) zCDP budgets of the K runs (each spends its own); rho_sel: the selection's zCDP
+    budget (epsilon_sel = sqrt(8 rho_sel)); rho: regret failure probability.  zCDP budgets add;
+    turn rho_total into (epsilon, delta) with Eq. (1) or a PLD, never with the mu-GDP curve (the EM
+    row is not Gaussian).  Raises BudgetError for bad input.
+    """
+    r = np.asarray(rho_runs, dtype=float).ravel()
+    if r.size < 2 or not np.all(np.isfinite(r)) or np.any(r <= 0):
+        raise BudgetError(f"rho_runs must list K >= 2 positive budgets, one per setting (got {rho_runs!r}). "
+                          "Fix: e.g. nine runs at rho = 1e-3 each")
+    sens = score_sensitivity(notion, p, metric=metric)
+    eps = selection_epsilon(rho_sel)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise BudgetError(f"n must be a whole number >= 1 (got {n!r}). Fix: pass the private table's row count")
+    T = 2.0 * sens / eps
+    runs = float(r.sum())
+    return PrivateChoicePlan(int(r.size), sens, eps, selection_rho(eps), runs, runs + selection_rho(eps), T,
+                             2.0 * T / int(n), error_regret_bound(int(n), sens, eps, int(r.size), rho), float(rho))
+
+
 class Selection(NamedTuple):
     """Result of :func:`select_private`: the chosen index and the (K,) law it was drawn from."""
 

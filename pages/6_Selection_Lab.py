@@ -24,7 +24,8 @@ st.set_page_config(page_title="Selection Lab · Blowfish Studio", layout="wide")
 
 PRESET_LABELS = {"path": "§4.1 path: local sensitivity (Prop. 4.1)",
                  "multiplicity": "§4.2 multiplicity: smooth sensitivity, fixed β and λ (Thm 4.3)"}
-CAL_LABELS = {"global": "global scale (public sensitivity)", "shifted_laplace": "shifted Laplace upper scale (Cor. 5.3)",
+CAL_LABELS = {"global": "global scale (public sensitivity)",
+              "shifted_laplace": "shifted Laplace upper scale (Cor. 5.3)",
               "ptr": "PTR certificate search (§6)", "local": "local sensitivity b = max(b0, LS(x))",
               "smooth_fixed": "smooth sensitivity, fixed β and λ"}
 M_OPTIONS = [11, 101, 1001, 10_001, 100_001, 10**6 + 1, 10**9 + 1, 10**12 + 1]

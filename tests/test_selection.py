@@ -341,6 +341,21 @@ def test_error_regret_bound_adult_example():
     assert pol == pytest.approx(0.4 * dp) and round(pol, 3) == 0.011
 
 
+def test_private_choice_plan_adult():
+    plan = bc.private_choice_plan(26048, 5, "blowfish", [1e-3] * 9, 1e-4)
+    assert plan.K == 9 and plan.sensitivity == pytest.approx(0.4)
+    assert plan.epsilon_sel == pytest.approx(math.sqrt(8e-4))
+    assert plan.rho_selection == pytest.approx(1e-4) and plan.rho_runs == pytest.approx(9e-3)
+    assert plan.rho_total == pytest.approx(9.1e-3)
+    assert plan.temperature == pytest.approx(0.8 / math.sqrt(8e-4))
+    assert plan.temperature_error == pytest.approx(2 * plan.temperature / 26048)
+    assert plan.regret_error == pytest.approx(bc.error_regret_bound(26048, 0.4, plan.epsilon_sel, 9, 0.05))
+    with pytest.raises(BudgetError, match="rho_runs"):
+        bc.private_choice_plan(100, 5, "dp", [1e-3], 1e-4)
+    with pytest.raises(BudgetError, match="rho_sel"):
+        bc.private_choice_plan(100, 5, "dp", [1e-3, 1e-3], 0.0)
+
+
 def test_em_bounded_range_is_not_gdp_counterexample():
     """design/selection.md B4: EM with eps = 1 on two candidates (randomized response, log-odds ±0.5)
     is 1-bounded-range ((1/8)-zCDP) but not mu = sqrt(2 rho) = 0.5-GDP: at alpha = 0.3775 its trade-off
