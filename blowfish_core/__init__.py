@@ -22,6 +22,8 @@ Main entry points:
     beta_min, water_fill, mifr, choose_noise PubMix / LinMix (papers/003): mixing weight (Thm 4.1),
     gamma_from_folds, linmix_noise,          floor raising (Defs 4.3-4.4), Remark 4.5, gamma (§5),
     pubmix_pld, pubmix_sample                the release's PLD and its sampler
+    em_probabilities, selection_delta        exponential selection and its calibrations (papers/001)
+    score_sensitivity, select_private        private choice of tau by the exponential mechanism
 """
 
 __version__ = "0.1.0"
@@ -59,4 +61,21 @@ __all__ = [
     "recommend", "run_pilot", "budget_sweep", "audit",
     "beta_min", "choose_noise", "gamma_from_folds", "linmix_noise", "mifr", "pubmix_delta", "pubmix_pld",
     "pubmix_sample", "water_fill",
+]
+
+# exponential selection (papers/001; issue 14)
+from .selection import (  # noqa: E402
+    CALIBRATIONS, NOT_PRIVATE, em_probabilities, error_regret_bound, error_scores, hockey_stick, make_calibration,
+    private_choice_plan, regret_bound, score_sensitivity, select_private, selection_delta, selection_epsilon,
+    selection_rho,
+)
+from .selection_audit import (  # noqa: E402
+    audit_selection, construction_multiplicity, construction_path, construction_table, run_selection_audit,
+)
+
+__all__ += [
+    "CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores", "hockey_stick",
+    "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity", "select_private",
+    "selection_delta", "selection_epsilon", "selection_rho",
+    "audit_selection", "construction_multiplicity", "construction_path", "construction_table", "run_selection_audit",
 ]

@@ -35,6 +35,7 @@ PAGES = [
     ("Voronoi_Explorer", "voronoi_explorer", "Voronoi Explorer"),
     ("Synthesis_Runner", "synthesis_runner", "Synthesis Runner"),
     ("Temperature_Pilot", "temperature_pilot", "Temperature Pilot"),
+    ("Selection_Lab", "selection_lab", "Selection Lab"),
 ]
 
 
@@ -156,6 +157,9 @@ def test_every_page_in_chromium(server):
                 if name == "policy_designer":
                     assert _metric_value(page, "Record-level reach") == "0.0357"  # XOR-3: 1/28
                     assert _metric_value(page, "Noise ratio q") == "0.53"
+                if name == "selection_lab":
+                    assert _metric_value(page, "Exact δ at claimed ε") == "0.46931"  # §4.1, G = 10
+                    page.get_by_text("demonstration: not private").first.wait_for(timeout=PAGE_TIMEOUT_MS)
                 page.screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"), full_page=True)
         finally:
             browser.close()

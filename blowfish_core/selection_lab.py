@@ -1,0 +1,139 @@
+"""Everything the Selection Lab page shows, in one call (papers/001 §4; design/selection.md B5(c)).
+
+:func:`selection_lab` builds a preset dataset graph (§4.1 path or §4.2 multiplicity, from
+:mod:`blowfish_core.selection_audit`), takes its two neighbouring datasets with *identical*
+scores, and for one calibration returns the two selection laws, the exact delta(epsilon)
+curve against the claim, the regret bound and -- the "fix it" table -- the same numbers
+for every valid calibration.  Broken calibrations carry ``private = False`` and the label
+"demonstration: not private".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import BudgetError
+from .selection import (
+    CALIBRATIONS, NOT_PRIVATE, PTR, VALID_CALIBRATIONS, Calibration, GlobalScale, LocalScale, ShiftedLaplace,
+    SmoothFixed, law_delta,
+)
+from .selection_audit import Construction, construction_multiplicity, construction_path
+
+PRESETS = ("path", "multiplicity")
+#: the preset's broken calibration (what the construction defeats).
+PRESET_BROKEN = {"path": "local", "multiplicity": "smooth_fixed"}
+CLOSING_NOTE = ("A calibration may use public state (the policy, the candidate population C_t), never the "
+                "records: a scale computed from the dataset at hand leaks even when the scores are identical.")
+
+
+@dataclass
+class CalibrationRow:
+    """One calibration on the focus edge: claim, exact delta at the claimed epsilon, regret."""
+
+    name: str
+    label: str
+    private: bool
+    claim: tuple[float, float]
+    exact_delta: float
+    passed: bool
+    scale_x: float
+    scale_x_prime: float
+    regret_gap: float
+    regret_failure: float
+
+
+@dataclass
+class LabView:
+    """What the Selection Lab draws.
+
+    preset, description; datasets: (name x, name x'); scores: (k,) identical on both;
+    group_labels, counts: (k,); calibration: the chosen row; law_x, law_x_prime: (k,) laws of
+    the index; curve_epsilon, curve_delta: (n,) the exact delta(epsilon) of the chosen
+    calibration; fixes: the valid calibrations' rows; gap_max: the score range (units of
+    the regret); note: the closing card.
+    """
+
+    preset: str
+    description: str
+    datasets: tuple[str, str]
+    scores: np.ndarray
+    group_labels: list[str]
+    counts: np.ndarray
+    local_sensitivity: tuple[float, float]
+    calibration: CalibrationRow
+    law_x: np.ndarray
+    law_x_prime: np.ndarray
+    curve_epsilon: np.ndarray
+    curve_delta: np.ndarray
+    fixes: list[CalibrationRow] = field(default_factory=list)
+    note: str = CLOSING_NOTE
+
+
+def lab_construction(preset: str, *, G: float = 10.0, M: float | None = None, m: int | None = None,
+                     C: float = 18.0, lam: float = 0.25, beta: float = 0.5, epsilon_s: float = 1.0) -> Construction:
+    """The preset's construction: "path" (G, M = G^2 by default, m = 2) or "multiplicity"
+    (m = 1001, C, lam, beta).  Raises BudgetError for an unknown preset."""
+    if preset == "path":
+        return construction_path(G, epsilon_s, M=M, m=2 if m is None else m)
+    if preset == "multiplicity":
+        return construction_multiplicity(1001 if m is None else m, C, lam, beta)
+    raise BudgetError(f"preset must be one of {PRESETS} (got {preset!r}). Fix: 'path' (§4.1) or 'multiplicity' (§4.2)")
+
+
+def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, beta: float, epsilon_t: float,
+                         eta: float) -> Calibration:
+    """The Lab's calibration ``name`` with the page's parameters (broken ones claim epsilon_s)."""
+    if name == "global":
+        return GlobalScale(epsilon_s=epsilon_s)
+    if name == "local":
+        return LocalScale(epsilon_s=epsilon_s, b0=b0)
+    if name == "smooth_fixed":
+        return SmoothFixed(lam=lam, beta=beta, epsilon_claimed=epsilon_s)
+    if name == "shifted_laplace":
+        return ShiftedLaplace(epsilon_s=epsilon_s, epsilon_t=epsilon_t, eta=eta, b0=b0)
+    if name == "ptr":
+        return PTR(epsilon_s=epsilon_s, epsilon_t=epsilon_t, eta=eta)
+    raise BudgetError(f"calibration must be one of {tuple(CALIBRATIONS)} (got {name!r}). Fix: pick one of the list")
+
+
+def _row(cons: Construction, cal: Calibration, rho: float) -> tuple[CalibrationRow, object, object]:
+    i, j = cons.focus
+    P, Q = cal.law(cons.graph, i), cal.law(cons.graph, j)
+    eps, dlt = cal.claim()
+    d = law_delta(P, Q, eps)
+    gap, fail = cal.regret(cons.graph, i, rho)
+    return (CalibrationRow(cal.name, cal.label, cal.private, (eps, dlt), d, d <= dlt + 1e-12,
+                           cal.scale(cons.graph, i), cal.scale(cons.graph, j), gap, fail), P, Q)
+
+
+def selection_lab(preset: str = "path", calibration: str | None = None, *, G: float = 10.0,
+                  M: float | None = None, m: int | None = None, C: float = 18.0, lam: float = 0.25,
+                  beta: float = 0.5, epsilon_s: float = 1.0, b0: float = 0.01, epsilon_t: float = 1.0,
+                  eta: float = 1e-6, rho: float = 0.05, curve: tuple[float, float, int] = (0.0, 6.0, 61)) -> LabView:
+    """Everything the Selection Lab shows for one preset and one calibration.
+
+    preset: "path" or "multiplicity"; calibration: a key of CALIBRATIONS (None = the
+    preset's broken one); G, M, m, C, lam, beta: the construction; epsilon_s: the EM's
+    epsilon (and the broken calibrations' claim); b0: public floor; epsilon_t, eta: the
+    scale budget and failure probability of shifted_laplace/ptr; rho: regret failure
+    probability; curve: (epsilon min, max, points) of the delta(epsilon) curve.
+    Returns a :class:`LabView`.  Raises BudgetError for bad parameters.
+    """
+    cons = lab_construction(preset, G=G, M=M, m=m, C=C, lam=lam, beta=beta, epsilon_s=epsilon_s)
+    name = PRESET_BROKEN[preset] if calibration is None else calibration
+    params = dict(epsilon_s=epsilon_s, b0=b0, lam=lam, beta=beta, epsilon_t=epsilon_t, eta=eta)
+    cal = make_lab_calibration(name, **params)
+    row, P, Q = _row(cons, cal, rho)
+    lo, hi, n = curve
+    eps_grid = np.linspace(float(lo), float(hi), int(n))
+    deltas = np.array([law_delta(P, Q, float(e)) for e in eps_grid])
+    fixes = [_row(cons, make_lab_calibration(v, **params), rho)[0] for v in VALID_CALIBRATIONS]
+    i, j = cons.focus
+    g = cons.graph
+    ls = g.local_sensitivity()
+    assert (NOT_PRIVATE in row.label) is (not row.private)
+    return LabView(preset, cons.description, (g.names[i], g.names[j]), g.scores[i].copy(), list(g.group_labels),
+                   g.counts.copy(), (float(ls[i]), float(ls[j])), row, P.marginal(), Q.marginal(), eps_grid, deltas,
+                   fixes)
