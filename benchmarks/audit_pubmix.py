@@ -3,7 +3,7 @@
 Prints, for beta = beta_min(t, t) (correct), beta_min / 4 and a noise built from the
 private histogram, the claimed epsilon, the audit's epsilon lower bound (Clopper-Pearson,
 95%), the exact delta of the release at the claimed epsilon (Thm 4.1; public noise only)
-and the verdict.  Setting: blowfish_core.pubmix_audit.default_pubmix_setting().
+and the verdict.  Setting: blowfish_core.analysis.pubmix_audit.default_pubmix_setting().
 
     python benchmarks/audit_pubmix.py                 # 2e6 releases per dataset (counts sampler)
     python benchmarks/audit_pubmix.py --runs 400000 --full 20000
@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.pubmix_audit import (  # noqa: E402
+from blowfish_core.analysis.pubmix_audit import (  # noqa: E402
     default_pubmix_setting,
     pubmix_audit_table,
     run_pubmix_audit,

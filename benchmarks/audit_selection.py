@@ -15,7 +15,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.selection_audit import (  # noqa: E402
+from blowfish_core.analysis.selection_audit import (  # noqa: E402
     construction_multiplicity, construction_path, construction_table, run_selection_audit, selection_audit_table,
 )
 

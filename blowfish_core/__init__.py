@@ -69,7 +69,7 @@ from .selection import (  # noqa: E402
     private_choice_plan, regret_bound, score_sensitivity, select_private, selection_delta, selection_epsilon,
     selection_rho,
 )
-from .selection_audit import (  # noqa: E402
+from .analysis.selection_audit import (  # noqa: E402
     audit_selection, construction_multiplicity, construction_path, construction_table, run_selection_audit,
 )
 

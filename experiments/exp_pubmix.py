@@ -188,7 +188,7 @@ def report(f2: dict, f7s: list[dict]) -> str:
 
 def audit_and_timing(runs: int = 2_000_000) -> str:
     """The one-release audit (pass / fail / fail) and beta_min timings, as a markdown section."""
-    from blowfish_core.pubmix_audit import default_pubmix_setting, run_pubmix_audit
+    from blowfish_core.analysis.pubmix_audit import default_pubmix_setting, run_pubmix_audit
 
     s = default_pubmix_setting()
     res = run_pubmix_audit(runs=runs)

@@ -2,7 +2,7 @@
 (papers/001 §4 Prop. 4.1 and Thm 4.3; valid calibrations: global scale, Cor. 5.3, §6).
 
 Thin page, for educators: widgets -> one engine call
-(:func:`blowfish_core.selection_lab.selection_lab`) -> metrics, plotly bars and the exact
+(:func:`blowfish_core.analysis.selection_lab.selection_lab`) -> metrics, plotly bars and the exact
 delta(epsilon) curve.  Two neighbouring datasets x ∼ x' have *identical* scores; only the
 scale differs.  Broken calibrations are labelled "demonstration: not private" everywhere.
 It does not use the shared studio state.
@@ -18,7 +18,7 @@ import streamlit as st
 
 from blowfish_core.errors import BlowfishError
 from blowfish_core.selection import BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, VALID_CALIBRATIONS
-from blowfish_core.selection_lab import PRESET_BROKEN, selection_lab
+from blowfish_core.analysis.selection_lab import PRESET_BROKEN, selection_lab
 
 st.set_page_config(page_title="Selection Lab · Blowfish Studio", layout="wide")
 

@@ -1,5 +1,5 @@
 """AppTest tests of the Selection Lab (pages/6_Selection_Lab.py, issue 14): the numbers on screen
-equal the engine's (blowfish_core.selection_lab), every broken calibration is labelled
+equal the engine's (blowfish_core.analysis.selection_lab), every broken calibration is labelled
 "demonstration: not private", both presets load, and "fix it" switches to valid calibrations."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from blowfish_core.selection import NOT_PRIVATE
-from blowfish_core.selection_lab import selection_lab
+from blowfish_core.analysis.selection_lab import selection_lab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(ROOT, "pages", "6_Selection_Lab.py")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import blowfish_core as bc
 from blowfish_core import pubmix as pm
 from blowfish_core.errors import BudgetError, DataError
-from blowfish_core.pubmix_audit import PUBMIX_VARIANTS, run_pubmix_audit
+from blowfish_core.analysis.pubmix_audit import PUBMIX_VARIANTS, run_pubmix_audit
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -20,7 +20,7 @@ from blowfish_core.schema import Attribute, Schema
 from blowfish_core.selection import (
     PTR, GlobalScale, LocalScale, SelectionGraph, ShiftedLaplace, SmoothFixed, law_delta, ptr_tests,
 )
-from blowfish_core.selection_audit import (
+from blowfish_core.analysis.selection_audit import (
     construction_multiplicity, construction_path, construction_table, run_selection_audit, selection_audit_table,
 )
 

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 
 from .audit import clopper_pearson_upper, epsilon_lower_bound
-from .errors import BlowfishError
-from .pubmix import beta_min, pubmix_delta, pubmix_sample, water_fill
+from ..errors import BlowfishError
+from ..pubmix import beta_min, pubmix_delta, pubmix_sample, water_fill
 
 #: variant -> (expected verdict: True = must pass, description)
 PUBMIX_VARIANTS = {

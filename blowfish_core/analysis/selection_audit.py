@@ -32,14 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import BudgetError
-from .policy import AttributePolicy, Policy, value_edges
-from .schema import Attribute, Schema
-from .selection import (
+from ..errors import BudgetError
+from ..policy import AttributePolicy, Policy, value_edges
+from ..schema import Attribute, Schema
+from ..selection import (
     BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, Calibration, GlobalScale, LocalScale, PTR, SelectionGraph,
     ShiftedLaplace, SmoothFixed, law_delta,
 )
-from .votes import vote_vectors
+from ..votes import vote_vectors
 
 #: numerical slack of a pass (the continuous case is a quadrature).
 TOLERANCE = 1e-12
