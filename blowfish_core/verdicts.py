@@ -20,10 +20,16 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from .accounting import check_delta, check_rho, epsilon_exact, equivalent_budget_multiplier
+from .accounting import (
+    check_delta,
+    check_rho,
+    epsilon_exact,
+    equivalent_budget_multiplier,
+)
 from .calibration import floor_value
 from .errors import BlowfishError
 from .methods import BASELINE, SOFT
@@ -251,7 +257,6 @@ def policy_verdict(schema: Schema, policy: Policy, tau: float) -> Verdict:
     q = noise_ratio(reach, tau)
     q_eff = floor_value(SQRT2 * q, policy) / SQRT2
     setters = reach_setters(schema, policy)
-    floored = q_eff > q
     if setters:
         names = [f"{n}'s {graph_phrase(schema[n], policy)}" for n in setters]
         verb = "sets" if len(names) == 1 else "set"

@@ -13,8 +13,18 @@ import blowfish_core as bc
 from blowfish_core.accounting import epsilon_exact
 from blowfish_core.errors import BlowfishError, BudgetError
 from blowfish_core.verdicts import (
-    Verdict, fmt_gap, fmt_percent, fmt_q, fmt_sig, fmt_tau, fmt_tolerance, policy_verdict, round_sig,
-    run_verdict, sweep_verdict, tau_grid_for_people,
+    Verdict,
+    fmt_gap,
+    fmt_percent,
+    fmt_q,
+    fmt_sig,
+    fmt_tau,
+    fmt_tolerance,
+    policy_verdict,
+    round_sig,
+    run_verdict,
+    sweep_verdict,
+    tau_grid_for_people,
 )
 
 ADULT = bc.get_preset("adult")
