@@ -60,6 +60,8 @@ HARD, BF_SOFT = BASELINE.name, SOFT.name
 EPSILON_MIN, EPSILON_MAX = 0.01, 10.0
 GRID_POINTS, REFINE_STEPS = 7, 5
 MAX_GRID_POINTS, MAX_REFINE_STEPS = 24, 20
+#: display names of the metrics.
+METRIC_NAMES = {"pwerr": "PWErr", "hoerr": "HOErr"}
 
 PUBLIC_ONLY_NOTE = ("Computed on public rows only (Eq. (4) scales the budget by (n_t / n_p)^2 using the private "
                     "table's row count); no private record is read and no private budget is spent. The guidance "
@@ -163,17 +165,20 @@ class AccuracyBudget:
     def explain(self) -> str:
         """One paragraph in plain words (the page's 'use this budget' text)."""
         lo, hi = self.epsilon_interval
-        ivl = ("" if lo is None and hi is None else
-               f" (95% range: ε from {fmt_sig(lo, 2)} to " + ("beyond the cap" if hi is None else fmt_sig(hi, 2))
-               + ")")
-        parts = [f"On the public pilot, {self.label} reaches {self.metric} ≤ {fmt_sig(self.target_error, 3)} at "
+        if lo is None and hi is None:
+            ivl = ""
+        else:
+            upper = "beyond the cap" if hi is None else fmt_sig(hi, 2)
+            ivl = f" (95% range: ε from {fmt_sig(lo, 2)} to {upper})"
+        metric = METRIC_NAMES.get(self.metric, self.metric)
+        parts = [f"On the public pilot, {self.label} reaches {metric} ≤ {fmt_sig(self.target_error, 3)} at "
                  f"ε ≈ {fmt_sig(self.epsilon, 2)} (δ = {fmt_sig(self.delta, 2)}; ρ = {fmt_sig(self.rho, 3)}){ivl}."]
         for m, mb in self.per_method.items():
             if m == self.method:
                 continue
             parts.append(f"{mb.label} needs ε ≈ {fmt_sig(mb.epsilon, 2)}." if mb.reachable else
-                         f"{mb.label} does not reach it within ε ≤ {fmt_sig(self.epsilon_cap, 2)} "
-                         f"(lowest mean {fmt_sig(mb.best_mean, 3)}).")
+                         (f"{mb.label} does not reach it within ε ≤ {fmt_sig(self.epsilon_cap, 2)} "
+                          f"(lowest mean {fmt_sig(mb.best_mean, 3)})."))
         parts.append(f"{self.n_pilot:,} public rows, {len(self.seeds)} paired seeds. " + self.note)
         return " ".join(parts)
 
