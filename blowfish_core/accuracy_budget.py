@@ -171,8 +171,9 @@ class AccuracyBudget:
             upper = "beyond the cap" if hi is None else fmt_sig(hi, 2)
             ivl = f" (95% range: ε from {fmt_sig(lo, 2)} to {upper})"
         metric = METRIC_NAMES.get(self.metric, self.metric)
-        parts = [f"On the public pilot, {self.label} reaches {metric} ≤ {fmt_sig(self.target_error, 3)} at "
-                 f"ε ≈ {fmt_sig(self.epsilon, 2)} (δ = {fmt_sig(self.delta, 2)}; ρ = {fmt_sig(self.rho, 3)}){ivl}."]
+        head = (f"On the public pilot, {self.label} reaches {metric} ≤ {fmt_sig(self.target_error, 3)} at "
+                f"ε ≈ {fmt_sig(self.epsilon, 2)} (δ = {fmt_sig(self.delta, 2)}; ρ = {fmt_sig(self.rho, 3)}){ivl}.")
+        parts = [head]
         for m, mb in self.per_method.items():
             if m == self.method:
                 continue
