@@ -376,6 +376,18 @@ def bundle_zip(settings: RunSettings, report: dict[str, Any] | None = None, fold
     return buf.getvalue()
 
 
+def settings_from_request(req: Any, **source: Any) -> RunSettings:
+    """RunSettings from an experiment.RunRequest (what the Runner executes) plus the dataset source
+    and output paths (``preset``, ``data_path``, ``n``, ``data_seed``, ``split_seed``, ``sep``, ``out``,
+    ``report``, ``out_dir``), which a RunRequest does not carry.  The budget is exported as the
+    request's rho (Gaussian; exact, so the release is identical) or epsilon (Laplace)."""
+    gaussian = get_mechanism(req.mechanism).budget_name == "rho"
+    return RunSettings(req.schema, req.policy, list(req.methods), [int(s) for s in req.seeds], tau=req.tau,
+                       rho=req.rho if gaussian else None, epsilon=None if gaussian else req.epsilon,
+                       delta=req.delta if gaussian else None, mechanism=get_mechanism(req.mechanism).name,
+                       config=req.config, allow_empty_policy=req.allow_empty_policy, **source)
+
+
 def settings_from_files(schema_json: str, policy_json: str, **kwargs: Any) -> RunSettings:
     """RunSettings from a bundle's schema.json and policy.json texts (round trip) plus the other settings."""
     return RunSettings(Schema.from_json(schema_json), Policy.from_json(policy_json), **kwargs)

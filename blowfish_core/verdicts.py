@@ -402,3 +402,21 @@ def sweep_verdict(rhos: Sequence[float], errors_by_method: Mapping[str, Sequence
         f"{fmt_sig(delta, 2)}, exact Gaussian curve): {side} it {la}'s error is lower, {other} it {lb}'s. "
         f"The crossing is interpolated between grid points; more seeds make it firmer.{extra}",
         f"crossing at ρ ≈ {fmt_sig(crossing, 2)}")
+
+
+# ============================================================ from engine results
+def run_verdict_from_report(report: Mapping[str, Any]) -> Verdict | None:
+    """run_verdict of a run_paired / CLI report (its summary's BF-Soft vs Hard R_s and seeds);
+    None when the report has no Hard/BF-Soft pair."""
+    rr = report.get("summary", {}).get("relative_reduction_bf_soft_vs_hard")
+    if not rr:
+        return None
+    lo, hi = (rr.get("ci95") or [None, None])[:2]
+    return run_verdict(rr["mean_percent"], lo, hi, len(rr.get("per_seed") or report.get("seeds") or [0]))
+
+
+def sweep_verdict_from_result(result: Any) -> Verdict:
+    """sweep_verdict of a sweeps.SweepResult (its points' mean errors, delta and crossing)."""
+    rhos = [p.rho for p in result.points]
+    errs = {SOFT.name: [p.soft["mean"] for p in result.points], BASELINE.name: [p.hard["mean"] for p in result.points]}
+    return sweep_verdict(rhos, errs, result.delta, result.crossing_rho)

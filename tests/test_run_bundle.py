@@ -186,3 +186,17 @@ def test_adult_preset_split_bundle(tmp_path):
     cli = direct_cli(tmp_path, "--preset", "adult", "--data", path, "--split-seed", "2", "--protect",
                      "hours.per.week", "--method", "bf-soft", "--tau", "0.03", "--rho", "1e-3", "--seeds", "0")
     assert sh == cli == (tmp_path / "b" / "release.csv").read_bytes()
+
+
+def test_settings_from_request_round_trip(tmp_path):
+    from blowfish_core.experiment import RunRequest, run_paired
+    from blowfish_core.run_bundle import settings_from_request
+
+    data = bc.load_preset_data(XOR).private
+    req = RunRequest(XOR.schema, XOR.default_policy(), data, ["bf-soft", "hard"], 2.5e-3, 1e-5, 0.04, [5], TINY)
+    s = settings_from_request(req, preset="xor3")
+    files = write_bundle(s, tmp_path / "b")
+    run(["sh", str(files["run.sh"])], tmp_path)
+    app_release = run_paired(req).run("bf-soft", 5).release  # what the app holds after its run
+    app_release.to_csv(tmp_path / "app.csv", index=False)
+    assert (tmp_path / "b" / "release.csv").read_bytes() == (tmp_path / "app.csv").read_bytes()

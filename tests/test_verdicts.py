@@ -194,3 +194,26 @@ def test_fmt_sig_reads_back_within_rounding(x, digits):
 def test_verdict_level_is_checked():
     with pytest.raises(ValueError):
         Verdict("amber", "x", "y")
+
+
+def test_verdicts_from_engine_results():
+    from blowfish_core.evolution import SynthConfig
+    from blowfish_core.experiment import RunRequest, run_paired
+    from blowfish_core.sweeps import SweepPoint, SweepResult
+    from blowfish_core.verdicts import (
+        run_verdict_from_report,
+        sweep_verdict_from_result,
+    )
+
+    data = bc.load_preset_data(XOR).private
+    cfg = SynthConfig(rounds=2, population=[16, 16], release=20)
+    res = run_paired(RunRequest(XOR.schema, XOR.default_policy(), data, ["hard", "bf-soft"], 1e-3, 1e-5, 0.03,
+                                [0, 1, 2], cfg, metric=XOR.metric_fn()))
+    rr = res.summary["relative_reduction_bf_soft_vs_hard"]
+    v = run_verdict_from_report(res.report)
+    assert v == run_verdict(rr["mean_percent"], rr["ci95"][0], rr["ci95"][1], 3)
+    assert run_verdict_from_report({"summary": {}}) is None
+    pts = [SweepPoint(r, 0.0, {"mean": h}, {"mean": s}, None) for r, h, s in
+           [(1e-4, 0.6, 0.4), (6e-4, 0.25, 0.3), (3e-3, 0.1, 0.2)]]
+    sw = SweepResult("pwerr", 0.03, 1e-5, [0], pts, 2.7e-4, None, None, 0.0)
+    assert sweep_verdict_from_result(sw).headline == "BF-Soft wins below epsilon ≈ 0.07 on this table and policy"
