@@ -182,9 +182,9 @@ def test_number_formats_for_people():
 def test_fmt_sig_reads_back_within_rounding(x, digits):
     s = fmt_sig(x, digits)
     assert "e" not in s
-    if "× 10" in s or s.startswith("10"):
+    table = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+    if any(c in s for c in "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"):  # power form: 'a × 10ⁿ' or '10ⁿ'
         mant, _, exp = s.partition("× 10") if "×" in s else ("1", "", s[2:])
-        table = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
         value = float(mant.strip() or 1) * 10.0 ** int(exp.strip().translate(table))
     else:
         value = float(s.replace(",", ""))
