@@ -307,6 +307,15 @@ def _rounds_in_words(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _budget_view(s: RunSettings):
+    """The epsilon-first view of the settings' budget (blowfish_core.budget)."""
+    from .budget import budget_from_epsilon, budget_from_rho
+
+    if s.rho is not None:
+        return budget_from_rho(s.rho, 1e-5 if s.delta is None else s.delta, s.config.rounds)
+    return budget_from_epsilon(s.epsilon, s.delta, s.config.rounds, s.mechanism, s.conversion)
+
+
 def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:
     """README.md: how to rerun, where the data come from, and the ledger in words
     (report.ledger_text of ``report`` when a run's report is given, else of the planned budget)."""
@@ -321,6 +330,7 @@ def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:
     else:
         where = f"The private table is read from `{s.data_path}`. It is NOT in this bundle: put the file there first."
     led = ledger_text(report if report is not None else planned_report(s))
+    view = _budget_view(s)
     words = "\n".join(_rounds_in_words(report)) if report is not None else ""
     return "\n".join([
         "# Blowfish Studio run bundle", "",
@@ -332,7 +342,8 @@ def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:
         f"and write `{s.out}`: the release of the first method and seed, byte for byte the same from either.", "",
         where, "",
         "The command in run.sh:", "", "```sh", cli_command(s), "```", "",
-        "## Privacy ledger in words", "", led, "", *([words, ""] if words else []),
+        "## Privacy ledger in words", "",
+        f"In one number: {view.label} (the accountant's epsilon; every figure follows).", "", led, "", *([words, ""] if words else []),
         "Seeded runs are reproducible for study; a real release must use fresh randomness (a known seed lets "
         "anyone recompute and subtract the noise).", "",
     ])

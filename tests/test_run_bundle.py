@@ -147,6 +147,7 @@ def test_cli_command_string_and_zip():
     readme = z.read("blowfish_run/README.md").decode()
     assert "Privacy ledger in words" in readme and "rho = 0.001 zCDP over 2 rounds" in readme
     assert "fresh randomness" in readme and cmd in readme
+    assert "In one number: ε = 0.14 at δ = 10⁻⁵" in readme
 
 
 def test_readme_uses_a_run_report_when_given(tmp_path):
