@@ -256,3 +256,18 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     sp = split_table(df, preset.private_fraction, split_seed, preset.pilot_size)
     sp.source = f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})"
     return sp
+
+
+#: column order of the UCI originals, for reading their headerless/semicolon files
+#: (Adult ``adult.data``: 15 columns, no header, ", " separated; Bank ``bank-full.csv``:
+#: 17 columns, ";" separated).  Names as in ../shared/data/README.md.
+ADULT_UCI_COLUMNS = (
+    "age", "workclass", "fnlwgt", "education", "education.num", "marital.status", "occupation",
+    "relationship", "race", "sex", "capital.gain", "capital.loss", "hours.per.week", "native.country", "income",
+)
+BANK_UCI_COLUMNS = (
+    "age", "job", "marital", "education", "default", "balance", "housing", "loan", "contact", "day", "month",
+    "duration", "campaign", "pdays", "previous", "poutcome", "y",
+)
+#: preset name -> the UCI file's column names (intake offers them for a file of that shape).
+PRESET_LAYOUTS = {"adult": ADULT_UCI_COLUMNS, "bank": BANK_UCI_COLUMNS}
