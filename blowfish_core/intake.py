@@ -34,8 +34,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -166,7 +167,7 @@ class IntakeResult:
                 return g
         raise DataError(f"{self.source}: no column '{name}'. Columns: {', '.join(g.name for g in self.columns)}")
 
-    def raise_for_problems(self) -> "IntakeResult":
+    def raise_for_problems(self) -> IntakeResult:
         """Return self when there is no problem, else raise one DataError listing every
         problem (one per line, each with its column, count, rows and fix)."""
         if self.problems:
@@ -213,9 +214,9 @@ class IntakeResult:
 
     def summary_lines(self) -> list[str]:
         """Plain-text lines: separator, header, modelled columns, notes, warnings, problems."""
-        lines = [f"{self.source}: separator {self.sep_name} ({'detected' if self.sep_sniffed else 'given'}); "
-                 f"{'header row' if self.header else 'no header row'} ({self.header_reason}); "
-                 f"{len(self.frame)} rows, {len(self.columns)} columns, {len(self.modelled)} modelled"]
+        lines = [(f"{self.source}: separator {self.sep_name} ({'detected' if self.sep_sniffed else 'given'}); "
+                  f"{'header row' if self.header else 'no header row'} ({self.header_reason}); "
+                  f"{len(self.frame)} rows, {len(self.columns)} columns, {len(self.modelled)} modelled")]
         lines += [f"note: {t}" for t in self.notes]
         lines += [f"WARNING: {t}" for t in self.warnings]
         lines += [f"problem: {p.message}" for p in self.problems]

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import BlowfishError, PolicyError
+from .input_checks import check_generated_n
 from .policy import AttributePolicy, Policy, parse_protect_spec
 from .schema import Attribute, Schema
 
@@ -238,9 +239,7 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     from .data import read_table
 
     if preset.generator is not None and data is None:
-        n = preset.default_n if n is None else int(n)
-        if n < 1:
-            raise BlowfishError(f"n must be >= 1 (got {n})")
+        n = preset.default_n if n is None else check_generated_n(int(n))
         return DataSplit(preset.generator(n, data_seed), preset.generator(preset.pilot_size, data_seed + 1_000_003),
                          f"generated {preset.name} (n={n}, seed={data_seed})")
     if data is None:

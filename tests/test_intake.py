@@ -264,10 +264,10 @@ def test_tiny_table_warnings(tmp_path):
     lines = ["x,y"] + [f"{i % 5},{'ab'[i % 2]}" for i in range(40)]
     r = intake_csv(_write(tmp_path, "tiny.csv", "\n".join(lines) + "\n"), release_size=512)
     assert r.warnings == (
-        "the table has 40 rows, fewer than the release size (512): the synthetic table would hold more records "
-        "than the original. Fix: release at most 40 records or use a larger table",
-        "the table has only 40 rows (under 1,000): the noise will dominate the vote histogram and the synthetic "
-        "data will be of little use",
+        ("the table has 40 rows, fewer than the release size (512): the synthetic table would hold more records "
+         "than the original. Fix: release at most 40 records or use a larger table"),
+        ("the table has only 40 rows (under 1,000): the noise will dominate the vote histogram and the synthetic "
+         "data will be of little use"),
     )
 
 
