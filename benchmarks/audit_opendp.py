@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.audit import AUDIT_CASES, audit_table  # noqa: E402
-from blowfish_core.audit_opendp import audit_opendp  # noqa: E402
+from blowfish_core.audit import AUDIT_CASES, audit_table
+from blowfish_core.audit_opendp import audit_opendp
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .audit import AuditPair, AuditResult, build_pair, default_setting, epsilon_lower_bound, pair_epsilon
+from .audit import (
+    AuditPair,
+    AuditResult,
+    build_pair,
+    default_setting,
+    epsilon_lower_bound,
+    pair_epsilon,
+)
 from .errors import BlowfishError
 from .mechanisms_opendp import opendp_gaussian_draws
 

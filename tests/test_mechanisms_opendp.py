@@ -15,8 +15,16 @@ from hypothesis import strategies as st
 
 from blowfish_core.accounting import epsilon_exact, gaussian_sigma
 from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.mechanisms_opendp import (RANDOMNESS, gaussian_rho, gaussian_scale, laplace_epsilon,
-                                             laplace_scale, opendp_gaussian, opendp_gaussian_draws, opendp_laplace)
+from blowfish_core.mechanisms_opendp import (
+    RANDOMNESS,
+    gaussian_rho,
+    gaussian_scale,
+    laplace_epsilon,
+    laplace_scale,
+    opendp_gaussian,
+    opendp_gaussian_draws,
+    opendp_laplace,
+)
 
 
 def test_scale_is_our_sigma_and_the_map_gives_rho():
