@@ -10,6 +10,8 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blowfish_core.errors import DataError, SchemaError
 from blowfish_core.intake import check_sep, intake_csv, sniff_separator
@@ -282,3 +284,46 @@ def test_duplicate_names_are_problems(tmp_path):
     [p] = r.problems
     assert p.message == ("column 'a' appears twice (columns 1 and 2, row 1). Fix: give every column a "
                          "unique name")
+
+
+# ------------------------------------------------------------ real tables and fuzz
+def test_uci_originals_read_like_the_shared_csv(adult_path, bank_path, tmp_path):
+    """adult.data (headerless, ', ') and bank-full (';', quoted header) give the same encoded
+    preset tables as the shared comma-separated files."""
+    from blowfish_core.data import read_table
+    from blowfish_core.presets import get_preset
+
+    adult = read_table(adult_path)
+    data = os.path.join(tmp_path, "adult.data")
+    with open(data, "w", encoding="utf-8") as f:
+        for row in adult.astype(str).itertuples(index=False):
+            f.write(", ".join(row) + "\n")
+    r = intake_csv(data, no_header=True)
+    assert r.ok and len(r.frame) == len(adult) == 32561
+    s = get_preset("adult").schema
+    assert np.array_equal(s.encode(r.frame), s.encode(adult))
+    bank = read_table(bank_path)
+    semi = os.path.join(tmp_path, "bank-full.csv")
+    bank.to_csv(semi, sep=";", index=False, quoting=1)
+    rb = intake_csv(semi)
+    assert rb.ok and rb.sep == ";" and rb.preset_layout == "bank"
+    sb = get_preset("bank").schema
+    assert np.array_equal(sb.encode(rb.frame), sb.encode(bank))
+
+
+_ALPHABET = st.sampled_from(list(",;\t|\n \"a1-?.0\u00a0\u200bTe"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(_ALPHABET, max_size=120))
+def test_intake_never_raises_anything_but_blowfish_errors(text):
+    from blowfish_core.errors import BlowfishError
+
+    try:
+        r = intake_csv(text.encode("utf-8"), release_size=None)
+    except BlowfishError:
+        return
+    assert len(r.columns) == r.frame.shape[1]
+    assert len(r.row_numbers) == len(r.frame)
+    for p in r.problems:
+        assert p.message and len(p.rows) <= 5
