@@ -355,6 +355,9 @@ def _header_looks_like_data(first: list[str], rest: list[list[str]]) -> tuple[bo
             numeric_cols.append(j)
     if not numeric_cols:
         return False, ""
+    numeric_cols = [j for j in numeric_cols if first[j] != ""]  # an empty first cell says nothing
+    if not numeric_cols:
+        return False, ""
     first_s = pd.Series([first[j] for j in numeric_cols], dtype=object)
     if _is_number(first_s).all():
         shown = ", ".join(f"{first[j]!r}" for j in numeric_cols[:3])
@@ -409,7 +412,8 @@ def intake_csv(
     or a preset's UCI layout -- becomes a 'header' Problem offering names, and the frame
     is read headerless with those names so every other check still runs); True: no
     header row (``names`` or the offered names); False: the first row is the header.
-    names: column names for a headerless file (as many as fields).
+    names: column names for a headerless file (as many as fields); implies no_header=True
+    unless no_header=False is given (then a DataError).
     columns: the columns to model (overrides the default choice; identifiers and dates
     may be picked).  drop_missing: columns (or True for all) whose rows with a missing
     cell are dropped (the count is in ``dropped_rows`` and the notes).  missing_level:
@@ -423,6 +427,8 @@ def intake_csv(
     ``names`` of the wrong length or duplicated.
     """
     sep_given = check_sep(sep)
+    if names is not None and no_header is None:
+        no_header = True  # names are for a file without a header row
     label, text = read_text(source, max_bytes=max_bytes, name=name)
     sep_used = sep_given if sep_given is not None else sniff_separator(text)
     records = _parse(text, sep_used)

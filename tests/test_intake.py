@@ -79,6 +79,10 @@ def test_headerless_generic_file_offers_column_names(tmp_path):
     assert r.offered_names == ("column_1", "column_2", "column_3")
     named = intake_csv(path, no_header=True, names=["k", "cat", "x"], release_size=None)
     assert list(named.frame.columns) == ["k", "cat", "x"] and named.ok
+    assert intake_csv(path, names=["k", "cat", "x"], release_size=None).ok  # names imply no header
+    # an empty first cell does not hide a headerless file
+    gap = intake_csv(_write(tmp_path, "gap.txt", "1,,2.5\n2,b,3.5\n3,a,4.5\n"), release_size=None)
+    assert gap.header is False
     with pytest.raises(DataError, match=r"2 names given but the rows have 3 fields\. Fix: give 3 names"):
         intake_csv(path, no_header=True, names=["a", "b"])
 
