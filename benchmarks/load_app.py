@@ -72,6 +72,37 @@ def start_server(port: int, log_path: str) -> subprocess.Popen:
     raise RuntimeError("streamlit did not become healthy within 120 s")
 
 
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of one process (all its threads), seconds, from /proc (0 when unavailable)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _browser_cpu_seconds(exclude_pid: int) -> float:
+    """CPU seconds of this process's live descendants (playwright driver, chromium) except
+    the server ``exclude_pid``; read from /proc before the browser closes."""
+    parent: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat", encoding="ascii", errors="replace") as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    me, total = os.getpid(), 0.0
+    for pid in parent:
+        q, seen = pid, 0
+        while q not in (0, 1, me, exclude_pid) and seen < 64:
+            q, seen = parent.get(q, 0), seen + 1
+        if q == me and pid != me:
+            total += _cpu_seconds(pid)
+    return total
+
+
 def stop_server(proc: subprocess.Popen) -> None:
     if proc.poll() is not None:
         return
@@ -136,7 +167,7 @@ async def page_visit(page, base: str, path: str, title: str, slider: str, label:
 
 
 async def session(i: int, browser, base: str, times: list[float], failures: list[str], values: list) -> None:
-    ctx = await browser.new_context(viewport={"width": 1400, "height": 2400})
+    ctx = await browser.new_context(viewport={"width": 1280, "height": 800})  # a laptop screen
     try:
         page = await ctx.new_page()
         page.set_default_timeout(STEP_TIMEOUT_MS)
@@ -150,7 +181,7 @@ async def session(i: int, browser, base: str, times: list[float], failures: list
         await ctx.close()
 
 
-async def run(base: str, n: int) -> tuple[list[float], list[str], list]:
+async def run(base: str, n: int, server_pid: int) -> tuple[list[float], list[str], list, float]:
     from playwright.async_api import async_playwright
 
     times: list[float] = []
@@ -160,9 +191,10 @@ async def run(base: str, n: int) -> tuple[list[float], list[str], list]:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             await asyncio.gather(*(session(i, browser, base, times, failures, values) for i in range(n)))
+            browser_cpu = _browser_cpu_seconds(server_pid)
         finally:
             await browser.close()
-    return times, failures, values
+    return times, failures, values, browser_cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,10 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(log_dir, exist_ok=True)
     load_before = os.getloadavg()
     proc = start_server(port, os.path.join(log_dir, "streamlit.log"))
+    server_cpu0 = _cpu_seconds(proc.pid)
     try:
         t0 = time.perf_counter()
-        times, failures, values = asyncio.run(run(f"http://127.0.0.1:{port}", args.sessions))
+        times, failures, values, browser_cpu = asyncio.run(run(f"http://127.0.0.1:{port}", args.sessions, proc.pid))
         wall = time.perf_counter() - t0
+        server_cpu = _cpu_seconds(proc.pid) - server_cpu0
     finally:
         stop_server(proc)
     load_after = os.getloadavg()
@@ -202,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         print("numbers read (page, before, after): " + "; ".join(f"{p}: {b} -> {a}" for p, b, a in seen))
     print(f"load average (1/5/15 min): before {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f}, "
           f"after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f}; {os.cpu_count()} cores")
+    print(f"CPU during the sessions: Streamlit server {server_cpu:.1f} s; browser side (chromium + playwright "
+          f"driver) {browser_cpu:.1f} s; wall {wall:.1f} s on {os.cpu_count()} cores shared with other work")
     for f in failures[:10]:
         print("  failure: " + f)
     p95 = float(np.percentile(times, 95)) if times else float("inf")
