@@ -300,8 +300,7 @@ def test_uci_originals_read_like_the_shared_csv(adult_path, bank_path, tmp_path)
     adult = read_table(adult_path)
     data = os.path.join(tmp_path, "adult.data")
     with open(data, "w", encoding="utf-8") as f:
-        for row in adult.astype(str).itertuples(index=False):
-            f.write(", ".join(row) + "\n")
+        f.writelines(", ".join(row) + "\n" for row in adult.astype(str).itertuples(index=False))
     r = intake_csv(data, no_header=True)
     assert r.ok and len(r.frame) == len(adult) == 32561
     s = get_preset("adult").schema
