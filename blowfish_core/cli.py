@@ -16,6 +16,9 @@ from typing import Any
 
 from .data import read_table, read_text_file
 from .errors import BlowfishError
+from .exports import to_csv_safe
+from .input_checks import check_generated_n, check_integer_bounds
+from .intake import check_sep
 from .evolution import SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data
@@ -126,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method and seed")
     s.add_argument("--out-dir", metavar="DIR", help="also write every release as DIR/<method>_seed<S>.csv")
     s.add_argument("--report", metavar="REPORT.json", help="JSON report with the privacy ledger")
+    s.add_argument("--raw-values", action="store_true",
+                   help="write text cells as they are (default: cells starting with = + - @ tab CR get a leading ' "
+                        "so spreadsheets do not run them as formulas)")
     s.add_argument("--allow-empty-policy", action="store_true",
                    help="run Hard/BF-Soft even when the policy protects nothing (their releases then carry NO noise)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -143,8 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _sep(args) -> str:
     """--sep with the escapes people type ('\\t' -> tab)."""
-    sep = getattr(args, "sep", ",") or ","
-    sep = {"\\t": "\t", "tab": "\t", "semicolon": ";", "comma": ","}.get(sep, sep)
+    sep = check_sep(getattr(args, "sep", ",")) or ","  # '' is an error, not ','
     if len(sep) != 1:
         raise BlowfishError(f"--sep must be one character such as ',' ';' or '\\t' (got {sep!r})")
     return sep
@@ -234,6 +239,7 @@ def resolve_setting(args) -> tuple[Schema, Policy, Any]:
     if args.participation:
         policy.participation = True
     policy.validate(schema)
+    check_integer_bounds(schema)
     return schema, policy, preset
 
 
@@ -268,6 +274,7 @@ def cmd_synth(args) -> int:
     require_tau(methods, args.tau)
     schema, policy, preset = resolve_setting(args)
     _check_ignored_options(args, preset)
+    check_generated_n(args.n, "--n")
     seeds = parse_seeds(args.seeds)
     _check_outputs(args, methods, seeds)
     cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
@@ -310,12 +317,12 @@ def cmd_synth(args) -> int:
     result = run_paired(req, progress=progress)
     rep = result.report
     first = result.run(methods[0], seeds[0]).release
-    _write("--out", args.out, lambda: first.to_csv(args.out, index=False))
+    _write("--out", args.out, lambda: to_csv_safe(first, args.out, raw=args.raw_values))
     if args.out_dir:
         _write("--out-dir", args.out_dir, lambda: os.makedirs(args.out_dir, exist_ok=True))
         for (m, sd), df in result.releases.items():
             path = os.path.join(args.out_dir, f"{m}_seed{sd}.csv")
-            _write("--out-dir", path, lambda: df.to_csv(path, index=False))
+            _write("--out-dir", path, lambda: to_csv_safe(df, path, raw=args.raw_values))
     if args.report:
         def dump():
             with open(args.report, "w", encoding="utf-8") as f:

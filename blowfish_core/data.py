@@ -19,16 +19,12 @@ from .errors import DataError
 DEFAULT_MAX_BYTES = 100 * 2**20
 
 
-def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None, sep: str = ",") -> pd.DataFrame:
-    """Read a CSV from a path, bytes or a binary file-like object into a DataFrame.
+def read_text(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None) -> tuple[str, str]:
+    """The decoded text of a CSV source (path, bytes or binary file-like) and its label.
 
-    Missing values: only empty cells.  Text such as "NA", "None", "null", "nan",
-    "N/A" and '?' (Adult's marker) is kept as a value, so a category named "None"
-    survives and a numeric column holding such text gets the schema's clear
-    "not numbers" error naming the column instead of silent coercion.  Raises DataError for:
-    a missing file, a file over ``max_bytes`` (checked before reading), non-UTF-8
-    bytes, an empty file, a header without rows, a file that looks separated by
-    another delimiter, ragged rows and duplicate column names.
+    Returns (label, text).  Raises DataError for a missing file, a folder, a file over
+    ``max_bytes`` (checked before reading), non-UTF-8 bytes, NUL bytes and an empty file.
+    The file is only read, never modified.
     """
     label = name or (str(source) if isinstance(source, (str, os.PathLike)) else "uploaded file")
     if isinstance(source, (str, os.PathLike)):
@@ -65,6 +61,21 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
         )
     if not text.strip():
         raise DataError(f"{label}: the file is empty. Fix: upload a CSV with a header row and data rows")
+    return label, text
+
+
+def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None, sep: str = ",") -> pd.DataFrame:
+    """Read a CSV from a path, bytes or a binary file-like object into a DataFrame.
+
+    Missing values: only empty cells.  Text such as "NA", "None", "null", "nan",
+    "N/A" and '?' (Adult's marker) is kept as a value, so a category named "None"
+    survives and a numeric column holding such text gets the schema's clear
+    "not numbers" error naming the column instead of silent coercion.  Raises DataError for:
+    a missing file, a file over ``max_bytes`` (checked before reading), non-UTF-8
+    bytes, an empty file, a header without rows, a file that looks separated by
+    another delimiter, ragged rows and duplicate column names.
+    """
+    label, text = read_text(source, max_bytes=max_bytes, name=name)
     lines = text.splitlines()
     header = lines[0]
     try:

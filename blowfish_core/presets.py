@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import BlowfishError, PolicyError
+from .input_checks import check_generated_n
 from .policy import AttributePolicy, Policy, parse_protect_spec
 from .schema import Attribute, Schema
 
@@ -238,9 +239,7 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     from .data import read_table
 
     if preset.generator is not None and data is None:
-        n = preset.default_n if n is None else int(n)
-        if n < 1:
-            raise BlowfishError(f"n must be >= 1 (got {n})")
+        n = preset.default_n if n is None else check_generated_n(int(n))
         return DataSplit(preset.generator(n, data_seed), preset.generator(preset.pilot_size, data_seed + 1_000_003),
                          f"generated {preset.name} (n={n}, seed={data_seed})")
     if data is None:
@@ -256,3 +255,18 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     sp = split_table(df, preset.private_fraction, split_seed, preset.pilot_size)
     sp.source = f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})"
     return sp
+
+
+#: column order of the UCI originals, for reading their headerless/semicolon files
+#: (Adult ``adult.data``: 15 columns, no header, ", " separated; Bank ``bank-full.csv``:
+#: 17 columns, ";" separated).  Names as in ../shared/data/README.md.
+ADULT_UCI_COLUMNS = (
+    "age", "workclass", "fnlwgt", "education", "education.num", "marital.status", "occupation",
+    "relationship", "race", "sex", "capital.gain", "capital.loss", "hours.per.week", "native.country", "income",
+)
+BANK_UCI_COLUMNS = (
+    "age", "job", "marital", "education", "default", "balance", "housing", "loan", "contact", "day", "month",
+    "duration", "campaign", "pdays", "previous", "poutcome", "y",
+)
+#: preset name -> the UCI file's column names (intake offers them for a file of that shape).
+PRESET_LAYOUTS = {"adult": ADULT_UCI_COLUMNS, "bank": BANK_UCI_COLUMNS}

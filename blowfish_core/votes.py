@@ -19,6 +19,7 @@ from typing import ClassVar
 import numpy as np
 
 from .distance import GowerKernel, chunk_rows, domain_index, tile_rows
+from .input_checks import check_tau_normal
 from .errors import BudgetError
 from .schema import Schema
 
@@ -27,7 +28,7 @@ def check_tau(tau: float) -> float:
     """Validate a temperature: finite float > 0. Raises BudgetError naming tau."""
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not math.isfinite(float(tau)) or tau <= 0:
         raise BudgetError(f"tau must be a finite number > 0 (got {tau!r}). Fix: use a positive temperature such as 0.03")
-    return float(tau)
+    return check_tau_normal(float(tau))  # a subnormal tau overflows 1/tau (issue 11)
 
 
 def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.ndarray:

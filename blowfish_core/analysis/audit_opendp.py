@@ -1,0 +1,105 @@
+"""The one-round privacy audit of blowfish_core.audit, with OpenDP's samplers (issue 11).
+
+Same pairs (:func:`blowfish_core.audit.build_pair`: the worst-case neighbouring datasets
+and the calibration under test) and the same Clopper-Pearson bound
+(:func:`blowfish_core.audit.epsilon_lower_bound`); only the noise differs: every run is a
+whole noisy histogram drawn by :func:`blowfish_core.mechanisms.opendp_samplers.opendp_gaussian_draws`
+-- the discrete Gaussian for the hard votes (Tab-PE, Hard: integer counts), OpenDP's float
+Gaussian for BF-Soft.  OpenDP's noise is unseeded (OS entropy), so the bound varies a
+little from run to run; the verdicts must not.
+
+Test statistic (as in audit.sample_statistic): the projection on H(D') - H(D) when both
+sides use the same sigma, else the log-likelihood-ratio form.  The threshold is chosen on
+the first half of the runs and the errors are counted on the second half.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .audit import (
+    AuditPair,
+    AuditResult,
+    build_pair,
+    default_setting,
+    epsilon_lower_bound,
+    pair_epsilon,
+)
+from ..errors import BlowfishError
+from ..mechanisms.opendp_samplers import opendp_gaussian_draws
+
+#: hard-vote methods get integer histograms, hence the discrete Gaussian.
+DISCRETE_METHODS = ("tab-pe", "hard")
+
+
+def _statistic(pair: AuditPair, y: np.ndarray) -> np.ndarray:
+    H, Hp, s, sp = pair.H, pair.H_prime, pair.sigma, pair.sigma_prime
+    if s == sp:
+        d = pair.shift
+        u = (Hp - H) / d if d > 0 else np.eye(H.size)[0]
+        return (y - H) @ u
+    a2 = ((y - H) ** 2).sum(axis=1)
+    b2 = ((y - Hp) ** 2).sum(axis=1)
+    if s == 0:
+        return a2
+    if sp == 0:
+        return -b2
+    return a2 / s**2 - b2 / sp**2
+
+
+def _thresholds(t0: np.ndarray, t1: np.ndarray, grid: int = 200) -> np.ndarray:
+    n = max(t0.size, t1.size, 2)
+    g = np.geomspace(1.0 / n, 0.5, grid)
+    return np.unique(np.concatenate([np.quantile(t0, 1.0 - g), np.quantile(t1, g),
+                                     [t0.min(), t0.max(), t1.min(), t1.max()]]))
+
+
+def _errors(t0_sorted: np.ndarray, t1_sorted: np.ndarray, thr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    fp = t0_sorted.size - np.searchsorted(t0_sorted, thr, side="right")
+    fn = np.searchsorted(t1_sorted, thr, side="right")
+    return fp, fn
+
+
+def audit_pair_opendp(pair: AuditPair, n_samples: int = 20_000, alpha: float = 0.05) -> AuditResult:
+    """Threshold audit of ``pair`` with OpenDP noise; n_samples runs per dataset (>= 100).
+
+    Returns an AuditResult (sampler 'opendp-discrete' or 'opendp-float'); passed means
+    eps_lb <= the claimed epsilon.  Raises BlowfishError for bad n_samples / alpha.
+    """
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 100:
+        raise BlowfishError(f"audit: n_samples must be a whole number >= 100 (got {n_samples!r})")
+    if not 0 < alpha < 1:
+        raise BlowfishError(f"audit: alpha must be in (0, 1) (got {alpha!r})")
+    discrete = pair.method in DISCRETE_METHODS
+    H = np.rint(pair.H).astype(np.int64) if discrete else pair.H
+    Hp = np.rint(pair.H_prime).astype(np.int64) if discrete else pair.H_prime
+    y0 = opendp_gaussian_draws(H, pair.sigma, int(n_samples), discrete=discrete).astype(float)
+    y1 = opendp_gaussian_draws(Hp, pair.sigma_prime, int(n_samples), discrete=discrete).astype(float)
+    t0, t1 = _statistic(pair, y0), _statistic(pair, y1)
+    h = int(n_samples) // 2
+    s0, s1 = np.sort(t0[:h]), np.sort(t1[:h])
+    e0, e1 = np.sort(t0[h:]), np.sort(t1[h:])
+    thr = _thresholds(s0, s1)
+    fp, fn = _errors(s0, s1, thr)
+    sel, _, _ = epsilon_lower_bound(fp, s0.size, fn, s1.size, pair.delta, alpha)
+    best = float(thr[int(np.argmax(sel))])
+    fp_e, fn_e = _errors(e0, e1, np.array([best]))
+    eps, fpr_ub, fnr_ub = epsilon_lower_bound(fp_e, e0.size, fn_e, e1.size, pair.delta, alpha)
+    eps_lb = float(eps[0])
+    return AuditResult(
+        method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
+        threshold=best, fpr=float(fp_e[0] / e0.size), fnr=float(fn_e[0] / e1.size),
+        passed=bool(eps_lb <= pair.claimed_eps), calibration=pair.calibration, rho_t=pair.rho_t,
+        delta=pair.delta, alpha=alpha, fpr_ub=float(fpr_ub[0]), fnr_ub=float(fnr_ub[0]),
+        sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
+        sigma_prime=pair.sigma_prime, shift=pair.shift, eps_pair=pair_epsilon(pair),
+        statistic="projection" if pair.sigma == pair.sigma_prime else "likelihood-ratio",
+        sampler="opendp-discrete" if discrete else "opendp-float", how=pair.how, edge=pair.edge,
+    )
+
+
+def audit_opendp(method: str, calibration: str = "correct", rho_t: float = 0.25, delta: float = 1e-5,
+                 n_samples: int = 20_000, alpha: float = 0.05) -> AuditResult:
+    """Audit one round of ``method`` under ``calibration`` on audit.default_setting(), OpenDP noise."""
+    pair = build_pair(method, default_setting(), rho_t=rho_t, delta=delta, calibration=calibration)
+    return audit_pair_opendp(pair, n_samples=n_samples, alpha=alpha)
