@@ -17,16 +17,19 @@ import blowfish_core as bc
 from blowfish_core.presets import shared_path
 from blowfish_core.analysis.readouts import pair_path, policy_readout
 from blowfish_core.schema import _fmt
+from blowfish_core.verdicts import policy_verdict
 from studio import data_source as ds
+from studio import flow
 from studio import widgets as w
-from studio.state import get_studio, set_studio
+from studio.budget_ui import budget_control
+from studio.state import DEFAULTS, get_studio, set_studio, set_tau
 
 st.set_page_config(page_title="Policy Designer · Blowfish Studio", layout="wide")
 
 FLASH = "designer:flash"
 SCHEMA_REV = "designer:schema_rev"
 TAU_GRID = sorted({round(m * 10.0 ** e, 10) for e in (-3, -2, -1) for m in (1, 1.5, 2, 3, 4, 5, 6, 8)} | {1.0})
-RHO_DEFAULT, EPS_DEFAULT, DELTA_DEFAULT, ROUNDS_DEFAULT = 1e-4, 1.0, 1e-5, 8
+ROUNDS_DEFAULT = DEFAULTS["rounds"]
 
 
 # ------------------------------------------------------------------ messages
@@ -174,7 +177,10 @@ st.caption("Declare the public domain, draw a Blowfish policy graph per attribut
            "private records: every number depends only on the schema, the policy, tau and the budget.")
 
 # ---------------------------------------------------------------- 1. data
+_data_box = flow.section_start("data", studio.dataset_name)
 st.header("1 · Data and public domain")
+flow.tutorial("Choose where the data come from. The public domain (the schema: bounds and levels) must be public "
+              "knowledge; only the synthesis reads the private rows.")
 show_flash("data")
 src_key = "designer:source"
 if src_key not in st.session_state:
@@ -256,8 +262,11 @@ if studio.schema.data_derived:
                 "maximum) and every report will repeat this caveat. Fix: type the public bounds or levels in the "
                 "schema table, or tick *declared public* if they are public knowledge.")
 
+flow.section_end(_data_box, "data")
 # -------------------------------------------------------------- 2. policy
 st.header("2 · Policy")
+flow.tutorial("A policy graph per attribute says which values must stay indistinguishable. The smaller the "
+              "largest protected distance (the reach), the less noise BF-Soft needs.")
 show_flash("policy")
 t3 = bc.get_preset(studio.preset).table3 if studio.preset else None
 b1, b2, b3 = st.columns(3)
@@ -286,33 +295,21 @@ with right:
         st.session_state[tau_key] = float(studio.tau)
     tau = st.select_slider("Temperature tau (Gower units, log scale)", options=grid, key=tau_key,
                            format_func=lambda t: f"{t:g}")
-    studio.tau = float(tau)
-
-    budget = dict(studio.extras.get("budget") or {})
-    bcols = st.columns([2, 2, 2, 1])
-    for k, v in (("designer:budget_mode", budget.get("mode", "rho")), ("designer:rho", budget.get("rho", RHO_DEFAULT)),
-                 ("designer:epsilon", budget.get("epsilon", EPS_DEFAULT)),
-                 ("designer:delta", budget.get("delta", DELTA_DEFAULT)),
-                 ("designer:rounds", min(max(int(budget.get("rounds", ROUNDS_DEFAULT)), 1), 100))):
-        st.session_state.setdefault(k, v)
-    mode = bcols[0].radio("Budget given as", ["rho", "epsilon"], key="designer:budget_mode",
-                          format_func={"rho": "ρ (zCDP)", "epsilon": "ε and δ"}.get)
-    if mode == "rho":
-        rho_in = bcols[1].number_input("ρ (total zCDP)", key="designer:rho", format="%.2e", step=1e-5)
-        eps_in = None
-    else:
-        eps_in = bcols[1].number_input("ε (target)", key="designer:epsilon", format="%.3f", step=0.05)
-        rho_in = None
-    delta_in = bcols[2].number_input("δ", key="designer:delta", format="%.1e", step=1e-6)
-    rounds_in = bcols[3].number_input("Rounds T", key="designer:rounds", min_value=1, max_value=100, step=1)
-    studio.extras["budget"] = {"mode": mode, "rho": st.session_state["designer:rho"],
-                               "epsilon": st.session_state["designer:epsilon"], "delta": delta_in,
-                               "rounds": int(rounds_in)}
+    set_tau(studio, tau, "Policy")
     try:
-        ro = policy_readout(studio.schema, studio.policy, tau, rho=rho_in, epsilon=eps_in, delta=delta_in,
-                            rounds=int(rounds_in))
-    except bc.BudgetError as e:
-        st.error(f"Budget: {e}")
+        flow.verdict_banner(policy_verdict(studio.schema, studio.policy, float(tau)))
+    except bc.BlowfishError as e:
+        st.error(str(e))
+
+    st.session_state.setdefault("designer:rounds", min(max(int(studio.extras["budget"].get("rounds", ROUNDS_DEFAULT)), 1),
+                                                        100))
+    view = budget_control(studio, "designer", rounds=int(st.session_state["designer:rounds"]))
+    st.number_input("Rounds T (for the noise per round)", key="designer:rounds", min_value=1, max_value=100, step=1)
+    flow.tutorial("ε is the privacy budget of the whole run: smaller is more private and noisier. The noise per "
+                  "round below splits it over the T rounds.")
+    if view is not None and view.rho is not None:
+        ro = policy_readout(studio.schema, studio.policy, tau, rho=view.rho, delta=view.delta, rounds=view.rounds)
+    else:
         ro = policy_readout(studio.schema, studio.policy, tau)
     st.session_state["designer:readout"] = ro  # unrounded numbers (tests, other pages)
 
@@ -337,11 +334,6 @@ with right:
                 f"({ro['standard_dp_reach']:g})")
     if ro["budget"] is not None:
         b = ro["budget"]
-        m = st.columns(3)
-        m[0].metric("ρ per round", f"{b['rho_t']:.3g}", help=f"total ρ = {b['rho']:.6g}, equal split over T = {b['rounds']}")
-        m[1].metric("ε by Eq. (1)", w.fmt_eps(b['epsilon_eq1']), help=f"ρ + 2 sqrt(ρ ln(1/δ)) at δ = {b['delta']:g}")
-        m[2].metric("ε exact (Gaussian curve)", w.fmt_eps(b['epsilon_exact']),
-                    help=f"at δ = {b['delta']:g}: the run is μ-GDP with μ = sqrt(2ρ); tighter than Eq. (1)")
         s = ro["sigma"]
         m = st.columns(3)
         m[0].metric("σ per round: Tab-PE", w.fmt_num(s["tab-pe"]), help="Δ = sqrt(2) (bounded DP)")

@@ -1,0 +1,86 @@
+"""Release: the last step of the flow — budget, verdict, ledger in words, run bundle, CLI command.
+
+Gated like DP Wizard's download: nothing is offered until the schema (a table with rows), a
+policy that protects something and a budget are set (studio.flow.release_missing).  Every
+number comes from the engine: blowfish_core.budget (the one epsilon), verdicts.policy_verdict /
+run_verdict_from_report, report.ledger_text, run_bundle.bundle_zip / cli_command.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from blowfish_core.errors import BlowfishError
+from blowfish_core.report import ledger_text
+from blowfish_core.run_bundle import bundle_zip, cli_command, planned_report
+from blowfish_core.verdicts import policy_verdict, run_verdict_from_report
+from studio import flow
+from studio.budget_ui import session_view
+from studio.bundle_ui import release_request
+from studio.state import get_studio
+
+st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
+studio = get_studio()
+st.title("Release")
+st.caption("What a data owner signs off: the privacy budget in one number, what the policy buys, the privacy "
+           "ledger in words, and a bundle that reruns the release anywhere (schema, policy, run.py, run.sh).")
+flow.tutorial("The Release step collects the choices of the earlier steps. Nothing here reads more private data "
+              "than the run itself; the bundle holds no private rows, only the settings and the ledger.")
+
+missing = flow.release_missing(studio, st.session_state)
+if missing:
+    st.warning("The release is not ready yet. Missing: " + "; ".join(missing) + ".")
+    for key, needle in (("Data", "table"), ("Policy_Designer", "policy"), ("Policy_Designer", "budget")):
+        if any(needle in m for m in missing):
+            flow.link(key, label=f"Go to the {flow.step(key).title} step") if flow.current_step() else None
+    st.stop()
+
+view = session_view(studio)
+st.subheader("Privacy budget")
+c1, c2 = st.columns([1, 2])
+c1.metric("Privacy guarantee", view.label if view else "—", help=view.tooltip if view else None)
+c2.caption(view.tooltip if view else "")
+if view and view.warning:
+    st.warning(view.warning)
+
+st.subheader("What the policy buys")
+try:
+    flow.verdict_banner(policy_verdict(studio.schema, studio.policy, studio.tau))
+except BlowfishError as e:
+    st.error(f"Policy: {e}")
+
+runs = [r for r in (st.session_state.get("runner_results") or {}).values()
+        if r.get("studio_version") == studio.version]
+last = max(runs, key=lambda r: r["id"]) if runs else None
+if last is not None:
+    v = run_verdict_from_report(last["report"])
+    if v is not None:
+        st.markdown(f"**Last run (#{last['id']})**")
+        flow.verdict_banner(v)
+
+try:
+    req, settings = release_request(st.session_state, studio)
+except BlowfishError as e:
+    st.error(f"Release settings: {e}")
+    st.stop()
+
+st.subheader("Privacy ledger in words")
+st.code(ledger_text(planned_report(settings)), language=None, wrap_lines=True)
+st.caption("The ledger of the release below (method "
+           + ", ".join(settings.methods) + f", τ = {settings.tau:g}" * bool(settings.tau) + "): paste it into a "
+           "release note.")
+
+st.subheader("Rerun it anywhere")
+st.download_button("Download run bundle", bundle_zip(settings), file_name="blowfish_run.zip",
+                   mime="application/zip", key="release:bundle", on_click="ignore",
+                   help="schema.json, policy.json, run.py (Python API), run.sh (the CLI command), README.md "
+                        "(the ledger in words). The private table is not included.")
+st.markdown("The exact CLI command (run.sh):")
+st.code(cli_command(settings), language="bash", wrap_lines=True)
+
+st.subheader("Make a release")
+st.button("Make a release", key="release:make", disabled=True,
+          help="Release mode comes with issue 11.")
+st.info("Release mode comes with issue 11: an unseeded run (OS entropy) with OpenDP's samplers and a release "
+        "bundle without private figures. Until then the bundle above is a seeded study run: reproducible, "
+        "not for a real release.")
