@@ -301,8 +301,8 @@ with right:
     except bc.BlowfishError as e:
         st.error(str(e))
 
-    st.session_state.setdefault("designer:rounds", min(max(int(studio.extras["budget"].get("rounds", ROUNDS_DEFAULT)), 1),
-                                                        100))
+    _rounds = int(studio.extras["budget"].get("rounds", ROUNDS_DEFAULT))
+    st.session_state.setdefault("designer:rounds", min(max(_rounds, 1), 100))
     view = budget_control(studio, "designer", rounds=int(st.session_state["designer:rounds"]))
     st.number_input("Rounds T (for the noise per round)", key="designer:rounds", min_value=1, max_value=100, step=1)
     flow.tutorial("ε is the privacy budget of the whole run: smaller is more private and noisier. The noise per "
