@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import streamlit as st
 
 import blowfish_core as bc
@@ -22,6 +23,7 @@ from studio import data_source as ds
 from studio import flow
 from studio import widgets as w
 from studio.budget_ui import budget_control
+from studio.plots import chart_with_table
 from studio.state import DEFAULTS, get_studio, set_studio, set_tau
 
 st.set_page_config(page_title="Policy Designer · Blowfish Studio", layout="wide")
@@ -343,8 +345,14 @@ with right:
         m[2].metric("σ per round: BF-Soft", w.fmt_num(s["bf-soft"]), help="Δ = the bound above")
         st.caption("σ in vote-count units per round, σ_t = Δ_t / sqrt(2 ρ_t) (Thm 2.6); Hard shown at its worst "
                    "case √2 — the Synthesis Runner certifies the actual Δ_t round by round.")
-    st.plotly_chart(w.reach_bar_figure(ro), key="designer:reach_fig", config={"displayModeBar": False})
-    st.plotly_chart(w.q_curve_figure(ro), key="designer:q_fig", config={"displayModeBar": False})
+    chart_with_table(w.reach_bar_figure(ro), pd.DataFrame(
+        {"attribute": list(ro["per_attribute"]), "weighted reach (Gower units)": list(ro["per_attribute"].values()),
+         "sets the reach": [n in ro["argmax_all"] for n in ro["per_attribute"]]}),
+        key="designer:reach_fig", config={"displayModeBar": False})
+    chart_with_table(w.q_curve_figure(ro), pd.DataFrame(
+        {"tau": ro["curve"]["tau"], "q (this policy)": ro["curve"]["q"],
+         "q (standard DP)": ro["curve"]["q_standard_dp"]}),
+        key="designer:q_fig", config={"displayModeBar": False})
 
     st.subheader("What the policy leaves open")
     for item in ro["warnings"]:

@@ -26,7 +26,7 @@ for i, s in enumerate(flow.STEPS, 1):
     done, text = status[s.key]
     c1, c2 = st.columns([1, 3])
     flow.link(s.key, label=f"{i} · {s.title}", container=c1, disabled=(s.key == "Release" and not done))
-    c2.markdown(f"{s.blurb}  \n{'✓' if done else '○'} *{text}*")
+    c2.markdown(f"{s.blurb}  \n{flow.DONE_MARK if done else flow.TODO_MARK} *{text}*")
 
 st.subheader("Teaching pages")
 for s in flow.TEACHING:
