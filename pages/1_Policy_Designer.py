@@ -173,7 +173,7 @@ def on_load_policy(which: str) -> None:
 
 # ======================================================================= page
 studio = get_studio()
-st.title("Policy Designer")
+st.title("Data" if flow.current_step() == "Data" else "Policy Designer")
 st.caption("Declare the public domain, draw a Blowfish policy graph per attribute, and see at once what it buys: "
            "reach, the noise ratio q, the noise per method, and what stays unprotected. Nothing here looks at "
            "private records: every number depends only on the schema, the policy, tau and the budget.")
