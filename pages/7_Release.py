@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from blowfish_core.budget import describe_epsilon
 from blowfish_core.errors import BlowfishError
 from blowfish_core.report import ledger_text
 from blowfish_core.run_bundle import bundle_zip, cli_command, planned_report
@@ -35,11 +36,18 @@ if missing:
             flow.link(key, label=f"Go to the {flow.step(key).title} step") if flow.current_step() else None
     st.stop()
 
-view = session_view(studio)
+try:
+    req, settings = release_request(st.session_state, studio)
+except BlowfishError as e:
+    st.error(f"Release settings: {e}")
+    st.stop()
+
+view = session_view(studio, rounds=settings.config.rounds)
 st.subheader("Privacy budget")
 c1, c2 = st.columns([1, 2])
 c1.metric("Privacy guarantee", view.label if view else "—", help=view.tooltip if view else None)
-c2.caption(view.tooltip if view else "")
+if view:
+    c2.caption(describe_epsilon(view.epsilon, view.delta))
 if view and view.warning:
     st.warning(view.warning)
 
@@ -57,12 +65,6 @@ if last is not None:
     if v is not None:
         st.markdown(f"**Last run (#{last['id']})**")
         flow.verdict_banner(v)
-
-try:
-    req, settings = release_request(st.session_state, studio)
-except BlowfishError as e:
-    st.error(f"Release settings: {e}")
-    st.stop()
 
 st.subheader("Privacy ledger in words")
 st.code(ledger_text(planned_report(settings)), language=None, wrap_lines=True)

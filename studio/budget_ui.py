@@ -75,6 +75,9 @@ def budget_control(studio: Any, prefix: str, rounds: int | None = None, containe
     eps = cols[0].select_slider(
         "Privacy budget ε (log scale)", options=list(steps), key=ek, format_func=fmt_epsilon_step,
         disabled=use_rho, help=sc.help)
+    ends = cols[0].columns(2)
+    ends[0].caption(f":material/arrow_back: {sc.left}")
+    ends[1].html(f'<div style="text-align:right;font-size:0.875rem;opacity:0.6">{sc.right} →</div>')
     delta = cols[1].selectbox("δ", DELTA_OPTIONS, key=dk, format_func=lambda d: fmt_sig(d, 1),
                               help="The probability that the ε statement fails; keep it well below one over the "
                                    "number of records.")
@@ -102,12 +105,14 @@ def budget_control(studio: Any, prefix: str, rounds: int | None = None, containe
     return view
 
 
-def session_view(studio: Any) -> BudgetView | None:
-    """The BudgetView of the session budget without drawing anything (None if it is invalid)."""
+def session_view(studio: Any, rounds: int | None = None) -> BudgetView | None:
+    """The BudgetView of the session budget without drawing anything (None if it is invalid);
+    rounds: the run's T (default: the session budget's)."""
     b = session_budget(studio)
+    T = int(b["rounds"] if rounds is None else rounds)
     try:
         if b.get("mode") == "rho":
-            return budget_from_rho(float(b["rho"]), float(b["delta"]), int(b["rounds"]))
-        return budget_from_epsilon(float(b["epsilon"]), float(b["delta"]), int(b["rounds"]))
+            return budget_from_rho(float(b["rho"]), float(b["delta"]), T)
+        return budget_from_epsilon(float(b["epsilon"]), float(b["delta"]), T)
     except (BlowfishError, KeyError, TypeError, ValueError):
         return None
