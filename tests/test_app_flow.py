@@ -332,3 +332,41 @@ def test_takeaway_words():
     assert takeaway(0.0, 0.2, 1.0).startswith("No protected step crosses a boundary: the hard vote costs 0 here")
     assert "at most 0.500 (closed-form bound): 2.8× less noise" in takeaway(None, None, 0.5)
     assert takeaway(0.0, 0.0, 0.0) == "No protected step moves either vote here: both cost 0."
+
+
+# ------------------------------------------------------------------ accuracy first on the Tune step
+def _accuracy_app():
+    from blowfish_core.evolution import SynthConfig
+    from studio.accuracy_ui import accuracy_first_section
+    from studio.state import get_studio
+
+    s = get_studio()
+    cfg = SynthConfig(rounds=2, population=[64, 64], release=64)
+    accuracy_first_section(s, s.public.iloc[:600], len(s.private), 0.03, [0, 1], cfg, s.metric_fn())
+
+
+def test_accuracy_first_use_this_budget_sets_the_session_budget():
+    at = AppTest.from_function(_accuracy_app, default_timeout=300).run()
+    assert not at.exception
+    assert any("public rows only" in c.value and "no private record is read" in c.value for c in at.caption)
+    at.number_input(key="acc:target").set_value(0.6).run()
+    at.button(key="acc:run").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["acc:result"]["result"]
+    assert res.per_method[res.method].point(res.rho).mean <= 0.6  # reaches the target on the pilot
+    assert at.metric[0].value == f"ε ≈ {bc.verdicts.fmt_sig(res.epsilon, 2)}"
+    at.button(key="acc:use").click().run()
+    b = at.session_state["studio"].extras["budget"]
+    assert b["mode"] == "rho" and b["rho"] == res.rho and b["set"] is True
+    assert any("In use" in x.value for x in at.success)
+    # the Release gate now counts the budget as chosen
+    assert flow.release_missing(at.session_state["studio"], {}) == []
+
+
+def test_accuracy_first_unreachable_target_is_a_clear_failure():
+    at = AppTest.from_function(_accuracy_app, default_timeout=300).run()
+    at.number_input(key="acc:target").set_value(0.01).run()
+    at.button(key="acc:run").click().run()
+    assert not at.exception
+    assert any("is not reached on the public pilot" in e.value and "Fix:" in e.value for e in at.error)
+    assert "acc:result" not in at.session_state
