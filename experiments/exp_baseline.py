@@ -102,7 +102,8 @@ def fig2_rows(datasets, budgets) -> dict[str, Any]:
     """Hard / BF-Soft means at the same budgets from fig2.full.json (None if absent)."""
     if not os.path.exists(FIG2):
         return {}
-    runs = json.load(open(FIG2))["runs"]
+    with open(FIG2) as f:
+        runs = json.load(f)["runs"]
     out: dict[str, Any] = {}
     for d in datasets:
         per: dict[str, Any] = {}

@@ -208,3 +208,53 @@ def test_mst_bad_inputs_are_clear_errors(xor3):
         fit_mst(Schema([Attribute("a", "binary", levels=[0, 1])]), pd.DataFrame({"a": [0, 1]}), 1.0)
     with pytest.raises(SchemaError, match="rows"):
         fit_mst(schema, df, 1.0, rows=0)
+
+
+# ---------------------------------------------------------------- AIM (needs mbi)
+def test_aim_workload_weights_follow_the_paper():
+    """[AIM] §4.1: W+ = downward closure; w_r = sum_s |r ∩ s| over the all-pairs workload."""
+    from blowfish_core.baselines.aim import workload_candidates
+
+    w = workload_candidates(["a", "b", "c", "d"], None)
+    assert set(w) == {(0,), (1,), (2,), (3,), (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)}
+    # a pair: itself (2) + the 2 (p-2) = 4 pairs sharing one attribute (1 each) = 6; a single: p-1 = 3
+    assert w[(0, 1)] == 6 and w[(2,)] == 3
+    w2 = workload_candidates(["a", "b", "c"], [("a", "b")], [2.0])
+    assert w2 == {(0,): 2.0, (1,): 2.0, (0, 1): 4.0}
+    with pytest.raises(SchemaError, match="unknown attribute"):
+        workload_candidates(["a", "b"], [("a", "z")])
+
+
+@needs_mbi
+@pytest.mark.parametrize("rho", [100.0, 2e-3])
+def test_aim_ledger_sums_to_rho(xor3, rho):
+    from blowfish_core.baselines import fit_aim
+
+    schema, df = xor3
+    r = fit_aim(schema, df, rho, seed=3, rounds=8, round_iters=30, iters=200)
+    assert math.isclose(ledger_total(r.ledger), rho, rel_tol=1e-12)
+    steps = [x.step for x in r.ledger]
+    p = schema.p
+    assert steps[:p] == ["measure-1way"] * p
+    assert steps[p:] == ["select", "measure"] * r.info["rounds"]
+    assert 1 <= r.info["rounds"] <= 8
+    for sel, meas in zip(r.ledger[p::2], r.ledger[p + 1::2]):
+        assert sel.mechanism == "exponential" and meas.mechanism == "gaussian" and sel.clique == meas.clique
+        # every round spends alpha = 0.9 of its budget on the measurement ([AIM] Alg. 1)
+        assert math.isclose(meas.rho / (meas.rho + sel.rho), 0.9, rel_tol=1e-9)
+
+
+@needs_mbi
+def test_aim_large_budget_matches_a_real_sample_and_is_reproducible(xor3):
+    from blowfish_core.baselines import fit_aim
+
+    schema, df = xor3
+    X = schema.encode(df)
+    rng = np.random.default_rng(7)
+    real = np.mean([pwerr(schema, X, X[rng.choice(len(X), 512, replace=False)]) for _ in range(4)])
+    a = fit_aim(schema, df, 100.0, seed=2, rounds=16, round_iters=50, sampling="sample")
+    assert abs(pwerr(schema, X, a.X) - real) <= 0.05
+    b = fit_aim(schema, df, 100.0, seed=2, rounds=16, round_iters=50, sampling="sample")
+    pd.testing.assert_frame_equal(a.release, b.release)
+    assert a.ledger == b.ledger
+    assert a.info["cells"] == dict(zip(schema.names, PublicCells.from_schema(schema).sizes))

@@ -8,10 +8,12 @@ the fit functions raise MissingDependencyError saying how to install them.
 
 Entry points (to be registered in the method table as ``mst`` / ``aim``):
     fit_mst(schema, data, rho, seed=0, rows=512, ...) -> BaselineResult
+    fit_aim(schema, data, rho, seed=0, rows=512, workload=None, ...) -> BaselineResult
     BaselineResult: release (DataFrame), X (encoded), ledger (LedgerRow...), seconds
 """
 
 from ._mbi import INSTALL_HINT, MissingDependencyError, mbi_available, require_mbi
+from .aim import fit_aim
 from .cells import PublicCells
 from .ledger import BaselineResult, LedgerRow, ledger_total
 from .mst import fit_mst
@@ -22,7 +24,8 @@ __all__ = [
            "LedgerRow",
            "MissingDependencyError",
            "PublicCells",
-           "fit_mst",
+           "fit_aim",
+    "fit_mst",
            "ledger_total",
            "mbi_available",
            "require_mbi",

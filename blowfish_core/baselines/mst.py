@@ -42,91 +42,36 @@ Differences from the published code, on purpose:
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import time
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..accounting import check_rho, gaussian_sigma
-from ..errors import BudgetError, SchemaError
+from ..errors import SchemaError
 from ..metrics import NUMERIC_BINS
 from ..schema import Schema
 from ._mbi import require_mbi
 from .cells import PublicCells
+from .common import (
+    SAMPLING,
+    counts,
+    encoded_table,
+    estimate,
+    exponential_mechanism,
+    seeded_global_numpy,
+    sensitivities,
+)
 from .ledger import BaselineResult, LedgerRow
 
 #: Tab-PE's release size (paper §6.1, App. F.2); the baselines release as many by default.
 DEFAULT_ROWS = 512
-NEIGHBOURS = ("replace-one", "add-remove")
-SAMPLING = ("round", "sample")
 #: mirror-descent iterations of the final estimate (mbi's default is 1000).
 DEFAULT_ITERS = 1000
 #: cells whose noisy 1-way count is below this many sigmas are merged ([MST] §4.1).
 COMPRESS_SIGMAS = 3.0
-
-
-def sensitivities(neighbours: str) -> tuple[float, float]:
-    """(marginal l2 sensitivity, selection-score sensitivity) for the neighbouring notion.
-
-    replace-one: (sqrt 2, 2); add-remove: (1, 1).  Raises BudgetError otherwise.
-    """
-    if neighbours == "replace-one":
-        return math.sqrt(2.0), 2.0
-    if neighbours == "add-remove":
-        return 1.0, 1.0
-    raise BudgetError(f"neighbours must be one of {', '.join(NEIGHBOURS)} (got {neighbours!r})")
-
-
-def encoded_table(schema: Schema, data: Any) -> np.ndarray:
-    """A DataFrame (encoded with the schema, which checks the public domain) or an encoded
-    (n, p) float matrix (checked for shape and range) -> float64 (n, p).  Raises SchemaError."""
-    if isinstance(data, pd.DataFrame):
-        return schema.encode(data)
-    X = np.asarray(data, dtype=float)
-    if X.ndim != 2 or X.shape[1] != schema.p or X.shape[0] < 1:
-        raise SchemaError(f"encoded data must be a (n >= 1, p = {schema.p}) matrix (got shape {X.shape})")
-    if not np.isfinite(X).all():
-        raise SchemaError("encoded data contains NaN or inf")
-    for i, a in enumerate(schema.attributes):
-        col = X[:, i]
-        hi = 1.0 if a.kind in ("numeric", "ordinal") else len(a.levels) - 1
-        if col.min() < 0 or col.max() > hi:
-            raise SchemaError(f"column '{a.name}': encoded values outside the public domain [0, {hi}]")
-    return X
-
-
-def counts(codes: np.ndarray, sizes: tuple[int, ...], cols: tuple[int, ...]) -> np.ndarray:
-    """Unnormalized marginal over ``cols`` (flattened in C order of cols): float64 (prod sizes,)."""
-    flat = np.zeros(codes.shape[0], dtype=np.int64)
-    for c in cols:
-        flat = flat * sizes[c] + codes[:, c]
-    return np.bincount(flat, minlength=int(np.prod([sizes[c] for c in cols]))).astype(float)
-
-
-def exponential_mechanism(scores: np.ndarray, epsilon: float, sensitivity: float,
-                          rng: np.random.Generator) -> int:
-    """Index drawn with probability ~ exp(epsilon * score / (2 sensitivity)) (McSherry-Talwar).
-
-    epsilon-DP and epsilon^2/8-zCDP (Cesar & Rogers 2021, bounded range).  Uses the
-    Gumbel-max trick (an exact sampler of that distribution).
-    """
-    logits = epsilon * np.asarray(scores, dtype=float) / (2.0 * sensitivity)
-    return int(np.argmax(logits + rng.gumbel(size=logits.size)))
-
-
-@contextlib.contextmanager
-def seeded_global_numpy(seed: int):
-    """mbi's sampler draws from numpy's global RandomState: seed it, restore it afterwards."""
-    state = np.random.get_state()
-    np.random.seed(seed % (2 ** 32))
-    try:
-        yield
-    finally:
-        np.random.set_state(state)
 
 
 class _Measurer:
@@ -155,14 +100,6 @@ def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
     m[keep] = np.arange(int(keep.sum()))
     m[~keep] = int(keep.sum())
     return m
-
-
-def estimate(mbi, domain, measurements, known_total: float, iters: int):
-    """Private-PGM estimate (mirror descent, [PGM] Alg. 1) from LinearMeasurements."""
-    from mbi import estimation
-
-    return estimation.MirrorDescent().estimate(domain, list(measurements), known_total=float(known_total),
-                                               iters=int(iters))
 
 
 def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | None = DEFAULT_ROWS,
