@@ -208,6 +208,12 @@ def test_mst_bad_inputs_are_clear_errors(xor3):
         fit_mst(Schema([Attribute("a", "binary", levels=[0, 1])]), pd.DataFrame({"a": [0, 1]}), 1.0)
     with pytest.raises(SchemaError, match="rows"):
         fit_mst(schema, df, 1.0, rows=0)
+    with pytest.raises(SchemaError, match="matrix"):
+        fit_mst(schema, np.zeros((3, 2)), 1.0)
+    X = schema.encode(df)
+    X[0, -1] = 0.5  # Y is binary: codes 0/1 only
+    with pytest.raises(SchemaError, match="whole numbers"):
+        fit_mst(schema, X, 1.0)
 
 
 # ---------------------------------------------------------------- AIM (needs mbi)
