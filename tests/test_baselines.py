@@ -130,7 +130,7 @@ def test_mst_ledger_sums_to_rho(xor3, rho, neighbours):
     assert steps == ["measure-1way"] * p + ["select"] * (p - 1) + ["measure-2way"] * (p - 1)
     assert [row.round for row in r.ledger] == list(range(len(r.ledger)))
     assert math.isclose(ledger_total(r.ledger), rho, rel_tol=1e-12)
-    # thirds, as in [MST] §4
+    # thirds, as in [MST]
     for step in ("measure-1way", "select", "measure-2way"):
         assert math.isclose(math.fsum(x.rho for x in r.ledger if x.step == step), rho / 3, rel_tol=1e-12)
     sens = math.sqrt(2) if neighbours == "replace-one" else 1.0
@@ -218,7 +218,7 @@ def test_mst_bad_inputs_are_clear_errors(xor3):
 
 # ---------------------------------------------------------------- AIM (needs mbi)
 def test_aim_workload_weights_follow_the_paper():
-    """[AIM] §4.1: W+ = downward closure; w_r = sum_s |r ∩ s| over the all-pairs workload."""
+    """[AIM] workload-aware candidates: W+ = downward closure; w_r = sum_s |r ∩ s| over the all-pairs workload."""
     from blowfish_core.baselines.aim import workload_candidates
 
     w = workload_candidates(["a", "b", "c", "d"], None)

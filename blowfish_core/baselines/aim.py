@@ -2,13 +2,14 @@
 
 Reference method (standard DP only, no policy), written here on top of ``mbi``.  Source:
 [AIM] McKenna, Mullins, Sheldon, Miklau (2022), "AIM: An Adaptive and Iterative
-Mechanism for Differentially Private Synthetic Data", PVLDB 15(11), Algorithm 1 (§4),
-with §4.1 (workload-aware candidates and weights), §4.2 (quality score), §4.3 (budget
-annealing), §4.4 (JT-SIZE model-capacity filter).
+Mechanism for Differentially Private Synthetic Data", PVLDB 15(11), Algorithm 1 ("AIM")
+and the parts of its method section it uses: workload-aware candidates and weights,
+the quality score, budget annealing, and the JT-SIZE model-capacity filter (named, not
+numbered: the paper is not in ../shared/papers, so its section numbers are unchecked).
 
 Steps (zCDP budget ``rho``; T = 16 p rounds, alpha = 0.9 as in Algorithm 1):
 
-1. *Candidates and weights* (§4.1): the workload W (default: every attribute pair, the
+1. *Candidates and weights* (workload-aware candidates): the workload W (default: every attribute pair, the
    PWErr workload) closed downward, W+ (all pairs and single attributes); candidate r
    has weight w_r = sum_{s in W} c_s |r ∩ s|.
 2. *Initialize* (Alg. 1 lines 1-4): sigma_0 = sqrt(T / (2 alpha rho)),
@@ -17,11 +18,11 @@ Steps (zCDP budget ``rho``; T = 16 p rounds, alpha = 0.9 as in Algorithm 1):
 3. *Rounds* (lines 5-16), while budget remains: if less than twice a round's cost is
    left, this is the last round and (sigma, epsilon) use exactly the remainder
    (alpha / (1 - alpha) split); keep the candidates whose junction tree fits in
-   (rho_used / rho) x MAX_SIZE MB (§4.4, mbi's hypothetical_model_size); select one by
+   (rho_used / rho) x MAX_SIZE MB (JT-SIZE filter, mbi's hypothetical_model_size); select one by
    the exponential mechanism with score w_r (||M_r(D) - M_r(p̂)||_1 - sqrt(2/pi) sigma n_r)
-   (§4.2; n_r = cells of r; sensitivity max_r w_r); measure it at sigma; re-estimate
+   (quality score; n_r = cells of r; sensitivity max_r w_r); measure it at sigma; re-estimate
    warm-started.
-4. *Anneal* (§4.3): if the new model's r-marginal moved less (l1) than the expected
+4. *Anneal* (budget annealing): if the new model's r-marginal moved less (l1) than the expected
    noise sqrt(2/pi) sigma n_r, halve sigma and double epsilon.
 5. *Sample* the release from the final model (mbi randomized rounding) and decode cells
    to values (:mod:`.cells`).
@@ -65,7 +66,7 @@ from .mst import DEFAULT_ITERS, DEFAULT_ROWS
 #: [AIM] Algorithm 1: alpha (share of each round's budget for measurement), rounds T = 16 p.
 ALPHA = 0.9
 ROUNDS_PER_ATTRIBUTE = 16
-#: [AIM] §4.4: model capacity in megabytes.
+#: [AIM] JT-SIZE filter: model capacity in megabytes.
 MAX_SIZE_MB = 80.0
 #: warm-started mirror-descent iterations per round (the final estimate uses ``iters``).
 ROUND_ITERS = 100
@@ -73,7 +74,7 @@ ROUND_ITERS = 100
 
 def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | None,
                         weights: Sequence[float] | None = None) -> dict[tuple[int, ...], float]:
-    """[AIM] §4.1: downward closure W+ of the workload with weights w_r = sum_s c_s |r ∩ s|.
+    """[AIM] workload-aware candidates: downward closure W+ of the workload with weights w_r = sum_s c_s |r ∩ s|.
 
     names: attribute names (p,); workload: cliques of names (default: all pairs);
     weights: c_s per workload clique (default 1).  Returns {clique of indices: w_r > 0}.
@@ -108,7 +109,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     workload: cliques of attribute names the release should answer (default every pair,
         the PWErr workload); workload_weights: their weights c_s (default 1).
     rounds: T (default 16 p).  iters / round_iters: final / per-round estimate iterations.
-    max_size_mb: model capacity (§4.4).
+    max_size_mb: model capacity (JT-SIZE filter).
     Returns BaselineResult (unpacks as (release, ledger, seconds)); ledger rho sums to rho.
     Raises BudgetError, SchemaError, MissingDependencyError as fit_mst.
     """
@@ -172,14 +173,14 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
             sigma_u = math.sqrt(1.0 / (2.0 * ALPHA * rem))
             epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rem)
         rho_used += 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
-        # §4.4: capacity filter on the junction tree of the current cliques plus r
+        # JT-SIZE: capacity filter on the junction tree of the current cliques plus r
         limit = max_size_mb * rho_used / rho
         current = [m.clique for m in measurements]
         small = [r for r in cand
                  if hypothetical_model_size(domain, current + [tuple(names[i] for i in r)]) <= limit]
         if not small:  # nothing fits (cannot happen with the 1-ways): measure the cheapest
             small = [min(cand, key=lambda r: ncells[r])]
-        # §4.2: quality score, bias-corrected by the expected noise of measuring r
+        # quality score: quality score, bias-corrected by the expected noise of measuring r
         sigma = sens * sigma_u
         scores = []
         for r in small:
@@ -195,7 +196,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
         before = np.asarray(model.project(clique).datavector(), dtype=float)
         model = estimate(mbi, domain, measurements, n, round_iters, warm_start=model)
         after = np.asarray(model.project(clique).datavector(), dtype=float)
-        # Step 4 (§4.3): anneal when the measured marginal barely moved the model
+        # Step 4 (budget annealing): anneal when the measured marginal barely moved the model
         if not last and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * ncells[r]:
             sigma_u /= 2.0
             epsilon *= 2.0

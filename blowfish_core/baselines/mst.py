@@ -5,28 +5,31 @@ estimation and sampling (Private-PGM 2.x).  Sources:
 
 * [MST] McKenna, Miklau, Sheldon (2021), "Winning the NIST Contest: A scalable and
   general approach to differentially private synthetic data", J. Privacy and
-  Confidentiality 11(3): §4 (MST), its Algorithm "MST" and §4.1-4.3;
+  Confidentiality 11(3), the section describing MST and its algorithm box (steps: measure
+  the 1-way marginals, compress the domain, select a tree, measure it, generate).  The
+  steps below are named after those parts (no section numbers: the paper is not in
+  ../shared/papers and could not be checked here);
 * [PGM] McKenna, Sheldon, Miklau (2019), "Graphical-model based estimation and inference
   for differential privacy", ICML: the estimation step (mirror descent, Alg. 1).
 
 Algorithm steps and where each comes from (zCDP budget ``rho``, split in thirds as in
-[MST] §4):
+[MST], "MST"):
 
 1. *Measure all 1-way marginals* with the Gaussian mechanism, rho/3 in total, split
-   evenly over the p attributes ([MST] §4.1, "measure the 1-way marginals").
-2. *Compress the domain* ([MST] §4.1): per attribute, cells whose noisy 1-way count is
+   evenly over the p attributes ([MST] MST step "measure 1-way marginals").
+2. *Compress the domain* ([MST] MST step "compress domain"): per attribute, cells whose noisy 1-way count is
    below 3 sigma are merged into one cell; the merged measurement is re-expressed over
    the compressed domain (mbi.LinearMeasurement.compress).  Post-processing of step 1.
-3. *Select a spanning tree* ([MST] §4.2): estimate a model from the 1-way measurements
+3. *Select a spanning tree* ([MST] MST step "select"): estimate a model from the 1-way measurements
    only ([PGM]); weight each attribute pair by the l1 distance between the data's
    2-way marginal and the model's; build the tree Kruskal-style, choosing each of the
    p-1 edges among the pairs that join two components with the exponential mechanism
    (score = the weight), rho/3 in total, split evenly, epsilon_i = sqrt(8 rho_i).
 4. *Measure the p-1 selected 2-way marginals* with the Gaussian mechanism, rho/3 in
-   total, split evenly ([MST] §4.3).
+   total, split evenly ([MST] MST step "measure").
 5. *Estimate* a graphical model from all measurements ([PGM], mbi MirrorDescent) and
    *sample* the release from it (mbi MarkovRandomField.synthetic_data, randomized
-   rounding), then undo the compression (uniform over merged cells, as [MST] §4.1) and
+   rounding), then undo the compression (uniform over merged cells, as [MST] "compress domain") and
    decode cells to values (:mod:`.cells`).
 
 Differences from the published code, on purpose:
@@ -70,7 +73,7 @@ from .ledger import BaselineResult, LedgerRow
 DEFAULT_ROWS = 512
 #: mirror-descent iterations of the final estimate (mbi's default is 1000).
 DEFAULT_ITERS = 1000
-#: cells whose noisy 1-way count is below this many sigmas are merged ([MST] §4.1).
+#: cells whose noisy 1-way count is below this many sigmas are merged ([MST] "compress domain").
 COMPRESS_SIGMAS = 3.0
 
 
@@ -91,7 +94,7 @@ class _Measurer:
 
 
 def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
-    """[MST] §4.1: cells with noisy count >= 3 sigma keep their own cell (in order); the
+    """[MST] "compress domain": cells with noisy count >= 3 sigma keep their own cell (in order); the
     rest share one last cell.  int64 (size,) map old cell -> new cell, or None if none merge."""
     keep = y >= COMPRESS_SIGMAS * sigma
     if keep.all():
@@ -114,7 +117,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     rows: release size (default 512); None -> the (estimated) record count.
     bins: equal-width bins per numeric attribute over its public domain (as PWErr).
     neighbours: "replace-one" (default) or "add-remove" (the paper's).
-    compress: merge rare cells after step 1 ([MST] §4.1), default True.
+    compress: merge rare cells after step 1 ([MST] "compress domain"), default True.
     iters: mirror-descent iterations per estimate.
     sampling: "round" (default; mbi's randomized rounding of the model's marginals, as the
         published MST) or "sample" (i.i.d. records from the model).
@@ -143,7 +146,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     ledger: list[LedgerRow] = []
     meas = _Measurer(mbi, names, sens, rng, ledger)
 
-    # Step 1 ([MST] §4.1): every 1-way marginal, rho/3 split evenly.
+    # Step 1 ([MST] "measure 1-way marginals"): every 1-way marginal, rho/3 split evenly.
     ones = [meas.measure(codes, sizes, (i,), rho / 3.0 / p, "measure-1way") for i in range(p)]
     sigma1 = ledger[0].scale
     if neighbours == "replace-one":
@@ -153,7 +156,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
         var = [sigma1 ** 2 * sizes[i] for i in range(p)]
         total = max(1.0, float(np.average(est, weights=1.0 / np.asarray(var))))
 
-    # Step 2 ([MST] §4.1): compress rare cells (post-processing of step 1).
+    # Step 2 ([MST] "compress domain"): compress rare cells (post-processing of step 1).
     full_domain = mbi.Domain(names, sizes)
     mapping: dict[str, np.ndarray] = {}
     if compress:
@@ -171,7 +174,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     domain = mbi.Domain(names, csizes)
     log1 = [m.compress(mapping, full_domain) if m.clique[0] in mapping else m for m, _ in ones]
 
-    # Step 3 ([MST] §4.2): spanning tree by the exponential mechanism, rho/3 over p-1 picks.
+    # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over p-1 picks.
     model1 = estimate(mbi, domain, log1, total, iters)
     pairs = list(itertools.combinations(range(p), 2))
     weight = {}
@@ -194,10 +197,10 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
         ledger.append(LedgerRow(len(ledger), "select", "exponential", (names[e[0]], names[e[1]]),
                                 score_sens, epsilon, epsilon ** 2 / 8.0))
 
-    # Step 4 ([MST] §4.3): the selected 2-way marginals, rho/3 split evenly.
+    # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split evenly.
     log2 = [meas.measure(ccodes, csizes, e, rho / 3.0 / (p - 1), "measure-2way")[0] for e in tree]
 
-    # Step 5 ([PGM]; [MST] §4.1 for undoing the compression): estimate, sample, decode.
+    # Step 5 ([PGM]; [MST] "generate", undoing the compression): estimate, sample, decode.
     model = estimate(mbi, domain, log1 + log2, total, iters)
     n_out = int(rows) if rows is not None else max(1, round(total))
     with seeded_global_numpy(int(rng.integers(2 ** 32))):
