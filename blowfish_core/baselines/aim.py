@@ -114,6 +114,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     Raises BudgetError, SchemaError, MissingDependencyError as fit_mst.
     """
     t0 = time.perf_counter()
+    c0 = time.process_time()
     rho = check_rho(rho)
     sens, score_unit = sensitivities(neighbours)
     if schema.p < 2:
@@ -214,6 +215,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     release = schema.decode(Xr)
     info = {"rounds": t, "max_rounds": T, "anneals": anneals, "selected": [list(c) for c in chosen],
             "cells": dict(zip(names, sizes)), "neighbours": neighbours, "bins": cells.bins, "total": n,
-            "iters": int(iters), "round_iters": int(round_iters), "sampling": sampling, "rows": n_out}
+            "iters": int(iters), "round_iters": int(round_iters), "sampling": sampling, "rows": n_out,
+            "cpu_seconds": time.process_time() - c0}
     return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, "aim",
                           tuple(m.clique for m in measurements), info)

@@ -127,6 +127,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     fewer than 2 attributes), MissingDependencyError (mbi/jax not installed).
     """
     t0 = time.perf_counter()
+    c0 = time.process_time()
     rho = check_rho(rho)
     sens, score_sens = sensitivities(neighbours)
     if schema.p < 2:
@@ -214,5 +215,6 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     cliques = tuple(m.clique for m in log1) + tuple(m.clique for m in log2)
     info = {"tree": [[names[i], names[j]] for i, j in tree], "cells": dict(zip(names, sizes)),
             "compressed_cells": dict(zip(names, csizes)), "neighbours": neighbours, "bins": cells.bins,
-            "total": total, "iters": int(iters), "sampling": sampling, "rows": n_out}
+            "total": total, "iters": int(iters), "sampling": sampling, "rows": n_out,
+            "cpu_seconds": time.process_time() - c0}
     return BaselineResult(release, Xr, tuple(ledger), seconds, rho, "mst", cliques, info)
