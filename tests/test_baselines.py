@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from blowfish_core.baselines import (
-    INSTALL_HINT,
     MissingDependencyError,
     PublicCells,
     _mbi,
@@ -28,7 +27,7 @@ try:
     _mbi.require_mbi()
     HAVE_MBI, WHY = True, ""
 except MissingDependencyError as e:  # pragma: no cover - depends on the environment
-    HAVE_MBI, WHY = False, f"optional extra not installed ({INSTALL_HINT}): {e}"
+    HAVE_MBI, WHY = False, f"optional extra mbi/jax not installed: {e}"
 
 needs_mbi = pytest.mark.skipif(not HAVE_MBI, reason=WHY or "mbi not installed")
 
