@@ -11,7 +11,7 @@ there whenever every Hard round was certified at sqrt(2), which the script check
 Writes experiments/results/baseline.json and the markdown fragment
 experiments/REPORT_baseline.md (merged into REPORT.md by the coordinator).
 
-    python -m experiments.exp_baseline                 # 5 budgets x 4 seeds (a few minutes)
+    python -m experiments.exp_baseline                 # MST + AIM, 5 budgets x 4 seeds (~10 min idle)
     python -m experiments.exp_baseline --full          # all 11 Figure 2 budgets x 4 seeds
     python -m experiments.exp_baseline --budgets 1e-4,1e-2 --seeds 6 --methods mst,aim
 """
@@ -221,7 +221,7 @@ def _verdict(d: str, summ: dict, ref: dict, budgets) -> str:
             f"{max(v[2] for v in ratio.values()):.1f}x MST's.")
 
 
-def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float) -> str:
+def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float, run_seconds: float = 0.0) -> str:
     L = ["## Reference baselines: MST (and AIM) on Private-PGM (standard DP, not policy-aware)", ""]
     L.append(f"**Setting.** Adult and Bank private splits (as every experiment), the same five modeled columns; "
              f"{len(budgets)} of the Figure 2 budgets ({', '.join(f'{b:g}' for b in budgets)}), {len(seeds)} seeds; "
@@ -239,10 +239,12 @@ def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float) -> str
                  "T = 16p rounds, alpha = 0.9, the all-pairs (PWErr) workload closed downward, bias-corrected "
                  "quality scores, budget annealing and the 80 MB junction-tree cap; 100 warm-started mirror-descent "
                  "iterations per round and 1000 at the end; same domain, neighbours and release size as MST. "
-                 f"AIM is slower, so it ran at {len(ab)} budgets only ({', '.join(f'{b:g}' for b in ab)}).")
+                 + (f"AIM is slower, so it ran at {len(ab)} budgets only ({', '.join(f'{b:g}' for b in ab)})."
+                    if len(ab) < len(budgets) else "AIM ran at the same budgets and seeds."))
     L.append("")
     L.append("Hard and BF-Soft: the fixed-temperature sweep (experiments/results/fig2.full.json, 8 paired seeds, "
-             "the schedule of that run). " + " ".join(
+             "the schedule of that run, i.e. main before issue 12's new default reading: rerun "
+             "exp_budget and regenerate this fragment once it lands). " + " ".join(
                  f"{d.capitalize()}: every Hard round was certified at Δ = √2, so Tab-PE's release equals Hard's "
                  "(same paired noise) and the Hard column is also Tab-PE." if ref.get(d, {}).get("tab_pe_equals_hard")
                  else "" for d in summ))
@@ -278,7 +280,10 @@ def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float) -> str
              "during these runs), so they overstate the cost several times; most of an MST/AIM run is jax compiling "
              "each new model shape (an MST run costs about 3-6 CPU seconds on an idle core).")
     L.append("")
-    L.append(f"(Regenerate: `python -m experiments.exp_baseline`; wall time {wall:.0f} s on a shared 2-core machine.)")
+    total = run_seconds
+    L.append(f"(Regenerate: `python -m experiments.exp_baseline` (MST and AIM at 5 budgets; finished runs are reused "
+             f"from experiments/results/baseline_runs.jsonl); the runs above took {total:.0f} s of wall time in all, "
+             f"this invocation {wall:.0f} s.)")
     return "\n".join(L) + "\n"
 
 
@@ -319,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(RESULTS, exist_ok=True)
     with open(OUT_JSON, "w") as f:
         json.dump(out, f, indent=1)
-    md = markdown(summ, ref, budgets, seeds, methods, wall)
+    md = markdown(summ, ref, budgets, seeds, methods, wall, sum(r["seconds"] for r in res["runs"]))
     with open(OUT_MD, "w") as f:
         f.write(md)
     print(md)
