@@ -1,0 +1,115 @@
+"""Private selection of tau (papers/001; issue 14 "Must show" 2): the exponential mechanism's choice
+among Hard + 8 taus on Adult's private split, against the public pilot's choice on the same grid.
+
+Setting: Adult (80% private split, seed 0: n = 26,048), the preset policy (age, threshold 7),
+K = 9 settings = Hard + BF-Soft at the pilot's base grid PAPER_TAU_GRID (App. F.8; the extra
+q = 0.2 temperature of ``pilot.tau_grid`` is left out so that K = 9), each run at rho = 1e-4
+(Figure 3's smallest budget), paper schedule (8 rounds, 512x3 then 1024, 512 released).
+Selection budget rho_sel = 1e-4 (epsilon_sel = 0.0283), score u = -(n/2) PWErr with the policy
+sensitivity 2/p = 0.4.  20 repetitions: repetition r runs the 9 settings with seed r
+(``bc.choose_tau_private(..., seed=r)``), so each repetition is a fresh set of K releases.
+
+Per repetition we record the K private PWErr (internal figures), the exponential mechanism's
+exact probability of picking the best setting and its exact expected regret (sum_c P_c (E_c - E_min)),
+and the one sampled choice.  The public pilot runs once on the 3,000 held-out public rows at the
+Eq. (4) budget with paired seeds 0..3 (as the paper's pilots) and its single choice is evaluated on
+every repetition: regret = E_rep[choice] - min E_rep.
+
+    PYTHONPATH=. python -m experiments.exp_private_selection [--reps 20]
+        -> experiments/results/private_selection.json (REPORT.md section "Private selection of tau")
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+
+import numpy as np
+
+import blowfish_core as bc
+from blowfish_core.pilot import PAPER_TAU_GRID, run_pilot
+from blowfish_core.presets import get_preset, load_preset_data
+from blowfish_core.private_pilot import setting_label
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "results", "private_selection.json")
+SETUP = {"dataset": "adult", "rho_per_setting": 1e-4, "rho_sel": 1e-4, "taus": list(PAPER_TAU_GRID),
+         "pilot_seeds": [0, 1, 2, 3], "regret_rho": 0.05}
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--out", default=OUT)
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    preset = get_preset("adult")
+    split = load_preset_data(preset)
+    schema, policy, metric = preset.schema, preset.default_policy(), preset.metric_fn()
+    n = len(split.private)
+    plan = bc.private_pilot_plan(schema, policy, n, SETUP["taus"], SETUP["rho_per_setting"], SETUP["rho_sel"],
+                                 regret_rho=SETUP["regret_rho"])
+    labels = [setting_label(m, t) for m, t in plan.settings]
+    print("\n".join(plan.lines()), flush=True)
+
+    # public pilot, once (Eq. (4) budget on the held-out public rows)
+    pil = run_pilot(schema, policy, split.public, SETUP["rho_per_setting"], n, SETUP["taus"], SETUP["pilot_seeds"],
+                    metric=metric)
+    rec = pil.recommendation
+    pub_idx = labels.index(setting_label(rec.method, rec.tau))
+    print(f"public pilot's choice: {labels[pub_idx]} ({pil.seconds:.1f} s)", flush=True)
+
+    reps = []
+    for r in range(args.reps):
+        res = bc.choose_tau_private(schema, policy, split.private, SETUP["rho_per_setting"], SETUP["taus"],
+                                    rho_sel=SETUP["rho_sel"], seed=r, metric=metric,
+                                    regret_rho=SETUP["regret_rho"])
+        e, P = res.errors, res.probabilities
+        best = int(np.argmin(e))
+        reps.append({"seed": r, "errors": e.tolist(), "probabilities": P.tolist(), "best": best,
+                     "chosen": res.chosen, "p_best": float(P[best]),
+                     "expected_regret": float(np.dot(P, e - e.min())),
+                     "sampled_regret": float(e[res.chosen] - e.min()),
+                     "public_regret": float(e[pub_idx] - e.min()), "seconds": res.seconds,
+                     "privacy": {k: res.privacy[k] for k in ("rho", "epsilon", "delta", "accountant")}})
+        print(f"rep {r}: best {labels[best]} chosen {labels[res.chosen]} P(best)={P[best]:.3f} "
+              f"E[regret]={reps[-1]['expected_regret']:.4g} public regret {reps[-1]['public_regret']:.4g} "
+              f"({res.seconds:.1f} s)", flush=True)
+
+    def mean(key):
+        return float(np.mean([x[key] for x in reps]))
+
+    E = np.array([x["errors"] for x in reps])
+    summary = {
+        "K": plan.K, "n": n, "labels": labels, "plan": plan.to_dict(),
+        "em": {"p_best_mean": mean("p_best"),
+               "picked_best_sampled": int(sum(x["chosen"] == x["best"] for x in reps)),
+               "expected_regret_mean": mean("expected_regret"), "sampled_regret_mean": mean("sampled_regret"),
+               "sampled_regret_max": float(max(x["sampled_regret"] for x in reps))},
+        "public_pilot": {"choice": labels[pub_idx],
+                         "picked_best": int(sum(pub_idx == x["best"] for x in reps)),
+                         "regret_mean": mean("public_regret"),
+                         "regret_max": float(max(x["public_regret"] for x in reps)),
+                         "pilot_means": {c.label: c.mean for c in pil.candidates}, "seconds": pil.seconds},
+        "best_counts": {labels[i]: int(sum(x["best"] == i for x in reps)) for i in range(plan.K)},
+        "mean_error_per_setting": dict(zip(labels, E.mean(axis=0).tolist())),
+        "best_of_K_mean_error": float(E.min(axis=1).mean()),
+        "regret_bound_95": plan.choice.regret_error,
+    }
+    out = {"id": "private_selection", "setup": SETUP, "summary": summary, "repetitions": reps,
+           "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(time.process_time() - c0, 1),
+           "environment": {"python": platform.python_version(), "numpy": np.__version__, "cpus": os.cpu_count()}}
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=2, allow_nan=False)
+    print(json.dumps(summary, indent=2))
+    print(f"wall {out['wall_seconds']} s, cpu {out['cpu_seconds']} s -> {args.out}")
+    return out
+
+
+if __name__ == "__main__":
+    main()
