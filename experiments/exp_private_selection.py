@@ -13,7 +13,9 @@ Per repetition we record the K private PWErr (internal figures), the exponential
 exact probability of picking the best setting and its exact expected regret (sum_c P_c (E_c - E_min)),
 and the one sampled choice.  The public pilot runs once on the 3,000 held-out public rows at the
 Eq. (4) budget with paired seeds 0..3 (as the paper's pilots) and its single choice is evaluated on
-every repetition: regret = E_rep[choice] - min E_rep.
+every repetition: regret = E_rep[choice] - min E_rep.  For equal total cost, the public pilot's
+choice is also run once per repetition seed on the private table at the private route's whole
+budget K rho + rho_sel (``equal_cost``).
 
     PYTHONPATH=. python -m experiments.exp_private_selection [--reps 20]
         -> experiments/results/private_selection.json (REPORT.md section "Private selection of tau")
@@ -63,6 +65,16 @@ def main(argv=None) -> dict:
     pub_idx = labels.index(setting_label(rec.method, rec.tau))
     print(f"public pilot's choice: {labels[pub_idx]} ({pil.seconds:.1f} s)", flush=True)
 
+    # equal total cost: the public pilot's choice run once on the private table at the private route's
+    # whole budget (K rho + rho_sel), so both routes spend the same rho in total
+    from blowfish_core.experiment import RunRequest, run_paired
+
+    rho_equal = plan.choice.rho_total
+    eq_req = RunRequest(schema, policy, split.private, [rec.method], rho_equal, tau=rec.tau,
+                        seeds=list(range(args.reps)), metric=metric)
+    eq = run_paired(eq_req)
+    equal_cost = eq.errors(rec.method)
+
     reps = []
     for r in range(args.reps):
         res = bc.choose_tau_private(schema, policy, split.private, SETUP["rho_per_setting"], SETUP["taus"],
@@ -95,6 +107,9 @@ def main(argv=None) -> dict:
                          "regret_mean": mean("public_regret"),
                          "regret_max": float(max(x["public_regret"] for x in reps)),
                          "pilot_means": {c.label: c.mean for c in pil.candidates}, "seconds": pil.seconds},
+        "equal_cost": {"rho_total": rho_equal, "public_choice_error_mean": float(np.mean(equal_cost)),
+                       "public_choice_errors": list(map(float, equal_cost)),
+                       "em_chosen_error_mean": float(np.mean([x["errors"][x["chosen"]] for x in reps]))},
         "best_counts": {labels[i]: int(sum(x["best"] == i for x in reps)) for i in range(plan.K)},
         "mean_error_per_setting": dict(zip(labels, E.mean(axis=0).tolist())),
         "best_of_K_mean_error": float(E.min(axis=1).mean()),
