@@ -411,8 +411,10 @@ if __name__ == "__main__":  # pragma: no cover
 PILOT_EPILOG = """examples:
   python -m blowfish_core pilot --preset xor3 --rho 3e-3 --rounds 4 --population 128x4 --seeds 0,1
   python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4
-  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private --rho-sel 1e-4 --dry-run
-  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private --rho-sel 1e-4 --out out/chosen.csv --report out/choice.json
+  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private \
+      --rho-sel 1e-4 --dry-run
+  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private \
+      --rho-sel 1e-4 --out out/chosen.csv --report out/choice.json
 """
 
 
@@ -424,8 +426,10 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
     add_policy_args(p)
     p.add_argument("--data", metavar="CSV", help="private table (public pilot: only its row count n_t is used)")
     p.add_argument("--sep", default=",", help="field separator of --data and --public (default ',')")
-    p.add_argument("--n", type=_int, help="XOR presets without --data: number of generated private records (default 12000)")
-    p.add_argument("--data-seed", type=_int, default=None, help="XOR presets without --data: generator seed (default 0)")
+    p.add_argument("--n", type=_int,
+                   help="XOR presets without --data: number of generated private records (default 12000)")
+    p.add_argument("--data-seed", type=_int, default=None,
+                   help="XOR presets without --data: generator seed (default 0)")
     p.add_argument("--split-seed", type=_int, default=None,
                    help="Adult/Bank presets: seed of the private/pilot split (default 0)")
     p.add_argument("--public", metavar="CSV", help="public pilot sample (default: the preset's held-out or "
@@ -548,7 +552,7 @@ def cmd_pilot(args) -> int:
     for flag, path in [("--out", args.out), ("--report", args.report)]:
         if path:
             d = os.path.dirname(os.path.abspath(path))
-            _write(flag, path, lambda: os.makedirs(d, exist_ok=True))
+            _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
             if os.path.isdir(path):
                 raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
     delta = budget.delta or 1e-5

@@ -101,7 +101,8 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | 
     Gaussian -> rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round, notion,
     accountant='gdp-exact'; Laplace -> epsilon, delta=0, rounds, epsilon_per_round,
     notion='pure', accountant='pure-sum'.  All zCDP (Gaussian + exponential): rho, delta, epsilon
-    (= epsilon_eq1), rounds, rho_per_round, mechanisms, notion='zcdp', accountant='zcdp-eq1'.  Mixed: epsilon, delta, rounds, mechanisms,
+    (= epsilon_eq1), rounds, rho_per_round, mechanisms, notion='zcdp', accountant='zcdp-eq1'.
+    Mixed: epsilon, delta, rounds, mechanisms,
     notion='approximate', accountant='pld'.
     Raises BudgetError for a bad delta, ValueError for an empty ledger.
     """

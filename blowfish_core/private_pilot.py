@@ -209,7 +209,8 @@ class PrivateChoiceResult:
             "plan": self.plan.to_dict(), "seed": self.seed, "config": self.config,
             "ledger": [r.to_dict() for r in self.ledger], "privacy": self.privacy,
             "internal": {"label": INTERNAL + " (do not publish)",
-                         "errors": {setting_label(m, t): float(e) for (m, t), e in zip(self.plan.settings, self.errors)},
+                         "errors": {setting_label(m, t): float(e)
+                                    for (m, t), e in zip(self.plan.settings, self.errors)},
                          "probabilities": {setting_label(m, t): float(p)
                                            for (m, t), p in zip(self.plan.settings, self.probabilities)}},
             "seconds": self.seconds,

@@ -138,7 +138,8 @@ def _audit_rows() -> list[str]:
     from blowfish_core.analysis.selection_audit import run_selection_audit
     from blowfish_core.selection import NOT_PRIVATE
 
-    out = ["| case | domain | claimed (ε, δ) | exact worst δ(ε) | verdict | expected | note |", "|---|---|---|---|---|---|---|"]
+    out = ["| case | domain | claimed (ε, δ) | exact worst δ(ε) | verdict | expected | note |",
+           "|---|---|---|---|---|---|---|"]
     for r, exp in run_selection_audit():
         out.append(f"| {r.case} | {r.domain} | ({r.claim[0]:g}, {r.claim[1]:g}) | {r.worst_delta:.6g} | "
                    f"{'pass' if r.passed else 'FAIL'} | {'pass' if exp else 'FAIL'} | "
@@ -173,9 +174,11 @@ def section(d: dict) -> str:
         f"ρ = {st['rho_per_setting']:g} (Figure 3's smallest budget; paper schedule), so the K runs spend "
         f"{plan['rho_runs']:.4g}. The choice is the exponential mechanism on u = −(n/2)·PWErr with the policy "
         f"sensitivity 2/p = {plan['sensitivity']:.2g} at ρ_sel = {st['rho_sel']:g} (ε_sel = {plan['epsilon_sel']:.4f}, "
-        f"ε_sel²/8 zCDP, bounded range): whole cost ρ = {plan['rho_total']:.4g} zCDP = ε {plan['epsilon_total_eq1']:.4g} "
+        f"ε_sel²/8 zCDP, bounded range): whole cost ρ = {plan['rho_total']:.4g} zCDP = "
+        f"ε {plan['epsilon_total_eq1']:.4g} "
         f"at δ = 1e-5 by Eq. (1) (ledger accountant `zcdp-eq1`). {reps} repetitions (repetition r runs the nine "
-        f"settings with seed r: `bc.choose_tau_private(..., seed=r)`). The public pilot runs once on the 3,000 held-out "
+        f"settings with seed r: `bc.choose_tau_private(..., seed=r)`). The public pilot runs once on the 3,000 "
+        "held-out "
         f"public rows at the Eq. (4) budget with paired seeds 0–3 and chooses **{pub['choice']}**; its choice is "
         "scored on every repetition. Script `experiments/exp_private_selection.py`, results "
         f"`experiments/results/private_selection.json`; run time {d['wall_seconds']:.0f} s wall, "
@@ -204,7 +207,8 @@ def section(d: dict) -> str:
     if eq:
         L.append(
             f"**Equal total cost.** The comparison above is not at equal cost: the private route spends "
-            f"{plan['rho_total']:.4g} for one release, the public pilot {st['rho_per_setting']:g}. Spending the private "
+            f"{plan['rho_total']:.4g} for one release, the public pilot {st['rho_per_setting']:g}. Spending the "
+            "private "
             f"route's whole budget on the public pilot's choice instead ({pub['choice']} run once at ρ = "
             f"{eq['rho_total']:.4g}, same seeds) gives mean PWErr {eq['public_choice_error_mean']:.3f}, against "
             f"{eq['em_chosen_error_mean']:.3f} for the release the exponential mechanism chose. So when public rows "

@@ -68,4 +68,5 @@ def get_mechanism(mechanism: str | Mechanism | None) -> Mechanism:
     return m
 
 
-__all__ = ["DEFAULT_MECHANISM", "MECHANISMS", "SELECTION_MECHANISMS", "Exponential", "Gaussian", "Laplace", "Mechanism", "get_mechanism"]
+__all__ = ["DEFAULT_MECHANISM", "MECHANISMS", "SELECTION_MECHANISMS", "Exponential", "Gaussian", "Laplace",
+           "Mechanism", "get_mechanism"]
