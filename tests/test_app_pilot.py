@@ -274,3 +274,18 @@ def test_choose_on_private_data_option():
     assert not at.exception
     assert any("rho_sel must be a finite number > 0" in e.value for e in at.error)
     assert "Settings K" not in _metrics(at)
+
+
+def test_public_pilot_reads_the_typed_runs():
+    """The per-seed table comes from PilotResult.runs (one experiment.PairedResult per candidate)."""
+    at = _page()
+    _set(at, pl_grid="0.01, 0.1", **SMALL)
+    at.button(key="pl_run_btn").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["pilot_result"]["result"]
+    assert len(res.runs) == 3 and all(isinstance(pr, bc.PairedResult) for pr in res.runs)
+    for c, pr in zip(res.candidates, res.runs):
+        assert pr.errors(c.method) == c.errors  # the typed runs are what the candidates summarize
+    table = at.table[0].value
+    assert list(table.index) == ["Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.1"]
+    assert list(table.loc["Hard"]) == res.runs[0].errors("hard")
