@@ -14,7 +14,7 @@ Totals (:func:`privacy_totals`):
   curve (accounting.PrivacyLedger, unchanged), ``accountant = "gdp-exact"``;
   all-Laplace: pure epsilon-DP, epsilon = sum epsilon_t (basic composition),
   ``notion = "pure"``, ``accountant = "pure-sum"``.
-* every row zCDP but not all Gaussian (Gaussian rounds plus exponential selection rows,
+* only Gaussian and exponential rows, not all Gaussian (Gaussian rounds plus exponential selection rows,
   mechanisms/exponential.py, epsilon_sel^2/8 each) -> rho = sum rho_t, epsilon at delta by
   Eq. (1) only, ``accountant = "zcdp-eq1"`` (the mu-GDP curve is exact for Gaussians only).
 * any other mix -> privacy-loss distributions composed with dp-accounting's PLD
@@ -115,7 +115,7 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | 
         mech = get_mechanism(kinds[0])
         total = rho if mech.budget_name == "rho" else epsilon
         return mech.totals(rows, delta, total)
-    if all(r.rho_t is not None for r in rows):
+    if set(kinds) <= ZCDP_MECHANISMS:
         return zcdp_totals(rows, delta)
     delta = check_delta(delta)
     return {"epsilon": pld_epsilon(rows, delta), "delta": delta, "rounds": len(rows),
@@ -131,6 +131,11 @@ def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None =
     out = led.to_dict()
     out["rho_per_round"] = [float(r.rho_t) for r in rows]
     return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
+
+
+#: mechanisms whose rows are zCDP with rho_t their exact cost (Gaussian; exponential by bounded range):
+#: a ledger of only these is totalled in rho (zcdp_totals) when it is not all-Gaussian.
+ZCDP_MECHANISMS = frozenset({"gaussian", "exponential"})
 
 
 def zcdp_totals(rows: Sequence[LedgerRow], delta: float) -> dict[str, Any]:
