@@ -79,3 +79,8 @@ __all__ += [
     "selection_delta", "selection_epsilon", "selection_rho",
     "audit_selection", "construction_multiplicity", "construction_path", "construction_table", "run_selection_audit",
 ]
+
+# private choice of tau or Hard on the private table (issue 14, phase 2)
+from .private_pilot import PrivateChoiceResult, PrivatePilotPlan, choose_tau_private, private_pilot_plan  # noqa: E402
+
+__all__ += ["PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private", "private_pilot_plan"]

@@ -1,4 +1,4 @@
-"""Command line: ``python -m blowfish_core {reach,synth,schema,presets} ...``.
+"""Command line: ``python -m blowfish_core {reach,synth,schema,presets,pilot} ...``.
 
 Every bad input exits non-zero with one line ``error: ...`` naming the field;
 no Python traceback.  The UI calls the same engine functions.
@@ -144,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("presets", help="list the built-in presets and their policies")
     pr.add_argument("--json", action="store_true")
+    add_pilot_parser(sub, add_policy_args)
     return ap
 
 
@@ -396,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # --help (0) or a usage error (2, already printed as one line)
         return e.code if isinstance(e.code, int) else 2
     try:
-        return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets}[args.command](args)
+        return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets,
+                "pilot": cmd_pilot}[args.command](args)
     except BlowfishError as e:
         print(f"error: {_cli_message(str(e))}", file=sys.stderr)
         return 2
@@ -410,3 +412,216 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+# ---------------------------------------------------------------- pilot (issue 14, phase 2)
+PILOT_EPILOG = """examples:
+  python -m blowfish_core pilot --preset xor3 --rho 3e-3 --rounds 4 --population 128x4 --seeds 0,1
+  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4
+  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private \
+      --rho-sel 1e-4 --dry-run
+  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private \
+      --rho-sel 1e-4 --out out/chosen.csv --report out/choice.json
+"""
+
+
+def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
+    """The ``pilot`` subcommand: the public pilot (default) or ``--private`` (exponential mechanism)."""
+    p = sub.add_parser("pilot", help="choose tau or Hard: public pilot (default, no private budget) or --private "
+                                     "(K runs on the private table + an exponential-mechanism choice)",
+                       epilog=PILOT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_policy_args(p)
+    p.add_argument("--data", metavar="CSV", help="private table (public pilot: only its row count n_t is used)")
+    p.add_argument("--sep", default=",", help="field separator of --data and --public (default ',')")
+    p.add_argument("--n", type=_int,
+                   help="XOR presets without --data: number of generated private records (default 12000)")
+    p.add_argument("--data-seed", type=_int, default=None,
+                   help="XOR presets without --data: generator seed (default 0)")
+    p.add_argument("--split-seed", type=_int, default=None,
+                   help="Adult/Bank presets: seed of the private/pilot split (default 0)")
+    p.add_argument("--public", metavar="CSV", help="public pilot sample (default: the preset's held-out or "
+                                                   "generated pilot rows)")
+    p.add_argument("--n-pilot", type=_int, help="public pilot: use a seeded subset of this many public rows "
+                                                "(default all; at least 50)")
+    p.add_argument("--pilot-seed", type=_int, default=0, help="seed of the --n-pilot subset (default 0)")
+    p.add_argument("--n-target", type=_int, help="public pilot without --data: rows n_t of the private table")
+    p.add_argument("--tau-grid", help="temperatures, e.g. '0.003,0.03,0.3' (default: the paper's pilot grid "
+                                      "App. F.8 plus the tau with q = 0.2)")
+    p.add_argument("--rho", type=_float, help="zCDP budget of one synthesis run (public pilot: the target run, "
+                                              "scaled by Eq. (4); --private: spent by EACH of the K runs)")
+    p.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho")
+    p.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5)")
+    p.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
+                   help="epsilon -> rho conversion of --epsilon (default exact)")
+    p.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
+    p.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5'")
+    p.add_argument("--release", type=_int, default=512, help="released records (default 512)")
+    p.add_argument("--threshold-h", type=_float, default=0.0, help="public count threshold H (default 0)")
+    p.add_argument("--selection", choices=["hybrid", "sample", "rank"], default="hybrid")
+    p.add_argument("--children", type=_int, default=3, help="rank rounds: mutated children per kept parent")
+    p.add_argument("--release-mode", choices=["sample", "top"], default="sample")
+    p.add_argument("--seeds", default=None, help="public pilot: paired seeds (default 0,1,2,3); --private: ONE "
+                                                 "seed (default 0)")
+    p.add_argument("--tie-tol", type=_float, default=None, help="public pilot: tie tolerance (default 1e-9)")
+    p.add_argument("--private", action="store_true",
+                   help="choose on the PRIVATE table: run every setting (each spends --rho) and select with the "
+                        "exponential mechanism at --rho-sel / --epsilon-sel")
+    p.add_argument("--rho-sel", type=_float, help="--private: selection budget, zCDP (epsilon_sel = sqrt(8 rho_sel))")
+    p.add_argument("--epsilon-sel", type=_float, help="--private: selection budget, pure epsilon of the "
+                                                      "exponential mechanism (costs epsilon_sel^2/8 zCDP)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan (cost, regret bound) and stop")
+    p.add_argument("--out", metavar="CHOSEN.csv", help="--private: write the chosen setting's release")
+    p.add_argument("--report", metavar="REPORT.json", help="write the result as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(out_dir=None)
+    return p
+
+
+def _pilot_inputs(args, preset):
+    """(private table or None, n_t, public sample or None, their source texts) for the pilot."""
+    from .pilot import check_pilot_size, subsample
+
+    sep = _sep(args)
+    split = None
+    if preset is not None and not args.schema:
+        table = read_table(args.data, sep=sep) if args.data and sep != "," else args.data
+        split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
+                                 data_seed=args.data_seed or 0)
+        data, source = split.private, split.source
+    elif args.data:
+        data, source = read_table(args.data, sep=sep), args.data
+    else:
+        data, source = None, ""
+    if args.private:
+        if data is None:
+            raise BlowfishError("--private needs the private table: --data CSV (or a preset)")
+        return data, len(data), None, source, ""
+    if args.public:
+        public, psrc = read_table(args.public, sep=sep), f"--public {args.public}"
+    elif split is not None:
+        public, psrc = split.public, f"the preset's pilot rows ({len(split.public):,})"
+    else:
+        raise BlowfishError("the public pilot needs public rows: --public CSV (or a preset with pilot rows)")
+    if args.n_pilot is not None:
+        check_pilot_size(args.n_pilot)
+        public = subsample(public, args.n_pilot, args.pilot_seed)
+        psrc += f", subset of {args.n_pilot:,} (seed {args.pilot_seed})"
+    check_pilot_size(len(public))
+    if args.n_target is not None:
+        if data is not None:
+            raise BlowfishError("--n-target is taken from the private table here; it would be ignored. Fix: drop it")
+        n_t = args.n_target
+    elif data is not None:
+        n_t = len(data)
+    else:
+        raise BlowfishError("give the private table's size: --data CSV or --n-target N")
+    return data, n_t, public, source, psrc
+
+
+def cmd_pilot(args) -> int:
+    from .pilot import DEFAULT_TIE_TOL, parse_tau_grid, run_pilot, scale_budget, tau_grid
+    from .parsing import parse_selection_budget
+    from .policy import record_reach
+    from .private_pilot import INTERNAL, choose_tau_private, private_pilot_plan
+
+    budget = parse_budget(args.rho, args.epsilon, args.delta, "gaussian", args.conversion)
+    if args.private:
+        parse_selection_budget(args.rho_sel, args.epsilon_sel)
+        if args.tie_tol is not None:
+            raise BlowfishError("--tie-tol applies to the public pilot only; --private chooses with the exponential "
+                                "mechanism. Fix: drop it")
+        for flag, v in (("--public", args.public), ("--n-pilot", args.n_pilot), ("--n-target", args.n_target)):
+            if v is not None:
+                raise BlowfishError(f"{flag} applies to the public pilot only; --private reads the private table. "
+                                    "Fix: drop it")
+    else:
+        for flag, v in (("--rho-sel", args.rho_sel), ("--epsilon-sel", args.epsilon_sel), ("--out", args.out)):
+            if v is not None:
+                raise BlowfishError(f"{flag} applies to --private only (the public pilot spends and releases "
+                                    "nothing). Fix: add --private or drop it")
+    seeds = parse_seeds(args.seeds if args.seeds is not None else ("0" if args.private else "0,1,2,3"))
+    if args.private and len(seeds) != 1:
+        raise BlowfishError(f"--private runs each setting once on the private table (every run spends --rho); "
+                            f"give one seed (got {len(seeds)}). Fix: --seeds 0")
+    schema, policy, preset = resolve_setting(args)
+    _check_ignored_options(args, preset)
+    _check_outputs(args, [], seeds)
+    if args.public and args.report and os.path.abspath(args.public) == os.path.abspath(args.report):
+        raise BlowfishError(f"--report would overwrite the input --public {args.public}. Fix: choose another path")
+    cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
+                      release=args.release, threshold_h=args.threshold_h, selection=args.selection,
+                      children=args.children, release_mode=args.release_mode).validate()
+    reach = record_reach(schema, policy)
+    taus = parse_tau_grid(args.tau_grid) if args.tau_grid is not None else tau_grid(reach)
+    metric = preset.metric_fn() if preset is not None and not args.schema else None
+    metric_name = preset.metric if preset is not None and not args.schema else "pwerr"
+    data, n_t, public, source, psrc = _pilot_inputs(args, preset)
+    for flag, path in [("--out", args.out), ("--report", args.report)]:
+        if path:
+            d = os.path.dirname(os.path.abspath(path))
+            _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
+            if os.path.isdir(path):
+                raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
+    delta = budget.delta or 1e-5
+
+    def progress(ev):
+        if not args.quiet:
+            print(f"  {ev['label']:<20} ({ev['config']}/{ev['configs']}) seed {ev['seed']} round "
+                  f"{ev['round']}/{ev['rounds']}", file=sys.stderr)
+
+    def dump(obj):
+        if args.report:
+            def w():
+                with open(args.report, "w", encoding="utf-8") as f:
+                    json.dump(obj, f, indent=2, allow_nan=False)
+            _write("--report", args.report, w)
+
+    if args.private:
+        plan = private_pilot_plan(schema, policy, n_t, taus, budget.rho, args.rho_sel, args.epsilon_sel,
+                                  metric=metric_name, delta=delta, flags=True)
+        print("plan (private choice on the private table; nothing is spent until it runs):")
+        for line in plan.lines():
+            print("  " + line)
+        if args.dry_run:
+            print("dry run: nothing was run and nothing was spent")
+            return 0
+        res = choose_tau_private(schema, policy, data, budget.rho, taus, rho_sel=args.rho_sel,
+                                 epsilon_sel=args.epsilon_sel, seed=seeds[0], config=cfg, metric=metric,
+                                 delta=delta, data_source=source, flags=True, progress=progress)
+        p = res.privacy
+        print(f"chosen (publishable): {res.label}")
+        print(f"privacy (publishable): rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows "
+              f"({plan.K} runs x {plan.rho_run:.4g} + exponential {plan.choice.rho_selection:.4g}); "
+              f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1); accountant {p['accountant']}")
+        print(f"{metric_name.upper()} per setting ({INTERNAL}; do not publish):")
+        for row in res.internal_table().itertuples(index=False):
+            mark = "  <- chosen" if row.setting == res.label else ""
+            print(f"  {row.setting:<20} {getattr(row, metric_name):.4f}  P = {row.probability:.4g}{mark}")
+        if args.out:
+            _write("--out", args.out, lambda: res.release.to_csv(args.out, index=False))
+        dump(res.to_dict())
+        written = [x for x in (args.out, args.report) if x]
+        if written:
+            print("wrote " + " and ".join(written))
+        return 0
+
+    tie = DEFAULT_TIE_TOL if args.tie_tol is None else args.tie_tol
+    scaling = scale_budget(budget.rho, n_t, len(public), cfg.rounds, cfg.budget_weights, delta)
+    print(f"plan (public pilot: {len(taus) + 1} settings x {len(seeds)} paired seed(s) on {len(public):,} public "
+          f"rows; no private budget is spent):")
+    print("  settings: Hard, " + ", ".join(f"BF-Soft tau={t:g}" for t in taus))
+    print("  " + scaling.explain())
+    if args.dry_run:
+        print("dry run: nothing was run")
+        return 0
+    res = run_pilot(schema, policy, public, budget.rho, n_t, taus, seeds, cfg, metric, delta, tie,
+                    public_source=psrc, progress=progress)
+    print(f"mean public {res.metric.upper()} (over {len(seeds)} seed(s), 95% t-interval):")
+    for c in res.candidates:
+        print(f"  {c.label:<20} {c.mean:.4f}  {_ci_text(c.ci95, '.4f')}")
+    print(f"recommendation: {res.recommendation.label} ({res.recommendation.reason})")
+    print(res.note)
+    dump(res.to_dict())
+    if args.report:
+        print(f"wrote {args.report}")
+    return 0

@@ -14,6 +14,9 @@ Totals (:func:`privacy_totals`):
   curve (accounting.PrivacyLedger, unchanged), ``accountant = "gdp-exact"``;
   all-Laplace: pure epsilon-DP, epsilon = sum epsilon_t (basic composition),
   ``notion = "pure"``, ``accountant = "pure-sum"``.
+* only Gaussian and exponential rows, not all Gaussian (Gaussian rounds plus exponential selection rows,
+  mechanisms/exponential.py, epsilon_sel^2/8 each) -> rho = sum rho_t, epsilon at delta by
+  Eq. (1) only, ``accountant = "zcdp-eq1"`` (the mu-GDP curve is exact for Gaussians only).
 * any other mix -> privacy-loss distributions composed with dp-accounting's PLD
   accountant, epsilon at delta; ``accountant = "pld"``.  The mu-GDP epsilon is never
   reported for a ledger with a non-Gaussian row.
@@ -67,7 +70,7 @@ class LedgerRow:
     @property
     def sigma_t(self) -> float | None:
         """Gaussian noise standard deviation: the scale of an l2 (zCDP) row; None for other rows."""
-        return self.scale if self.rho_t is not None else None
+        return self.scale if self.rho_t is not None and self.norm == "l2" else None
 
     def to_dict(self) -> dict[str, Any]:
         """The report row: t, candidates, rho_t, delta_t (= Delta_t), sigma_t, calibration,
@@ -97,7 +100,9 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | 
     One mechanism throughout: that mechanism's own composition (``Mechanism.totals``):
     Gaussian -> rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round, notion,
     accountant='gdp-exact'; Laplace -> epsilon, delta=0, rounds, epsilon_per_round,
-    notion='pure', accountant='pure-sum'.  Mixed: epsilon, delta, rounds, mechanisms,
+    notion='pure', accountant='pure-sum'.  All zCDP (Gaussian + exponential): rho, delta, epsilon
+    (= epsilon_eq1), rounds, rho_per_round, mechanisms, notion='zcdp', accountant='zcdp-eq1'.
+    Mixed: epsilon, delta, rounds, mechanisms,
     notion='approximate', accountant='pld'.
     Raises BudgetError for a bad delta, ValueError for an empty ledger.
     """
@@ -110,6 +115,8 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | 
         mech = get_mechanism(kinds[0])
         total = rho if mech.budget_name == "rho" else epsilon
         return mech.totals(rows, delta, total)
+    if set(kinds) <= ZCDP_MECHANISMS:
+        return zcdp_totals(rows, delta)
     delta = check_delta(delta)
     return {"epsilon": pld_epsilon(rows, delta), "delta": delta, "rounds": len(rows),
             "mechanisms": kinds, "notion": "approximate", "accountant": "pld",
@@ -124,6 +131,31 @@ def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None =
     out = led.to_dict()
     out["rho_per_round"] = [float(r.rho_t) for r in rows]
     return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
+
+
+#: mechanisms whose rows are zCDP with rho_t their exact cost (Gaussian; exponential by bounded range):
+#: a ledger of only these is totalled in rho (zcdp_totals) when it is not all-Gaussian.
+ZCDP_MECHANISMS = frozenset({"gaussian", "exponential"})
+
+
+def zcdp_totals(rows: Sequence[LedgerRow], delta: float) -> dict[str, Any]:
+    """A ledger whose every row is zCDP (rho_t set): rho = sum rho_t (zCDP composes by adding),
+    epsilon at delta by Eq. (1) (accounting.epsilon_eq1); ``accountant = "zcdp-eq1"``.
+
+    Used when an exponential selection row (epsilon_sel^2/8, bounded range) joins Gaussian
+    rounds: no ``epsilon_exact`` (the mu-GDP curve is exact only for Gaussian rows).
+    """
+    from .accounting import epsilon_eq1
+
+    delta = check_delta(delta)
+    total = math.fsum(r.rho_t for r in rows)
+    eps = epsilon_eq1(total, delta)
+    kinds = sorted({r.mechanism for r in rows})
+    return {"rho": total, "delta": delta, "epsilon": eps, "epsilon_eq1": eps, "rounds": len(rows),
+            "rho_per_round": [float(r.rho_t) for r in rows], "mechanisms": kinds, "notion": "zcdp",
+            "accountant": "zcdp-eq1",
+            "note": "every row is zCDP (" + ", ".join(kinds) + "): rho adds; epsilon by Eq. (1). The exact "
+                    "Gaussian (mu-GDP) curve is not used: an exponential-mechanism row is not Gaussian"}
 
 
 def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float = 1e-4) -> float:

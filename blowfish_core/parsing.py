@@ -196,3 +196,35 @@ def seed_range(count, first=0, name: str = "number of paired seeds") -> list[int
     if isinstance(first, bool) or not isinstance(first, int) or first < 0:
         raise BlowfishError(f"first seed must be a whole number >= 0 (got {first!r})")
     return list(range(first, first + count))
+
+
+@dataclass(frozen=True)
+class SelectionBudget:
+    """A parsed selection budget: the exponential mechanism's epsilon_sel (nats) and its zCDP cost
+    rho_sel = epsilon_sel^2 / 8 (bounded range; selection.selection_rho)."""
+
+    epsilon: float
+    rho: float
+    source: str
+
+
+def parse_selection_budget(rho_sel: float | None = None, epsilon_sel: float | None = None,
+                           flags: bool = True) -> SelectionBudget:
+    """The selection budget from rho_sel (zCDP) or epsilon_sel (pure DP of the exponential mechanism).
+
+    Give exactly one; epsilon_sel = sqrt(8 rho_sel).  flags: name the CLI flags (--rho-sel,
+    --epsilon-sel) in messages, else the field names (rho_sel, epsilon_sel).
+    Raises BlowfishError / BudgetError naming the field.
+    """
+    from .selection import selection_epsilon, selection_rho
+
+    r_name, e_name = ("--rho-sel", "--epsilon-sel") if flags else ("rho_sel", "epsilon_sel")
+    if rho_sel is not None and epsilon_sel is not None:
+        raise BlowfishError(f"give either {r_name} or {e_name}, not both (epsilon_sel = sqrt(8 rho_sel))")
+    if rho_sel is not None:
+        r = check_rho(rho_sel, name=r_name)
+        return SelectionBudget(selection_epsilon(r), r, f"{r_name}={r:g}")
+    if epsilon_sel is not None:
+        e = check_epsilon(epsilon_sel, name=e_name)
+        return SelectionBudget(e, selection_rho(e), f"{e_name}={e:g}")
+    raise BlowfishError(f"give a selection budget: {r_name} R (zCDP, e.g. 1e-4) or {e_name} E")

@@ -49,7 +49,7 @@ from . import methods
 from .metrics import relative_reduction, t_interval
 from .parsing import parse_positive_grid
 from .policy import Policy, record_reach
-from .experiment import MAX_SEEDS, RunRequest, run_paired
+from .experiment import MAX_SEEDS, PairedResult, RunRequest, run_paired
 from .schema import Schema
 from .sensitivity import noise_ratio, tau_for_noise_ratio
 from .votes import check_tau
@@ -287,6 +287,8 @@ class PilotResult:
     note: str = ("The pilot's guidance is validated only when the public sample and the private table share a "
                  "distribution (paper §6.2.4); shifted or independently collected public data is untested.")
     config: dict[str, Any] = field(default_factory=dict)
+    #: the typed runs (experiment.PairedResult), one per candidate, in ``candidates`` order.
+    runs: list[PairedResult] = field(default_factory=list)
 
     def table(self) -> pd.DataFrame:
         """One row per candidate: label, method, tau, q, mean, ci_low, ci_high, R_s vs Hard (%)."""
@@ -352,6 +354,7 @@ def run_pilot(
     configs: list[tuple[str, float | None]] = [(HARD, None)] + [(SOFT, t) for t in taus]
     t0 = time.perf_counter()
     by_config: list[list[float]] = []
+    paired: list[PairedResult] = []
     metric_name = (metric or ("pwerr", None))[0]
     for k, (method, tau) in enumerate(configs, start=1):
         label = "Hard" if tau is None else f"BF-Soft tau={tau:g}"
@@ -364,6 +367,7 @@ def run_pilot(
                          metric=metric, reference=reference, budget_source="pilot: Eq. (4)",
                          data_source=public_source or "public pilot sample")
         out = run_paired(req, progress=_progress, should_stop=should_stop)
+        paired.append(out)
         errs = {r.seed: r.error for r in out.runs}
         by_config.append([float(errs[s]) for s in seeds])
     hard_errs = np.array(by_config[0])
@@ -380,7 +384,8 @@ def run_pilot(
     rec = recommend([(c.method, c.tau, c.mean) for c in cands], tie_tol)
     return PilotResult(scaling, metric_name, seeds, cands, rec, reach, time.perf_counter() - t0, public_source,
                        config={"rounds": cfg.rounds, "population": cfg.sizes(), "release": cfg.release,
-                               "threshold_h": cfg.threshold_h, "selection": cfg.selection, "delta": delta})
+                               "threshold_h": cfg.threshold_h, "selection": cfg.selection, "delta": delta},
+                       runs=paired)
 
 
 # --------------------------------------------------------------------------

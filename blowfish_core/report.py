@@ -174,6 +174,10 @@ def ledger_text(report: dict[str, Any]) -> str:
         budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
                   f"(Laplace mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
         spent = f"epsilon = {p['epsilon']:.6g}"
+    elif acct == "zcdp-eq1":
+        budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows ({', '.join(p['mechanisms'])}; "
+                  f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1))")
+        spent = f"rho = {p['rho']:.6g}"
     else:
         budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} rounds "
                   f"(mixed mechanisms, PLD accountant)")

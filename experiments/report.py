@@ -148,6 +148,12 @@ def generate(mode: str = "auto", results_dir: str = RESULTS_DIR, out: str = REPO
             L.append(note)
             L.append("")
     L.append(findings.investigation(summaries, results_dir))
+    ps = os.path.join(results_dir, "private_selection.json")  # issue 14: its own script, its own section
+    if os.path.exists(ps):
+        from .exp_private_selection import section as private_selection_section
+
+        L.append("")
+        L.append(private_selection_section(load_json(ps)))
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         f.write("\n".join(L).rstrip() + "\n")

@@ -3,12 +3,16 @@
 Thin page: widgets -> blowfish_core.pilot (Eq. (4) scaling, paired runs of Hard and
 BF-Soft over a tau grid, recommendation with the tie rule) -> tables and plotly.
 The chosen tau (or Hard) is carried back to the Synthesis Runner's settings.
+Optional (off by default): "choose on private data" -- the K settings run on the private table
+and the exponential mechanism picks one (blowfish_core.private_pilot; cost and regret bound
+shown before it runs).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -247,6 +251,11 @@ else:
     st.caption(f"Pilot budget rho_p = {res.scaling.rho_pilot:.4g} (target rho {res.scaling.rho_target:.4g} x "
                f"{res.scaling.factor:.2f}); {len(res.seeds)} paired seed(s); {res.public_source}. {res.note}")
 
+    if getattr(res, "runs", None):  # the typed runs (PairedResult), one per candidate
+        with st.expander("Per-seed public errors (from the typed runs)"):
+            st.table(pd.DataFrame({c.label: pr.errors(c.method) for c, pr in zip(res.candidates, res.runs)},
+                                  index=[f"seed {s}" for s in res.seeds]).T)
+
     def _carry() -> None:
         ui.carry_to_runner(st.session_state, rec.method, rec.tau, res.scaling.rho_target)
         if rec.tau is not None:
@@ -301,3 +310,76 @@ if run_clicked:
 elif st.session_state.get("pilot_stop"):
     st.session_state["pilot_stop"] = False
     status.warning("Stopped. Nothing partial was kept.")
+
+
+# ------------------------------------------------------------------ private choice (optional, off by default)
+st.header("Choose on private data (optional)")
+if st.checkbox("Choose on private data (exponential mechanism; spends private budget)", value=False,
+               key="pl_private"):
+    from blowfish_core.private_pilot import INTERNAL, choose_tau_private, private_pilot_plan, setting_label
+
+    st.warning("Every one of the K settings (Hard + each tau of the grid) runs on the PRIVATE table and spends "
+               "the target budget rho; the choice itself spends the selection budget. The public pilot above "
+               "spends nothing: prefer it when public rows exist.")
+    st.number_input("Selection budget rho_sel (zCDP; epsilon_sel = sqrt(8 rho_sel))", key="pl_rho_sel",
+                    value=1e-4, format="%g", step=1e-5)
+    plan = None
+    if not has_rows:
+        st.info("The private table is not loaded; load it in the Policy Designer to choose on it.")
+    else:
+        try:
+            taus_p = parse_tau_grid(P["pl_grid"])
+            plan = private_pilot_plan(studio.schema, studio.policy, len(studio.private), taus_p,
+                                      st.session_state["pl_rho"], st.session_state["pl_rho_sel"],
+                                      metric=studio.metric_fn()[0],
+                                      delta=st.session_state["pl_delta"])
+        except BlowfishError as e:
+            st.error(f"Selection budget or settings: {e}")
+    if plan is not None:
+        c = plan.choice
+        q1, q2, q3, q4 = st.columns(4)
+        q1.metric("Settings K", f"{plan.K}")
+        q2.metric("Total cost rho (K runs + selection)", f"{c.rho_total:.4g}")
+        q3.metric(f"Regret bound ({1 - c.rho:.0%})", f"{c.regret_error:.4g} {plan.metric.upper()}")
+        q4.metric("EM temperature", f"{c.temperature:.4g}")
+        for line in plan.lines():
+            st.caption(line)
+        if st.button("Run private choice", key="pl_private_run_btn"):
+            try:
+                seeds_p = ui.seeds_from_inputs(1, P["pl_first_seed"])
+                cfg_p = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
+                                               "rn_release": P["pl_release"], "rn_h": R["rn_h"],
+                                               "rn_selection": R["rn_selection"]})
+                out = choose_tau_private(studio.schema, studio.policy, studio.private, st.session_state["pl_rho"],
+                                         taus_p, rho_sel=st.session_state["pl_rho_sel"], seed=seeds_p[0],
+                                         config=cfg_p, metric=studio.metric_fn(), delta=st.session_state["pl_delta"],
+                                         data_source=studio.dataset_name)
+                st.session_state["pilot_private"] = {"result": out, "studio_version": studio.version}
+            except BlowfishError as e:
+                st.error(f"Private choice failed: {e}")
+    last_p = st.session_state.get("pilot_private")
+    if last_p is not None:
+        pres = last_p["result"]
+        if last_p["studio_version"] != studio.version:
+            st.warning("This private choice was computed for an earlier dataset or policy.")
+        st.metric("Private choice", pres.label)
+        pv = pres.privacy
+        st.success(f"Chosen on private data: {pres.label}. Publishable: the choice, its release and the ledger — "
+                   f"rho = {pv['rho']:.6g} zCDP over {pv['rounds']} ledger rows (K runs + one exponential row), "
+                   f"epsilon = {pv['epsilon']:.4g} at delta = {pv['delta']:.3g} by Eq. (1) "
+                   f"(accountant {pv['accountant']}).")
+        st.caption(f"{pres.plan.metric.upper()} per setting and selection probabilities — {INTERNAL} "
+                   "(do not publish):")
+        # the errors come from the typed runs (PairedResult.errors), one per setting
+        internal = pd.DataFrame([{"setting": setting_label(m, t), pres.plan.metric: pr.errors(m)[0],
+                                  "probability": float(pp)}
+                                 for pr, (m, t), pp in zip(pres.runs, pres.plan.settings, pres.probabilities)])
+        st.dataframe(ui.styled(internal, {pres.plan.metric: ".4f", "probability": ".3g"}), hide_index=True)
+
+        def _carry_private() -> None:
+            ui.carry_to_runner(st.session_state, pres.method, pres.tau, pres.plan.rho_run)
+            if pres.tau is not None:
+                get_studio().tau = float(pres.tau)
+            st.session_state["pilot_carried"] = pres.label
+
+        st.button(f"Use {pres.label} in the Synthesis Runner", key="pl_private_carry_btn", on_click=_carry_private)

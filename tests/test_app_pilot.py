@@ -238,3 +238,54 @@ def test_bad_upload_labels_old_results_weak_recommendation_and_whiskers():
     assert at.session_state["pilot_result"]["result"] is res and len(at.dataframe) == 1
     labelled = [w.value for w in at.warning if "PREVIOUS public sample" in w.value]
     assert labelled and "uploaded good.csv (400 rows" in labelled[0]
+
+
+def test_choose_on_private_data_option():
+    """Off by default; on: the plan (K, whole cost, regret bound) before running, then the choice,
+    the ledger totals and the internal per-setting errors; a bad selection budget gives st.error."""
+    at = _page()
+    assert at.checkbox(key="pl_private").value is False
+    assert "Private choice" not in _metrics(at)
+    _set(at, pl_grid="0.01, 0.1", pl_rho=1e-3, **SMALL)
+    at.checkbox(key="pl_private").check().run()
+    assert not at.exception and not at.error
+    m = _metrics(at)
+    assert m["Settings K"] == "3"
+    assert m["Total cost rho (K runs + selection)"] == f"{3 * 1e-3 + 1e-4:.4g}"  # 0.0031
+    plan = bc.private_pilot_plan(bc.get_preset("xor3").schema, bc.get_preset("xor3").default_policy(), 12_000,
+                                 [0.01, 0.1], 1e-3, 1e-4, metric="hoerr")
+    assert m["Regret bound (95%)"] == f"{plan.choice.regret_error:.4g} HOERR"
+    assert any("Every one of the K settings" in w.value for w in at.warning)
+    at.button(key="pl_private_run_btn").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["pilot_private"]["result"]
+    assert _metrics(at)["Private choice"] == res.label
+    assert any(s.value.startswith(f"Chosen on private data: {res.label}") and "zcdp-eq1" in s.value
+               for s in at.success)
+    assert any("internal: computed on private data" in c.value for c in at.caption)
+    shown = at.dataframe[-1].value
+    assert list(shown["setting"]) == ["Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.1"]
+    assert list(shown["hoerr"]) == list(res.errors)
+    # the broken selection calibrations never appear on this page
+    texts = " ".join(x.value for x in [*at.caption, *at.warning, *at.success, *at.markdown])
+    assert "local sensitivity" not in texts and "smooth" not in texts
+    # a bad selection budget: st.error naming it, no run button
+    at.number_input(key="pl_rho_sel").set_value(-1.0).run()
+    assert not at.exception
+    assert any("rho_sel must be a finite number > 0" in e.value for e in at.error)
+    assert "Settings K" not in _metrics(at)
+
+
+def test_public_pilot_reads_the_typed_runs():
+    """The per-seed table comes from PilotResult.runs (one experiment.PairedResult per candidate)."""
+    at = _page()
+    _set(at, pl_grid="0.01, 0.1", **SMALL)
+    at.button(key="pl_run_btn").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["pilot_result"]["result"]
+    assert len(res.runs) == 3 and all(isinstance(pr, bc.PairedResult) for pr in res.runs)
+    for c, pr in zip(res.candidates, res.runs):
+        assert pr.errors(c.method) == c.errors  # the typed runs are what the candidates summarize
+    table = at.table[0].value
+    assert list(table.index) == ["Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.1"]
+    assert list(table.loc["Hard"]) == res.runs[0].errors("hard")

@@ -160,6 +160,10 @@ def test_every_page_in_chromium(server):
                 if name == "selection_lab":
                     assert _metric_value(page, "Exact δ at claimed ε") == "0.46931"  # §4.1, G = 10
                     page.get_by_text("demonstration: not private").first.wait_for(timeout=PAGE_TIMEOUT_MS)
+                    # every broken calibration is labelled on screen (the radio's options)
+                    for broken in ("local sensitivity b = max(b0, LS(x))", "smooth sensitivity, fixed β and λ"):
+                        page.get_by_text(f"{broken} — demonstration: not private", exact=True).first.wait_for(
+                            timeout=PAGE_TIMEOUT_MS)
                 page.screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"), full_page=True)
         finally:
             browser.close()

@@ -105,7 +105,9 @@ def test_determinism_serial_and_pool(tiny_sweep):
     tasks, results, _ = tiny_sweep
     t = tasks[1]
     assert execute(t)["error"] == results[task_key(t)]["error"]
-    with mp.get_context("fork").Pool(2) as pool:
+    # forkserver: a fresh server process, so a worker never inherits threads (e.g. jax, imported by
+    # the baseline tests in the same xdist worker) that fork() could deadlock.
+    with mp.get_context("forkserver").Pool(2) as pool:
         pooled, _ = run_tasks(tasks[:4], pool=pool)
     for t in tasks[:4]:
         assert pooled[task_key(t)]["error"] == results[task_key(t)]["error"]

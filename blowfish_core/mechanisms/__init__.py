@@ -9,6 +9,8 @@ only calls these; adding a mechanism is one module here plus one entry in
 
 * gaussian: zCDP Gaussian mechanism (Thm 2.6), l2 sensitivity, budget rho.
 * laplace:  pure epsilon-DP Laplace mechanism, l1 sensitivity, budget epsilon.
+* exponential (SELECTION_MECHANISMS): one private choice among K candidates (papers/001),
+  epsilon_sel-DP, epsilon_sel^2/8 zCDP; a ledger row, not a histogram mechanism.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..ledger import LedgerRow
 from ..sensitivity import Calibration
 from .gaussian import Gaussian
 from .laplace import Laplace
+from .exponential import Exponential
 
 
 class Mechanism(Protocol):
@@ -49,6 +52,8 @@ class Mechanism(Protocol):
 #: name -> mechanism instance (the only mechanism registry).
 MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace())}
 DEFAULT_MECHANISM = "gaussian"
+#: mechanisms that release a choice, not a histogram: ledger rows only, not a ``--mechanism`` of synth.
+SELECTION_MECHANISMS: dict[str, Exponential] = {m.name: m for m in (Exponential(),)}
 
 
 def get_mechanism(mechanism: str | Mechanism | None) -> Mechanism:
@@ -57,10 +62,11 @@ def get_mechanism(mechanism: str | Mechanism | None) -> Mechanism:
         return MECHANISMS[DEFAULT_MECHANISM]
     if not isinstance(mechanism, str):
         return mechanism
-    m = MECHANISMS.get(mechanism)
+    m = MECHANISMS.get(mechanism) or SELECTION_MECHANISMS.get(mechanism)
     if m is None:
         raise BlowfishError(f"unknown mechanism {mechanism!r}; use one of {', '.join(MECHANISMS)}")
     return m
 
 
-__all__ = ["DEFAULT_MECHANISM", "MECHANISMS", "Gaussian", "Laplace", "Mechanism", "get_mechanism"]
+__all__ = ["DEFAULT_MECHANISM", "MECHANISMS", "SELECTION_MECHANISMS", "Exponential", "Gaussian", "Laplace",
+           "Mechanism", "get_mechanism"]

@@ -1,0 +1,32 @@
+"""Reference methods: standard-DP marginal-based synthesis on Private-PGM (``mbi``).
+
+Not policy-aware: these are the state-of-the-art baselines (MST, McKenna, Miklau, Sheldon
+2021; AIM, McKenna et al. 2022) to put beside Tab-PE / Hard / BF-Soft at the same zCDP
+budget, on the same modeled columns, with the domain and bins taken from the public
+schema.  Optional extra: ``mbi`` and ``jax`` (``pip install .[baseline]``); without them
+the fit functions raise MissingDependencyError saying how to install them.
+
+Entry points (to be registered in the method table as ``mst`` / ``aim``):
+    fit_mst(schema, data, rho, seed=0, rows=512, ...) -> BaselineResult
+    fit_aim(schema, data, rho, seed=0, rows=512, workload=None, ...) -> BaselineResult
+    BaselineResult: release (DataFrame), X (encoded), ledger (LedgerRow...), seconds
+"""
+
+from ._mbi import INSTALL_HINT, MissingDependencyError, mbi_available, require_mbi
+from .aim import fit_aim
+from .cells import PublicCells
+from .ledger import BaselineResult, LedgerRow, ledger_total
+from .mst import fit_mst
+
+__all__ = [
+           "INSTALL_HINT",
+           "BaselineResult",
+           "LedgerRow",
+           "MissingDependencyError",
+           "PublicCells",
+           "fit_aim",
+    "fit_mst",
+           "ledger_total",
+           "mbi_available",
+           "require_mbi",
+]

@@ -1,0 +1,221 @@
+"""AIM: adaptive, iterative, workload-aware marginal selection on Private-PGM.
+
+Reference method (standard DP only, no policy), written here on top of ``mbi``.  Source:
+[AIM] McKenna, Mullins, Sheldon, Miklau (2022), "AIM: An Adaptive and Iterative
+Mechanism for Differentially Private Synthetic Data", PVLDB 15(11), Algorithm 1 ("AIM")
+and the parts of its method section it uses: workload-aware candidates and weights,
+the quality score, budget annealing, and the JT-SIZE model-capacity filter (named, not
+numbered: the paper is not in ../shared/papers, so its section numbers are unchecked).
+
+Steps (zCDP budget ``rho``; T = 16 p rounds, alpha = 0.9 as in Algorithm 1):
+
+1. *Candidates and weights* (workload-aware candidates): the workload W (default: every attribute pair, the
+   PWErr workload) closed downward, W+ (all pairs and single attributes); candidate r
+   has weight w_r = sum_{s in W} c_s |r ∩ s|.
+2. *Initialize* (Alg. 1 lines 1-4): sigma_0 = sqrt(T / (2 alpha rho)),
+   epsilon_0 = sqrt(8 (1 - alpha) rho / T); measure every 1-way marginal with the
+   Gaussian mechanism at sigma_0; estimate the model (Private-PGM).
+3. *Rounds* (lines 5-16), while budget remains: if less than twice a round's cost is
+   left, this is the last round and (sigma, epsilon) use exactly the remainder
+   (alpha / (1 - alpha) split); keep the candidates whose junction tree fits in
+   (rho_used / rho) x MAX_SIZE MB (JT-SIZE filter, mbi's hypothetical_model_size); select one by
+   the exponential mechanism with score w_r (||M_r(D) - M_r(p̂)||_1 - sqrt(2/pi) sigma n_r)
+   (quality score; n_r = cells of r; sensitivity max_r w_r); measure it at sigma; re-estimate
+   warm-started.
+4. *Anneal* (budget annealing): if the new model's r-marginal moved less (l1) than the expected
+   noise sqrt(2/pi) sigma n_r, halve sigma and double epsilon.
+5. *Sample* the release from the final model (mbi randomized rounding) and decode cells
+   to values (:mod:`.cells`).
+
+As for MST (see mst.py): domain and bins from the public schema (never the data);
+neighbours "replace-one" by default (noise and score sensitivities scaled by sqrt(2) and
+2; the budget formulas above are in units of sensitivity), n public; 512 released rows.
+AIM has no domain compression.  Per-round estimates use ``round_iters`` warm-started
+iterations and the final one ``iters`` (engineering choice for speed; the published code
+runs the full count every round).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..accounting import check_rho
+from ..errors import SchemaError
+from ..metrics import NUMERIC_BINS
+from ..schema import Schema
+from ._mbi import require_mbi
+from .cells import PublicCells
+from .common import (
+    SAMPLING,
+    counts,
+    encoded_table,
+    estimate,
+    exponential_mechanism,
+    seeded_global_numpy,
+    sensitivities,
+)
+from .ledger import BaselineResult, LedgerRow
+from .mst import DEFAULT_ITERS, DEFAULT_ROWS
+
+#: [AIM] Algorithm 1: alpha (share of each round's budget for measurement), rounds T = 16 p.
+ALPHA = 0.9
+ROUNDS_PER_ATTRIBUTE = 16
+#: [AIM] JT-SIZE filter: model capacity in megabytes.
+MAX_SIZE_MB = 80.0
+#: warm-started mirror-descent iterations per round (the final estimate uses ``iters``).
+ROUND_ITERS = 100
+
+
+def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | None,
+                        weights: Sequence[float] | None = None) -> dict[tuple[int, ...], float]:
+    """[AIM] workload-aware candidates: downward closure W+ of the workload with weights w_r = sum_s c_s |r ∩ s|.
+
+    names: attribute names (p,); workload: cliques of names (default: all pairs);
+    weights: c_s per workload clique (default 1).  Returns {clique of indices: w_r > 0}.
+    Raises SchemaError for unknown names or a bad weight list.
+    """
+    p = len(names)
+    if workload is None:
+        W = list(itertools.combinations(range(p), 2))
+    else:
+        W = []
+        for s in workload:
+            unknown = [a for a in s if a not in names]
+            if unknown or not s:
+                raise SchemaError(f"workload clique {tuple(s)!r}: unknown attribute(s) {unknown}; known: {names}")
+            W.append(tuple(sorted({names.index(a) for a in s})))
+    c = [1.0] * len(W) if weights is None else [float(x) for x in weights]
+    if len(c) != len(W) or any(not math.isfinite(x) or x <= 0 for x in c):
+        raise SchemaError("workload weights must be one finite number > 0 per workload clique")
+    closure = sorted({sub for s in W for k in range(1, len(s) + 1) for sub in itertools.combinations(s, k)},
+                     key=lambda r: (len(r), r))
+    return {r: sum(cs * len(set(r) & set(s)) for s, cs in zip(W, c)) for r in closure}
+
+
+def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | None = DEFAULT_ROWS,
+            bins: int = NUMERIC_BINS, neighbours: str = "replace-one",
+            workload: Sequence[tuple[str, ...]] | None = None, workload_weights: Sequence[float] | None = None,
+            rounds: int | None = None, iters: int = DEFAULT_ITERS, round_iters: int = ROUND_ITERS,
+            max_size_mb: float = MAX_SIZE_MB, sampling: str = "round") -> BaselineResult:
+    """AIM release at zCDP budget ``rho`` (standard DP; no policy).  Steps: module docstring.
+
+    schema, data, rho, seed, rows, bins, neighbours, sampling: as fit_mst.
+    workload: cliques of attribute names the release should answer (default every pair,
+        the PWErr workload); workload_weights: their weights c_s (default 1).
+    rounds: T (default 16 p).  iters / round_iters: final / per-round estimate iterations.
+    max_size_mb: model capacity (JT-SIZE filter).
+    Returns BaselineResult (unpacks as (release, ledger, seconds)); ledger rho sums to rho.
+    Raises BudgetError, SchemaError, MissingDependencyError as fit_mst.
+    """
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    rho = check_rho(rho)
+    sens, score_unit = sensitivities(neighbours)
+    if schema.p < 2:
+        raise SchemaError("AIM needs at least two modeled attributes")
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1):
+        raise SchemaError(f"rows (release size) must be an integer >= 1 or None (got {rows!r})")
+    if sampling not in SAMPLING:
+        raise SchemaError(f"sampling must be one of {', '.join(SAMPLING)} (got {sampling!r})")
+    names = schema.names
+    p = schema.p
+    T = int(rounds) if rounds is not None else ROUNDS_PER_ATTRIBUTE * p
+    if T < 1:
+        raise SchemaError(f"rounds must be >= 1 (got {rounds!r})")
+    cand = workload_candidates(names, workload, workload_weights)
+    mbi = require_mbi("AIM")
+    from mbi.junction_tree import hypothetical_model_size
+
+    X = encoded_table(schema, data)
+    cells = PublicCells.from_schema(schema, bins)
+    codes, sizes = cells.encode(X), cells.sizes
+    domain = mbi.Domain(names, sizes)
+    n = float(X.shape[0])  # replace-one: n public
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x41494D]))  # "AIM"
+    answers = {r: counts(codes, sizes, r) for r in cand}
+    ncells = {r: int(np.prod([sizes[i] for i in r])) for r in cand}
+    ledger: list[LedgerRow] = []
+    measurements = []
+
+    def measure(r, sigma_unit, step):
+        """Gaussian mechanism on marginal r; sigma_unit in units of the l2 sensitivity."""
+        sigma = sens * sigma_unit
+        y = answers[r] + rng.normal(0.0, sigma, size=answers[r].size)
+        clique = tuple(names[i] for i in r)
+        ledger.append(LedgerRow(len(ledger), step, "gaussian", clique, sens, sigma, sens ** 2 / (2 * sigma ** 2)))
+        measurements.append(mbi.LinearMeasurement(y, clique, stddev=sigma))
+
+    # Step 2 (Alg. 1 lines 1-4): all 1-way marginals at sigma_0.
+    sigma_u = math.sqrt(T / (2.0 * ALPHA * rho))
+    epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rho / T)
+    for i in range(p):
+        measure((i,), sigma_u, "measure-1way")
+    rho_used = math.fsum(x.rho for x in ledger)
+    if neighbours == "add-remove":
+        n = max(1.0, float(np.mean([np.sum(np.asarray(m.noisy_measurement)) for m in measurements])))
+    model = estimate(mbi, domain, measurements, n, round_iters)
+    w_max = max(cand.values())
+    chosen: list[tuple[str, ...]] = []
+    anneals = 0
+    t = 0
+    # Step 3 (lines 5-16): rounds until the budget is spent.
+    while rho - rho_used > 1e-15 * rho:
+        t += 1
+        cost = 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
+        last = rho - rho_used < 2.0 * cost
+        if last:  # spend exactly the remainder
+            rem = rho - rho_used
+            sigma_u = math.sqrt(1.0 / (2.0 * ALPHA * rem))
+            epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rem)
+        rho_used += 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
+        # JT-SIZE: capacity filter on the junction tree of the current cliques plus r
+        limit = max_size_mb * rho_used / rho
+        current = [m.clique for m in measurements]
+        small = [r for r in cand
+                 if hypothetical_model_size(domain, current + [tuple(names[i] for i in r)]) <= limit]
+        if not small:  # nothing fits (cannot happen with the 1-ways): measure the cheapest
+            small = [min(cand, key=lambda r: ncells[r])]
+        # quality score: quality score, bias-corrected by the expected noise of measuring r
+        sigma = sens * sigma_u
+        scores = []
+        for r in small:
+            est = np.asarray(model.project(tuple(names[i] for i in r)).datavector(), dtype=float)
+            scores.append(cand[r] * (np.abs(answers[r] - est).sum() - math.sqrt(2 / math.pi) * sigma * ncells[r]))
+        score_sens = score_unit * w_max
+        k = exponential_mechanism(np.array(scores), epsilon, score_sens, rng)
+        r = small[k]
+        clique = tuple(names[i] for i in r)
+        ledger.append(LedgerRow(len(ledger), "select", "exponential", clique, score_sens, epsilon, epsilon ** 2 / 8.0))
+        measure(r, sigma_u, "measure")
+        chosen.append(clique)
+        before = np.asarray(model.project(clique).datavector(), dtype=float)
+        model = estimate(mbi, domain, measurements, n, round_iters, warm_start=model)
+        after = np.asarray(model.project(clique).datavector(), dtype=float)
+        # Step 4 (budget annealing): anneal when the measured marginal barely moved the model
+        if not last and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * ncells[r]:
+            sigma_u /= 2.0
+            epsilon *= 2.0
+            anneals += 1
+        if last:
+            break
+
+    # Step 5: final estimate, sample, decode.
+    model = estimate(mbi, domain, measurements, n, iters, warm_start=model)
+    n_out = int(rows) if rows is not None else max(1, round(n))
+    with seeded_global_numpy(int(rng.integers(2 ** 32))):
+        synth = model.synthetic_data(rows=n_out, method=sampling)
+    out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+    Xr = cells.decode(out_cells, rng)
+    release = schema.decode(Xr)
+    info = {"rounds": t, "max_rounds": T, "anneals": anneals, "selected": [list(c) for c in chosen],
+            "cells": dict(zip(names, sizes)), "neighbours": neighbours, "bins": cells.bins, "total": n,
+            "iters": int(iters), "round_iters": int(round_iters), "sampling": sampling, "rows": n_out,
+            "cpu_seconds": time.process_time() - c0}
+    return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, "aim",
+                          tuple(m.clique for m in measurements), info)

@@ -1,0 +1,85 @@
+"""Typed privacy-ledger rows and the result of a reference (baseline) method.
+
+A temporary, subpackage-local row type: when the engine's typed ledger (issue 10) lands,
+these rows map one-to-one onto it (round/step, mechanism, sensitivity, scale, rho).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+MECHANISMS = ("gaussian", "exponential")
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One private measurement or selection, in zCDP.
+
+    round: 0-based index of the row within the run; step: which algorithm step
+    ("measure-1way", "select", "measure-2way", "measure" ... see the method's docstring).
+    mechanism: "gaussian" or "exponential".
+    clique: attribute names measured (gaussian) or the selected clique (exponential).
+    sensitivity: l2 sensitivity of the marginal (gaussian, count units) or the score's
+        sensitivity (exponential, score units).
+    scale: gaussian: noise standard deviation sigma (count units); exponential: the
+        mechanism's epsilon (nats; selection probability ~ exp(epsilon score / (2 sensitivity))).
+    rho: zCDP spent: sensitivity^2 / (2 sigma^2) (Gaussian, Bun & Steinke 2016) or
+        epsilon^2 / 8 (exponential mechanism, Cesar & Rogers 2021 bounded range).
+    """
+
+    round: int
+    step: str
+    mechanism: str
+    clique: tuple[str, ...]
+    sensitivity: float
+    scale: float
+    rho: float
+
+    def __post_init__(self) -> None:
+        if self.mechanism not in MECHANISMS:
+            raise ValueError(f"ledger row mechanism must be one of {MECHANISMS} (got {self.mechanism!r})")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["clique"] = list(self.clique)
+        return d
+
+
+def ledger_total(rows) -> float:
+    """Total zCDP rho of ledger rows (math.fsum of their rho)."""
+    return math.fsum(r.rho for r in rows)
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    """Release of a reference method.
+
+    release: DataFrame (rows, p) in the schema's original column names and values.
+    X: the same release encoded (rows, p) float64 (blowfish_core.schema encoding).
+    ledger: tuple of LedgerRow; their rho sums to the stated rho.
+    seconds: wall-clock seconds of the whole fit (measure, estimate, sample, decode).
+    rho: the stated total budget; method: "mst" | "aim".
+    cliques: the measured cliques (names) in measurement order.
+    info: method-specific extras (JSON-safe).
+    """
+
+    release: pd.DataFrame
+    X: Any
+    ledger: tuple[LedgerRow, ...]
+    seconds: float
+    rho: float
+    method: str
+    cliques: tuple[tuple[str, ...], ...] = ()
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self):
+        """Unpack as (release, ledger, seconds)."""
+        return iter((self.release, self.ledger, self.seconds))
+
+    @property
+    def rho_spent(self) -> float:
+        return ledger_total(self.ledger)

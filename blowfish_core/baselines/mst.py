@@ -1,0 +1,220 @@
+"""MST: marginal-based synthesis with a maximum spanning tree of 2-way marginals.
+
+Reference method (standard DP only, no policy), written here on top of ``mbi``'s
+estimation and sampling (Private-PGM 2.x).  Sources:
+
+* [MST] McKenna, Miklau, Sheldon (2021), "Winning the NIST Contest: A scalable and
+  general approach to differentially private synthetic data", J. Privacy and
+  Confidentiality 11(3), the section describing MST and its algorithm box (steps: measure
+  the 1-way marginals, compress the domain, select a tree, measure it, generate).  The
+  steps below are named after those parts (no section numbers: the paper is not in
+  ../shared/papers and could not be checked here);
+* [PGM] McKenna, Sheldon, Miklau (2019), "Graphical-model based estimation and inference
+  for differential privacy", ICML: the estimation step (mirror descent, Alg. 1).
+
+Algorithm steps and where each comes from (zCDP budget ``rho``, split in thirds as in
+[MST], "MST"):
+
+1. *Measure all 1-way marginals* with the Gaussian mechanism, rho/3 in total, split
+   evenly over the p attributes ([MST] MST step "measure 1-way marginals").
+2. *Compress the domain* ([MST] MST step "compress domain"): per attribute, cells whose noisy 1-way count is
+   below 3 sigma are merged into one cell; the merged measurement is re-expressed over
+   the compressed domain (mbi.LinearMeasurement.compress).  Post-processing of step 1.
+3. *Select a spanning tree* ([MST] MST step "select"): estimate a model from the 1-way measurements
+   only ([PGM]); weight each attribute pair by the l1 distance between the data's
+   2-way marginal and the model's; build the tree Kruskal-style, choosing each of the
+   p-1 edges among the pairs that join two components with the exponential mechanism
+   (score = the weight), rho/3 in total, split evenly, epsilon_i = sqrt(8 rho_i).
+4. *Measure the p-1 selected 2-way marginals* with the Gaussian mechanism, rho/3 in
+   total, split evenly ([MST] MST step "measure").
+5. *Estimate* a graphical model from all measurements ([PGM], mbi MirrorDescent) and
+   *sample* the release from it (mbi MarkovRandomField.synthetic_data, randomized
+   rounding), then undo the compression (uniform over merged cells, as [MST] "compress domain") and
+   decode cells to values (:mod:`.cells`).
+
+Differences from the published code, on purpose:
+
+* The domain and the numeric bins come from the public schema (:mod:`.cells`), never
+  from the private table (the published preprocessing reads them off the data).
+* Neighbouring tables: by default "replace-one" (bounded DP, the notion Tab-PE uses in
+  this project, DESIGN §3): marginal l2 sensitivity sqrt(2), selection-score sensitivity
+  2, and the record count n is public.  "add-remove" gives the paper's sensitivities
+  (1 and 1) and estimates the total from the noisy 1-way marginals.
+* The release has ``rows`` records (default 512, the Tab-PE release size), not n.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from ..accounting import check_rho, gaussian_sigma
+from ..errors import SchemaError
+from ..metrics import NUMERIC_BINS
+from ..schema import Schema
+from ._mbi import require_mbi
+from .cells import PublicCells
+from .common import (
+    SAMPLING,
+    counts,
+    encoded_table,
+    estimate,
+    exponential_mechanism,
+    seeded_global_numpy,
+    sensitivities,
+)
+from .ledger import BaselineResult, LedgerRow
+
+#: Tab-PE's release size (paper §6.1, App. F.2); the baselines release as many by default.
+DEFAULT_ROWS = 512
+#: mirror-descent iterations of the final estimate (mbi's default is 1000).
+DEFAULT_ITERS = 1000
+#: cells whose noisy 1-way count is below this many sigmas are merged ([MST] "compress domain").
+COMPRESS_SIGMAS = 3.0
+
+
+class _Measurer:
+    """Gaussian measurements of marginals with typed ledger rows."""
+
+    def __init__(self, mbi, names, sens, rng, ledger):
+        self.mbi, self.names, self.sens, self.rng, self.ledger = mbi, names, sens, rng, ledger
+
+    def measure(self, codes, sizes, cols, rho_i, step):
+        sigma = gaussian_sigma(self.sens, rho_i)
+        x = counts(codes, sizes, cols)
+        y = x + self.rng.normal(0.0, sigma, size=x.size)
+        clique = tuple(self.names[c] for c in cols)
+        self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, self.sens, sigma,
+                                     self.sens ** 2 / (2.0 * sigma ** 2)))
+        return self.mbi.LinearMeasurement(y, clique, stddev=sigma), y
+
+
+def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
+    """[MST] "compress domain": cells with noisy count >= 3 sigma keep their own cell (in order); the
+    rest share one last cell.  int64 (size,) map old cell -> new cell, or None if none merge."""
+    keep = y >= COMPRESS_SIGMAS * sigma
+    if keep.all():
+        return None
+    m = np.empty(y.size, dtype=np.int64)
+    m[keep] = np.arange(int(keep.sum()))
+    m[~keep] = int(keep.sum())
+    return m
+
+
+def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | None = DEFAULT_ROWS,
+            bins: int = NUMERIC_BINS, neighbours: str = "replace-one", compress: bool = True,
+            iters: int = DEFAULT_ITERS, sampling: str = "round") -> BaselineResult:
+    """MST release at zCDP budget ``rho`` (standard DP; no policy).  Steps: module docstring.
+
+    schema: the public schema (domain and bins come from it alone).
+    data: private table, a DataFrame in the schema's columns or an encoded (n, p) matrix.
+    rho: total zCDP budget (> 0), split rho/3 (1-ways), rho/3 (selection), rho/3 (2-ways).
+    seed: int; the same seed and inputs give the same release.
+    rows: release size (default 512); None -> the (estimated) record count.
+    bins: equal-width bins per numeric attribute over its public domain (as PWErr).
+    neighbours: "replace-one" (default) or "add-remove" (the paper's).
+    compress: merge rare cells after step 1 ([MST] "compress domain"), default True.
+    iters: mirror-descent iterations per estimate.
+    sampling: "round" (default; mbi's randomized rounding of the model's marginals, as the
+        published MST) or "sample" (i.i.d. records from the model).
+    Returns BaselineResult (unpacks as (release DataFrame, ledger rows, seconds)); the
+    ledger's rho sums to ``rho``.
+    Raises BudgetError (rho, neighbours), SchemaError (data outside the public domain,
+    fewer than 2 attributes), MissingDependencyError (mbi/jax not installed).
+    """
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    rho = check_rho(rho)
+    sens, score_sens = sensitivities(neighbours)
+    if schema.p < 2:
+        raise SchemaError("MST needs at least two modeled attributes (it measures 2-way marginals)")
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1):
+        raise SchemaError(f"rows (release size) must be an integer >= 1 or None (got {rows!r})")
+    if sampling not in SAMPLING:
+        raise SchemaError(f"sampling must be one of {', '.join(SAMPLING)} (got {sampling!r})")
+    mbi = require_mbi("MST")
+    X = encoded_table(schema, data)
+    cells = PublicCells.from_schema(schema, bins)
+    names = schema.names
+    p = schema.p
+    codes = cells.encode(X)
+    sizes = cells.sizes
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x4D5354]))  # "MST"
+    ledger: list[LedgerRow] = []
+    meas = _Measurer(mbi, names, sens, rng, ledger)
+
+    # Step 1 ([MST] "measure 1-way marginals"): every 1-way marginal, rho/3 split evenly.
+    ones = [meas.measure(codes, sizes, (i,), rho / 3.0 / p, "measure-1way") for i in range(p)]
+    sigma1 = ledger[0].scale
+    if neighbours == "replace-one":
+        total = float(X.shape[0])  # bounded DP: n is public
+    else:  # inverse-variance average of the noisy 1-way totals (post-processing)
+        est = [float(y.sum()) for _, y in ones]
+        var = [sigma1 ** 2 * sizes[i] for i in range(p)]
+        total = max(1.0, float(np.average(est, weights=1.0 / np.asarray(var))))
+
+    # Step 2 ([MST] "compress domain"): compress rare cells (post-processing of step 1).
+    full_domain = mbi.Domain(names, sizes)
+    mapping: dict[str, np.ndarray] = {}
+    if compress:
+        for i, (_, y) in enumerate(ones):
+            m = compress_mapping(y, sigma1)
+            if m is not None:
+                mapping[names[i]] = m
+    ccodes = codes.copy()
+    csizes = list(sizes)
+    for i, a in enumerate(names):
+        if a in mapping:
+            ccodes[:, i] = mapping[a][codes[:, i]]
+            csizes[i] = int(mapping[a].max()) + 1
+    csizes = tuple(csizes)
+    domain = mbi.Domain(names, csizes)
+    log1 = [m.compress(mapping, full_domain) if m.clique[0] in mapping else m for m, _ in ones]
+
+    # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over p-1 picks.
+    model1 = estimate(mbi, domain, log1, total, iters)
+    pairs = list(itertools.combinations(range(p), 2))
+    weight = {}
+    for i, j in pairs:
+        x = counts(ccodes, csizes, (i, j))
+        xhat = np.asarray(model1.project((names[i], names[j])).datavector(), dtype=float)
+        weight[(i, j)] = float(np.abs(x - xhat).sum())
+    import networkx as nx
+
+    comps = nx.utils.UnionFind(range(p))
+    rho_sel = rho / 3.0 / (p - 1)
+    epsilon = math.sqrt(8.0 * rho_sel)
+    tree: list[tuple[int, int]] = []
+    for _ in range(p - 1):
+        cand = [e for e in pairs if comps[e[0]] != comps[e[1]]]
+        k = exponential_mechanism(np.array([weight[e] for e in cand]), epsilon, score_sens, rng)
+        e = cand[k]
+        tree.append(e)
+        comps.union(*e)
+        ledger.append(LedgerRow(len(ledger), "select", "exponential", (names[e[0]], names[e[1]]),
+                                score_sens, epsilon, epsilon ** 2 / 8.0))
+
+    # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split evenly.
+    log2 = [meas.measure(ccodes, csizes, e, rho / 3.0 / (p - 1), "measure-2way")[0] for e in tree]
+
+    # Step 5 ([PGM]; [MST] "generate", undoing the compression): estimate, sample, decode.
+    model = estimate(mbi, domain, log1 + log2, total, iters)
+    n_out = int(rows) if rows is not None else max(1, round(total))
+    with seeded_global_numpy(int(rng.integers(2 ** 32))):
+        synth = model.synthetic_data(rows=n_out, method=sampling)
+        if mapping:
+            synth = synth.decompress(mapping)
+    out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+    Xr = cells.decode(out_cells, rng)
+    release = schema.decode(Xr)
+    seconds = time.perf_counter() - t0
+    cliques = tuple(m.clique for m in log1) + tuple(m.clique for m in log2)
+    info = {"tree": [[names[i], names[j]] for i, j in tree], "cells": dict(zip(names, sizes)),
+            "compressed_cells": dict(zip(names, csizes)), "neighbours": neighbours, "bins": cells.bins,
+            "total": total, "iters": int(iters), "sampling": sampling, "rows": n_out,
+            "cpu_seconds": time.process_time() - c0}
+    return BaselineResult(release, Xr, tuple(ledger), seconds, rho, "mst", cliques, info)
