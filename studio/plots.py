@@ -112,13 +112,37 @@ def base_layout(fig: Any, x_title: str, y_title: str, height: int = 340, legend_
     return fig
 
 
+#: rows of a chart's data table shown as text (the rest summarised in a line).
+MAX_TABLE_ROWS = 200
+
+
+def _cell(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v).replace("|", "\\|")
+
+
+def markdown_table(df: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
+    """``df`` as a Markdown table (4 significant digits, '—' for a missing value), at most
+    ``max_rows`` rows plus a line saying how many were left out."""
+    df = pd.DataFrame(df)
+    head = "| " + " | ".join(_cell(c) for c in df.columns) + " |"
+    rule = "| " + " | ".join("---" for _ in df.columns) + " |"
+    rows = ["| " + " | ".join(_cell(v) for v in r) + " |" for r in df.head(max_rows).itertuples(index=False)]
+    more = [f"\n… and {len(df) - max_rows:,} more rows."] if len(df) > max_rows else []
+    return "\n".join([head, rule, *rows, *more])
+
+
 def chart_with_table(fig: Any, df: pd.DataFrame, key: str, caption: str | None = None,
                      table_label: str = "Data of this chart (table)", **chart_kw: Any) -> Any:
-    """Draw ``fig`` and right under it an expander with ``df`` (the chart's data as text).
-    Returns what st.plotly_chart returns (the selection event with on_select)."""
+    """Draw ``fig`` and right under it an expander with ``df`` as a text table (the chart's text
+    alternative: Markdown, read by screen readers, copyable).  Returns what st.plotly_chart
+    returns (the selection event with on_select)."""
     out = st.plotly_chart(fig, key=key, **chart_kw)
     if caption:
         st.caption(caption)
     with st.expander(table_label):
-        st.dataframe(df, hide_index=True, key=f"{key}:table")
+        st.markdown(markdown_table(df))
     return out

@@ -131,7 +131,8 @@ def sweep_figure(result: Any) -> go.Figure:
 
 # ------------------------------------------------------------------ carry
 def carry_message(before: dict[str, Any], after: dict[str, Any]) -> str:
-    """What a carry changed in the Runner settings ('rn_tau', 'rn_methods', 'rn_rho', 'rn_budget_mode'),
+    """What a carry changed in the Runner settings ('rn_tau', 'rn_methods', 'rn_rho'; the same rho
+    given another way is no change),
     e.g. 'tau 0.03 → 0.1; Tab-PE removed from the comparison'; 'nothing changed' when equal."""
     parts = []
     t0, t1 = before.get("rn_tau"), after.get("rn_tau")
@@ -145,8 +146,7 @@ def carry_message(before: dict[str, Any], after: dict[str, Any]) -> str:
     if new:
         parts.append(f"{_and(new)} added to the comparison")
     r0, r1 = before.get("rn_rho"), after.get("rn_rho")
-    if r1 is not None and (r0 is None or float(r0) != float(r1) or before.get("rn_budget_mode") != after.get(
-            "rn_budget_mode")):
+    if r1 is not None and (r0 is None or abs(float(r0) - float(r1)) > 1e-12 * abs(float(r1))):
         parts.append(f"budget ρ = {fmt_sig(float(r1), 2)}" + ("" if r0 is None else f" (was {fmt_sig(float(r0), 2)})"))
     return "; ".join(parts) if parts else "nothing changed"
 

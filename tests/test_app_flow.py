@@ -370,3 +370,35 @@ def test_accuracy_first_unreachable_target_is_a_clear_failure():
     assert not at.exception
     assert any("is not reached on the public pilot" in e.value and "Fix:" in e.value for e in at.error)
     assert "acc:result" not in at.session_state
+
+
+# ------------------------------------------------------------------ the carry from Tune τ says what changed
+PILOT = os.path.join(ROOT, "pages", "4_Temperature_Pilot.py")
+RUNNER = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+
+
+def test_carry_from_the_pilot_says_what_changed():
+    at = AppTest.from_file(PILOT, default_timeout=300).run()
+    assert not at.exception
+    # the pilot's target budget is the session's (one source), shown as one epsilon
+    b = at.session_state["studio"].extras["budget"]
+    assert at.number_input(key="pl_rho").value == pytest.approx(b["rho"])
+    assert {m.label: m.value for m in at.metric}["Target budget of the private run"] == "ε = 0.1 at δ = 10⁻⁵"
+    for k, v in {"pl_rounds": 2, "pl_release": 100, "pl_seeds": 2}.items():
+        at.number_input(key=k).set_value(v)
+    at.text_input(key="pl_population").set_value("64x2")
+    at.text_input(key="pl_grid").set_value("0.1")
+    at.number_input(key="pl_tie").set_value(0.0).run()
+    at.button(key="pl_run_btn").click().run()
+    assert not at.exception and at.session_state.get("pilot_result")
+    rec = at.session_state["pilot_result"]["result"].recommendation
+    at.button(key="pl_carry_btn").click().run()
+    msg = at.session_state["runner_carried"]["message"]
+    print("chosen:", rec.label, "message:", msg)
+    if rec.method == "hard":
+        assert msg == "Tab-PE and BF-Soft removed from the comparison"
+    else:
+        assert msg == "tau 0.03 → 0.1; Tab-PE removed from the comparison"
+        assert at.session_state["studio"].tau == 0.1
+        assert at.session_state["studio"].extras["tau_source"] == "Tune τ"
+    assert any(msg in s.value and s.value.startswith("Carried to the Synthesis Runner") for s in at.success)

@@ -93,3 +93,12 @@ def test_run_status_states_leave_no_progress_bar():
             assert at.error and at.error[0].value == "boom" and at.exception
         else:
             assert getattr(at, kind)
+
+
+def test_markdown_table_is_the_text_alternative():
+    from studio.plots import markdown_table
+
+    df = pd.DataFrame({"tau": [0.03, 0.1], "mean": [0.123456, None], "method": ["a|b", "hard"]})
+    assert markdown_table(df) == ("| tau | mean | method |\n| --- | --- | --- |\n| 0.03 | 0.1235 | a\\|b |\n"
+                                  "| 0.1 | — | hard |")
+    assert markdown_table(pd.DataFrame({"x": range(5)}), max_rows=2).endswith("… and 3 more rows.")
