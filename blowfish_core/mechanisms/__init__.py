@@ -9,6 +9,11 @@ only calls these; adding a mechanism is one module here plus one entry in
 
 * gaussian: zCDP Gaussian mechanism (Thm 2.6), l2 sensitivity, budget rho.
 * laplace:  pure epsilon-DP Laplace mechanism, l1 sensitivity, budget epsilon.
+* pubmix / linmix: sampling release steps of the hard vote (papers/003): the round's
+  draws come from (1 - beta_t) H_t/n + beta_t P_nse,t; budget (epsilon, delta), PLD
+  ledger.  They have ``samples = True`` and, instead of scale/noise, ``plan`` and
+  ``noise_distribution`` (see mechanisms/pubmix.py).  Additive mechanisms have no
+  ``samples`` attribute (or False).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from ..ledger import LedgerRow
 from ..sensitivity import Calibration
 from .gaussian import Gaussian
 from .laplace import Laplace
+from .pubmix import PubMix
 
 
 class Mechanism(Protocol):
@@ -47,7 +53,10 @@ class Mechanism(Protocol):
 
 
 #: name -> mechanism instance (the only mechanism registry).
-MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace())}
+MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace(), PubMix(), PubMix("linmix", linmix=True))}
+#: the additive-noise mechanisms (--mechanism) and the sampling release steps (--noise pubmix|linmix).
+ADDITIVE = tuple(k for k, m in MECHANISMS.items() if not getattr(m, "samples", False))
+SAMPLING = tuple(k for k, m in MECHANISMS.items() if getattr(m, "samples", False))
 DEFAULT_MECHANISM = "gaussian"
 
 
@@ -63,4 +72,5 @@ def get_mechanism(mechanism: str | Mechanism | None) -> Mechanism:
     return m
 
 
-__all__ = ["DEFAULT_MECHANISM", "MECHANISMS", "Gaussian", "Laplace", "Mechanism", "get_mechanism"]
+__all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLING", "Gaussian", "Laplace", "Mechanism", "PubMix",
+           "get_mechanism"]
