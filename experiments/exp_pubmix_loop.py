@@ -41,8 +41,6 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 import blowfish_core as bc  # noqa: E402
 from blowfish_core.accounting import rho_from_budget  # noqa: E402
 from blowfish_core.experiment import RunRequest, run_paired  # noqa: E402
@@ -153,6 +151,89 @@ def table(results: dict, selection: str) -> str:
             f"{step} eps={e:g}: {min(b):.3f}-{max(b):.3f}" for step in betas
             for e, b in zip(results["epsilons"], betas[step])) + ".")
     return "\n".join(lines)
+
+
+def _verdict(d: dict) -> str:
+    """'PubMix better' / 'Gaussian better' / 'tie' from a paired difference (step minus Gaussian)."""
+    if d["high"] < 0:
+        return "lower (better), interval excludes 0"
+    if d["low"] > 0:
+        return "higher (worse), interval excludes 0"
+    return "tie (interval includes 0)"
+
+
+def section(results: dict, figs_md: str | None = None) -> str:
+    """REPORT.md's section "PubMix and LinMix (papers/003)": Figure 2, Figure 7, the audit (figs_md, the
+    cached text of exp_pubmix.py) and the Table 1 analogue (results of this script)."""
+    L = ["## PubMix and LinMix (papers/003)", "",
+         "papers/003 (PubMix / LinMix) in the studio: the mechanism (`blowfish_core/pubmix.py`), the standalone "
+         "Public-aware sampler page, and the release step of Algorithm 1 (`--noise pubmix|linmix`, "
+         "`blowfish_core/mechanisms/pubmix.py`). Items (a), (b) and the audit are pure computation "
+         "(`python experiments/exp_pubmix.py`, cached in `experiments/results/pubmix_figs.md`); item (c) runs the "
+         "loop on Adult and Bank (`PYTHONPATH=. python experiments/exp_pubmix_loop.py --seeds 10`, cached in "
+         "`experiments/results/pubmix_loop.json`).", ""]
+    if figs_md:
+        body = figs_md.split("\n", 1)[1] if figs_md.startswith("## ") else figs_md
+        L += [body.strip(), ""]
+    if not results or not results.get("selections"):
+        L += ["### (c) Table 1 analogue", "", "not run (needs Adult/Bank in ../shared/data).", ""]
+        return "\n".join(L)
+    eps = results["epsilons"]
+    L += ["### (c) Table 1 analogue: Tab-PE with Gaussian noise vs PubMix vs LinMix vs the public pilot alone", "",
+          f"Tab-PE (hard votes); loop: {results['config']}; epsilon in "
+          f"{{{', '.join(f'{e:g}' for e in eps)}}}, delta = {results['delta']:g}, {len(results['seeds'])} paired seeds "
+          f"(seeds {results['seeds'][0]}-{results['seeds'][-1]}: same initial population, mutation and selection "
+          "streams for every release step); PWErr of the 512 released records against the private table "
+          "(evaluation only), mean and 95% t-interval (`metrics.t_interval`). Release steps: **Gaussian** = noise "
+          "with rho from (epsilon, delta) by the exact mu-GDP curve, then resampling; **PubMix** = draws from "
+          "(1 - beta_t) H_t/n + beta_t WF(public hard-vote histogram on C_t, 0.25/m_t); **LinMix** = the same with "
+          "the uniform noise distribution; both PLD-composed to the target epsilon (delta_t = delta/8, beta_t "
+          "fixed before the run). Public rows: the preset's 3,000-row pilot split (disjoint from the private rows). "
+          "**Public only** (no private data): (1) *public-loop* = the same Tab-PE loop run on the pilot rows as if "
+          "they were private, with no noise (their exact hard-vote histogram replaces the private one); (2) "
+          "*public-resample* = 512 pilot rows drawn with replacement. The last row (not private) is the same loop "
+          "on the private rows without noise: the floor every private release step is chasing. Both selection "
+          "modes are shown: *hybrid* (the paper's; PubMix's rank rounds rank by the counts among the draws) and "
+          "*sample* (every round draws its parents, which is PubMix's own sampling).", ""]
+    verdicts = []
+    for sel, by in results["selections"].items():
+        L.append(table({"selections": {sel: by}, "seeds": results["seeds"], "epsilons": eps}, sel).strip())
+        L.append("")
+        for name, r in by.items():
+            for e in eps:
+                d = r["cells"][f"pubmix@{e:g}"]["minus_gaussian"]
+                verdicts.append((sel, name, e, d))
+    # reading, computed from the intervals
+    n_better = sum(1 for *_, d in verdicts if d["high"] < 0)
+    n_worse = sum(1 for *_, d in verdicts if d["low"] > 0)
+    lines = [f"{sel}/{name} eps={e:g}: PubMix - Gaussian {d['mean']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}], "
+             f"{_verdict(d)}" for sel, name, e, d in verdicts]
+    L += ["**Reading (honest).** PubMix vs the Gaussian step, paired over seeds: "
+          f"{n_better} of {len(verdicts)} cells significantly better, {n_worse} significantly worse, the rest ties.",
+          "", *[f"- {x}" for x in lines], ""]
+    extra = []
+    for sel, by in results["selections"].items():
+        for name, r in by.items():
+            po, npv = r["public_only"], r["non_private_loop"]
+            g = [r["cells"][f"gaussian@{e:g}"]["mean"] for e in eps]
+            extra.append(f"{sel}/{name}: the noise-free loop on the private rows scores {npv['mean']:.4f}, the "
+                         f"Gaussian step {min(g):.4f}-{max(g):.4f}, the public-loop {po['public-loop']['mean']:.4f}, "
+                         f"and 512 resampled public rows {po['public-resample']['mean']:.4f}")
+    L += ["Every private step sits within about 0.01-0.04 of the noise-free loop on the private rows already at "
+          "epsilon = 1, so the release step has little room to matter at these budgets; the loop itself (mutated "
+          "synthetic candidates, 512-1,024 per round) is the bottleneck. The public pilot alone is a strong "
+          "baseline: run through the same loop it ties the private steps, and resampled directly it beats every "
+          "synthesis (the loop's output is synthetic, the pilot rows are real same-distribution records). "
+          "LinMix is never better than PubMix by more than noise and is often worse (its uniform noise puts mass on "
+          "candidates no record votes for). This agrees with the design notes' proof of concept only partly: "
+          "there PubMix beat the Gaussian by ~0.03 at epsilon = 1 on Adult (3 seeds); here the sample-mode "
+          "difference at epsilon = 1 points the same way but its interval includes 0, and in hybrid mode PubMix "
+          "is slightly worse (ranking by the counts among 1,024 draws is coarser than ranking by the noisy "
+          "counts of 26,000 votes).", "", *[f"- {x}." for x in extra], "",
+          f"Time: {results['seconds_total']:.0f} s for the whole item (both selections, both datasets, "
+          f"{len(results['seeds'])} seeds, one process on the shared 2-core machine); a PubMix schedule (plan) takes "
+          "~2 s (cached), a Tab-PE run 0.25-1 s.", ""]
+    return "\n".join(L)
 
 
 def main() -> int:
