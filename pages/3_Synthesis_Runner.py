@@ -225,7 +225,9 @@ def draw_results() -> None:
     fig.update_xaxes(dtick=1)
     st.plotly_chart(fig, key=f"rn_round_fig_{rid}")
     st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
-               f"seeds; point {T + 1}: the released records (drawn from C_{T} by the last noisy counts). "
+               f"seeds; point {T + 1}: the released records ("
+               + (f"the round-{T} {ui.NOISE_STEPS[res.request.mechanism].split(' ')[0]} draws" if ui.is_sampling(
+                   res.request.mechanism) else f"drawn from C_{T} by the last noisy counts") + "). "
                "Each method has its own dash style and marker.")
     for a, b in ui.identical_lines(re_):
         why = (" Every round of Hard certified sensitivity sqrt(2) (a protected edge crosses a cell boundary), "

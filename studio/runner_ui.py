@@ -5,7 +5,8 @@ and draw.  This module turns widget values into engine requests, stores results
 only after a run succeeded, and builds the tables the pages show.
 
 Session-state contract of the two pages:
-    runner_settings : dict   persistent Runner inputs (widget keys "rn_*"; "_studio_tau" =
+    runner_settings : dict   persistent Runner inputs (widget keys "rn_*", incl. "rn_noise" = the noise
+                             step gaussian / pubmix / linmix; "_studio_tau" =
                              the studio tau last seen, so a tau chosen later in the Policy
                              Designer or the Pilot becomes the Runner's tau); the Temperature
                              Pilot writes its choice here (carry_to_runner)

@@ -141,6 +141,20 @@ def test_ledger_rows_and_pld_total_equal_composing_pubmix_pld():
     assert sum(r.epsilon_t for r in rows) > eps
 
 
+def test_total_does_not_depend_on_the_method_order_or_zero_rounds():
+    """Hard under the empty policy certifies every round exhaustively zero; the PubMix total still
+    composes every round, so Hard-first and Tab-PE-first paired runs report the plan's epsilon."""
+    split = _split()
+    kw = dict(allow_empty_policy=True)
+    a = run_paired(RunRequest(XOR.schema, bc.Policy(), split.private, ["hard", "tab-pe"], None, 1e-5, config=TINY,
+                              metric=XOR.metric_fn(), mechanism="pubmix", epsilon=1.0, public=split.public, **kw))
+    b = run_paired(RunRequest(XOR.schema, bc.Policy(), split.private, ["tab-pe", "hard"], None, 1e-5, config=TINY,
+                              metric=XOR.metric_fn(), mechanism="pubmix", epsilon=1.0, public=split.public, **kw))
+    assert [r.sensitivity for r in a.run("hard", 0).ledger] == [0.0, 0.0]
+    plan = MECHANISMS["pubmix"].plan(1.0, 1e-5, len(split.private), TINY.sizes(), TINY.release)
+    assert a.privacy["epsilon"] == b.privacy["epsilon"] == plan.epsilon
+
+
 def test_linmix_rows_use_the_uniform_floor():
     split = _split()
     res = run_paired(_req(split, noise="linmix"))

@@ -27,8 +27,8 @@ Hard votes only: BF-Soft and other soft-vote methods are refused (SOFT_VOTE_REAS
 Also refused: participation edges (add/remove changes n) and a threshold H > 0 (no
 noisy histogram exists to threshold).  Hard under PubMix spends the same beta_t as
 Tab-PE (a protected edge moves one label, notes A7); a round that Hard certifies
-exhaustively zero releases nothing about protected secrets and is skipped by the PLD
-(its sensitivity is 0), as for the additive mechanisms.
+exhaustively zero releases nothing about protected secrets, but the total still composes
+every round's pair (conservative; the notes' beta_t = 0 exception is not used).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import numpy as np
 
 from ..accounting import check_delta, check_epsilon
 from ..errors import BlowfishError, BudgetError
-from ..ledger import LedgerRow, pld_epsilon
+from ..ledger import LedgerRow
 from ..pubmix import beta_min, linmix_noise, pubmix_pld, water_fill
 from ..sensitivity import Calibration
 
@@ -158,9 +158,16 @@ class PubMix:
                          n_samples=int(plan.n_samples[i]), n_private=int(plan.n), **extra)
 
     def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
-        """PLD composition of the rows' dominating pairs (ledger.pld_epsilon); accountant 'pld'."""
+        """PLD composition of EVERY row's dominating pair (the plan's; no round is discounted, so a paired
+        run's total does not depend on which method comes first); accountant 'pld'."""
+        from dp_accounting.pld import privacy_loss_distribution as pld_mod
+
         d = check_delta(delta)
-        return {"epsilon": pld_epsilon(rows, d, DISCRETIZATION), "delta": d, "rounds": len(rows),
+        total = None
+        for r in rows:
+            p = self.pld(r, pld_mod, DISCRETIZATION)
+            total = p if total is None else total.compose(p)
+        return {"epsilon": float(total.get_epsilon_for_delta(d)), "delta": d, "rounds": len(rows),
                 "epsilon_target": None if epsilon is None else float(epsilon),
                 "epsilon_per_round": [float(r.epsilon_t) for r in rows],
                 "delta_per_round": [float(r.delta_dp_t) for r in rows],
