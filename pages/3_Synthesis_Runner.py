@@ -311,7 +311,8 @@ else:
 
 # ------------------------------------------------------------------ budget sweep
 st.header("Budget sweep")
-st.caption("Gaussian noise step (zCDP). Hard and BF-Soft over a small grid of rho with the settings above (tau, delta, rounds, schedule, "
+st.caption("Gaussian noise step (zCDP). Hard and BF-Soft over a small grid of rho with the settings above "
+           "(tau, delta, rounds, schedule, "
            "release, H, selection) and paired seeds; the crossing budget is interpolated linearly in log rho "
            "where mean(E_S - E_H) changes sign (App. F.3).")
 s1, s2 = st.columns(2)

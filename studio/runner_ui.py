@@ -403,7 +403,8 @@ def rounds_frame(result: PairedResult | dict[str, Any], seed: int) -> pd.DataFra
 
 
 def budget_label(result: PairedResult) -> str:
-    """Short budget text of a stored run: 'rho 0.0006' (Gaussian), 'epsilon 1 (pure)', 'epsilon 1, delta 1e-05 (PubMix)'."""
+    """Short budget text of a stored run: 'rho 0.0006' (Gaussian), 'epsilon 1 (pure)',
+    'epsilon 1, delta 1e-05 (PubMix)'."""
     p = result.privacy
     mech = get_mechanism(result.request.mechanism)
     if p.get("accountant") == "gdp-exact":
