@@ -68,6 +68,11 @@ class LedgerRow:
     n_private: int | None = None
 
     @property
+    def kind(self) -> str:
+        """The row's kind (issue 13's name for the mechanism): 'gaussian', 'laplace', 'pubmix', 'linmix'."""
+        return self.mechanism
+
+    @property
     def delta_t(self) -> float:
         """The report's historical name of the sensitivity Delta_t (not the DP delta)."""
         return self.sensitivity
@@ -92,7 +97,8 @@ class LedgerRow:
         if self.delta_dp_t is not None:
             d["delta_dp_t"] = self.delta_dp_t
         if self.beta_t is not None:
-            d.update(beta_t=self.beta_t, floor=self.floor, n_samples=self.n_samples, n_private=self.n_private)
+            d.update(kind=self.kind, beta_t=self.beta_t, floor=self.floor, n_samples=self.n_samples,
+                     n_private=self.n_private)
         return d
 
 

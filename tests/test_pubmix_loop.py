@@ -136,6 +136,7 @@ def test_ledger_rows_and_pld_total_equal_composing_pubmix_pld():
     assert res.report["noise"] == "pubmix" and res.report["mechanism"] == "pubmix"
     rd = res.report["runs"][0]["rounds"][0]
     assert {"beta_t", "floor", "n_samples", "epsilon_t", "delta_dp_t"} <= set(rd) and rd["rho_t"] is None
+    assert rd["kind"] == rd["mechanism"] == "pubmix" and all(r.kind == "pubmix" for r in rows)
     # PLD composition is far tighter than basic composition of the rounds' own (epsilon_t, delta_t)
     assert sum(r.epsilon_t for r in rows) > eps
 
