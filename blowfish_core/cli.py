@@ -25,9 +25,10 @@ from .presets import get_preset, load_preset_data
 from .experiment import RunRequest, run_paired, validate_request
 from .report import ledger_text, policy_summary
 from .schema import Schema, infer_schema
-from .mechanisms import MECHANISMS
+from .mechanisms import ADDITIVE, get_mechanism
 from .methods import METHODS, tau_methods
-from .parsing import apply_protect, parse_budget, parse_methods, parse_population, parse_seeds, require_tau
+from .parsing import (apply_protect, parse_budget, parse_methods, parse_noise, parse_population, parse_seeds,
+                      require_tau)
 from .votes import check_tau
 
 EPILOG = """examples:
@@ -106,9 +107,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--method", default="tab-pe,hard,bf-soft",
                    help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft)")
     s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())})")
-    s.add_argument("--mechanism", default="gaussian",
-                   help=f"noise mechanism: {', '.join(MECHANISMS)} (default gaussian: zCDP, --rho or --epsilon/--delta; "
-                        "laplace: pure DP, --epsilon only)")
+    s.add_argument("--mechanism", default=None,
+                   help=f"additive noise mechanism of --noise gaussian: {', '.join(ADDITIVE)} (default gaussian: zCDP, "
+                        "--rho or --epsilon/--delta; laplace: pure DP, --epsilon only)")
+    s.add_argument("--noise", default="gaussian",
+                   help="release step of the hard vote: gaussian (default: add noise by --mechanism, then resample), "
+                        "pubmix or linmix (papers/003: draw from (1-beta) H/n + beta P_nse; --epsilon/--delta, PLD "
+                        "ledger; tab-pe and hard only)")
+    s.add_argument("--public", metavar="CSV",
+                   help="--noise pubmix: public rows of the same domain, disjoint from the private ones "
+                        "(default for Adult/Bank/XOR presets: their pilot split)")
     s.add_argument("--rho", type=_float, help="total zCDP budget")
     s.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho; with "
                                                   "--mechanism laplace the pure-DP epsilon")
@@ -181,7 +189,8 @@ def _check_outputs(args, methods: list[str], seeds: list[int]) -> None:
     def same(a: str | None, b: str | None) -> bool:
         return bool(a and b) and os.path.abspath(a) == os.path.abspath(b)
 
-    inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy)]
+    inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy),
+              ("--public", getattr(args, "public", None))]
     outputs = [("--out", args.out), ("--report", args.report)]
     for oflag, opath in outputs:
         for iflag, ipath in inputs:
@@ -271,7 +280,12 @@ def cmd_reach(args) -> int:
 
 def cmd_synth(args) -> int:
     methods = parse_methods(args.method)
-    budget = parse_budget(args.rho, args.epsilon, args.delta, args.mechanism, args.conversion)
+    mechanism = parse_noise(args.noise, args.mechanism)
+    sampling = bool(getattr(get_mechanism(mechanism), "samples", False))
+    if args.public and not sampling:
+        raise BlowfishError("--public only applies to --noise pubmix (and linmix); it would be ignored here. "
+                            "Fix: drop it or add --noise pubmix")
+    budget = parse_budget(args.rho, args.epsilon, args.delta, mechanism, args.conversion)
     require_tau(methods, args.tau)
     schema, policy, preset = resolve_setting(args)
     _check_ignored_options(args, preset)
@@ -288,10 +302,16 @@ def cmd_synth(args) -> int:
                                  data_seed=args.data_seed or 0)
         data, source_txt = split.private, split.source
         metric = preset.metric_fn()
+        public, public_txt = split.public, f"{preset.name} pilot split ({len(split.public)} rows, disjoint)"
     else:
         if not args.data:
             raise BlowfishError("--data CSV is required with --schema (or use --preset xor3)")
         data, source_txt = read_table(args.data, sep=_sep(args)), args.data
+        public, public_txt = None, ""
+    if args.public:
+        public, public_txt = read_table(args.public, sep=_sep(args)), f"{args.public} (user-given public rows)"
+    if not sampling:
+        public, public_txt = None, ""
     # fail before any work if the output folder cannot be written
     for flag, path in [("--out", args.out), ("--report", args.report)]:
         if path:
@@ -306,12 +326,13 @@ def cmd_synth(args) -> int:
                 _write(flag, path, probe)
     req = RunRequest(schema, policy, data, methods, budget.rho, budget.delta or 1e-5, args.tau, seeds, cfg,
                      metric=metric, budget_source=budget.source, data_source=source_txt,
-                     allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism, epsilon=budget.epsilon)
+                     allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism, epsilon=budget.epsilon,
+                     public=public, public_source=public_txt)
     validate_request(req)  # every setting error before any work (and before --out is created)
 
     def progress(ev):
         if not args.quiet:
-            scale = "sigma_t" if ev.get("mechanism", "gaussian") == "gaussian" else "scale_t"
+            scale = {"gaussian": "sigma_t", "pubmix": "beta_t", "linmix": "beta_t"}.get(ev.get("mechanism"), "scale_t")
             print(f"  {ev['method']:<8} seed {ev['seed']} round {ev['round']}/{ev['rounds']}  "
                   f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}", file=sys.stderr)
 

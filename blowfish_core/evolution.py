@@ -13,6 +13,15 @@ Per round t = 1..T on population C_t (m_t candidates):
 After round T the release (``release`` records) is drawn from C_T with probability
 proportional to the clipped noisy counts of round T (post-processing, no mutation).
 
+Sampling release steps (mechanism ``pubmix`` / ``linmix``, papers/003; hard votes
+only): steps 3-4 become "draw n_samples_t i.i.d. bin indices from
+(1 - beta_t) H_t/n + beta_t P_nse,t" (P_nse,t from the public rows' hard-vote
+histogram on C_t, mechanisms/pubmix.py), with n_samples_t = m_{t+1} (t < T) or the
+release size (t = T), and (beta_t, f_t) fixed before the run (PubMix.plan).  "sample"
+selection uses the draws as the parents; "rank" selection ranks by the counts among
+the draws (post-processing); the release is the round-T draws ('top': the candidates
+with the most draws).  The mixture and H_t are never stored.
+
 Default schedule ("hybrid", the paper's setting): 8 rounds, 512 candidates in
 rounds 1-3 and 1024 in rounds 4-8.  Populations of rounds <= ``switch_round`` are
 produced by "sample" selection (parents drawn proportionally to the clipped counts,
@@ -222,6 +231,8 @@ def run_synthesis(
     mechanism: "str | Mechanism | None" = None,
     epsilon: float | None = None,
     streams: Callable[[int, int], np.random.Generator] | None = None,
+    delta: float | None = None,
+    public: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> SynthResult:
     """Run Algorithm 1 once.
 
@@ -230,7 +241,9 @@ def run_synthesis(
     or 'laplace' (budget epsilon, pure DP); the budget is split over rounds.  tau:
     temperature for soft votes (> 0).  grouped: optional precomputed (unique records,
     counts, domain index) to share across runs.  streams: the source of randomness
-    (default SeededStreams(seed)).
+    (default SeededStreams(seed)).  delta, public: for the sampling mechanisms
+    'pubmix'/'linmix' (budget epsilon at delta, PLD): delta in (0, 1) (default 1e-5) and the
+    grouped PUBLIC rows (unique records, counts, domain index), required by PubMix.
     progress(event) is called after every round with keys round, rounds, method,
     seed, sigma_t (the noise scale), delta_t (the sensitivity).  Raises BudgetError/BlowfishError for bad settings and
     RunStopped when should_stop() returns True (nothing partial is returned).
@@ -243,13 +256,22 @@ def run_synthesis(
         tau = vote.tau
     policy.validate(schema)
     T = cfg.rounds
-    budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
     sizes = cfg.sizes()
     if grouped is None:
         U, counts = group_records(X)
         I = domain_index(schema, U)
     else:
         U, counts, I = grouped
+    sampling = getattr(mech, "samples", False)
+    if sampling:
+        from .mechanisms.pubmix import check_sampling
+
+        check_sampling(mech, meth, policy, cfg.threshold_h, public is not None)
+        n_priv = int(round(float(counts.sum())))
+        plan = mech.plan(epsilon, 1e-5 if delta is None else delta, n_priv, sizes, cfg.release, cfg.budget_weights)
+        budgets = np.asarray(plan.epsilon_t)
+    else:
+        budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
     reach = record_reach(schema, policy)
     rng = streams if streams is not None else SeededStreams(seed)
 
@@ -270,21 +292,31 @@ def run_synthesis(
         Hist = vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel)
         # --- calibration (public: policy, tau, domain, C_t)
         cal = calibrate(meth, RoundInputs(schema, policy, tau, C, reach, cfg.max_edges, kernel, mech.norm))
-        scale = mech.scale(cal.delta, budgets[t - 1])
-        noisy = Hist + mech.noise(scale, kernel.m, rng(_NOISE, t))
-        w = _weights(noisy, cfg.threshold_h)
-        notes = list(cal.notes)
-        if not (w > 0).any():
-            notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
-                         + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
-        ledger.append(mech.row(t, kernel.m, cal, scale, budgets[t - 1], surviving=int((w > 0).sum()),
-                               notes=tuple(notes)))
+        if sampling:
+            draws = _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng(_NOISE, t))
+            del Hist  # the private histogram leaves the round only through the draws
+            w = np.bincount(draws, minlength=kernel.m).astype(float)
+            scale = plan.beta_t[t - 1]
+            ledger.append(mech.row(t, kernel.m, cal, plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
+        else:
+            scale = mech.scale(cal.delta, budgets[t - 1])
+            noisy = Hist + mech.noise(scale, kernel.m, rng(_NOISE, t))
+            w = _weights(noisy, cfg.threshold_h)
+            notes = list(cal.notes)
+            if not (w > 0).any():
+                notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
+                             + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
+            ledger.append(mech.row(t, kernel.m, cal, scale, budgets[t - 1], surviving=int((w > 0).sum()),
+                                   notes=tuple(notes)))
         if t < T:
             size = sizes[t]
             mode = cfg.selection
             if mode == "hybrid":
                 mode = "sample" if t + 1 <= cfg.switch_round else "rank"
-            kept, parents = _select(mode, w, size, cfg.children, rng(_SELECT, t))
+            if sampling and mode == "sample":  # the PubMix draws are the parents
+                kept, parents = np.zeros(0, dtype=np.intp), draws.astype(np.intp)
+            else:
+                kept, parents = _select(mode, w, size, cfg.children, rng(_SELECT, t))
             rate = mutation_rate(t, T, cfg.mutation_start, cfg.mutation_end)
             children = mutate(schema, C[parents], rate, rng(_MUTATE, t))
             C = np.vstack([C[kept], children]) if kept.size else children
@@ -292,10 +324,34 @@ def run_synthesis(
         if progress is not None:
             progress({"round": t, "rounds": T, "method": meth.name, "seed": seed,
                       "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": mech.name})
-    # --- release: post-processing of the last noisy histogram
-    release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0))]
+    # --- release: post-processing of the last noisy histogram (sampling: the round-T draws)
+    if sampling:
+        idx = draws if cfg.release_mode == "sample" else np.resize(np.argsort(-w, kind="stable")[:cfg.release],
+                                                                     cfg.release)
+        release = C[idx]
+    else:
+        release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0))]
     return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
                        pops if keep_populations else None, C, w)
+
+
+def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> np.ndarray:
+    """One PubMix/LinMix round: int64 (n_samples_t,) draws of bin indices in [0, m_t).
+
+    P_nse,t from the public rows only (their hard-vote histogram on C_t); the mixture is
+    formed inside pubmix_sample and never kept.
+    """
+    from .pubmix import pubmix_sample
+    from .votes import HardVote
+
+    i = t - 1
+    p_public = None
+    if not getattr(mech, "linmix", False):
+        Up, cp, Ip = public
+        hp = vote_histogram(schema, C, Up, cp, HardVote(), I=Ip, kernel=kernel)
+        p_public = hp / hp.sum()
+    p_noise = mech.noise_distribution(p_public, plan.floor[i], kernel.m)
+    return pubmix_sample(Hist / n_priv, p_noise, plan.beta_t[i], plan.n_samples[i], rng)
 
 
 def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator) -> np.ndarray:

@@ -44,6 +44,10 @@ class RunRequest:
     compares against (default: the private table itself).  keep_populations: keep
     every round's candidate population C_t in the results (for per-round errors;
     does not change any draw or released value).
+    Sampling release steps (mechanism 'pubmix' / 'linmix', papers/003; hard-vote methods
+    only): budget ``epsilon`` at ``delta`` (PLD); ``public``: public rows of the same
+    domain, disjoint from ``data`` (required by PubMix; the preset's pilot split or a
+    user file), described by ``public_source``.
     """
 
     schema: Schema
@@ -63,6 +67,8 @@ class RunRequest:
     allow_empty_policy: bool = False
     mechanism: str = "gaussian"
     epsilon: float | None = None
+    public: pd.DataFrame | None = None
+    public_source: str = ""
 
     @property
     def budget(self) -> float | None:
@@ -100,8 +106,17 @@ def validate_request(req: RunRequest) -> None:
     if needs_tau(req.methods):
         check_tau(req.tau)
     mech = get_mechanism(req.mechanism)
-    if mech.budget_name == "rho":
+    if mech.budget_name == "rho" or getattr(mech, "samples", False):
         check_delta(req.delta)
+    if getattr(mech, "samples", False):
+        from .mechanisms.pubmix import check_sampling
+
+        for m in req.methods:
+            check_sampling(mech, get_method(m), req.policy, req.config.threshold_h, req.public is not None)
+        if req.public is not None:
+            if not isinstance(req.public, pd.DataFrame) or len(req.public) == 0:
+                raise BlowfishError("public rows: give a non-empty table of the same domain")
+            req.schema.encode(req.public)  # SchemaError naming the column when outside the domain
     mech.split(req.budget, req.config.rounds, req.config.budget_weights)  # BudgetError for a bad budget
     if not req.seeds:
         raise BlowfishError("give at least one seed")
@@ -212,6 +227,10 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     ref = schema.encode(req.reference) if req.reference is not None else X
     U, counts = group_records(X)
     grouped = (U, counts, domain_index(schema, U))
+    public = None
+    if req.public is not None and getattr(get_mechanism(req.mechanism), "samples", False):
+        Up, cp = group_records(schema.encode(req.public))
+        public = (Up, cp, domain_index(schema, Up))
     metric_name, metric_fn = req.metric or ("pwerr", None)
     if metric_fn is None:
         from .metrics import pwerr as metric_fn
@@ -222,7 +241,7 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
             res = run_synthesis(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
                                 progress=progress, should_stop=should_stop, grouped=grouped,
                                 keep_populations=req.keep_populations, mechanism=req.mechanism,
-                                epsilon=req.epsilon)
+                                epsilon=req.epsilon, delta=req.delta, public=public)
             err = float(metric_fn(schema, ref, res.release))
             runs.append(RunResult(method, int(seed), schema.decode(res.release), err, res.seconds, res))
     privacy = {**privacy_totals(runs[0].synth.rounds, req.delta, rho=req.rho, epsilon=req.epsilon),

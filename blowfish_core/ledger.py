@@ -46,6 +46,10 @@ class LedgerRow:
     mechanism's own terms (None when not its unit); calibration: how Delta_t was obtained;
     witness: the crossing edge for 'certified-crossing'; surviving: candidates with a
     positive weight after the threshold H; notes: plain-language remarks.
+    Sampling (PubMix / LinMix, papers/003) rows also carry beta_t (mixing weight), floor
+    (the fixed lower bound f_t on every noise mass), n_samples (draws released this round)
+    and n_private (n, public); their scale is beta_t.  They never carry the mixture or
+    the private histogram.
     """
 
     t: int
@@ -61,6 +65,15 @@ class LedgerRow:
     delta_dp_t: float | None = None
     witness: dict[str, Any] | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    beta_t: float | None = None
+    floor: float | None = None
+    n_samples: int | None = None
+    n_private: int | None = None
+
+    @property
+    def kind(self) -> str:
+        """The row's kind (issue 13's name for the mechanism): 'gaussian', 'laplace', 'pubmix', 'linmix'."""
+        return self.mechanism
 
     @property
     def delta_t(self) -> float:
@@ -86,6 +99,9 @@ class LedgerRow:
             d["epsilon_t"] = self.epsilon_t
         if self.delta_dp_t is not None:
             d["delta_dp_t"] = self.delta_dp_t
+        if self.beta_t is not None:
+            d.update(kind=self.kind, beta_t=self.beta_t, floor=self.floor, n_samples=self.n_samples,
+                     n_private=self.n_private)
         return d
 
 
@@ -172,7 +188,7 @@ def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float =
     for r in rows:
         if r.sensitivity == 0:
             continue
-        if r.scale == 0:
+        if r.scale == 0 and r.beta_t is None:  # noise-free additive release (a sampling row's scale is beta_t)
             return math.inf
         p = get_mechanism(r.mechanism).pld(r, pld, discretization)
         total = p if total is None else total.compose(p)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .accounting import check_delta, check_epsilon, check_rho, rho_from_budget
 from .errors import BlowfishError, BudgetError
-from .mechanisms import MECHANISMS, get_mechanism
+from .mechanisms import ADDITIVE, MECHANISMS, SAMPLING, get_mechanism
 from .methods import METHODS, tau_methods
 from .policy import AttributePolicy, Policy, parse_protect_spec
 from .votes import check_tau
@@ -49,8 +49,39 @@ def parse_mechanism(text: str | None, name: str = "--mechanism") -> str:
         return get_mechanism(None).name
     m = str(text).strip().lower()
     if m not in MECHANISMS:
-        raise BlowfishError(f"{name}: unknown mechanism '{m}'; use {', '.join(MECHANISMS)}")
+        raise BlowfishError(f"{name}: unknown mechanism '{m}'; use {', '.join(ADDITIVE)} "
+                            f"(or --noise {'|'.join(SAMPLING)})")
     return m
+
+
+#: the --noise choices: the release step of the vote histogram (contract: gaussian|pubmix|linmix).
+NOISE_STEPS = ("gaussian",) + SAMPLING
+
+
+def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
+                mechanism_name: str = "--mechanism") -> str:
+    """The run's mechanism from --noise (the release step) and --mechanism (the additive noise).
+
+    noise 'gaussian' (default): add noise to the vote histogram with ``mechanism``
+    ('gaussian' default, or 'laplace'), then resample.  noise 'pubmix' / 'linmix': draw
+    from the PubMix / LinMix mixture instead (papers/003); ``mechanism`` must then be
+    None (it names an additive step that would not run).  Returns a MECHANISMS name.
+    Raises BlowfishError naming the fields for an unknown value or a conflicting pair.
+    """
+    nz = "gaussian" if noise is None else str(noise).strip().lower()
+    if nz not in NOISE_STEPS:
+        raise BlowfishError(f"{name}: unknown noise step '{nz}'; use {', '.join(NOISE_STEPS)}")
+    if mechanism is not None:
+        mech = str(mechanism).strip().lower()
+        if mech in SAMPLING:
+            raise BlowfishError(f"{mechanism_name} {mech}: a sampling release step is chosen with {name} {mech}. "
+                                f"Fix: write {name} {mech}")
+        mech = parse_mechanism(mech, mechanism_name)
+        if nz != "gaussian":
+            raise BlowfishError(f"{name} {nz} replaces the additive-noise step, so {mechanism_name} {mech} "
+                                f"conflicts with it. Fix: drop {mechanism_name} (or use {name} gaussian)")
+        return mech
+    return nz if nz != "gaussian" else get_mechanism(None).name
 
 
 @dataclass(frozen=True)
@@ -75,6 +106,17 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
     """
     mech = parse_mechanism(mechanism, "--mechanism" if flags else "mechanism")
     f = (lambda s: f"--{s}") if flags else (lambda s: s)
+    if getattr(get_mechanism(mech), "samples", False):  # PubMix / LinMix: (epsilon, delta), PLD ledger
+        if rho is not None:
+            raise BlowfishError(f"{f('rho')} is a zCDP budget; {f('noise')} {mech} is (epsilon, delta)-DP. "
+                                f"Fix: give {f('epsilon')} E {f('delta')} D")
+        if epsilon is None:
+            raise BlowfishError(f"give a budget: {f('epsilon')} E (with {f('delta')} D, default 1e-5) "
+                                f"with {f('noise')} {mech}")
+        d = 1e-5 if delta is None else delta
+        check_delta(d)
+        eps = check_epsilon(epsilon)
+        return Budget(mech, None, eps, d, f"epsilon={eps:g}, delta={d:g} ({mech}, PLD)")
     if get_mechanism(mech).budget_name == "epsilon":
         if delta is not None:
             raise BlowfishError(f"{f('delta')} does not apply to {f('mechanism')} {mech}: pure epsilon-DP has no "

@@ -76,6 +76,9 @@ def build_report(result: PairedResult) -> dict[str, Any]:
         "sensitivity_bound": pol["sensitivity_bound"],
         "privacy": dict(result.privacy),
         "mechanism": get_mechanism(req.mechanism).name,
+        "noise": get_mechanism(req.mechanism).name if getattr(get_mechanism(req.mechanism), "samples", False)
+        else "gaussian",
+        "public_source": req.public_source or None,
         "config": {
             "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
             "threshold_h": req.config.threshold_h, "selection": req.config.selection,
@@ -178,6 +181,12 @@ def ledger_text(report: dict[str, Any]) -> str:
         budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows ({', '.join(p['mechanisms'])}; "
                   f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1))")
         spent = f"rho = {p['rho']:.6g}"
+    elif p.get("epsilon_exact_applicable") is False:  # PubMix / LinMix sampling rounds
+        mech = "/".join(x.capitalize().replace("mix", "Mix") for x in p.get("mechanisms", []))
+        budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} {mech} rounds "
+                  f"(beta_t {min(p['beta_per_round']):.3g}-{max(p['beta_per_round']):.3g}; PLD accountant). "
+                  f"NOTE: {p['note']}")
+        spent = f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g}"
     else:
         budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} rounds "
                   f"(mixed mechanisms, PLD accountant)")

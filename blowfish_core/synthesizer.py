@@ -32,7 +32,9 @@ from .evolution import _RELEASE, SeededStreams, SynthConfig, SynthResult, releas
 from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
-from .parsing import parse_budget, parse_methods, require_tau
+from .mechanisms import get_mechanism
+from .mechanisms.pubmix import check_sampling
+from .parsing import parse_budget, parse_methods, parse_noise, require_tau
 from .policy import Policy
 from .schema import Schema
 
@@ -47,7 +49,12 @@ class Synthesizer:
     tau : temperature (> 0) of soft votes; required by the methods that need it.
     rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
         ``conversion`` ('exact' or 'eq1'); with ``mechanism='laplace'``: epsilon only (pure DP).
-    mechanism : 'gaussian' (default) or 'laplace'.
+    mechanism : 'gaussian' (default) or 'laplace': the additive noise of ``noise='gaussian'``.
+    noise : the release step of the hard vote: 'gaussian' (default: add noise by ``mechanism``,
+        then resample), 'pubmix' or 'linmix' (papers/003: draw from (1 - beta) H/n + beta P_nse;
+        budget ``epsilon`` at ``delta``, PLD ledger; hard-vote methods only, so BF-Soft is
+        refused).  ``mechanism`` must then stay at its default.
+    public : pubmix: public rows of the same domain, disjoint from the private table (DataFrame).
     seed : whole number >= 0 (paired study streams); None is refused (see module docstring).
     config : SynthConfig (default: the paper's schedule, 8 rounds, 512 released).
     allow_empty_policy : run a Blowfish method even when the policy protects nothing.
@@ -61,7 +68,8 @@ class Synthesizer:
                  rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
                  mechanism: str = "gaussian", seed: int | None = 0, config: SynthConfig | None = None,
                  conversion: str = "exact", allow_empty_policy: bool = False,
-                 streams: Callable[[int, int], np.random.Generator] | None = None) -> None:
+                 streams: Callable[[int, int], np.random.Generator] | None = None,
+                 noise: str = "gaussian", public: pd.DataFrame | None = None) -> None:
         self.schema = schema
         self.policy = policy
         self.method = method
@@ -75,6 +83,8 @@ class Synthesizer:
         self.conversion = conversion
         self.allow_empty_policy = allow_empty_policy
         self.streams = streams
+        self.noise = noise
+        self.public = public
 
     # ------------------------------------------------------------------ fit
     def fit(self, df: pd.DataFrame) -> Synthesizer:
@@ -88,7 +98,9 @@ class Synthesizer:
         (method,) = parse_methods([self.method]) or [None]
         if method is None:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
-        budget = parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.conversion)
+        mech_name = parse_noise(self.noise, None if self.mechanism == "gaussian" else self.mechanism)
+        budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
+        mech = get_mechanism(mech_name)
         require_tau([method], self.tau)
         if self.streams is None:
             if self.seed is None:
@@ -101,6 +113,18 @@ class Synthesizer:
         if (get_method(method).policy_aware and not self.allow_empty_policy
                 and policy_is_empty(self.schema, self.policy)):
             raise BlowfishError(EMPTY_POLICY_MESSAGE)
+        public = None
+        if getattr(mech, "samples", False):
+            check_sampling(mech, get_method(method), self.policy, cfg.threshold_h, self.public is not None,
+                           "public=DataFrame")
+            if self.public is not None:
+                if not isinstance(self.public, pd.DataFrame) or len(self.public) == 0:
+                    raise BlowfishError("public must be a non-empty pandas DataFrame of the same domain")
+                Up, cp = group_records(self.schema.encode(self.public))
+                public = (Up, cp, domain_index(self.schema, Up))
+        elif self.public is not None:
+            raise BlowfishError("public only applies to noise='pubmix' (or 'linmix'); it would be ignored here. "
+                                "Fix: drop it or set noise='pubmix'")
         if not isinstance(df, pd.DataFrame):
             raise BlowfishError(f"fit needs a pandas DataFrame (got {type(df).__name__})")
         X = self.schema.encode(df)
@@ -110,7 +134,7 @@ class Synthesizer:
         res: SynthResult = run_synthesis(
             self.schema, X, self.policy, method, budget.rho, self.tau, cfg, seed,
             grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
-            epsilon=budget.epsilon, streams=self._streams)
+            epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public)
         self.config_ = cfg
         self.budget_ = budget
         self.result_ = res
@@ -126,7 +150,9 @@ class Synthesizer:
         """n records (default: config.release) from the last noisy histogram, decoded.
 
         Post-processing only.  The k-th call (k = 0, 1, ...) uses release stream k, so the first
-        ``sample(config.release)`` equals the run's (and the CLI's) release.
+        ``sample(config.release)`` equals the run's (and the CLI's) release.  PubMix/LinMix: the
+        first ``sample(config.release)`` returns the round-T draws (the release); any other call
+        resamples the released draws (post-processing of the release, no new draw from the mixture).
         Raises BlowfishError before fit or for n < 1.
         """
         if not hasattr(self, "result_"):
@@ -135,6 +161,10 @@ class Synthesizer:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or n > 10_000_000:
             raise BlowfishError(f"release size must be a whole number between 1 and 10,000,000 (got {n!r})")
         res = self.result_
+        if getattr(get_mechanism(self.budget_.mechanism), "samples", False) and self.n_samples_drawn_ == 0 \
+                and n == self.config_.release:
+            self.n_samples_drawn_ += 1
+            return self.schema.decode(res.release)
         idx = release_indices(res.final_weights, int(n), self.config_.release_mode,
                               self._streams(_RELEASE, self.n_samples_drawn_))
         self.n_samples_drawn_ += 1

@@ -11,7 +11,9 @@
     to LP tolerance.
 
     python experiments/exp_pubmix.py            # writes experiments/figures/pubmix_fig{2,7}.png
-                                                # and experiments/REPORT_pubmix.md
+                                                # and experiments/results/pubmix_figs.md (the cached
+                                                # text of REPORT.md's "PubMix and LinMix" section;
+                                                # python -m experiments.report merges it)
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from blowfish_core import pubmix as pm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIG_DIR = os.path.join(HERE, "figures")
-REPORT = os.path.join(HERE, "REPORT_pubmix.md")
+REPORT = os.path.join(HERE, "results", "pubmix_figs.md")
 
 FIG2 = dict(n=1200, d=1000, epsilon=5.0, n_samples=(1, 10, 100, 1000))
 KINK = 'The n_samples = 1000 curve has a kink near N = 1.5e-4: the slope of h in beta changes where the worst-case count threshold jumps; the literal (lambda, mu) grid of Eq. (23) gives the same beta_min there (h(beta_min) = delta to 1e-6 by both routes).'

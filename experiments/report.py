@@ -154,10 +154,22 @@ def generate(mode: str = "auto", results_dir: str = RESULTS_DIR, out: str = REPO
 
         L.append("")
         L.append(private_selection_section(load_json(ps)))
+    L.append("")
+    L.append(_pubmix_section(results_dir))
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         f.write("\n".join(L).rstrip() + "\n")
     return out
+
+
+def _pubmix_section(results_dir: str) -> str:
+    """Section "PubMix and LinMix (papers/003)" from the cached pubmix_figs.md and pubmix_loop.json."""
+    from . import exp_pubmix_loop
+
+    figs = os.path.join(results_dir, "pubmix_figs.md")
+    loop = os.path.join(results_dir, "pubmix_loop.json")
+    figs_md = open(figs, encoding="utf-8").read() if os.path.exists(figs) else None
+    return exp_pubmix_loop.section(load_json(loop) if os.path.exists(loop) else {}, figs_md)
 
 
 def main(argv: list[str] | None = None) -> int:

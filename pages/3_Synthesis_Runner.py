@@ -1,7 +1,10 @@
 """Synthesis Runner: paired what-if runs of Tab-PE, Hard and BF-Soft on the studio's data.
 
 Thin page: widgets -> studio.runner_ui (requests, storage) -> blowfish_core.runner.run_paired
-(the function the CLI calls) -> tables and plotly figures.  Results are stored in
+(the function the CLI calls) -> tables and plotly figures, read from the typed
+PairedResult (the JSON report is only pasted and downloaded).  The "Noise step" is the
+CLI's --noise: Gaussian (zCDP) or PubMix / LinMix ((epsilon, delta), hard votes only:
+soft-vote methods are greyed out with the reason).  Results are stored in
 st.session_state only after a run succeeded, so a failed or stopped run leaves the
 earlier results intact.
 """
@@ -16,7 +19,7 @@ from plotly.subplots import make_subplots
 from blowfish_core.accounting import check_delta
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import RunStopped
-from blowfish_core.experiment import MAX_SEEDS
+from blowfish_core.experiment import MAX_SEEDS, PairedResult
 from blowfish_core.report import ledger_text, policy_summary
 from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
@@ -67,24 +70,56 @@ if carried:
 # ------------------------------------------------------------------ inputs
 c1, c2, c3 = st.columns(3)
 with c1:
-    st.multiselect("Methods", list(ui.USER_METHODS), format_func=lambda m: METHOD_LABELS[m], key="rn_methods",
+    st.radio("Noise step", list(ui.NOISE_STEPS), format_func=lambda k: ui.NOISE_STEPS[k], key="rn_noise",
+             horizontal=True,
+             help="Gaussian: add zCDP noise to the vote histogram, then resample. PubMix / LinMix (papers/003): "
+                  "draw the parents and the release from (1 - beta) H/n + beta P_nse, P_nse from the public pilot "
+                  "rows (PubMix) or uniform (LinMix); (epsilon, delta)-DP with a PLD ledger; hard votes only.")
+    noise = st.session_state["rn_noise"]
+    sampling = ui.is_sampling(noise)
+    if sampling:
+        _kept, _dropped = ui.drop_unavailable(list(st.session_state.get("rn_methods", [])), noise)
+        if _dropped:
+            st.session_state["rn_methods"] = _kept
+            st.session_state["rn_dropped_note"] = [METHOD_LABELS[m] for m in _dropped]
+    st.multiselect("Methods", ui.available_methods(noise) if sampling else list(ui.USER_METHODS),
+                   format_func=lambda m: METHOD_LABELS[m], key="rn_methods",
                    help="Tab-PE: sqrt(2) noise (standard DP). Hard: exact policy sensitivity per population "
                         "(Cor. 5.3). BF-Soft: soft vote with the closed-form bound (Cor. 5.5). Soft vote at "
                         "standard DP: reach = the whole Gower diameter.")
+    if sampling:
+        for _m, _ok, _why in ui.method_availability(noise):
+            if not _ok:
+                st.checkbox(f"{METHOD_LABELS[_m]} (not available with {ui.NOISE_STEPS[noise].split(' ')[0]})",
+                            value=False, disabled=True, key=f"rn_na_{_m}", help=_why)
+        _na = [(METHOD_LABELS[m], why) for m, ok, why in ui.method_availability(noise) if not ok]
+        if _na:
+            st.caption(f"Greyed out: {', '.join(n for n, _ in _na)}. Reason: {_na[0][1]}.")
+        if st.session_state.get("rn_dropped_note"):
+            st.info(f"Removed from the methods: {', '.join(st.session_state.pop('rn_dropped_note'))} "
+                    "(soft votes are not covered by PubMix/LinMix).")
     st.checkbox("Decomposition (§6.2.3): also run the soft vote with Hard's noise", key="rn_decomp",
+                disabled=sampling,
                 help="Adds Hard, BF-Soft and the soft vote with Hard's noise: smoothing cost C, noise "
-                     "benefit N and gain G = N - C.")
+                     "benefit N and gain G = N - C." + (" Not available with PubMix/LinMix (it needs BF-Soft)."
+                                                        if sampling else ""))
     st.number_input("Temperature tau", key="rn_tau", format="%g", step=0.005,
                     help="Gower units; used by BF-Soft and the soft votes (must be > 0).")
 with c2:
-    st.radio("Budget given as", list(ui.BUDGET_MODES), key="rn_budget_mode", horizontal=True)
-    rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0]
+    st.radio("Budget given as", list(ui.BUDGET_MODES), key="rn_budget_mode", horizontal=True, disabled=sampling,
+             help="PubMix/LinMix take (epsilon, delta)" if sampling else None)
+    rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0] and not sampling
     st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4, disabled=not rho_mode)
     st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=rho_mode)
     st.number_input("delta", key="rn_delta", format="%g", step=1e-6,
                     help="in (0, 1); used for the (epsilon, delta) report either way")
     st.radio("epsilon -> rho conversion", ["exact", "eq1"], key="rn_conversion", horizontal=True,
-             disabled=rho_mode, help="exact Gaussian curve (tight) or the paper's Eq. (1)")
+             disabled=rho_mode or sampling, help="exact Gaussian curve (tight) or the paper's Eq. (1)")
+    if sampling:
+        _pub = getattr(studio, "public", None)
+        st.caption(f"Public source: the pilot split ({len(_pub):,} rows, disjoint from the private rows)."
+                   if _pub is not None else ("Public source: none (LinMix needs none; PubMix needs the "
+                                             "preset's pilot split)."))
 with c3:
     st.number_input("Rounds T", key="rn_rounds", step=1)
     st.text_input("Population schedule", key="rn_population",
@@ -130,18 +165,20 @@ def draw_results() -> None:
         st.session_state["runner_show"] = ids[0]
     rid = st.selectbox(
         "Results shown", ids, key="runner_show",
-        format_func=lambda i: (f"run #{i}: " + ", ".join(METHOD_LABELS[m] for m in store[i]['report']['methods'])
-                               + f" · rho {store[i]['report']['privacy']['rho']:.3g}"
-                               + f" · {len(store[i]['report']['seeds'])} seed(s)"),
+        format_func=lambda i: (f"run #{i}: " + ", ".join(METHOD_LABELS[m] for m in store[i]["result"].request.methods)
+                               + f" · {ui.budget_label(store[i]['result'])}"
+                               + f" · {len(store[i]['result'].request.seeds)} seed(s)"),
     )
     rec = store[rid]
+    res: PairedResult = rec["result"]  # the typed result; rec["report"] is only pasted / downloaded
     rep = rec["report"]
-    metric = rep["metric"]["name"]
+    metric = res.metric_name
+    seeds = list(res.request.seeds)
     if rec["studio_version"] != studio.version or rec["dataset"] != studio.dataset_name:
         st.warning("These results were computed on an earlier dataset or policy; run again to refresh them.")
 
-    st.subheader(f"Mean {metric.upper()} over {len(rep['seeds'])} paired seed(s), 95% t-interval")
-    summ = ui.summary_frame(rep)
+    st.subheader(f"Mean {metric.upper()} over {len(seeds)} paired seed(s), 95% t-interval")
+    summ = ui.summary_frame(res)
     st.dataframe(ui.styled(summ.drop(columns="key"), {f"mean {metric}": ".4f", "ci95 low": ".4f", "ci95 high": ".4f"},
                            na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
     if summ[["ci95 low", "ci95 high"]].isna().any().any():
@@ -150,7 +187,7 @@ def draw_results() -> None:
     for col, (_, row) in zip(cols, summ.iterrows()):
         col.metric(f"{row['method']} mean {metric.upper()}", f"{row[f'mean {metric}']:.4f}",
                    help=f"95% t-interval {_fmt_ci(row['ci95 low'], row['ci95 high'])}")
-    rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
+    rr = res.summary.get("relative_reduction_bf_soft_vs_hard")
     if rr:
         st.metric("BF-Soft vs Hard: paired reduction R_s", f"{rr['mean_percent']:.1f}%",
                   help="R_s = 100 (E_H - E_S) / E_H per seed, averaged (App. F.2); positive favours BF-Soft")
@@ -158,10 +195,10 @@ def draw_results() -> None:
         st.caption(f"R_s 95% t-interval {ui.fmt_ci(rr_ci[0], rr_ci[1], spec='.1f', unit='%')}; per seed: "
                    + ", ".join(f"{v:.1f}%" for v in rr["per_seed"]))
     with st.expander("Error of every run (method x seed)"):
-        st.dataframe(ui.styled(ui.runs_frame(rep).drop(columns="key"), {metric: ".4f", "seconds": ".3g"}),
+        st.dataframe(ui.styled(ui.runs_frame(res).drop(columns="key"), {metric: ".4f", "seconds": ".3g"}),
                      hide_index=True)
 
-    dec = decomposition_table(rep)
+    dec = decomposition_table({"summary": res.summary})
     if dec is not None:
         st.subheader("Decomposition (§6.2.3): smoothing cost C, noise benefit N, gain G = N - C")
         st.dataframe(ui.styled(dec, {c: ".4g" for c in ("mean", "ci_low", "ci_high")},
@@ -176,7 +213,7 @@ def draw_results() -> None:
 
     st.subheader("Error by round")
     re_ = rec["round_errors"]
-    T = rep["config"]["rounds"]
+    T = res.request.config.rounds
     g = re_.groupby(["method", "round", "what"], as_index=False)["error"].mean()
     g["method"] = g["method"].map(METHOD_LABELS)
     g["step"] = g["round"].map(lambda r: f"round {r}" if r <= T else "release")
@@ -188,7 +225,9 @@ def draw_results() -> None:
     fig.update_xaxes(dtick=1)
     st.plotly_chart(fig, key=f"rn_round_fig_{rid}")
     st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
-               f"seeds; point {T + 1}: the released records (drawn from C_{T} by the last noisy counts). "
+               f"seeds; point {T + 1}: the released records ("
+               + (f"the round-{T} {ui.NOISE_STEPS[res.request.mechanism].split(' ')[0]} draws" if ui.is_sampling(
+                   res.request.mechanism) else f"drawn from C_{T} by the last noisy counts") + "). "
                "Each method has its own dash style and marker.")
     for a, b in ui.identical_lines(re_):
         why = (" Every round of Hard certified sensitivity sqrt(2) (a protected edge crosses a cell boundary), "
@@ -197,8 +236,8 @@ def draw_results() -> None:
                    f"lies on top of the other.{why}")
 
     st.subheader("Per-round ledger")
-    seed = st.selectbox("Seed", rep["seeds"], key=f"rn_round_seed_{rid}")
-    rt = ui.rounds_frame(rep, seed)
+    seed = st.selectbox("Seed", seeds, key=f"rn_round_seed_{rid}")
+    rt = ui.rounds_frame(res, seed)
     st.dataframe(ui.styled(rt, ui.ROUNDS_FORMATS), hide_index=True, placeholder=ui.NA)
     for how in rt["calibration"].unique():
         st.caption(f"**{how}**: {ui.CALIBRATION_WORDS.get(how, how)}")
@@ -240,6 +279,11 @@ def draw_results() -> None:
         st.error(f"Marginals: {e}")
 
     st.subheader("Privacy ledger (paste into a release note)")
+    if ui.pld_note(res):
+        st.markdown(f":red[**{ui.pld_note(res)}.**]")
+        if res.request.public_source:
+            st.caption(f"Public source of P_nse: {res.request.public_source}. Only the draws of every round are "
+                       "released; the mixture and the private vote histogram are never shown or stored.")
     st.code(ledger_text(rep), language=None, wrap_lines=True)
     st.caption(rep["seeded_run_note"] + " Errors are evaluation only (computed against the real table) and are "
                "not part of a release.")
@@ -267,7 +311,8 @@ else:
 
 # ------------------------------------------------------------------ budget sweep
 st.header("Budget sweep")
-st.caption("Hard and BF-Soft over a small grid of rho with the settings above (tau, delta, rounds, schedule, "
+st.caption("Gaussian noise step (zCDP). Hard and BF-Soft over a small grid of rho with the settings above "
+           "(tau, delta, rounds, schedule, "
            "release, H, selection) and paired seeds; the crossing budget is interpolated linearly in log rho "
            "where mean(E_S - E_H) changes sign (App. F.3).")
 s1, s2 = st.columns(2)

@@ -5,7 +5,8 @@ and draw.  This module turns widget values into engine requests, stores results
 only after a run succeeded, and builds the tables the pages show.
 
 Session-state contract of the two pages:
-    runner_settings : dict   persistent Runner inputs (widget keys "rn_*"; "_studio_tau" =
+    runner_settings : dict   persistent Runner inputs (widget keys "rn_*", incl. "rn_noise" = the noise
+                             step gaussian / pubmix / linmix; "_studio_tau" =
                              the studio tau last seen, so a tau chosen later in the Policy
                              Designer or the Pilot becomes the Runner's tau); the Temperature
                              Pilot writes its choice here (carry_to_runner)
@@ -32,6 +33,8 @@ from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import SynthConfig
 from blowfish_core.experiment import PairedResult, RunRequest, run_paired, validate_request
 from blowfish_core import methods as method_table, parsing
+from blowfish_core.mechanisms import get_mechanism
+from blowfish_core.mechanisms.pubmix import supports
 from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import round_errors
 
@@ -40,6 +43,12 @@ from blowfish_core.sweeps import round_errors
 METHOD_ORDER = tuple(method_table.METHODS)
 USER_METHODS = tuple(m for m in METHOD_ORDER if m != method_table.DECOMPOSITION.name)
 BUDGET_MODES = ("rho (zCDP)", "epsilon, delta")
+#: the Runner's "Noise step" (the CLI's --noise): name -> label.
+NOISE_STEPS: dict[str, str] = {
+    "gaussian": "Gaussian (zCDP)",
+    "pubmix": "PubMix ((ε, δ), hard votes)",
+    "linmix": "LinMix ((ε, δ), hard votes)",
+}
 #: results of at most this many runs are kept in the session.
 MAX_KEPT = 5
 
@@ -48,6 +57,7 @@ MAX_KEPT = 5
 #: rho = 6e-4 (one of the paper's three highlighted budgets, epsilon ~ 0.17 by Eq. (1)).
 RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_methods": ["tab-pe", "hard", "bf-soft"],
+    "rn_noise": "gaussian",
     "rn_decomp": False,
     "rn_budget_mode": BUDGET_MODES[0],
     "rn_rho": 6e-4,
@@ -123,6 +133,28 @@ def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion
     return b.rho, b.delta, b.source
 
 
+def is_sampling(noise: str | None) -> bool:
+    """True for the sampling release steps (PubMix / LinMix): (epsilon, delta) budget, hard votes only."""
+    return bool(getattr(get_mechanism(noise or "gaussian"), "samples", False))
+
+
+def method_availability(noise: str | None) -> list[tuple[str, bool, str]]:
+    """(method, available, reason) for every user method under the noise step (read from the method table)."""
+    mech = get_mechanism(noise or "gaussian")
+    return [(m, *supports(mech, method_table.METHODS[m])) for m in USER_METHODS]
+
+
+def available_methods(noise: str | None) -> list[str]:
+    """The user methods the noise step can run (PubMix/LinMix: the hard-vote methods)."""
+    return [m for m, ok, _ in method_availability(noise) if ok]
+
+
+def drop_unavailable(methods: list[str], noise: str | None) -> tuple[list[str], list[str]]:
+    """(kept, dropped): ``methods`` split by availability under the noise step."""
+    ok = set(available_methods(noise))
+    return [m for m in methods if m in ok], [m for m in methods if m not in ok]
+
+
 def seeds_from_inputs(count: Any, first: Any = 0) -> list[int]:
     """Paired seeds first, first+1, ..., first+count-1 (blowfish_core.parsing.seed_range)."""
     return parsing.seed_range(count, first)
@@ -165,15 +197,31 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
     if not getattr(studio, "has_rows", len(studio.private) > 0):
         raise BlowfishError(f"{studio.dataset_name}: the private table has no rows. Fix: load the table in the "
                             "Policy Designer (synthesis needs the records; policy design does not)")
-    methods = methods_from_inputs(list(s["rn_methods"]), bool(s["rn_decomp"]))
-    rho, delta, source = budget_from_inputs(s["rn_budget_mode"], s["rn_rho"], s["rn_epsilon"], s["rn_delta"],
-                                            s["rn_conversion"])
+    noise = s.get("rn_noise") or "gaussian"
+    sampling = is_sampling(noise)
+    methods = methods_from_inputs(list(s["rn_methods"]), bool(s["rn_decomp"]) and not sampling)
+    public, public_source, epsilon = None, "", None
+    if sampling:  # PubMix / LinMix: (epsilon, delta) only, public rows from the studio's pilot split
+        b = parsing.parse_budget(None, s["rn_epsilon"], s["rn_delta"], mechanism=noise, flags=False)
+        rho, delta, source, epsilon = None, b.delta, b.source, b.epsilon
+        public = getattr(studio, "public", None)
+        if public is None and noise == "pubmix":
+            raise BlowfishError(f"{studio.dataset_name}: PubMix needs public rows of the same domain (the preset's "
+                                "held-out pilot split), and this dataset has none. Fix: use LinMix or Gaussian, or a "
+                                "built-in preset")
+        if public is not None:
+            public_source = f"pilot split ({len(public):,} public rows, disjoint from the private rows)"
+    else:
+        rho, delta, source = budget_from_inputs(s["rn_budget_mode"], s["rn_rho"], s["rn_epsilon"], s["rn_delta"],
+                                                s["rn_conversion"])
     seeds = seeds_from_inputs(s["rn_seeds"], s["rn_first_seed"])
     cfg = config_from_inputs(s)
     soft = method_table.needs_tau(methods)
     req = RunRequest(studio.schema, studio.policy, studio.private, methods, rho, delta,
                      float(s["rn_tau"]) if soft else None, seeds, cfg, metric=studio.metric_fn(),
-                     budget_source=source, data_source=studio.dataset_name, keep_populations=True)
+                     budget_source=source, data_source=studio.dataset_name, keep_populations=True,
+                     mechanism=noise if sampling else "gaussian", epsilon=epsilon, public=public,
+                     public_source=public_source)
     validate_request(req)
     return req
 
@@ -184,7 +232,7 @@ def fingerprint(req: RunRequest, studio_version: int, dataset: str) -> str:
         "v": studio_version, "data": dataset, "methods": req.methods, "rho": req.rho, "delta": req.delta,
         "tau": req.tau, "seeds": req.seeds, "rounds": req.config.rounds, "pop": req.config.sizes(),
         "release": req.config.release, "h": req.config.threshold_h, "sel": req.config.selection,
-        "src": req.budget_source,
+        "src": req.budget_source, "mech": req.mechanism, "eps": req.epsilon,
     }, sort_keys=True)
 
 
@@ -274,7 +322,8 @@ def styled(df: pd.DataFrame, formats: dict[str, str] | None = None, na: dict[str
 
 
 #: significant-figure formats of the per-round ledger (rho_t can be 7.5e-05).
-ROUNDS_FORMATS = {"rho_t": ".4g", "Delta_t": ".4g", "sigma_t": ".4g"}
+ROUNDS_FORMATS = {"rho_t": ".4g", "Delta_t": ".4g", "sigma_t": ".4g", "epsilon_t": ".4g", "delta_dp_t": ".3g",
+                  "beta_t": ".4g", "floor": ".3g"}
 
 
 def identical_lines(round_errors: pd.DataFrame, atol: float = 0.0) -> list[tuple[str, str]]:
@@ -296,34 +345,79 @@ def identical_lines(round_errors: pd.DataFrame, atol: float = 0.0) -> list[tuple
 
 
 # ---------------------------------------------------------------- tables
-def summary_frame(report: dict[str, Any]) -> pd.DataFrame:
-    """Per method: mean error, 95% t-interval and number of seeds (values exactly as in the report)."""
-    metric = report["metric"]["name"]
+def _typed(result: PairedResult | dict[str, Any]) -> PairedResult | None:
+    return result if isinstance(result, PairedResult) else None
+
+
+def summary_frame(result: PairedResult | dict[str, Any]) -> pd.DataFrame:
+    """Per method: mean error, 95% t-interval and number of seeds.
+
+    result: the typed PairedResult (the pages' input; its ``summary``), or a JSON report dict
+    (same values: the report's summary is built from the same PairedResult.summary).
+    """
+    typed = _typed(result)
+    metric = typed.metric_name if typed else result["metric"]["name"]
+    per = (typed.summary if typed else result["summary"])["per_method"]
     rows = []
-    for m, v in report["summary"]["per_method"].items():
+    for m, v in per.items():
         rows.append({"method": METHOD_LABELS[m], "key": m, f"mean {metric}": v["mean"],
                      "ci95 low": v["ci95"][0], "ci95 high": v["ci95"][1], "seeds": v["n"]})
     return pd.DataFrame(rows)
 
 
-def runs_frame(report: dict[str, Any]) -> pd.DataFrame:
-    """One row per (method, seed): the error of that run (as in the report's runs)."""
-    metric = report["metric"]["name"]
-    return pd.DataFrame([{"method": METHOD_LABELS[r["method"]], "key": r["method"], "seed": r["seed"],
-                          metric: r[metric], "seconds": r["seconds"]} for r in report["runs"]])
+def runs_frame(result: PairedResult | dict[str, Any]) -> pd.DataFrame:
+    """One row per (method, seed): the error of that run (typed RunResult.error; seconds as the report rounds them)."""
+    typed = _typed(result)
+    if typed is None:
+        metric = result["metric"]["name"]
+        return pd.DataFrame([{"method": METHOD_LABELS[r["method"]], "key": r["method"], "seed": r["seed"],
+                              metric: r[metric], "seconds": r["seconds"]} for r in result["runs"]])
+    return pd.DataFrame([{"method": METHOD_LABELS[r.method], "key": r.method, "seed": r.seed,
+                          typed.metric_name: r.error, "seconds": round(r.seconds, 4)} for r in typed.runs])
 
 
-def rounds_frame(report: dict[str, Any], seed: int) -> pd.DataFrame:
-    """Per-round ledger of one seed for every method: rho_t, Delta_t, how, sigma_t, candidates, surviving."""
+#: extra per-round columns of PubMix/LinMix rows (public parameters only; never the mixture).
+SAMPLING_COLUMNS = ("epsilon_t", "delta_dp_t", "beta_t", "floor", "n_samples")
+
+
+def rounds_frame(result: PairedResult | dict[str, Any], seed: int) -> pd.DataFrame:
+    """Per-round ledger of one seed for every method: rho_t, Delta_t, how, sigma_t, candidates, surviving
+    (from the typed LedgerRows); PubMix/LinMix rows add epsilon_t, delta_dp_t, beta_t, floor, n_samples."""
+    typed = _typed(result)
+    if typed is None:
+        runs = [(r["method"], r["seed"], r["rounds"]) for r in result["runs"]]
+    else:
+        runs = [(r.method, r.seed, [row.to_dict() for row in r.ledger]) for r in typed.runs]
     rows = []
-    for r in report["runs"]:
-        if r["seed"] != seed:
+    for method, sd, rounds in runs:
+        if sd != seed:
             continue
-        for rd in r["rounds"]:
-            rows.append({"method": METHOD_LABELS[r["method"]], "round": rd["t"], "candidates": rd["candidates"],
-                         "rho_t": rd["rho_t"], "Delta_t": rd["delta_t"], "calibration": rd["calibration"],
-                         "sigma_t": rd["sigma_t"], "surviving": rd["surviving"]})
+        for rd in rounds:
+            row = {"method": METHOD_LABELS[method], "round": rd["t"], "candidates": rd["candidates"],
+                   "rho_t": rd["rho_t"], "Delta_t": rd["delta_t"], "calibration": rd["calibration"],
+                   "sigma_t": rd["sigma_t"], "surviving": rd["surviving"]}
+            if rd.get("beta_t") is not None:
+                row.update({k: rd[k] for k in SAMPLING_COLUMNS})
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def budget_label(result: PairedResult) -> str:
+    """Short budget text of a stored run: 'rho 0.0006' (Gaussian), 'epsilon 1 (pure)',
+    'epsilon 1, delta 1e-05 (PubMix)'."""
+    p = result.privacy
+    mech = get_mechanism(result.request.mechanism)
+    if p.get("accountant") == "gdp-exact":
+        return f"rho {p['rho']:.3g}"
+    if p.get("accountant") == "pure-sum":
+        return f"epsilon {p['epsilon']:.3g} (pure)"
+    return f"epsilon {p['epsilon']:.3g}, delta {p['delta']:.3g} ({getattr(mech, 'label', mech.name)})"
+
+
+def pld_note(result: PairedResult) -> str | None:
+    """The red note of a PubMix/LinMix run (the exact Gaussian curve does not apply), else None."""
+    p = result.privacy
+    return p.get("note") if p.get("epsilon_exact_applicable") is False else None
 
 
 CALIBRATION_WORDS = {

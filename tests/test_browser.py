@@ -3,7 +3,8 @@ through playwright.
 
 Opens the landing page and every page, asserts that no Streamlit exception box
 ([data-testid="stException"]) appears, that the Policy Designer shows the record-level reach,
-and that a small XOR-3 run of the Synthesis Runner produces its results table.  Screenshots go
+that a small XOR-3 run of the Synthesis Runner produces its results table, and that the
+Public-aware sampler releases rows and displays beta (the engine's value).  Screenshots go
 to test-artifacts/browser/ (gitignored).  Skipped when /usr/bin/chromium is absent, unless
 BLOWFISH_REQUIRE_BROWSER=1 (then it fails).  The server is always killed; every wait is bounded.
 """
@@ -36,6 +37,7 @@ PAGES = [
     ("Synthesis_Runner", "synthesis_runner", "Synthesis Runner"),
     ("Temperature_Pilot", "temperature_pilot", "Temperature Pilot"),
     ("Selection_Lab", "selection_lab", "Selection Lab"),
+    ("Public_Aware_Sampler", "public_aware_sampler", "Public-aware sampler"),
 ]
 
 
@@ -297,5 +299,37 @@ def test_flow_home_to_release_in_chromium(server):
                     assert page.locator('[data-testid="stCode"]').filter(
                         has_text="python -m blowfish_core synth").count() >= 1
                 page.screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def test_public_aware_sampler_shows_beta_in_chromium(server):
+    """XOR-3 defaults (X_1, X_2 marginal, generated public rows), n_samples = 256: the page shows
+    beta = the engine's beta_min at the chosen floor, with no exception box."""
+    from playwright.sync_api import sync_playwright
+
+    from blowfish_core.public_sampler import public_aware_sample
+    from studio.state import default_studio
+
+    s = default_studio()
+    ref = public_aware_sample(s.schema, ["X_1", "X_2"], s.private, s.public, 1.0, 1e-5, 256, evaluate=False)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(PAGE_TIMEOUT_MS)
+            page.goto(f"{server}/Public_Aware_Sampler", timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            _assert_no_exception(page, "sampler_before")
+            _set_number(page, "n_samples (rows to release)", "256")
+            page.get_by_role("button", name="Release samples").click()
+            page.locator('[data-testid="stMetric"]').filter(has_text="beta (mixing weight)").first.wait_for(
+                timeout=RUN_TIMEOUT_MS)
+            _wait_idle(page, RUN_TIMEOUT_MS)
+            _assert_no_exception(page, "sampler_after")
+            shown = _metric_value(page, "beta (mixing weight)")
+            assert 0.0 < float(shown) <= 1.0
+            assert shown == f"{ref.beta:.6g}"
+            page.screenshot(path=os.path.join(ARTIFACTS, "public_aware_sampler_release.png"), full_page=True)
         finally:
             browser.close()

@@ -77,7 +77,7 @@ def test_mechanism_scales_exact():
     with pytest.raises(bc.BudgetError, match="epsilon"):
         lap.split(-1.0, 4)
     with pytest.raises(bc.BlowfishError, match="unknown mechanism"):
-        get_mechanism("pubmix")
+        get_mechanism("no-such-mechanism")  # pubmix and exponential are registered (issues 13, 14)
     cal = Calibration(2.0, "certified-crossing")
     row = lap.row(3, 16, cal, 4.0, 0.5, surviving=9)
     assert row.to_dict()["epsilon_t"] == 0.5 and row.to_dict()["scale_t"] == 4.0

@@ -11,6 +11,11 @@ only calls these; adding a mechanism is one module here plus one entry in
 * laplace:  pure epsilon-DP Laplace mechanism, l1 sensitivity, budget epsilon.
 * exponential (SELECTION_MECHANISMS): one private choice among K candidates (papers/001),
   epsilon_sel-DP, epsilon_sel^2/8 zCDP; a ledger row, not a histogram mechanism.
+* pubmix / linmix: sampling release steps of the hard vote (papers/003): the round's
+  draws come from (1 - beta_t) H_t/n + beta_t P_nse,t; budget (epsilon, delta), PLD
+  ledger.  They have ``samples = True`` and, instead of scale/noise, ``plan`` and
+  ``noise_distribution`` (see mechanisms/pubmix.py).  Additive mechanisms have no
+  ``samples`` attribute (or False).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ..sensitivity import Calibration
 from .gaussian import Gaussian
 from .laplace import Laplace
 from .exponential import Exponential
+from .pubmix import PubMix
 
 
 class Mechanism(Protocol):
@@ -50,7 +56,10 @@ class Mechanism(Protocol):
 
 
 #: name -> mechanism instance (the only mechanism registry).
-MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace())}
+MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace(), PubMix(), PubMix("linmix", linmix=True))}
+#: the additive-noise mechanisms (--mechanism) and the sampling release steps (--noise pubmix|linmix).
+ADDITIVE = tuple(k for k, m in MECHANISMS.items() if not getattr(m, "samples", False))
+SAMPLING = tuple(k for k, m in MECHANISMS.items() if getattr(m, "samples", False))
 DEFAULT_MECHANISM = "gaussian"
 #: mechanisms that release a choice, not a histogram: ledger rows only, not a ``--mechanism`` of synth.
 SELECTION_MECHANISMS: dict[str, Exponential] = {m.name: m for m in (Exponential(),)}
@@ -68,5 +77,5 @@ def get_mechanism(mechanism: str | Mechanism | None) -> Mechanism:
     return m
 
 
-__all__ = ["DEFAULT_MECHANISM", "MECHANISMS", "SELECTION_MECHANISMS", "Exponential", "Gaussian", "Laplace",
-           "Mechanism", "get_mechanism"]
+__all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLING", "SELECTION_MECHANISMS", "Exponential",
+           "Gaussian", "Laplace", "Mechanism", "PubMix", "get_mechanism"]
