@@ -156,7 +156,7 @@ with c1:
 with c2:
     _rounds_now = st.session_state.get("rn_rounds", 8)
     budget_view = budget_control(studio, "rn_b", rounds=_rounds_now if isinstance(_rounds_now, int) and
-                                 _rounds_now >= 1 else 8)
+                                 _rounds_now >= 1 else 8, stacked=True)
     with st.expander("Advanced: the budget as numbers (ρ, or ε with δ)", expanded=sampling):
         st.radio("Budget given as", [ui.SESSION_BUDGET, *ui.BUDGET_MODES], key="rn_budget_mode",
                  disabled=lock or sampling, help="PubMix/LinMix take the (epsilon, delta) below" if sampling else None)

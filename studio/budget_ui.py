@@ -51,9 +51,10 @@ def _nearest_step(eps: Any, steps: tuple[float, ...]) -> float:
 
 
 def budget_control(studio: Any, prefix: str, rounds: int | None = None, container: Any = None,
-                   show_metric: bool = True) -> BudgetView | None:
+                   show_metric: bool = True, stacked: bool = False) -> BudgetView | None:
     """Draw the budget control and return the BudgetView (None after a bad rho/delta, with an
-    st.error naming the field).  rounds: the run's T (default: the session budget's).
+    st.error naming the field).  rounds: the run's T (default: the session budget's); stacked: delta
+    under the slider (narrow columns).
     Writes the session budget (mode, epsilon, rho, delta, rounds, set=True)."""
     c = container if container is not None else st
     budget = session_budget(studio)
@@ -71,7 +72,7 @@ def budget_control(studio: Any, prefix: str, rounds: int | None = None, containe
         st.session_state[uk] = budget.get("mode") == "rho"
         st.session_state[rk] = float(budget.get("rho") or 1e-4)
     use_rho = bool(st.session_state.get(uk, False))
-    cols = c.columns([3, 1])
+    cols = [c, c] if stacked else c.columns([3, 1])  # stacked: for a narrow column
     eps = cols[0].select_slider(
         "Privacy budget ε (log scale)", options=list(steps), key=ek, format_func=fmt_epsilon_step,
         disabled=use_rho, help=sc.help)

@@ -183,11 +183,14 @@ def test_policy_designer_edits_in_chromium(server):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 4200})
             page.set_default_timeout(PAGE_TIMEOUT_MS)
-            page.goto(f"{server}/Policy_Designer", timeout=PAGE_TIMEOUT_MS)
+            # issue 16: the data source is the Data step; the read-outs are on the Policy step
+            page.goto(f"{server}/Data", timeout=PAGE_TIMEOUT_MS)
             _wait_idle(page)
             page.get_by_text("Adult preset", exact=True).click()
             _wait_idle(page)
             page.get_by_text("No table (policy design only)", exact=True).click()
+            _wait_idle(page)
+            _step_link(page, "Policy_Designer").click()
             _wait_idle(page)
             assert _metric_value(page, "Record-level reach") == "0.0192"
             assert _metric_value(page, "Noise ratio q") == "0.31"
