@@ -171,7 +171,8 @@ def ledger_text(report: dict[str, Any]) -> str:
                   f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
         spent = f"rho = {p['rho']:.6g}"
     elif acct == "zcdp-eq1":  # zCDP rows that are not all Gaussian (reference methods' selections)
-        budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows "
+        rows = f" over {p['rounds']} ledger rows" if p.get("rounds") is not None else ""
+        budget = (f"rho = {p['rho']:.6g} zCDP{rows} "
                   f"(equivalently epsilon = {p['epsilon_eq1']:.4g} at delta = {p['delta']:.3g} by Eq. (1); "
                   "no exact Gaussian curve: exponential-selection rows are not Gaussian)")
         spent = f"rho = {p['rho']:.6g}"

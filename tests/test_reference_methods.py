@@ -225,3 +225,18 @@ def test_paired_run_with_hard_states_the_totals_that_hold_for_both(data):
     assert set(rep["summary"]["per_method"]) == {"hard", "mst"}
     assert all(v["n"] == 2 for v in rep["summary"]["per_method"].values())
     assert "Eq. (1)" in bc.report.ledger_text(rep)
+
+
+def test_run_bundle_plans_the_eq1_statement_for_reference_methods():
+    """The runnable export's README states a reference method's budget by Eq. (1), never the exact curve."""
+    from blowfish_core.run_bundle import RunSettings, planned_report, readme
+
+    s = RunSettings(schema=XOR.schema, policy=XOR.default_policy(), methods=["hard", "mst"], seeds=[0], rho=1e-3,
+                    preset="xor3", config=SynthConfig(rounds=2, population=[16, 16], release=20))
+    priv = planned_report(s)["privacy"]
+    assert priv["accountant"] == "zcdp-eq1" and priv["epsilon_eq1"] == pytest.approx(epsilon_eq1(1e-3, 1e-5))
+    text = readme(s)
+    assert "by Eq. (1); no exact Gaussian curve" in text and "exact Gaussian curve;" not in text
+    only = RunSettings(schema=XOR.schema, policy=XOR.default_policy(), methods=["hard"], seeds=[0], rho=1e-3,
+                       preset="xor3", config=SynthConfig(rounds=2, population=[16, 16], release=20))
+    assert planned_report(only)["privacy"]["accountant"] == "gdp-exact"
