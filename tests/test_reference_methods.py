@@ -240,3 +240,15 @@ def test_run_bundle_plans_the_eq1_statement_for_reference_methods():
     only = RunSettings(schema=XOR.schema, policy=XOR.default_policy(), methods=["hard"], seeds=[0], rho=1e-3,
                        preset="xor3", config=SynthConfig(rounds=2, population=[16, 16], release=20))
     assert planned_report(only)["privacy"]["accountant"] == "gdp-exact"
+
+
+def test_report_section_comes_from_the_stored_baseline_results(tmp_path):
+    """experiments.report appends the MST/AIM section from results/baseline.json (none without it)."""
+    from experiments import exp_baseline
+
+    assert exp_baseline.section(str(tmp_path)) is None
+    text = exp_baseline.section()
+    assert text.startswith("## 10. Reference: MST and AIM (standard DP)")
+    assert "before issue 12's new default" in text and "| our step | source |" in text
+    assert "### Adult" in text and "### Bank" in text and text.count("MST is lower at all") == 2
+    assert "PYTHONHASHSEED" in text
