@@ -26,7 +26,7 @@ from .experiment import RunRequest, run_paired, validate_request
 from .report import ledger_text, policy_summary
 from .schema import Schema, infer_schema
 from .mechanisms import ADDITIVE, get_mechanism
-from .methods import METHODS, tau_methods
+from .methods import METHODS, get_method, reference_methods, tau_methods
 from .parsing import (apply_protect, parse_budget, parse_methods, parse_noise, parse_population, parse_seeds,
                       require_tau)
 from .votes import check_tau
@@ -105,7 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--split-seed", type=_int, default=None,
                    help="Adult/Bank presets: seed of the private/pilot split (default 0)")
     s.add_argument("--method", default="tab-pe,hard,bf-soft",
-                   help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft)")
+                   help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft); "
+                        f"{' and '.join(reference_methods())} are reference methods (standard DP, not "
+                        "policy-aware, zCDP only; they ignore the policy and --tau; optional extra: "
+                        "pip install .[baseline])")
     s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())})")
     s.add_argument("--mechanism", default=None,
                    help=f"additive noise mechanism of --noise gaussian: {', '.join(ADDITIVE)} (default gaussian: zCDP, "
@@ -286,6 +289,8 @@ def cmd_synth(args) -> int:
         raise BlowfishError("--public only applies to --noise pubmix (and linmix); it would be ignored here. "
                             "Fix: drop it or add --noise pubmix")
     budget = parse_budget(args.rho, args.epsilon, args.delta, mechanism, args.conversion)
+    for m in methods:  # reference methods (mst, aim) run in zCDP only
+        get_method(m).check_mechanism(budget.mechanism, "--mechanism")
     require_tau(methods, args.tau)
     schema, policy, preset = resolve_setting(args)
     _check_ignored_options(args, preset)

@@ -138,7 +138,12 @@ RoundRecord = LedgerRow
 
 @dataclass
 class SynthResult:
-    """One run: the released records (encoded (release, p)) and the per-round ledger."""
+    """One run: the released records (encoded (release, p)) and the per-round ledger.
+
+    sampler: reference methods only (experiment.run_method, runner 'baseline'): ``sampler(n, rng)``
+    draws n more encoded records from the fitted model (post-processing); None for Algorithm 1,
+    whose further samples come from final_population / final_weights.
+    """
 
     method: str
     seed: int
@@ -149,6 +154,7 @@ class SynthResult:
     populations: list[np.ndarray] | None = None
     final_population: np.ndarray | None = None
     final_weights: np.ndarray | None = None
+    sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None
 
 
 def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:

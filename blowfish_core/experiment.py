@@ -95,12 +95,35 @@ def policy_is_empty(schema: Schema, policy: Policy) -> bool:
     return (not policy.participation) and record_reach(schema, policy) == 0.0
 
 
+def run_method(schema: Schema, X: np.ndarray, policy: Policy, method, rho: float | None, tau: float | None = None,
+               config: SynthConfig | None = None, seed: int = 0, **kw: Any) -> SynthResult:
+    """Run one method once, by how the method table says it runs (``Method.runner``):
+    'evolution' -> Algorithm 1 (evolution.run_synthesis); 'baseline' -> a reference method
+    (baselines.run.run_reference: MST, AIM).  Same arguments and result (SynthResult) for both."""
+    return RUNNERS[get_method(method).runner](schema, X, policy, method, rho, tau, config, seed, **kw)
+
+
+def _run_reference(*a: Any, **kw: Any) -> SynthResult:
+    from .baselines.run import run_reference
+
+    return run_reference(*a, **kw)
+
+
+#: Method.runner -> the function that runs it (methods.RUNNERS).
+RUNNERS: dict[str, Callable[..., SynthResult]] = {"evolution": run_synthesis, "baseline": _run_reference}
+
+
 def validate_request(req: RunRequest) -> None:
-    """Raise BlowfishError naming the field for any invalid setting."""
+    """Raise BlowfishError naming the field for any invalid setting.
+
+    Reference methods (MST, AIM) need a zCDP budget and their optional extra (mbi): a
+    MissingDependencyError saying how to install it, before any work.  They ignore the
+    policy, so an empty policy is not refused for them (only for policy-aware methods).
+    """
     if not req.methods:
         raise BlowfishError("choose at least one method")
     for m in req.methods:
-        get_method(m)
+        get_method(m).check_mechanism(get_mechanism(req.mechanism).name)
     if len(set(req.methods)) != len(req.methods):
         raise BlowfishError("a method is listed twice")
     if needs_tau(req.methods):
@@ -137,6 +160,11 @@ def validate_request(req: RunRequest) -> None:
     if (any_policy_aware(req.methods) and not req.allow_empty_policy
             and policy_is_empty(req.schema, req.policy)):
         raise BlowfishError(EMPTY_POLICY_MESSAGE)
+    for m in req.methods:
+        if get_method(m).is_reference:
+            from .baselines.run import require_reference
+
+            require_reference(get_method(m))
 
 
 @dataclass(frozen=True)
@@ -211,6 +239,26 @@ class PairedResult:
         return build_report(self)
 
 
+def paired_privacy(runs: list[RunResult], req: RunRequest) -> dict[str, Any]:
+    """The ledger totals of a paired comparison (every run spends the same budget).
+
+    Methods whose ledgers compose differently (Algorithm 1's all-Gaussian rows, 'gdp-exact';
+    a reference method's Gaussian + exponential rows, 'zcdp-eq1') are stated with the totals
+    that hold for every release: those of the first run whose accountant is not 'gdp-exact'
+    (Eq. (1) holds for any rho-zCDP ledger; the exact Gaussian curve only for all-Gaussian ones).
+    """
+    first: dict[str, RunResult] = {}
+    for r in runs:
+        first.setdefault(r.method, r)
+    tots = [privacy_totals(r.synth.rounds, req.delta, rho=req.rho, epsilon=req.epsilon) for r in first.values()]
+    if len({t["accountant"] for t in tots}) == 1:
+        return tots[0]
+    weaker = next(t for t in tots if t["accountant"] != "gdp-exact")
+    return {**weaker, "note": weaker.get("note", "") + "; the methods' ledgers differ (Algorithm 1: Gaussian "
+            "rounds; reference methods: Gaussian measurements and exponential selections), so the statement "
+            "that holds for every release is given"}
+
+
 #: the previous name of the result type.
 RunOutcome = PairedResult
 
@@ -238,13 +286,12 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     runs: list[RunResult] = []
     for seed in req.seeds:
         for method in req.methods:
-            res = run_synthesis(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
-                                progress=progress, should_stop=should_stop, grouped=grouped,
-                                keep_populations=req.keep_populations, mechanism=req.mechanism,
-                                epsilon=req.epsilon, delta=req.delta, public=public)
+            res = run_method(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
+                             progress=progress, should_stop=should_stop, grouped=grouped,
+                             keep_populations=req.keep_populations, mechanism=req.mechanism,
+                             epsilon=req.epsilon, delta=req.delta, public=public)
             err = float(metric_fn(schema, ref, res.release))
             runs.append(RunResult(method, int(seed), schema.decode(res.release), err, res.seconds, res))
-    privacy = {**privacy_totals(runs[0].synth.rounds, req.delta, rho=req.rho, epsilon=req.epsilon),
-               "budget_source": req.budget_source}
+    privacy = {**paired_privacy(runs, req), "budget_source": req.budget_source}
     return PairedResult(req, tuple(runs), metric_name, int(X.shape[0]), int(U.shape[0]), privacy,
                         round(time.perf_counter() - t0, 3))

@@ -173,6 +173,12 @@ def ledger_text(report: dict[str, Any]) -> str:
                   f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
                   f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
         spent = f"rho = {p['rho']:.6g}"
+    elif acct == "zcdp-eq1":  # zCDP rows that are not all Gaussian (reference methods' selections)
+        rows = f" over {p['rounds']} ledger rows" if p.get("rounds") is not None else ""
+        budget = (f"rho = {p['rho']:.6g} zCDP{rows} "
+                  f"(equivalently epsilon = {p['epsilon_eq1']:.4g} at delta = {p['delta']:.3g} by Eq. (1); "
+                  "no exact Gaussian curve: exponential-selection rows are not Gaussian)")
+        spent = f"rho = {p['rho']:.6g}"
     elif acct == "pure-sum":
         budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
                   f"(Laplace mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")

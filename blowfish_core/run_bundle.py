@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .accounting import PrivacyLedger
+from .accounting import PrivacyLedger, epsilon_eq1
 from .errors import BlowfishError
 from .evolution import SynthConfig
 from .experiment import policy_is_empty
@@ -281,7 +281,13 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
     methods = parse_methods(s.methods, "methods")
     b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.conversion, flags=False)
     rounds = s.config.rounds
-    if b.rho is not None:
+    if b.rho is not None and any(get_method(m).is_reference for m in methods):
+        # reference methods (MST, AIM): Gaussian + exponential rows, Eq. (1) only (ledger.zcdp_totals);
+        # their number of rows is known only after the run
+        eps = epsilon_eq1(b.rho, b.delta)
+        privacy = {"rho": b.rho, "delta": b.delta, "epsilon": eps, "epsilon_eq1": eps, "rounds": None,
+                   "accountant": "zcdp-eq1"}
+    elif b.rho is not None:
         privacy = {**PrivacyLedger.from_budget(rho=b.rho, delta=b.delta, rounds=rounds).to_dict(),
                    "accountant": "gdp-exact"}
     else:

@@ -28,8 +28,8 @@ import pandas as pd
 
 from .distance import domain_index, group_records
 from .errors import BlowfishError
-from .evolution import _RELEASE, SeededStreams, SynthConfig, SynthResult, release_indices, run_synthesis
-from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty
+from .evolution import _RELEASE, SeededStreams, SynthConfig, SynthResult, release_indices
+from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty, run_method
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .mechanisms import get_mechanism
@@ -45,7 +45,9 @@ class Synthesizer:
     Parameters
     ----------
     schema, policy : the public domain and the Blowfish policy.
-    method : a name of the method table ('tab-pe', 'hard', 'bf-soft', 'soft-dp', 'soft-hard-noise').
+    method : a name of the method table ('tab-pe', 'hard', 'bf-soft', 'soft-dp', 'soft-hard-noise',
+        or the reference methods 'mst' / 'aim': standard DP on mbi, zCDP only, policy and tau
+        ignored; optional extra ``pip install .[baseline]``).
     tau : temperature (> 0) of soft votes; required by the methods that need it.
     rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
         ``conversion`` ('exact' or 'eq1'); with ``mechanism='laplace'``: epsilon only (pure DP).
@@ -109,6 +111,7 @@ class Synthesizer:
             if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
                 raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seed!r})")
         cfg = (self.config or SynthConfig()).validate()
+        get_method(method).check_mechanism(budget.mechanism)
         self.policy.validate(self.schema)
         if (get_method(method).policy_aware and not self.allow_empty_policy
                 and policy_is_empty(self.schema, self.policy)):
@@ -131,7 +134,7 @@ class Synthesizer:
         U, counts = group_records(X)
         seed = 0 if self.seed is None else int(self.seed)
         self._streams = self.streams if self.streams is not None else SeededStreams(seed)
-        res: SynthResult = run_synthesis(
+        res: SynthResult = run_method(
             self.schema, X, self.policy, method, budget.rho, self.tau, cfg, seed,
             grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
             epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public)
@@ -153,6 +156,9 @@ class Synthesizer:
         ``sample(config.release)`` equals the run's (and the CLI's) release.  PubMix/LinMix: the
         first ``sample(config.release)`` returns the round-T draws (the release); any other call
         resamples the released draws (post-processing of the release, no new draw from the mixture).
+        Reference methods
+        (MST, AIM): the first ``sample(config.release)`` is the fitted release; other calls draw
+        afresh from the fitted model with release stream k.
         Raises BlowfishError before fit or for n < 1.
         """
         if not hasattr(self, "result_"):
@@ -161,6 +167,11 @@ class Synthesizer:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or n > 10_000_000:
             raise BlowfishError(f"release size must be a whole number between 1 and 10,000,000 (got {n!r})")
         res = self.result_
+        if res.sampler is not None:  # a reference method: its fitted model samples
+            first = self.n_samples_drawn_ == 0 and int(n) == res.release.shape[0]
+            X = res.release if first else res.sampler(int(n), self._streams(_RELEASE, self.n_samples_drawn_))
+            self.n_samples_drawn_ += 1
+            return self.schema.decode(X)
         if getattr(get_mechanism(self.budget_.mechanism), "samples", False) and self.n_samples_drawn_ == 0 \
                 and n == self.config_.release:
             self.n_samples_drawn_ += 1
