@@ -85,12 +85,15 @@ def test_api_errors_have_the_cli_messages(tmp_path, capsys, kwargs, argv):
     assert str(e.value) == msg
 
 
-def test_api_refuses_unfitted_and_unseeded():
+def test_api_refuses_unfitted_and_unseeded_is_release_mode():
     syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="hard", rho=1e-3, seed=None, config=TINY)
     with pytest.raises(bc.BlowfishError, match="not fitted"):
         syn.sample(5)
-    with pytest.raises(bc.BlowfishError, match="seed=None"):
-        syn.fit(bc.load_preset_data(XOR, None).private)
+    # issue 11: seed=None (the default) is release mode, OS entropy and OpenDP noise
+    syn.fit(bc.load_preset_data(XOR, None).private)
+    assert syn.randomness_ == "unseeded, OS entropy, sampler opendp"
+    assert syn.result_.seed is None and len(syn.sample(5)) == 5
+    assert bc.Synthesizer(XOR.schema, XOR.default_policy()).seed is None
 
 
 def test_laplace_api_and_cli_xor3(tmp_path):
