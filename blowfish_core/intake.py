@@ -169,9 +169,12 @@ class IntakeResult:
 
     def raise_for_problems(self) -> IntakeResult:
         """Return self when there is no problem, else raise one DataError listing every
-        problem (one per line, each with its column, count, rows and fix)."""
+        problem (one line for a single problem; else a head line and one line per problem,
+        each with its column, count, rows and fix)."""
+        if len(self.problems) == 1:
+            raise DataError(f"{self.source}: {self.problems[0].message}")
         if self.problems:
-            head = f"{self.source}: {len(self.problems)} problem(s) found"
+            head = f"{self.source}: {len(self.problems)} problems found"
             raise DataError(head + ":\n" + "\n".join(f"- {p.message}" for p in self.problems))
         return self
 
