@@ -174,7 +174,7 @@ class IntakeResult:
         if len(self.problems) == 1:
             raise DataError(f"{self.source}: {self.problems[0].message}")
         if self.problems:
-            head = f"{self.source}: {len(self.problems)} problems found"
+            head = f"{self.source}: {len(self.problems)} problem(s) found"
             raise DataError(head + ":\n" + "\n".join(f"- {p.message}" for p in self.problems))
         return self
 

@@ -77,6 +77,9 @@ def get_mechanism(mechanism: str | Mechanism | None, sampler: str = "numpy") -> 
     if not isinstance(mechanism, str):
         if sampler == "numpy" or getattr(mechanism, "sampler", "numpy") == sampler:
             return mechanism
+        if (mechanism.name, sampler) not in SAMPLED:
+            raise BlowfishError(f"the {mechanism.name} mechanism has no {sampler} sampler, so it cannot make an "
+                                "unseeded release. Fix: give seeds for a study run")
         mechanism = mechanism.name
     m = MECHANISMS.get(mechanism)
     if m is None:
