@@ -215,7 +215,7 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
 def intake_lines(args) -> list[str]:
     """The intake's separator / header / notes / warnings lines of --data ([] without)."""
     res = getattr(args, "_intake", None)
-    return [] if res is None else [f"data: {t}" if i == 0 else t for i, t in enumerate(res.summary_lines())]
+    return [] if res is None else [_cli_message(f"data: {t}" if i == 0 else t) for i, t in enumerate(res.summary_lines())]
 
 
 _SEP_FIX = re.compile(r"Fix: choose the (semicolon|tab|pipe) separator or save it comma-separated")
