@@ -491,3 +491,41 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
             f"only one column is modeled ('{attrs[0].name}'). Fix: tick 'model' for at least {MIN_COLUMNS} columns"
         )
     return bc.Schema(attrs, data_derived=bool(derived), data_derived_columns=derived)
+
+
+# ------------------------------------------------------------ release (issue 11)
+#: methods offered by the "Make a release" action.
+RELEASE_METHODS = ("bf-soft", "hard", "tab-pe")
+
+
+def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, release: int = DEFAULT_RELEASE,
+                 seed: int | None = None):
+    """One release of ``studio``'s table: unseeded by default (OS entropy, OpenDP noise).
+
+    seed: a whole number for a study run (its outputs say "seeded: for study, not for
+    publication").  Returns the engine's PairedResult (public_report / eval_report).
+    Raises BlowfishError naming the problem (no table, bad budget, empty policy, ...)."""
+    if not studio.has_rows:
+        raise DataError("a release needs the private table. Fix: upload it (or choose a table) above")
+    cfg = bc.SynthConfig(rounds=int(rounds), release=int(release))
+    metric = bc.get_preset(studio.preset).metric_fn() if studio.preset else None
+    req = bc.RunRequest(studio.schema, studio.policy, studio.private, [method], float(rho),
+                        tau=studio.tau if bc.get_method(method).needs_tau else None,
+                        seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
+                        data_source=studio.dataset_name)
+    return bc.run_paired(req)
+
+
+def bundle_zip(result) -> bytes:
+    """The release bundle (report.bundle_files: CSV, schema, policy, budget, ledger JSON and
+    text) as a zip archive for a download button.  Nothing computed on the private table."""
+    import io
+    import zipfile
+
+    from blowfish_core.report import bundle_files
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in bundle_files(result).items():
+            z.writestr(name, text)
+    return buf.getvalue()
