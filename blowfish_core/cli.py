@@ -440,7 +440,8 @@ def cmd_synth(args) -> int:
         print(f"  {m:<16} {v['mean']:.4f}  {_ci_text(v['ci95'], '.4f')}")
     rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
     if rr:
-        print(f"  BF-Soft vs Hard paired reduction R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
+        kind = "paired reduction" if seeds is not None else "reduction (one unpaired run each)"
+        print(f"  BF-Soft vs Hard {kind} R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
     print("PUBLIC (may be published with the release):")
     print(ledger_text(rep))  # includes the report's warnings and the randomness line
     wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]

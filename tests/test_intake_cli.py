@@ -10,6 +10,7 @@ import os
 import numpy as np
 import pandas as pd
 
+import blowfish_core as bc
 from blowfish_core.cli import main
 from blowfish_core.presets import ADULT_UCI_COLUMNS
 
@@ -60,6 +61,21 @@ def test_headerless_adult_file_with_no_header_uses_the_uci_names(tmp_path, capsy
     rc, _, err = _run(capsys, ["schema", "--data", path, "--names", "a,b"])
     assert rc == 2 and err == f"error: {path}: 2 names given but the rows have 15 fields. Fix: give 15 names\n"
     assert len(ADULT_UCI_COLUMNS) == 15
+
+
+def test_headerless_adult_data_file_runs_with_the_preset(tmp_path, capsys):
+    path = _write(tmp_path, "adult.data", "\n".join(ADULT_LINES * 100) + "\n")
+    out = os.path.join(tmp_path, "a.csv")
+    argv = ["synth", "--preset", "adult", "--data", path, "--method", "hard", "--rho", "1e-3", "--release", "50",
+            "--out", out, *TINY]
+    rc, so, err = _run(capsys, argv)
+    assert rc == 2 and "Fix: confirm with --no-header --names age,workclass,fnlwgt,education,... (offered)" in err
+    rc, so, err = _run(capsys, argv + ["--no-header"])
+    assert rc == 0, err
+    assert so.splitlines()[0] == (f"data: {path}: separator comma followed by a space (detected); no header row "
+                                  "(as given (--no-header)); 400 rows, 15 columns, 5 modelled")
+    rel = pd.read_csv(out)
+    assert list(rel.columns) == bc.get_preset("adult").schema.names and len(rel) == 50
 
 
 def test_semicolon_file_is_detected_and_shown(tmp_path, capsys):
