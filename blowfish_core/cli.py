@@ -416,7 +416,7 @@ def cmd_synth(args) -> int:
         _write("--out-dir", args.out_dir, lambda: os.makedirs(args.out_dir, exist_ok=True))
         for key, df in result.releases.items():
             path = os.path.join(args.out_dir, names[key])
-            _write("--out-dir", path, lambda: to_csv_safe(df, path, raw=args.raw_values))
+            _write("--out-dir", path, lambda df=df, path=path: to_csv_safe(df, path, raw=args.raw_values))
     if args.bundle:
         _write("--bundle", args.bundle, lambda: os.makedirs(args.bundle, exist_ok=True))
         for fname, text in bundle_files(result, raw=args.raw_values).items():
