@@ -260,3 +260,19 @@ def test_eval_report_inside_bundle_is_refused(tmp_path, capsys):
                "--bundle", str(tmp_path / "b"), "--eval-report", str(tmp_path / "b" / "i.json"), *TINY_ARGS])
     err = capsys.readouterr().err
     assert rc == 2 and "--eval-report is inside the --bundle folder" in err
+
+
+def test_cli_prints_the_fallback_calibration(tmp_path, capsys):
+    # one candidate: no protected edge can cross, and a continuous attribute has infinitely many
+    # record-level edges, so Hard calibrates to sqrt(2) without a certificate ("fallback")
+    data = tmp_path / "d.csv"
+    data.write_text("a,b\n" + "".join(f"{i * 0.5},{'xy'[i % 2]}\n" for i in range(40)))
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"attributes": [{"name": "a", "type": "numeric", "lo": 0, "hi": 100},
+                                                 {"name": "b", "type": "binary", "levels": ["x", "y"]}]}))
+    rc = main(["synth", "--data", str(data), "--schema", str(schema), "--protect", "a=threshold:5",
+               "--method", "hard", "--rho", "1", "--seeds", "0", "--rounds", "2", "--population", "1x2",
+               "--release", "5", "--out", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "  hard     seed 0 round 1/2  Delta_t=1.414 sigma_t=1.414  (fallback)" in err.splitlines()
