@@ -85,6 +85,13 @@ class Method:
         return self.notion == "blowfish"
 
     @property
+    def integer_votes(self) -> bool:
+        """True when the vote histogram holds whole counts (hard votes): a release-mode
+        sampler then adds discrete noise (OpenDP's discrete Gaussian / Laplace).  A property
+        of the method (public), never of the counts' values."""
+        return getattr(self.vote, "name", "") == "hard"
+
+    @property
     def notion_text(self) -> str:
         return NOTIONS[self.notion] + (f"; {self.note}" if self.note else "")
 

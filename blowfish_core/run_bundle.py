@@ -398,6 +398,9 @@ def settings_from_request(req: Any, **source: Any) -> RunSettings:
     and output paths (``preset``, ``data_path``, ``n``, ``data_seed``, ``split_seed``, ``sep``, ``out``,
     ``report``, ``out_dir``), which a RunRequest does not carry.  The budget is exported as the
     request's rho (Gaussian; exact, so the release is identical) or epsilon (Laplace)."""
+    if req.seeds is None:  # issue 11: an unseeded release records no seed, so it cannot be rerun
+        raise BlowfishError("a runnable export reruns a seeded study run; this run is an unseeded release "
+                            "(OS entropy) and cannot be reproduced. Fix: give seeds to export the run")
     gaussian = get_mechanism(req.mechanism).budget_name == "rho"
     return RunSettings(req.schema, req.policy, list(req.methods), [int(s) for s in req.seeds], tau=req.tau,
                        rho=req.rho if gaussian else None, epsilon=None if gaussian else req.epsilon,
