@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.audit import AUDIT_CASES, audit_table
+from blowfish_core.analysis.audit import AUDIT_CASES, audit_table
 from blowfish_core.analysis.audit_opendp import audit_opendp
 
 

@@ -14,25 +14,28 @@ import re
 import sys
 from typing import Any
 
-from .data import read_table, read_text_file
+from .data import read_text_file
 from .errors import BlowfishError
 from .exports import to_csv_safe
 from .input_checks import check_generated_n, check_integer_bounds
-from .intake import check_sep
+from .intake import IntakeResult, check_sep, intake_csv
 from .evolution import SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data
 from .experiment import RunRequest, run_paired, validate_request
-from .report import ledger_text, policy_summary
-from .schema import Schema, infer_schema
+from .report import INTERNAL_LABEL, bundle_files, ledger_text, policy_summary, release_files
+from .evolution import RANDOMNESS, SEEDED_NOTE
+from .schema import Schema
 from .mechanisms import ADDITIVE, get_mechanism
-from .methods import METHODS, tau_methods
+from .methods import METHODS, get_method, reference_methods, tau_methods
 from .parsing import (apply_protect, parse_budget, parse_methods, parse_noise, parse_population, parse_seeds,
                       require_tau)
 from .votes import check_tau
 
 EPILOG = """examples:
   python -m blowfish_core synth --preset xor3 --method tab-pe,hard,bf-soft --tau 0.03 --rho 0.003 --seeds 0,1 --out out/synth.csv --report out/report.json
+  python -m blowfish_core synth --preset xor3 --method bf-soft --tau 0.03 --rho 0.003 --out out/release.csv --bundle out/bundle --eval-report out/internal.json   (unseeded release)
+  python -m blowfish_core synth --preset adult --data adult.data --no-header --method bf-soft --tau 0.03 --rho 1e-4 --out out/adult.csv
   python -m blowfish_core reach --preset adult --protect hours.per.week --tau 0.03 --json
   python -m blowfish_core synth --preset adult --data ../shared/data/adult.csv --method hard,bf-soft --tau 0.03 --rho 1e-4 --out out/adult.csv
   python -m blowfish_core schema --data my.csv --out my_schema.json     (data-derived: edit the bounds!)
@@ -88,10 +91,24 @@ def build_parser() -> argparse.ArgumentParser:
                             "preset default (age on Adult/Bank, X_1 on XOR)")
         p.add_argument("--participation", action="store_true", help="add participation edges (u, bottom) (§5.6)")
 
+    def add_intake_args(p: argparse.ArgumentParser, columns: bool = True) -> None:
+        p.add_argument("--sep", default=None,
+                       help="field separator of --data (default: detected among , ; tab | and ', '; e.g. ';' or '\\t')")
+        p.add_argument("--no-header", action="store_true",
+                       help="--data has no header row (names from --names, or the Adult/Bank UCI names when the "
+                            "layout matches, else column_1 ..)")
+        p.add_argument("--names", help="comma list of column names for a file without a header row (implies --no-header)")
+        p.add_argument("--drop-missing", metavar="COLS",
+                       help="comma list of columns (or 'all') whose rows with a missing cell are dropped (the count is shown)")
+        p.add_argument("--missing-level", action="append", default=[], metavar="COL=TEXT",
+                       help="declare TEXT as the missing level of text column COL (its empty cells get it); repeatable")
+        if columns:
+            p.add_argument("--columns", help="comma list of columns to model (default: intake's choice, at most 30)")
+
     r = sub.add_parser("reach", help="per-attribute and record-level reach, q and the BF-Soft bound")
     add_policy_args(r)
     r.add_argument("--data", metavar="CSV", help="table to infer a (data-derived) schema from when no schema is given")
-    r.add_argument("--sep", default=",", help="field separator of --data (default ','; e.g. ';' or '\\t')")
+    add_intake_args(r)
     r.add_argument("--tau", type=_float, help="temperature for q and the bound")
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -99,13 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(s)
     s.add_argument("--data", metavar="CSV", help="private table (XOR presets generate it when omitted)")
-    s.add_argument("--sep", default=",", help="field separator of --data (default ','; e.g. ';' or '\\t')")
+    add_intake_args(s)
     s.add_argument("--n", type=_int, help="XOR presets without --data: number of generated private records (default 12000)")
     s.add_argument("--data-seed", type=_int, default=None, help="XOR presets without --data: generator seed (default 0)")
     s.add_argument("--split-seed", type=_int, default=None,
                    help="Adult/Bank presets: seed of the private/pilot split (default 0)")
     s.add_argument("--method", default="tab-pe,hard,bf-soft",
-                   help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft)")
+                   help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft); "
+                        f"{' and '.join(reference_methods())} are reference methods (standard DP, not "
+                        "policy-aware, zCDP only; they ignore the policy and --tau; optional extra: "
+                        "pip install .[baseline])")
     s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())})")
     s.add_argument("--mechanism", default=None,
                    help=f"additive noise mechanism of --noise gaussian: {', '.join(ADDITIVE)} (default gaussian: zCDP, "
@@ -133,10 +153,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rank rounds: mutated children per kept parent (default 3: top m/4 kept; 1: top m/2 kept)")
     s.add_argument("--release-mode", choices=["sample", "top"], default="sample",
                    help="release drawn proportionally to the last noisy counts (default) or the top-count candidates")
-    s.add_argument("--seeds", default="0", help="comma list of seeds, paired across methods (default 0)")
-    s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method and seed")
-    s.add_argument("--out-dir", metavar="DIR", help="also write every release as DIR/<method>_seed<S>.csv")
-    s.add_argument("--report", metavar="REPORT.json", help="JSON report with the privacy ledger")
+    s.add_argument("--seeds", default=None,
+                   help="comma list of seeds for a STUDY run: paired across methods and reproducible, every output "
+                        "says 'seeded: for study, not for publication'.  Default: no seeds = a release (OS entropy, "
+                        "OpenDP's samplers, nothing about the randomness recorded; several methods are not paired)")
+    s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method (and seed)")
+    s.add_argument("--out-dir", metavar="DIR",
+                   help="also write every release as DIR/<method>.csv (unseeded) or DIR/<method>_seed<S>.csv")
+    s.add_argument("--bundle", metavar="DIR",
+                   help="write what may be published: the synthetic CSV(s), schema.json, policy.json, budget.json, "
+                        "ledger.json and ledger.txt (no figure computed on the private table)")
+    s.add_argument("--eval-report", metavar="FILE.json",
+                   help="write the figures computed on the private table (errors, n_unique, timings), labelled "
+                        "'internal: computed on private data - do not publish'")
+    s.add_argument("--report", metavar="REPORT.json",
+                   help="JSON report for experiments: the union, with 'public' and 'internal' parts marked")
     s.add_argument("--raw-values", action="store_true",
                    help="write text cells as they are (default: cells starting with = + - @ tab CR get a leading ' "
                         "so spreadsheets do not run them as formulas)")
@@ -146,8 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser("schema", help="infer a schema JSON from a CSV (flagged data-derived; edit it!)")
     sc.add_argument("--data", required=True, metavar="CSV")
-    sc.add_argument("--sep", default=",", help="field separator (default ',')")
-    sc.add_argument("--columns", help="comma list of columns to model (default all)")
+    add_intake_args(sc)
     sc.add_argument("--out", metavar="JSON", help="write here instead of stdout")
 
     pr = sub.add_parser("presets", help="list the built-in presets and their policies")
@@ -156,21 +186,77 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _sep(args) -> str:
-    """--sep with the escapes people type ('\\t' -> tab)."""
-    sep = check_sep(getattr(args, "sep", ",")) or ","  # '' is an error, not ','
-    if len(sep) != 1:
-        raise BlowfishError(f"--sep must be one character such as ',' ';' or '\\t' (got {sep!r})")
-    return sep
+def _sep(args) -> str | None:
+    """--sep with the escapes people type ('\\t' -> tab); None = detect."""
+    return check_sep(getattr(args, "sep", None))  # '' is an error, not ','
+
+
+def _list(text: str | None) -> list[str] | None:
+    return None if text is None else [c.strip() for c in str(text).split(",") if c.strip()]
+
+
+def _missing_levels(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for it in items or []:
+        if "=" not in it or not it.split("=", 1)[0].strip():
+            raise BlowfishError(f"--missing-level expects COL=TEXT, e.g. --missing-level workclass=unknown (got {it!r})")
+        c, v = it.split("=", 1)
+        out[c.strip()] = v
+    return out
+
+
+def read_data(args, columns: list[str] | None = None, release_size: int | None = None) -> IntakeResult:
+    """--data through the intake step (blowfish_core.intake.intake_csv) with the intake
+    flags; every problem in one DataError (raise_for_problems).  Memoized on ``args``;
+    :func:`intake_lines` gives the separator, header, notes and warnings to print (after
+    the checks, so an error stays one ``error:`` block on stderr)."""
+    cached = getattr(args, "_intake", None)
+    if cached is not None:
+        return cached
+    drop = args.drop_missing
+    drop_arg: Any = True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ())
+    names = _list(args.names)
+    res = intake_csv(args.data, sep=_sep(args), no_header=True if (args.no_header or names) else None,
+                     names=names, columns=columns, drop_missing=drop_arg,
+                     missing_level=_missing_levels(args.missing_level), release_size=release_size)
+    res.raise_for_problems()
+    args._intake = res
+    return res
+
+
+def read_other(path: str, args, columns: list[str] | None = None):
+    """A further table (--public, the pilot's --data) through the same intake step as --data,
+    without --data's header/missing-value flags: its frame (every problem in one DataError)."""
+    res = intake_csv(path, sep=_sep(args), columns=columns)
+    res.raise_for_problems()
+    return res.frame
+
+
+def intake_lines(args) -> list[str]:
+    """The intake's separator / header / notes / warnings lines of --data ([] without)."""
+    res = getattr(args, "_intake", None)
+    return [] if res is None else [_cli_message(f"data: {t}" if i == 0 else t) for i, t in enumerate(res.summary_lines())]
 
 
 _SEP_FIX = re.compile(r"Fix: choose the (semicolon|tab|pipe) separator or save it comma-separated")
 
 
+_INTAKE_FIXES = (
+    (re.compile(r"no_header=True and names=\[([^\]]*)\]"), lambda m: "--no-header --names " + m.group(1).replace(", ", ",")),
+    (re.compile(r"no_header=True"), lambda m: "--no-header"),
+    (re.compile(r"drop_missing=\['([^']*)'\]"), lambda m: f"--drop-missing '{m.group(1)}'"),
+    (re.compile(r"missing_level=\{'([^']*)': '([^']*)'\}"), lambda m: f"--missing-level '{m.group(1)}={m.group(2)}'"),
+    (re.compile(r"columns=\[\.\.\.\]"), lambda m: "--columns a,b,..."),
+)
+
+
 def _cli_message(msg: str) -> str:
     """CLI wording of engine messages (the engine's are interface-neutral)."""
     flag = {"semicolon": "--sep ';'", "tab": "--sep '\\t'", "pipe": "--sep '|'"}
-    return _SEP_FIX.sub(lambda m: f"Fix: pass {flag[m.group(1)]} or save it comma-separated", msg)
+    msg = _SEP_FIX.sub(lambda m: f"Fix: pass {flag[m.group(1)]} or save it comma-separated", msg)
+    for pat, rep in _INTAKE_FIXES:
+        msg = pat.sub(rep, msg)
+    return msg
 
 
 def _q_line(tau: float, q: float, bound: float) -> str:
@@ -184,23 +270,30 @@ def _q_line(tau: float, q: float, bound: float) -> str:
     return head + f"; same noise as Hard at {mult:.3g}x the budget"
 
 
-def _check_outputs(args, methods: list[str], seeds: list[int]) -> None:
+def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
     """Refuse, before any work, outputs that would overwrite an input or each other."""
     def same(a: str | None, b: str | None) -> bool:
         return bool(a and b) and os.path.abspath(a) == os.path.abspath(b)
 
     inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy),
               ("--public", getattr(args, "public", None))]
-    outputs = [("--out", args.out), ("--report", args.report)]
+    outputs = [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]
     for oflag, opath in outputs:
         for iflag, ipath in inputs:
             if same(opath, ipath):
                 what = "table" if iflag == "--data" else iflag[2:] + " file"
                 raise BlowfishError(f"{oflag} would overwrite the input {what} ({iflag} {ipath}). Fix: choose another path")
-    if same(args.out, args.report):
-        raise BlowfishError("--out and --report name the same file. Fix: choose different paths")
+    for i, (fa, pa) in enumerate(outputs):
+        for fb, pb in outputs[i + 1:]:
+            if same(pa, pb):
+                raise BlowfishError(f"{fa} and {fb} name the same file. Fix: choose different paths")
+    if args.bundle and args.eval_report and os.path.abspath(os.path.dirname(os.path.abspath(args.eval_report))) \
+            == os.path.abspath(args.bundle):
+        raise BlowfishError("--eval-report is inside the --bundle folder, which holds what may be published. "
+                            "Fix: write the internal report elsewhere")
     if args.out_dir:
-        written = {os.path.abspath(os.path.join(args.out_dir, f"{m}_seed{sd}.csv")) for m in methods for sd in seeds}
+        names = [f"{m}.csv" for m in methods] if seeds is None else [f"{m}_seed{sd}.csv" for m in methods for sd in seeds]
+        written = {os.path.abspath(os.path.join(args.out_dir, n)) for n in names}
         for flag, path in inputs + [("--report", args.report)]:
             if path and os.path.abspath(path) in written:
                 raise BlowfishError(f"--out-dir would overwrite {flag} {path}. Fix: choose another folder or file name")
@@ -235,7 +328,8 @@ def resolve_setting(args) -> tuple[Schema, Policy, Any]:
     elif preset is not None:
         schema = preset.schema
     elif getattr(args, "data", None):
-        schema = infer_schema(read_table(args.data, sep=_sep(args)))
+        schema = read_data(args, _list(getattr(args, "columns", None)),
+                           getattr(args, "release", None)).schema()
     else:
         raise BlowfishError("give --preset NAME, or --schema JSON (or --data CSV to infer a data-derived schema)")
     if args.policy:
@@ -261,6 +355,8 @@ def cmd_reach(args) -> int:
     out = {k: summ[k] for k in ("per_attribute", "reach", "tau", "q", "sensitivity_bound")}
     out["protected"] = summ["protected"]
     out["domain_warning"] = schema.domain_warning()
+    for line in intake_lines(args):
+        print(line, file=sys.stderr)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -286,34 +382,36 @@ def cmd_synth(args) -> int:
         raise BlowfishError("--public only applies to --noise pubmix (and linmix); it would be ignored here. "
                             "Fix: drop it or add --noise pubmix")
     budget = parse_budget(args.rho, args.epsilon, args.delta, mechanism, args.conversion)
+    for m in methods:  # reference methods (mst, aim) run in zCDP only
+        get_method(m).check_mechanism(budget.mechanism, "--mechanism")
     require_tau(methods, args.tau)
     schema, policy, preset = resolve_setting(args)
     _check_ignored_options(args, preset)
     check_generated_n(args.n, "--n")
-    seeds = parse_seeds(args.seeds)
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     _check_outputs(args, methods, seeds)
     cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
                       release=args.release, threshold_h=args.threshold_h, selection=args.selection,
                       children=args.children, release_mode=args.release_mode).validate()
     metric = None
     if preset is not None and not args.schema:
-        table = read_table(args.data, sep=_sep(args)) if args.data and _sep(args) != "," else args.data
+        table = read_data(args, schema.names, args.release).frame if args.data else None
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
-        data, source_txt = split.private, split.source
+        data, source_txt = split.private, split.source.replace("table (", f"{args.data} (", 1)
         metric = preset.metric_fn()
         public, public_txt = split.public, f"{preset.name} pilot split ({len(split.public)} rows, disjoint)"
     else:
         if not args.data:
             raise BlowfishError("--data CSV is required with --schema (or use --preset xor3)")
-        data, source_txt = read_table(args.data, sep=_sep(args)), args.data
-        public, public_txt = None, ""
+        intake = read_data(args, schema.names if args.schema else _list(args.columns), args.release)
+        data, source_txt = (intake.frame if args.schema else intake.modelled_frame()), args.data
     if args.public:
-        public, public_txt = read_table(args.public, sep=_sep(args)), f"{args.public} (user-given public rows)"
+        public, public_txt = read_other(args.public, args, schema.names), f"{args.public} (user-given public rows)"
     if not sampling:
         public, public_txt = None, ""
     # fail before any work if the output folder cannot be written
-    for flag, path in [("--out", args.out), ("--report", args.report)]:
+    for flag, path in [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]:
         if path:
             d = os.path.dirname(os.path.abspath(path))
             _write(flag, path, lambda: os.makedirs(d, exist_ok=True))
@@ -333,32 +431,55 @@ def cmd_synth(args) -> int:
     def progress(ev):
         if not args.quiet:
             scale = {"gaussian": "sigma_t", "pubmix": "beta_t", "linmix": "beta_t"}.get(ev.get("mechanism"), "scale_t")
-            print(f"  {ev['method']:<8} seed {ev['seed']} round {ev['round']}/{ev['rounds']}  "
-                  f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}", file=sys.stderr)
+            who = "unseeded" if ev["seed"] is None else f"seed {ev['seed']}"
+            how = f"  ({ev['how']})" if ev.get("how") else ""
+            print(f"  {ev['method']:<8} {who} round {ev['round']}/{ev['rounds']}  "
+                  f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}{how}", file=sys.stderr)
 
+    for line in intake_lines(args):
+        print(line)
+    print(f"randomness: {SEEDED_NOTE}" if seeds is not None else f"randomness: {RANDOMNESS}"
+          + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
+             if len(methods) > 1 else ""))
     result = run_paired(req, progress=progress)
     rep = result.report
-    first = result.run(methods[0], seeds[0]).release
+    first = result.run(methods[0], None if seeds is None else seeds[0]).release
     _write("--out", args.out, lambda: to_csv_safe(first, args.out, raw=args.raw_values))
+    names = release_files(result)
     if args.out_dir:
         _write("--out-dir", args.out_dir, lambda: os.makedirs(args.out_dir, exist_ok=True))
-        for (m, sd), df in result.releases.items():
-            path = os.path.join(args.out_dir, f"{m}_seed{sd}.csv")
-            _write("--out-dir", path, lambda: to_csv_safe(df, path, raw=args.raw_values))
-    if args.report:
-        def dump():
-            with open(args.report, "w", encoding="utf-8") as f:
-                json.dump(rep, f, indent=2, allow_nan=False)
-        _write("--report", args.report, dump)
+        for key, df in result.releases.items():
+            path = os.path.join(args.out_dir, names[key])
+            _write("--out-dir", path, lambda df=df, path=path: to_csv_safe(df, path, raw=args.raw_values))
+    if args.bundle:
+        _write("--bundle", args.bundle, lambda: os.makedirs(args.bundle, exist_ok=True))
+        for fname, text in bundle_files(result, raw=args.raw_values).items():
+            path = os.path.join(args.bundle, fname)
+
+            def put(p=path, t=text):
+                with open(p, "w", encoding="utf-8", newline="") as f:
+                    f.write(t)
+            _write("--bundle", path, put)
+    for flag, path, obj in (("--report", args.report, rep), ("--eval-report", args.eval_report, result.eval_report)):
+        if path:
+            def dump(p=path, o=obj):
+                with open(p, "w", encoding="utf-8") as f:
+                    json.dump(o, f, indent=2, allow_nan=False)
+            _write(flag, path, dump)
     metric_name = rep["metric"]["name"]
-    print(f"{metric_name} by method (mean over {len(seeds)} seed(s), 95% t-interval, low end clipped at 0):")
+    n_runs = f"{len(seeds)} seed(s)" if seeds is not None else "1 unseeded run"
+    print(f"{INTERNAL_LABEL.upper()}:")
+    print(f"{metric_name} by method (mean over {n_runs}, 95% t-interval, low end clipped at 0):")
     for m, v in rep["summary"]["per_method"].items():
         print(f"  {m:<16} {v['mean']:.4f}  {_ci_text(v['ci95'], '.4f')}")
     rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
     if rr:
-        print(f"  BF-Soft vs Hard paired reduction R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
-    print(ledger_text(rep))  # includes the report's warnings
-    print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
+        kind = "paired reduction" if seeds is not None else "reduction (one unpaired run each)"
+        print(f"  BF-Soft vs Hard {kind} R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
+    print("PUBLIC (may be published with the release):")
+    print(ledger_text(rep))  # includes the report's warnings and the randomness line
+    wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]
+    print(f"wrote {', '.join(wrote)}" + (f" and the release bundle {args.bundle}" if args.bundle else ""))
     return 0
 
 
@@ -369,9 +490,7 @@ def _ci_text(ci, fmt: str) -> str:
 
 
 def cmd_schema(args) -> int:
-    df = read_table(args.data, sep=_sep(args))
-    cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
-    schema = infer_schema(df, cols)
+    schema = read_data(args, _list(args.columns), None).schema()
     text = schema.to_json()
     if args.out:
         if os.path.abspath(args.out) == os.path.abspath(args.data):
@@ -384,6 +503,8 @@ def cmd_schema(args) -> int:
         print(f"wrote {args.out}")
     else:
         print(text)
+    for line in intake_lines(args):
+        print(line, file=sys.stderr)
     print("WARNING: " + schema.domain_warning(), file=sys.stderr)
     return 0
 
@@ -502,15 +623,14 @@ def _pilot_inputs(args, preset):
     """(private table or None, n_t, public sample or None, their source texts) for the pilot."""
     from .pilot import check_pilot_size, subsample
 
-    sep = _sep(args)
     split = None
     if preset is not None and not args.schema:
-        table = read_table(args.data, sep=sep) if args.data and sep != "," else args.data
+        table = read_other(args.data, args) if args.data else None
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
         data, source = split.private, split.source
     elif args.data:
-        data, source = read_table(args.data, sep=sep), args.data
+        data, source = read_other(args.data, args), args.data
     else:
         data, source = None, ""
     if args.private:
@@ -518,7 +638,7 @@ def _pilot_inputs(args, preset):
             raise BlowfishError("--private needs the private table: --data CSV (or a preset)")
         return data, len(data), None, source, ""
     if args.public:
-        public, psrc = read_table(args.public, sep=sep), f"--public {args.public}"
+        public, psrc = read_other(args.public, args), f"--public {args.public}"
     elif split is not None:
         public, psrc = split.public, f"the preset's pilot rows ({len(split.public):,})"
     else:

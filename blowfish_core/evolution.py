@@ -138,10 +138,15 @@ RoundRecord = LedgerRow
 
 @dataclass
 class SynthResult:
-    """One run: the released records (encoded (release, p)) and the per-round ledger."""
+    """One run: the released records (encoded (release, p)) and the per-round ledger.
+
+    sampler: reference methods only (experiment.run_method, runner 'baseline'): ``sampler(n, rng)``
+    draws n more encoded records from the fitted model (post-processing); None for Algorithm 1,
+    whose further samples come from final_population / final_weights.
+    """
 
     method: str
-    seed: int
+    seed: int | None
     release: np.ndarray
     rounds: list[LedgerRow]
     seconds: float
@@ -149,6 +154,7 @@ class SynthResult:
     populations: list[np.ndarray] | None = None
     final_population: np.ndarray | None = None
     final_weights: np.ndarray | None = None
+    sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None
 
 
 def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
@@ -156,19 +162,68 @@ def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(seed), int(purpose), int(t)]))
 
 
+#: what a seeded output says about itself (DESIGN §7; every seeded output carries it).
+SEEDED_NOTE = "seeded: for study, not for publication"
+
+
 @dataclass(frozen=True)
 class SeededStreams:
     """The run's source of randomness: ``streams(purpose, t)`` -> Generator.
 
-    Seeded (study) streams, paired across methods (rng_for).  This object is the one hook
-    for another source (issue 11: OS entropy for a real release): anything with the same
-    call signature can be passed to run_synthesis(streams=...).
+    Seeded (study) streams, paired across methods (rng_for).  ``sampler`` names the noise
+    sampler the run's mechanism uses (mechanisms.get_mechanism(name, sampler)): 'numpy'
+    (the floating-point normal / Laplace of the round's stream; study runs only).
+    Anything with the same call signature and attributes can be passed to
+    run_synthesis(streams=...); see :class:`OsEntropyStreams` for a release.
     """
 
     seed: int
+    sampler = "numpy"
+    seeded = True
+    randomness = SEEDED_NOTE
 
     def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
         return rng_for(self.seed, purpose, t)
+
+
+class OsEntropyStreams:
+    """Release-mode randomness (issue 11, DESIGN §7): nothing is seeded or recorded.
+
+    One ``numpy.random.SeedSequence()`` drawn from the operating system's entropy when the
+    object is made; ``streams(purpose, t)`` spawns an independent PCG64 stream from it for
+    the public draws (initial population, selection, mutation, release).  The noise is not
+    drawn from these streams: ``sampler = 'opendp'`` selects OpenDP's floating-point-safe
+    samplers (mechanisms.opendp_samplers; the discrete Gaussian / Laplace for hard votes),
+    which draw from the OS CSPRNG themselves.  The entropy is never exposed: repr, the
+    report and the ledger say only :data:`RANDOMNESS`.
+    """
+
+    sampler = "opendp"
+    seeded = False
+    randomness = "unseeded, OS entropy, sampler opendp"
+    __slots__ = ("_ss",)
+
+    def __init__(self) -> None:
+        self._ss = np.random.SeedSequence()
+
+    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
+        return np.random.default_rng(
+            np.random.SeedSequence(self._ss.entropy, spawn_key=(int(purpose), int(t))))
+
+    def __repr__(self) -> str:
+        return "OsEntropyStreams(unseeded, OS entropy, sampler opendp)"
+
+    def __reduce__(self):  # never pickled (a pickle would carry the entropy)
+        raise TypeError("OsEntropyStreams cannot be pickled: it would record the run's entropy")
+
+
+#: the one text a release records about its randomness.
+RANDOMNESS = OsEntropyStreams.randomness
+
+
+def make_streams(seed: int | None) -> "SeededStreams | OsEntropyStreams":
+    """SeededStreams(seed) for a whole number, OsEntropyStreams() for None (release mode)."""
+    return OsEntropyStreams() if seed is None else SeededStreams(int(seed))
 
 
 def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
@@ -223,7 +278,7 @@ def run_synthesis(
     rho: float | None,
     tau: float | None = None,
     config: SynthConfig | None = None,
-    seed: int = 0,
+    seed: int | None = 0,
     progress: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -240,16 +295,23 @@ def run_synthesis(
     method table or a Method.  mechanism: 'gaussian' (default; budget rho, total zCDP)
     or 'laplace' (budget epsilon, pure DP); the budget is split over rounds.  tau:
     temperature for soft votes (> 0).  grouped: optional precomputed (unique records,
-    counts, domain index) to share across runs.  streams: the source of randomness
-    (default SeededStreams(seed)).  delta, public: for the sampling mechanisms
-    'pubmix'/'linmix' (budget epsilon at delta, PLD): delta in (0, 1) (default 1e-5) and the
+    counts, domain index) to share across runs.  seed: whole number (paired study
+    streams) or None (release mode: OsEntropyStreams, OpenDP noise).  streams: the source
+    of randomness (default make_streams(seed)); its ``sampler`` picks the mechanism's
+    noise sampler.  delta, public: for the sampling
+    mechanisms 'pubmix'/'linmix' (budget epsilon at delta, PLD): delta in (0, 1) (default 1e-5) and the
     grouped PUBLIC rows (unique records, counts, domain index), required by PubMix.
     progress(event) is called after every round with keys round, rounds, method,
-    seed, sigma_t (the noise scale), delta_t (the sensitivity).  Raises BudgetError/BlowfishError for bad settings and
+    seed (None when unseeded), sigma_t (the noise scale), delta_t (the sensitivity),
+    mechanism and how (the calibration: bound, certified-crossing, exhaustive-zero, fallback, ...).  Raises BudgetError/BlowfishError for bad settings and
     RunStopped when should_stop() returns True (nothing partial is returned).
     """
     meth = get_method(method)
-    mech = get_mechanism(mechanism)
+    rng = streams if streams is not None else make_streams(seed)
+    # the noise sampler follows the randomness source (numpy for seeded study streams,
+    # OpenDP for OS entropy): chosen once here, never branched on in the loop
+    mech = get_mechanism(mechanism, sampler=getattr(rng, "sampler", "numpy"))
+    seed = seed if getattr(rng, "seeded", True) else None
     cfg = (config or SynthConfig()).validate()
     vote = meth.make_vote(tau if meth.needs_tau else None)
     if meth.needs_tau:
@@ -273,7 +335,7 @@ def run_synthesis(
     else:
         budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
     reach = record_reach(schema, policy)
-    rng = streams if streams is not None else SeededStreams(seed)
+    integer_votes = meth.integer_votes
 
     t0 = time.perf_counter()
     C = schema.sample_uniform(rng(_INIT, 0), sizes[0])
@@ -300,7 +362,7 @@ def run_synthesis(
             ledger.append(mech.row(t, kernel.m, cal, plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
         else:
             scale = mech.scale(cal.delta, budgets[t - 1])
-            noisy = Hist + mech.noise(scale, kernel.m, rng(_NOISE, t))
+            noisy = mech.release(Hist, scale, rng(_NOISE, t), integer=integer_votes)
             w = _weights(noisy, cfg.threshold_h)
             notes = list(cal.notes)
             if not (w > 0).any():
@@ -323,7 +385,8 @@ def run_synthesis(
         round_secs.append(time.perf_counter() - rt)
         if progress is not None:
             progress({"round": t, "rounds": T, "method": meth.name, "seed": seed,
-                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": mech.name})
+                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": mech.name,
+                      "how": cal.how})
     # --- release: post-processing of the last noisy histogram (sampling: the round-T draws)
     if sampling:
         idx = draws if cfg.release_mode == "sample" else np.resize(np.argsort(-w, kind="stable")[:cfg.release],

@@ -41,7 +41,10 @@ class RunRequest:
     zCDP, already converted from (epsilon, delta) if needed) or 'laplace' (budget
     ``epsilon``: pure DP; ``rho`` and ``delta`` unused).
     metric: (name, f(schema, X_real, X_syn)).  reference: optional table the metric
-    compares against (default: the private table itself).  keep_populations: keep
+    compares against (default: the private table itself).  seeds: whole numbers (paired,
+    reproducible study streams; numpy noise) or None (**release mode**: one run per method,
+    each from its own OS entropy with OpenDP noise; not paired, nothing recorded about the
+    randomness -- docs/DECISIONS.md "unseeded comparisons").  keep_populations: keep
     every round's candidate population C_t in the results (for per-round errors;
     does not change any draw or released value).
     Sampling release steps (mechanism 'pubmix' / 'linmix', papers/003; hard-vote methods
@@ -57,7 +60,7 @@ class RunRequest:
     rho: float
     delta: float = 1e-5
     tau: float | None = None
-    seeds: list[int] = field(default_factory=lambda: [0])
+    seeds: list[int] | None = field(default_factory=lambda: [0])
     config: SynthConfig = field(default_factory=SynthConfig)
     metric: tuple[str, Callable] | None = None
     reference: pd.DataFrame | None = None
@@ -69,6 +72,11 @@ class RunRequest:
     epsilon: float | None = None
     public: pd.DataFrame | None = None
     public_source: str = ""
+
+    @property
+    def seeded(self) -> bool:
+        """True for a study run (seeds given), False for release mode (seeds=None)."""
+        return self.seeds is not None
 
     @property
     def budget(self) -> float | None:
@@ -95,12 +103,35 @@ def policy_is_empty(schema: Schema, policy: Policy) -> bool:
     return (not policy.participation) and record_reach(schema, policy) == 0.0
 
 
+def run_method(schema: Schema, X: np.ndarray, policy: Policy, method, rho: float | None, tau: float | None = None,
+               config: SynthConfig | None = None, seed: int = 0, **kw: Any) -> SynthResult:
+    """Run one method once, by how the method table says it runs (``Method.runner``):
+    'evolution' -> Algorithm 1 (evolution.run_synthesis); 'baseline' -> a reference method
+    (baselines.run.run_reference: MST, AIM).  Same arguments and result (SynthResult) for both."""
+    return RUNNERS[get_method(method).runner](schema, X, policy, method, rho, tau, config, seed, **kw)
+
+
+def _run_reference(*a: Any, **kw: Any) -> SynthResult:
+    from .baselines.run import run_reference
+
+    return run_reference(*a, **kw)
+
+
+#: Method.runner -> the function that runs it (methods.RUNNERS).
+RUNNERS: dict[str, Callable[..., SynthResult]] = {"evolution": run_synthesis, "baseline": _run_reference}
+
+
 def validate_request(req: RunRequest) -> None:
-    """Raise BlowfishError naming the field for any invalid setting."""
+    """Raise BlowfishError naming the field for any invalid setting.
+
+    Reference methods (MST, AIM) need a zCDP budget and their optional extra (mbi): a
+    MissingDependencyError saying how to install it, before any work.  They ignore the
+    policy, so an empty policy is not refused for them (only for policy-aware methods).
+    """
     if not req.methods:
         raise BlowfishError("choose at least one method")
     for m in req.methods:
-        get_method(m)
+        get_method(m).check_mechanism(get_mechanism(req.mechanism).name)
     if len(set(req.methods)) != len(req.methods):
         raise BlowfishError("a method is listed twice")
     if needs_tau(req.methods):
@@ -118,13 +149,15 @@ def validate_request(req: RunRequest) -> None:
                 raise BlowfishError("public rows: give a non-empty table of the same domain")
             req.schema.encode(req.public)  # SchemaError naming the column when outside the domain
     mech.split(req.budget, req.config.rounds, req.config.budget_weights)  # BudgetError for a bad budget
-    if not req.seeds:
+    if req.seeds is None:
+        get_mechanism(req.mechanism, sampler="opendp")  # release mode needs an OpenDP sampler
+    elif not req.seeds:
         raise BlowfishError("give at least one seed")
-    if len(req.seeds) > MAX_SEEDS:
+    if len(req.seeds or ()) > MAX_SEEDS:
         raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(req.seeds)})")
-    if len(set(req.seeds)) != len(req.seeds):
+    if req.seeds is not None and len(set(req.seeds)) != len(req.seeds):
         raise BlowfishError("a seed is listed twice")
-    for s in req.seeds:
+    for s in req.seeds or ():
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
             raise BlowfishError(f"seeds must be whole numbers >= 0 (got {s!r})")
     req.config.validate()
@@ -137,6 +170,11 @@ def validate_request(req: RunRequest) -> None:
     if (any_policy_aware(req.methods) and not req.allow_empty_policy
             and policy_is_empty(req.schema, req.policy)):
         raise BlowfishError(EMPTY_POLICY_MESSAGE)
+    for m in req.methods:
+        if get_method(m).is_reference:
+            from .baselines.run import require_reference
+
+            require_reference(get_method(m))
 
 
 @dataclass(frozen=True)
@@ -145,11 +183,12 @@ class RunResult:
 
     release: DataFrame in the original names and formats; error: the metric against the
     reference (evaluation only); seconds: wall time of the run; synth: the engine's
-    SynthResult (encoded release, per-round times, populations when kept).
+    SynthResult (encoded release, per-round times, populations when kept).  seed: None for
+    an unseeded (release-mode) run.
     """
 
     method: str
-    seed: int
+    seed: int | None
     release: pd.DataFrame
     error: float
     seconds: float
@@ -181,8 +220,8 @@ class PairedResult:
         """The metric of ``method`` per seed, in seed order."""
         return [r.error for r in self.runs if r.method == method]
 
-    def run(self, method: str, seed: int) -> RunResult:
-        """The run of (method, seed); KeyError when absent."""
+    def run(self, method: str, seed: int | None = None) -> RunResult:
+        """The run of (method, seed) (seed None: the unseeded run); KeyError when absent."""
         for r in self.runs:
             if r.method == method and r.seed == seed:
                 return r
@@ -193,7 +232,7 @@ class PairedResult:
         return [r.synth for r in self.runs]
 
     @property
-    def releases(self) -> dict[tuple[str, int], pd.DataFrame]:
+    def releases(self) -> dict[tuple[str, int | None], pd.DataFrame]:
         return {(r.method, r.seed): r.release for r in self.runs}
 
     @cached_property
@@ -204,11 +243,50 @@ class PairedResult:
         rows = [{"method": r.method, "seed": r.seed, self.metric_name: r.error} for r in self.runs]
         return summarize(rows, self.metric_name, list(self.request.methods))
 
+    @property
+    def seeded(self) -> bool:
+        return self.request.seeded
+
     @cached_property
     def report(self) -> dict[str, Any]:
+        """The union report (``public`` / ``internal`` plus every historical key)."""
         from .report import build_report
 
         return build_report(self)
+
+    @cached_property
+    def public_report(self) -> dict[str, Any]:
+        """What may be published with the release (report.build_public)."""
+        from .report import build_public
+
+        return build_public(self)
+
+    @cached_property
+    def eval_report(self) -> dict[str, Any]:
+        """Figures computed on the private table, labelled internal (report.build_internal)."""
+        from .report import build_internal
+
+        return build_internal(self)
+
+
+def paired_privacy(runs: list[RunResult], req: RunRequest) -> dict[str, Any]:
+    """The ledger totals of a paired comparison (every run spends the same budget).
+
+    Methods whose ledgers compose differently (Algorithm 1's all-Gaussian rows, 'gdp-exact';
+    a reference method's Gaussian + exponential rows, 'zcdp-eq1') are stated with the totals
+    that hold for every release: those of the first run whose accountant is not 'gdp-exact'
+    (Eq. (1) holds for any rho-zCDP ledger; the exact Gaussian curve only for all-Gaussian ones).
+    """
+    first: dict[str, RunResult] = {}
+    for r in runs:
+        first.setdefault(r.method, r)
+    tots = [privacy_totals(r.synth.rounds, req.delta, rho=req.rho, epsilon=req.epsilon) for r in first.values()]
+    if len({t["accountant"] for t in tots}) == 1:
+        return tots[0]
+    weaker = next(t for t in tots if t["accountant"] != "gdp-exact")
+    return {**weaker, "note": weaker.get("note", "") + "; the methods' ledgers differ (Algorithm 1: Gaussian "
+            "rounds; reference methods: Gaussian measurements and exponential selections), so the statement "
+            "that holds for every release is given"}
 
 
 #: the previous name of the result type.
@@ -217,7 +295,8 @@ RunOutcome = PairedResult
 
 def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | None = None,
                should_stop: Callable[[], bool] | None = None) -> PairedResult:
-    """Run every method on every seed with paired random streams.
+    """Run every method on every seed with paired random streams (seeds=None: one
+    unseeded release-mode run per method, each with its own OS entropy and OpenDP noise).
 
     Raises BlowfishError for bad settings (before any work) and RunStopped if stopped.
     """
@@ -236,15 +315,16 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         from .metrics import pwerr as metric_fn
     t0 = time.perf_counter()
     runs: list[RunResult] = []
-    for seed in req.seeds:
+    for seed in (req.seeds if req.seeded else [None]):
         for method in req.methods:
-            res = run_synthesis(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
-                                progress=progress, should_stop=should_stop, grouped=grouped,
-                                keep_populations=req.keep_populations, mechanism=req.mechanism,
-                                epsilon=req.epsilon, delta=req.delta, public=public)
+            # seed None: a fresh OsEntropyStreams per run (evolution.make_streams), never paired
+            res = run_method(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
+                             progress=progress, should_stop=should_stop, grouped=grouped,
+                             keep_populations=req.keep_populations, mechanism=req.mechanism,
+                             epsilon=req.epsilon, delta=req.delta, public=public)
             err = float(metric_fn(schema, ref, res.release))
-            runs.append(RunResult(method, int(seed), schema.decode(res.release), err, res.seconds, res))
-    privacy = {**privacy_totals(runs[0].synth.rounds, req.delta, rho=req.rho, epsilon=req.epsilon),
-               "budget_source": req.budget_source}
+            runs.append(RunResult(method, None if seed is None else int(seed), schema.decode(res.release), err,
+                                  res.seconds, res))
+    privacy = {**paired_privacy(runs, req), "budget_source": req.budget_source}
     return PairedResult(req, tuple(runs), metric_name, int(X.shape[0]), int(U.shape[0]), privacy,
                         round(time.perf_counter() - t0, 3))

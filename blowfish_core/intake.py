@@ -169,7 +169,10 @@ class IntakeResult:
 
     def raise_for_problems(self) -> IntakeResult:
         """Return self when there is no problem, else raise one DataError listing every
-        problem (one per line, each with its column, count, rows and fix)."""
+        problem (one line for a single problem; else a head line and one line per problem,
+        each with its column, count, rows and fix)."""
+        if len(self.problems) == 1:
+            raise DataError(f"{self.source}: {self.problems[0].message}")
         if self.problems:
             head = f"{self.source}: {len(self.problems)} problem(s) found"
             raise DataError(head + ":\n" + "\n".join(f"- {p.message}" for p in self.problems))
@@ -275,6 +278,19 @@ def _parse(text: str, sep: str) -> list[list[str]]:
                                           strict=False)]
     except csv.Error as e:
         raise DataError(f"malformed CSV ({e}). Fix: check the quoting") from None
+
+
+def _check_quotes(text: str, sep: str, label: str) -> None:
+    """A quote opened and never closed swallows the rest of the file into one cell: an error."""
+    delim = "," if sep == ", " else sep
+    try:
+        for _ in csv.reader(io.StringIO(text, newline=""), delimiter=delim, skipinitialspace=sep == ", ",
+                            strict=True):
+            pass
+    except csv.Error as e:
+        if "unexpected end of data" in str(e):
+            raise DataError(f"{label}: malformed CSV (a quote \" is opened and never closed). "
+                            "Fix: check the quoting and the number of fields per row") from None
 
 
 def sniff_separator(text: str, sample_lines: int = 64) -> str:
@@ -432,6 +448,8 @@ def intake_csv(
     label, text = read_text(source, max_bytes=max_bytes, name=name)
     sep_used = sep_given if sep_given is not None else sniff_separator(text)
     records = _parse(text, sep_used)
+    if '"' in text:
+        _check_quotes(text, sep_used, label)
     # spreadsheet row of every record (1-based, blank lines included), then drop blank records
     numbered = []
     trimmed_unicode = 0

@@ -14,9 +14,11 @@ Totals (:func:`privacy_totals`):
   curve (accounting.PrivacyLedger, unchanged), ``accountant = "gdp-exact"``;
   all-Laplace: pure epsilon-DP, epsilon = sum epsilon_t (basic composition),
   ``notion = "pure"``, ``accountant = "pure-sum"``.
-* only Gaussian and exponential rows, not all Gaussian (Gaussian rounds plus exponential selection rows,
-  mechanisms/exponential.py, epsilon_sel^2/8 each) -> rho = sum rho_t, epsilon at delta by
-  Eq. (1) only, ``accountant = "zcdp-eq1"`` (the mu-GDP curve is exact for Gaussians only).
+* every row zCDP (a ``rho_t``) but not all Gaussian -- e.g. the reference methods' exponential
+  selections (epsilon-DP exponential mechanism = epsilon-bounded range, hence epsilon^2/8-zCDP,
+  Cesar & Rogers 2021; design/selection.md B4) -> rho = sum rho_t and epsilon at delta by Eq. (1)
+  only, ``accountant = "zcdp-eq1"`` (:func:`zcdp_totals`).
+  Mechanisms whose rows count here: :data:`ZCDP_MECHANISMS`.
 * any other mix -> privacy-loss distributions composed with dp-accounting's PLD
   accountant, epsilon at delta; ``accountant = "pld"``.  The mu-GDP epsilon is never
   reported for a ledger with a non-Gaussian row.
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .accounting import PrivacyLedger, check_delta
+from .accounting import PrivacyLedger, check_delta, epsilon_eq1
 
 #: notion of an all-Gaussian ledger (the report's historical wording).
 GAUSSIAN_NOTION = ("Tab-PE (and soft-dp): standard (bounded) DP as zCDP; Hard/BF-Soft: Blowfish "
@@ -82,7 +84,8 @@ class LedgerRow:
 
     @property
     def sigma_t(self) -> float | None:
-        """Gaussian noise standard deviation: the scale of an l2 (zCDP) row; None for other rows."""
+        """Gaussian noise standard deviation: the scale of an l2 (zCDP) row; None for other rows
+        (an exponential-selection row is zCDP but its scale is the Gumbel scale 2 Delta / epsilon)."""
         return self.scale if self.rho_t is not None and self.norm == "l2" else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,13 +129,15 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | 
 
     if not rows:
         raise ValueError("the ledger is empty")
+    from .mechanisms import MECHANISMS
+
     kinds = sorted({r.mechanism for r in rows})
-    if len(kinds) == 1:
+    if len(kinds) == 1 and kinds[0] in MECHANISMS:
         mech = get_mechanism(kinds[0])
         total = rho if mech.budget_name == "rho" else epsilon
         return mech.totals(rows, delta, total)
     if set(kinds) <= ZCDP_MECHANISMS:
-        return zcdp_totals(rows, delta)
+        return zcdp_totals(rows, delta, rho)
     delta = check_delta(delta)
     return {"epsilon": pld_epsilon(rows, delta), "delta": delta, "rounds": len(rows),
             "mechanisms": kinds, "notion": "approximate", "accountant": "pld",
@@ -154,24 +159,25 @@ def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None =
 ZCDP_MECHANISMS = frozenset({"gaussian", "exponential"})
 
 
-def zcdp_totals(rows: Sequence[LedgerRow], delta: float) -> dict[str, Any]:
-    """A ledger whose every row is zCDP (rho_t set): rho = sum rho_t (zCDP composes by adding),
-    epsilon at delta by Eq. (1) (accounting.epsilon_eq1); ``accountant = "zcdp-eq1"``.
+def zcdp_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
+    """A ledger of zCDP rows that are not all Gaussian: rho = sum rho_t (zCDP composes by
+    addition) and epsilon at ``delta`` by Eq. (1) only (the exact mu-GDP curve does not hold for
+    exponential-mechanism rows, design/selection.md B4).  ``accountant = "zcdp-eq1"``.
 
-    Used when an exponential selection row (epsilon_sel^2/8, bounded range) joins Gaussian
-    rounds: no ``epsilon_exact`` (the mu-GDP curve is exact only for Gaussian rows).
+    Keys: rho, delta, epsilon (= epsilon_eq1), epsilon_eq1, rounds, rho_per_round, mechanisms,
+    notion, accountant, note.  Raises BudgetError for a bad delta.
     """
-    from .accounting import epsilon_eq1
-
     delta = check_delta(delta)
-    total = math.fsum(r.rho_t for r in rows)
+    total = math.fsum(r.rho_t for r in rows) if rho is None else float(rho)
     eps = epsilon_eq1(total, delta)
-    kinds = sorted({r.mechanism for r in rows})
     return {"rho": total, "delta": delta, "epsilon": eps, "epsilon_eq1": eps, "rounds": len(rows),
-            "rho_per_round": [float(r.rho_t) for r in rows], "mechanisms": kinds, "notion": "zcdp",
+            "rho_per_round": [float(r.rho_t) for r in rows], "mechanisms": sorted({r.mechanism for r in rows}),
+            "notion": "zcdp",
             "accountant": "zcdp-eq1",
-            "note": "every row is zCDP (" + ", ".join(kinds) + "): rho adds; epsilon by Eq. (1). The exact "
-                    "Gaussian (mu-GDP) curve is not used: an exponential-mechanism row is not Gaussian"}
+            "note": "every row is a zCDP mechanism (Gaussian rho_t = Delta^2 / (2 sigma^2); exponential selection "
+                    "rho_t = epsilon_t^2 / 8, bounded range): rho adds over rows; epsilon at delta by Eq. (1) only "
+                    "(no exact Gaussian curve: not every "
+                    "row is Gaussian)"}
 
 
 def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float = 1e-4) -> float:

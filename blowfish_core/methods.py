@@ -9,6 +9,12 @@ one entry here (plus its calibrator or vote if new).
 
 Report roles: the paired summary compares ``BASELINE`` (Hard) with ``SOFT`` (BF-Soft)
 and decomposes the gap with ``DECOMPOSITION`` (soft vote with Hard's noise, §6.2.3).
+
+How a method runs (``Method.runner``): ``"evolution"`` is Algorithm 1
+(evolution.run_synthesis: vote + calibrator + mechanism); ``"baseline"`` is a reference
+method fitted by a function of blowfish_core.baselines named by ``Method.fit`` (MST, AIM:
+standard DP only, no policy, no tau; optional extra ``pip install .[baseline]``).
+experiment.run_method dispatches on ``runner``; nothing compares method names.
 """
 
 from __future__ import annotations
@@ -16,13 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .calibration import Calibrator, ExactHard, Global, HardNoise, SoftBound
-from .errors import BlowfishError
+from .errors import BlowfishError, BudgetError
 from .votes import HardVote, SoftVote, Vote
 
 NOTIONS = {
     "standard": "standard (bounded) DP: hides any substitution of one record",
     "blowfish": "Blowfish DP for the policy: hides only substitutions along the policy's edges",
 }
+
+#: how a method runs: Algorithm 1, or a reference method's fit function (blowfish_core.baselines).
+RUNNERS = ("evolution", "baseline")
 
 
 @dataclass(frozen=True)
@@ -32,18 +41,43 @@ class Method:
     name: CLI / report key; label: UI label; vote: the vote class (HardVote or SoftVote);
     calibrator: Calibrator of Delta_t; notion: 'standard' or 'blowfish'; needs_tau: the
     vote (or the calibration) needs a temperature tau > 0.
+    runner: 'evolution' (Algorithm 1) or 'baseline' (a reference method: vote and
+    calibrator are None, ``fit`` names its function in blowfish_core.baselines).
+    mechanisms: names of the budget mechanisms it runs with (None: every registered one).
+    note: appended to the notion text in reports (e.g. "ignores the policy").
     """
 
     name: str
     label: str
-    vote: type
-    calibrator: Calibrator
+    vote: type | None
+    calibrator: Calibrator | None
     notion: str
     needs_tau: bool
+    runner: str = "evolution"
+    fit: str | None = None
+    mechanisms: tuple[str, ...] | None = None
+    note: str = ""
 
     def make_vote(self, tau: float | None) -> Vote:
-        """The round's vote: HardVote() or SoftVote(tau) (BudgetError for a bad tau)."""
+        """The round's vote: HardVote() or SoftVote(tau) (BudgetError for a bad tau).
+
+        Raises BlowfishError for a reference method (it has no vote: it is not Algorithm 1).
+        """
+        if self.vote is None:
+            raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
         return SoftVote(tau) if self.vote is SoftVote else self.vote()
+
+    @property
+    def is_reference(self) -> bool:
+        """True for reference methods (runner 'baseline': MST, AIM), not Algorithm 1."""
+        return self.runner != "evolution"
+
+    def check_mechanism(self, mechanism: str, flag: str = "mechanism") -> None:
+        """BudgetError naming ``flag`` when the method cannot run with ``mechanism`` (a name)."""
+        if self.mechanisms is not None and mechanism not in self.mechanisms:
+            raise BudgetError(f"{flag} {mechanism}: {self.label} runs only with {flag} "
+                              f"{' or '.join(self.mechanisms)} (a zCDP budget rho, or epsilon with delta). "
+                              f"Fix: use {flag} {self.mechanisms[0]} for it, or run it separately")
 
     @property
     def policy_aware(self) -> bool:
@@ -51,8 +85,15 @@ class Method:
         return self.notion == "blowfish"
 
     @property
+    def integer_votes(self) -> bool:
+        """True when the vote histogram holds whole counts (hard votes): a release-mode
+        sampler then adds discrete noise (OpenDP's discrete Gaussian / Laplace).  A property
+        of the method (public), never of the counts' values."""
+        return getattr(self.vote, "name", "") == "hard"
+
+    @property
     def notion_text(self) -> str:
-        return NOTIONS[self.notion]
+        return NOTIONS[self.notion] + (f"; {self.note}" if self.note else "")
 
 
 TAB_PE = Method("tab-pe", "Tab-PE", HardVote, Global(), "standard", needs_tau=False)
@@ -61,9 +102,16 @@ BF_SOFT = Method("bf-soft", "BF-Soft", SoftVote, SoftBound("policy"), "blowfish"
 SOFT_DP = Method("soft-dp", "Soft vote (standard DP)", SoftVote, SoftBound("standard"), "standard", needs_tau=True)
 SOFT_HARD_NOISE = Method("soft-hard-noise", "Soft vote with Hard's noise", SoftVote, HardNoise(), "blowfish",
                          needs_tau=True)
+#: reference methods (issue 12): marginal-based synthesis on Private-PGM (mbi), zCDP only.
+REFERENCE_NOTE = ("not policy-aware: it ignores the policy and tau (reference method on mbi); zCDP throughout "
+                  "(Gaussian measurements, exponential selections), rho = the ledger's sum")
+MST = Method("mst", "MST (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
+             runner="baseline", fit="fit_mst", mechanisms=("gaussian",), note=REFERENCE_NOTE)
+AIM = Method("aim", "AIM (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
+             runner="baseline", fit="fit_aim", mechanisms=("gaussian",), note=REFERENCE_NOTE)
 
 #: name -> Method, in the order the CLI and the report list them.
-METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE)}
+METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM)}
 #: name -> UI label.
 METHOD_LABELS: dict[str, str] = {m.name: m.label for m in METHODS.values()}
 
@@ -89,6 +137,11 @@ def tau_methods() -> list[str]:
 def needs_tau(methods) -> bool:
     """True when any of the named methods needs tau."""
     return any(get_method(m).needs_tau for m in methods)
+
+
+def reference_methods() -> list[str]:
+    """Names of the reference methods (runner 'baseline'), for messages and help texts."""
+    return [m.name for m in METHODS.values() if m.is_reference]
 
 
 def any_policy_aware(methods) -> bool:

@@ -1,8 +1,20 @@
-"""The JSON report and the ledger text, built from a PairedResult in ONE place.
+"""The JSON reports and the ledger text, built from a PairedResult in ONE place.
 
-:func:`build_report` keeps every key of the CLI contract (README "Report",
-tests/test_cli.py); :func:`ledger_text` is the release note a data owner can paste;
-:func:`policy_summary` the reach / q / bound block (also the ``reach`` command's).
+Issue 11 splits what a run produces in two (DESIGN §7, docs/PRIVACY.md §6):
+
+* :func:`build_public` -- what may be published with the release: schema, policy,
+  budget, the per-round ledger, the settings, the public warnings and the randomness
+  line (``"unseeded, OS entropy, sampler opendp"`` or ``"seeded: for study, not for
+  publication"``).  The CLI's ``--bundle DIR`` writes it (with the synthetic CSVs and
+  :func:`ledger_text`).
+* :func:`build_internal` -- every figure computed on the private table (PWErr / HOErr,
+  the summary, ``n_unique``, timings, the data source, the machine), labelled
+  :data:`INTERNAL_LABEL`.  The CLI's ``--eval-report FILE`` writes it.
+
+:func:`build_report` is the union for experiments: top-level ``public`` and ``internal``
+plus every historical key of the CLI contract (README "Report", tests/test_cli.py);
+:func:`ledger_text` is the release note a data owner can paste; :func:`policy_summary`
+the reach / q / bound block (also the ``reach`` command's).
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ import numpy as np
 
 from . import __version__
 from .calibration import floor_value
+from .evolution import RANDOMNESS, SEEDED_NOTE
 from .experiment import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
 from .mechanisms import get_mechanism
 from .methods import BASELINE, DECOMPOSITION, SOFT, any_policy_aware, get_method
@@ -47,8 +60,129 @@ def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[st
     return out
 
 
+#: the label of everything computed on the private table (DESIGN §7).
+INTERNAL_LABEL = "internal: computed on private data \u2014 do not publish"
+#: the label of the publishable part.
+PUBLIC_LABEL = "public: DP outputs and public parameters only; may be published with the release"
+#: keys of the union report that belong to the internal part (the rest is public).
+INTERNAL_KEYS = ("data_source", "n_unique", "metric", "runs", "summary", "seconds_total", "machine")
+
+
+def randomness_text(result: PairedResult) -> str:
+    """'unseeded, OS entropy, sampler opendp' or 'seeded: for study, not for publication'."""
+    return SEEDED_NOTE if result.request.seeded else RANDOMNESS
+
+
+def _run_label(method: str, seed: int | None) -> str:
+    return method if seed is None else f"{method}_seed{seed}"
+
+
+def release_files(result: PairedResult) -> dict[tuple[str, int | None], str]:
+    """(method, seed) -> the release CSV's file name in a bundle / --out-dir:
+    ``<method>.csv`` for an unseeded run, ``<method>_seed<S>.csv`` for a seeded one."""
+    return {(r.method, r.seed): _run_label(r.method, r.seed) + ".csv" for r in result.runs}
+
+
+def build_public(result: PairedResult) -> dict[str, Any]:
+    """What may be published with the release (JSON-safe): labelled PUBLIC_LABEL.
+
+    Keys: label, randomness, tool, version, schema, domain_warning, policy, reach,
+    per_attribute_reach, tau, noise_ratio_q, sensitivity_bound, privacy (the budget and
+    its conversions), mechanism, config, methods, method_notions, blowfish_protection,
+    warnings (from noisy counts and public settings only), n_private (only under bounded
+    adjacency, where n is public; None with participation edges), seeds (absent when
+    unseeded) and ledger: one {method, seed?, file, rounds} per release.
+    Holds no figure computed on the private table (no error, n_unique, timing).
+    """
+    req = result.request
+    schema = req.schema
+    pol = policy_summary(schema, req.policy, req.tau)
+    files = release_files(result)
+    ledger = []
+    for r in result.runs:
+        entry: dict[str, Any] = {"method": r.method, "label": get_method(r.method).label}
+        if r.seed is not None:
+            entry["seed"] = r.seed
+        entry["file"] = files[(r.method, r.seed)]
+        entry["rounds"] = [row.to_dict() for row in r.ledger]
+        ledger.append(entry)
+    out: dict[str, Any] = {
+        "label": PUBLIC_LABEL,
+        "randomness": randomness_text(result),
+        "tool": "blowfish-studio",
+        "version": __version__,
+        "n_private": None if req.policy.participation else result.n_private,
+        "n_private_note": ("n is public under bounded (substitution) adjacency" if not req.policy.participation
+                           else "withheld: with participation edges the number of records is not public"),
+        "schema": schema.to_dict(),
+        "domain_warning": schema.domain_warning(),
+        "policy": req.policy.to_dict(),
+        "reach": pol["reach"],
+        "per_attribute_reach": pol["per_attribute"],
+        "tau": req.tau,
+        "noise_ratio_q": pol["q"],
+        "sensitivity_bound": pol["sensitivity_bound"],
+        "privacy": dict(result.privacy),
+        "mechanism": get_mechanism(req.mechanism).name,
+        "config": _config(req),
+        "methods": list(req.methods),
+        "method_notions": {m: get_method(m).notion_text for m in req.methods},
+        "blowfish_protection": not policy_is_empty(schema, req.policy),
+        "warnings": run_warnings(req, [{"method": e["method"], "seed": e.get("seed"), "rounds": e["rounds"]}
+                                       for e in ledger]),
+        "ledger": ledger,
+    }
+    if req.seeded:
+        out["seeds"] = [int(s) for s in req.seeds]
+    return out
+
+
+def build_internal(result: PairedResult) -> dict[str, Any]:
+    """Everything computed on the private table, labelled INTERNAL_LABEL (JSON-safe).
+
+    Keys: label, randomness, data_source, n_private, n_unique (distinct private records,
+    un-noised), metric, runs (method, seed, the metric against the private table, seconds,
+    round_seconds), summary (means, intervals, R_s, decomposition), seconds_total, machine.
+    """
+    req = result.request
+    return {
+        "label": INTERNAL_LABEL,
+        "randomness": randomness_text(result),
+        "data_source": req.data_source,
+        "n_private": result.n_private,
+        "n_unique": result.n_unique,
+        "metric": _metric(result),
+        "runs": [{"method": r.method, "seed": r.seed, result.metric_name: r.error, "seconds": round(r.seconds, 4),
+                  "round_seconds": [round(float(x), 4) for x in r.synth.round_seconds]} for r in result.runs],
+        "summary": result.summary,
+        "seconds_total": result.seconds_total,
+        "machine": {"python": platform.python_version(), "numpy": np.__version__},
+    }
+
+
+def _config(req: RunRequest) -> dict[str, Any]:
+    return {
+        "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
+        "threshold_h": req.config.threshold_h, "selection": req.config.selection,
+        "switch_round": req.config.switch_round, "children": req.config.children,
+        "release_mode": req.config.release_mode,
+        "mutation": [req.config.mutation_start, req.config.mutation_end],
+    }
+
+
+def _metric(result: PairedResult) -> dict[str, Any]:
+    req = result.request
+    return {"name": result.metric_name, "numeric_bins": NUMERIC_BINS,
+            "reference": "private table" if req.reference is None else "reference table",
+            "note": "evaluation only: computed against real data, not part of the release; "
+                    "95% t-intervals over seeds, low end clipped at 0 (errors are nonnegative); "
+                    "null with fewer than 2 seeds"}
+
+
 def build_report(result: PairedResult) -> dict[str, Any]:
-    """The report of the CLI contract from a PairedResult (JSON-safe, no NaN)."""
+    """The union report for experiments (JSON-safe, no NaN): ``public`` (build_public) and
+    ``internal`` (build_internal) plus every historical key of the CLI contract; the
+    keys listed in INTERNAL_KEYS are internal (``parts`` says so)."""
     req = result.request
     schema = req.schema
     runs = [{
@@ -61,6 +195,12 @@ def build_report(result: PairedResult) -> dict[str, Any]:
     } for r in result.runs]
     pol = policy_summary(schema, req.policy, req.tau)
     return {
+        "parts": {"public": PUBLIC_LABEL, "internal": INTERNAL_LABEL,
+                  "note": "only the 'public' part may be published with the release; the top-level keys "
+                          + ", ".join(INTERNAL_KEYS) + " repeat the internal part"},
+        "public": result.public_report,
+        "internal": result.eval_report,
+        "randomness": randomness_text(result),
         "tool": "blowfish-studio",
         "version": __version__,
         "data_source": req.data_source,
@@ -79,29 +219,39 @@ def build_report(result: PairedResult) -> dict[str, Any]:
         "noise": get_mechanism(req.mechanism).name if getattr(get_mechanism(req.mechanism), "samples", False)
         else "gaussian",
         "public_source": req.public_source or None,
-        "config": {
-            "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
-            "threshold_h": req.config.threshold_h, "selection": req.config.selection,
-            "switch_round": req.config.switch_round, "children": req.config.children,
-            "release_mode": req.config.release_mode,
-            "mutation": [req.config.mutation_start, req.config.mutation_end],
-        },
-        "metric": {"name": result.metric_name, "numeric_bins": NUMERIC_BINS,
-                   "reference": "private table" if req.reference is None else "reference table",
-                   "note": "evaluation only: computed against real data, not part of the release; "
-                           "95% t-intervals over seeds, low end clipped at 0 (errors are nonnegative); "
-                           "null with fewer than 2 seeds"},
+        "config": _config(req),
+        "metric": _metric(result),
         "methods": list(req.methods),
         "method_notions": {m: get_method(m).notion_text for m in req.methods},
         "blowfish_protection": not policy_is_empty(schema, req.policy),
         "warnings": run_warnings(req, runs),
-        "seeds": [int(s) for s in req.seeds],
+        "seeds": [int(s) for s in req.seeds] if req.seeded else [],
         "runs": runs,
         "summary": result.summary,
         "seconds_total": result.seconds_total,
         "machine": {"python": platform.python_version(), "numpy": np.__version__},
         "seeded_run_note": "Seeded runs are reproducible for study; a real release must use fresh randomness.",
     }
+
+
+def bundle_files(result: PairedResult, raw: bool = False) -> dict[str, str]:
+    """The release bundle as {file name: text}: every synthetic CSV (spreadsheet-safe,
+    exports.to_csv_safe), schema.json, policy.json, budget.json, ledger.json
+    (build_public) and ledger.txt (ledger_text).  Nothing computed on the private table.
+    raw: keep text cells as they are (default: neutralised for spreadsheets)."""
+    import json
+
+    from .exports import to_csv_safe
+
+    pub = result.public_report
+    files = {name: to_csv_safe(result.run(m, sd).release, None, raw=raw) for (m, sd), name in release_files(result).items()}
+    files["schema.json"] = result.request.schema.to_json() + "\n"
+    files["policy.json"] = result.request.policy.to_json() + "\n"
+    files["budget.json"] = json.dumps({"randomness": pub["randomness"], "mechanism": pub["mechanism"],
+                                       **pub["privacy"]}, indent=2, allow_nan=False) + "\n"
+    files["ledger.json"] = json.dumps(pub, indent=2, allow_nan=False) + "\n"
+    files["ledger.txt"] = ledger_text(pub) + "\n"
+    return files
 
 
 def _interval(values, clip_at_zero: bool = False) -> tuple[float, float | None, float | None]:
@@ -149,6 +299,7 @@ def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> di
 
 
 def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
+    # (from public settings and noisy counts only: safe in the public part)
     """Plain-language warnings for the report: empty policy (when allowed) and rounds
     in which no candidate survived the threshold H (parents then drawn uniformly)."""
     out: list[str] = []
@@ -157,7 +308,8 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
     for r in runs:
         empty = [rd["t"] for rd in r["rounds"] if rd["surviving"] == 0]
         if empty:
-            out.append(f"{r['method']} seed {r['seed']}: no candidate survived the threshold H = "
+            who = r["method"] if r.get("seed") is None else f"{r['method']} seed {r['seed']}"
+            out.append(f"{who}: no candidate survived the threshold H = "
                        f"{req.config.threshold_h:g} in round(s) {', '.join(map(str, empty))}; "
                        "parents (and the release, if in the last round) were drawn uniformly. "
                        "Fix: lower the threshold H")
@@ -172,6 +324,12 @@ def ledger_text(report: dict[str, Any]) -> str:
         budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
                   f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
                   f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
+        spent = f"rho = {p['rho']:.6g}"
+    elif acct == "zcdp-eq1":  # zCDP rows that are not all Gaussian (reference methods' selections)
+        rows = f" over {p['rounds']} ledger rows" if p.get("rounds") is not None else ""
+        budget = (f"rho = {p['rho']:.6g} zCDP{rows} "
+                  f"(equivalently epsilon = {p['epsilon_eq1']:.4g} at delta = {p['delta']:.3g} by Eq. (1); "
+                  "no exact Gaussian curve: exponential-selection rows are not Gaussian)")
         spent = f"rho = {p['rho']:.6g}"
     elif acct == "pure-sum":
         budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
@@ -193,6 +351,11 @@ def ledger_text(report: dict[str, Any]) -> str:
         spent = f"epsilon = {p['epsilon']:.4g}"
     methods = report.get("methods") or []
     lines = [f"Privacy budget: {budget}."]
+    rnd = report.get("randomness")
+    if rnd == SEEDED_NOTE:
+        lines.append(f"Randomness: {SEEDED_NOTE} (anyone who knows the seed can recompute and subtract the noise).")
+    elif rnd:
+        lines.append(f"Randomness: {rnd}.")
     protected = report.get("blowfish_protection", True)
     for name in methods:
         m = get_method(name)

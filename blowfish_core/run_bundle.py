@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .accounting import PrivacyLedger
+from .accounting import PrivacyLedger, epsilon_eq1
 from .errors import BlowfishError
 from .evolution import SynthConfig
 from .experiment import policy_is_empty
@@ -281,7 +281,13 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
     methods = parse_methods(s.methods, "methods")
     b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.conversion, flags=False)
     rounds = s.config.rounds
-    if b.rho is not None:
+    if b.rho is not None and any(get_method(m).is_reference for m in methods):
+        # reference methods (MST, AIM): Gaussian + exponential rows, Eq. (1) only (ledger.zcdp_totals);
+        # their number of rows is known only after the run
+        eps = epsilon_eq1(b.rho, b.delta)
+        privacy = {"rho": b.rho, "delta": b.delta, "epsilon": eps, "epsilon_eq1": eps, "rounds": None,
+                   "accountant": "zcdp-eq1"}
+    elif b.rho is not None:
         privacy = {**PrivacyLedger.from_budget(rho=b.rho, delta=b.delta, rounds=rounds).to_dict(),
                    "accountant": "gdp-exact"}
     else:
@@ -392,6 +398,9 @@ def settings_from_request(req: Any, **source: Any) -> RunSettings:
     and output paths (``preset``, ``data_path``, ``n``, ``data_seed``, ``split_seed``, ``sep``, ``out``,
     ``report``, ``out_dir``), which a RunRequest does not carry.  The budget is exported as the
     request's rho (Gaussian; exact, so the release is identical) or epsilon (Laplace)."""
+    if req.seeds is None:  # issue 11: an unseeded release records no seed, so it cannot be rerun
+        raise BlowfishError("a runnable export reruns a seeded study run; this run is an unseeded release "
+                            "(OS entropy) and cannot be reproduced. Fix: give seeds to export the run")
     gaussian = get_mechanism(req.mechanism).budget_name == "rho"
     return RunSettings(req.schema, req.policy, list(req.methods), [int(s) for s in req.seeds], tau=req.tau,
                        rho=req.rho if gaussian else None, epsilon=None if gaussian else req.epsilon,

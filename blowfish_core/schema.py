@@ -189,6 +189,8 @@ class Schema:
 #: infer_schema: a text column whose non-missing values are at least this share numbers
 #: is taken to be a numeric column with typos (SchemaError), not a categorical one.
 MOSTLY_NUMERIC = 0.5
+#: leading / trailing ASCII and Unicode spaces (\s covers U+00A0, U+2000-U+200A, U+202F, ...) and zero-width ones.
+_EDGE_SPACES = r"^[\s\u200b\u2060\ufeff]+|[\s\u200b\u2060\ufeff]+$"
 
 
 def infer_schema(
@@ -236,8 +238,16 @@ def infer_schema(
                 hi = lo + 1.0
             attrs.append(Attribute(c, "numeric", lo=lo, hi=hi, integer=integer))
         else:
-            parsed = pd.to_numeric(nonnull.astype(str).str.strip(), errors="coerce")
+            # Unicode spaces (no-break, narrow no-break, thin, zero-width) are trimmed like ASCII ones
+            parsed = pd.to_numeric(nonnull.astype(str).str.replace(_EDGE_SPACES, "", regex=True), errors="coerce")
             n_num = int(parsed.notna().sum())
+            if n_num == len(nonnull) and n_num > 0:  # numbers written as padded text: a numeric column
+                x = parsed.to_numpy(dtype=float)
+                if np.isfinite(x).all():
+                    lo, hi = float(x.min()), float(x.max())
+                    attrs.append(Attribute(c, "numeric", lo=lo, hi=hi if hi > lo else lo + 1.0,
+                                           integer=bool(np.all(np.mod(x, 1) == 0))))
+                    continue
             if n_num > 0 and n_num >= MOSTLY_NUMERIC * len(nonnull):
                 bad = nonnull[parsed.isna()]
                 ex = list(dict.fromkeys(str(v) for v in bad.tolist()))[:3]

@@ -12,10 +12,18 @@ with the same settings and seed releases exactly what
 ``python -m blowfish_core synth --method M --seeds S ...`` writes for that method
 and seed (tests/test_api.py checks the CSV byte for byte).
 
-Randomness: ``seed`` (a whole number >= 0) gives the paired, reproducible study
-streams (evolution.SeededStreams).  A seeded run is for study, not for a real release
-(DESIGN §7).  ``seed=None`` is refused for now; ``streams`` is the hook for another
-source (issue 11: OS entropy): any callable ``streams(purpose, t) -> numpy Generator``.
+Randomness (issue 11, DESIGN §7):
+
+* ``seed=None`` (the default) is **release mode**: the public draws come from the
+  operating system's entropy (evolution.OsEntropyStreams, a fresh
+  ``numpy.random.SeedSequence()``) and the noise from OpenDP's samplers (discrete
+  Gaussian / Laplace for hard votes).  Nothing about the randomness is kept except
+  ``randomness_ == "unseeded, OS entropy, sampler opendp"``; two fits differ.
+* ``seed`` (a whole number >= 0) gives the paired, reproducible study streams
+  (evolution.SeededStreams) with numpy's samplers: ``randomness_`` is
+  "seeded: for study, not for publication".
+* ``streams``: any callable ``streams(purpose, t) -> numpy Generator`` (its ``sampler``
+  attribute, default 'numpy', picks the noise sampler).
 """
 
 from __future__ import annotations
@@ -28,8 +36,8 @@ import pandas as pd
 
 from .distance import domain_index, group_records
 from .errors import BlowfishError
-from .evolution import _RELEASE, SeededStreams, SynthConfig, SynthResult, release_indices, run_synthesis
-from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty
+from .evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
+from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty, run_method
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .mechanisms import get_mechanism
@@ -45,7 +53,9 @@ class Synthesizer:
     Parameters
     ----------
     schema, policy : the public domain and the Blowfish policy.
-    method : a name of the method table ('tab-pe', 'hard', 'bf-soft', 'soft-dp', 'soft-hard-noise').
+    method : a name of the method table ('tab-pe', 'hard', 'bf-soft', 'soft-dp', 'soft-hard-noise',
+        or the reference methods 'mst' / 'aim': standard DP on mbi, zCDP only, policy and tau
+        ignored; optional extra ``pip install .[baseline]``).
     tau : temperature (> 0) of soft votes; required by the methods that need it.
     rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
         ``conversion`` ('exact' or 'eq1'); with ``mechanism='laplace'``: epsilon only (pure DP).
@@ -55,18 +65,20 @@ class Synthesizer:
         budget ``epsilon`` at ``delta``, PLD ledger; hard-vote methods only, so BF-Soft is
         refused).  ``mechanism`` must then stay at its default.
     public : pubmix: public rows of the same domain, disjoint from the private table (DataFrame).
-    seed : whole number >= 0 (paired study streams); None is refused (see module docstring).
+    seed : whole number >= 0 (paired study streams, numpy noise), or None (default: release mode,
+        OS entropy and OpenDP noise; see the module docstring).
     config : SynthConfig (default: the paper's schedule, 8 rounds, 512 released).
     allow_empty_policy : run a Blowfish method even when the policy protects nothing.
     streams : optional source of randomness ``streams(purpose, t) -> Generator`` (overrides seed).
 
     Fitted attributes: ``result_`` (evolution.SynthResult), ``ledger_`` (tuple of LedgerRow),
-    ``privacy_`` (dict, as the report's "privacy"), ``n_samples_drawn_``.
+    ``privacy_`` (dict, as the report's "privacy"), ``randomness_`` (str: the seeded note or
+    "unseeded, OS entropy, sampler opendp"), ``n_samples_drawn_``.
     """
 
     def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,
                  rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
-                 mechanism: str = "gaussian", seed: int | None = 0, config: SynthConfig | None = None,
+                 mechanism: str = "gaussian", seed: int | None = None, config: SynthConfig | None = None,
                  conversion: str = "exact", allow_empty_policy: bool = False,
                  streams: Callable[[int, int], np.random.Generator] | None = None,
                  noise: str = "gaussian", public: pd.DataFrame | None = None) -> None:
@@ -102,13 +114,11 @@ class Synthesizer:
         budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
         mech = get_mechanism(mech_name)
         require_tau([method], self.tau)
-        if self.streams is None:
-            if self.seed is None:
-                raise BlowfishError("seed=None: give a whole-number seed for a study run; an OS-entropy release "
-                                    "mode is not available yet")
+        if self.streams is None and self.seed is not None:
             if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
                 raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seed!r})")
         cfg = (self.config or SynthConfig()).validate()
+        get_method(method).check_mechanism(budget.mechanism)
         self.policy.validate(self.schema)
         if (get_method(method).policy_aware and not self.allow_empty_policy
                 and policy_is_empty(self.schema, self.policy)):
@@ -129,9 +139,9 @@ class Synthesizer:
             raise BlowfishError(f"fit needs a pandas DataFrame (got {type(df).__name__})")
         X = self.schema.encode(df)
         U, counts = group_records(X)
-        seed = 0 if self.seed is None else int(self.seed)
-        self._streams = self.streams if self.streams is not None else SeededStreams(seed)
-        res: SynthResult = run_synthesis(
+        seed = None if self.seed is None else int(self.seed)
+        self._streams = self.streams if self.streams is not None else make_streams(seed)
+        res: SynthResult = run_method(
             self.schema, X, self.policy, method, budget.rho, self.tau, cfg, seed,
             grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
             epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public)
@@ -142,6 +152,7 @@ class Synthesizer:
         self.privacy_: dict[str, Any] = {
             **privacy_totals(res.rounds, budget.delta or 1e-5, rho=budget.rho, epsilon=budget.epsilon),
             "budget_source": budget.source}
+        self.randomness_: str = getattr(self._streams, "randomness", "custom streams")
         self.n_samples_drawn_ = 0
         return self
 
@@ -153,6 +164,9 @@ class Synthesizer:
         ``sample(config.release)`` equals the run's (and the CLI's) release.  PubMix/LinMix: the
         first ``sample(config.release)`` returns the round-T draws (the release); any other call
         resamples the released draws (post-processing of the release, no new draw from the mixture).
+        Reference methods
+        (MST, AIM): the first ``sample(config.release)`` is the fitted release; other calls draw
+        afresh from the fitted model with release stream k.
         Raises BlowfishError before fit or for n < 1.
         """
         if not hasattr(self, "result_"):
@@ -161,6 +175,11 @@ class Synthesizer:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or n > 10_000_000:
             raise BlowfishError(f"release size must be a whole number between 1 and 10,000,000 (got {n!r})")
         res = self.result_
+        if res.sampler is not None:  # a reference method: its fitted model samples
+            first = self.n_samples_drawn_ == 0 and int(n) == res.release.shape[0]
+            X = res.release if first else res.sampler(int(n), self._streams(_RELEASE, self.n_samples_drawn_))
+            self.n_samples_drawn_ += 1
+            return self.schema.decode(X)
         if getattr(get_mechanism(self.budget_.mechanism), "samples", False) and self.n_samples_drawn_ == 0 \
                 and n == self.config_.release:
             self.n_samples_drawn_ += 1

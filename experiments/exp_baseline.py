@@ -8,8 +8,10 @@ the private table (metrics.pwerr, 20 numeric bins over the public domain), mean 
 stored in experiments/results/fig2.full.json at the same budgets (Tab-PE equals Hard
 there whenever every Hard round was certified at sqrt(2), which the script checks).
 
-Writes experiments/results/baseline.json and the markdown fragment
-experiments/REPORT_baseline.md (merged into REPORT.md by the coordinator).
+Writes experiments/results/baseline.json; ``python -m experiments.report`` turns it into the
+REPORT.md section "Reference: MST and AIM (standard DP)" (:func:`section`).  The methods are
+the method table's ``mst`` / ``aim`` (``python -m blowfish_core synth --method mst`` runs the
+same fit with the same seed).
 
     python -m experiments.exp_baseline                 # MST + AIM, 5 budgets x 4 seeds (~10 min idle)
     python -m experiments.exp_baseline --full          # all 11 Figure 2 budgets x 4 seeds
@@ -39,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 FIG2 = os.path.join(RESULTS, "fig2.full.json")
 OUT_JSON = os.path.join(RESULTS, "baseline.json")
-OUT_MD = os.path.join(HERE, "REPORT_baseline.md")
+SECTION_TITLE = "## 12. Reference: MST and AIM (standard DP)"
 DATASETS = ("adult", "bank")
 #: default subset of the Figure 2 grid (5 of its 11 budgets) to keep the run to a few minutes.
 QUICK_BUDGETS = (1e-5, 1e-4, 1e-3, 1e-2, 1.0)
@@ -221,8 +223,42 @@ def _verdict(d: str, summ: dict, ref: dict, budgets) -> str:
             f"{max(v[2] for v in ratio.values()):.1f}x MST's.")
 
 
+#: which step of our code follows which part of which paper.  The MST and AIM papers are not in
+#: ../shared/papers, so their section numbers could not be checked: steps are named as the papers
+#: name them (MST's algorithm box, AIM's Algorithm 1 and its method section's parts).
+STEP_SOURCES = (
+    ("MST 1. measure every 1-way marginal (Gaussian, rho/3)", "[MST] the MST algorithm, step 'measure 1-way marginals'",
+     "mst.py step 1"),
+    ("MST 2. compress rare cells (< 3 sigma) of each attribute", "[MST] 'compress domain' (post-processing)",
+     "mst.py step 2, cells.py"),
+    ("MST 3. spanning tree of 2-ways: l1 weights vs the 1-way model, Kruskal with the exponential mechanism "
+     "(rho/3)", "[MST] 'select' (maximum spanning tree)", "mst.py step 3"),
+    ("MST 4. measure the p-1 tree marginals (Gaussian, rho/3)", "[MST] 'measure'", "mst.py step 4"),
+    ("MST 5. estimate and generate", "[PGM] mirror descent (McKenna, Sheldon, Miklau 2019, Alg. 1); [MST] "
+     "'generate' (randomized rounding, undo the compression)", "mst.py step 5, common.estimate"),
+    ("AIM 1. workload-aware candidates W+ and weights w_r", "[AIM] workload-aware candidates", "aim.py step 1"),
+    ("AIM 2. initialize: all 1-ways at sigma_0 = sqrt(T / (2 alpha rho))", "[AIM] Algorithm 1, initialization",
+     "aim.py step 2"),
+    ("AIM 3. rounds: JT-SIZE filter, quality score with the noise correction, exponential selection, measure, "
+     "warm-started estimate", "[AIM] Algorithm 1 main loop; 'quality score'; 'JT-SIZE' (model capacity)",
+     "aim.py step 3"),
+    ("AIM 4. budget annealing (halve sigma, double epsilon)", "[AIM] 'budget annealing'", "aim.py step 4"),
+    ("AIM 5. generate", "[PGM]; Private-PGM's randomized rounding", "aim.py step 5"),
+    ("both: domain and bins from the public schema; replace-one neighbours; 512 rows",
+     "ours (DESIGN §3 public domain; the published preprocessing reads the domain off the data)",
+     "cells.py, common.sensitivities"),
+)
+
+
 def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float, run_seconds: float = 0.0) -> str:
-    L = ["## Reference baselines: MST (and AIM) on Private-PGM (standard DP, not policy-aware)", ""]
+    L = [SECTION_TITLE, ""]
+    L.append("MST and AIM are **reference methods: standard DP, not policy-aware**. They sit beside Tab-PE / Hard / "
+             "BF-Soft to answer the question the paper does not: how far is the policy-aware method from the "
+             "standard best for marginal-based DP synthesis at the same zCDP budget? They are in the method table "
+             "(`python -m blowfish_core synth --method mst,aim`, `bc.Synthesizer(method=\"mst\")`, the Runner), "
+             "with the optional extra `pip install .[baseline]` (mbi 2.x, jax); their ledger rows (Gaussian "
+             "measurements, exponential selections at epsilon^2/8 zCDP) go through the same ledger and sum to rho.")
+    L.append("")
     L.append(f"**Setting.** Adult and Bank private splits (as every experiment), the same five modeled columns; "
              f"{len(budgets)} of the Figure 2 budgets ({', '.join(f'{b:g}' for b in budgets)}), {len(seeds)} seeds; "
              f"PWErr against the private table with {NUMERIC_BINS} equal-width bins per numeric attribute over its "
@@ -242,9 +278,11 @@ def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float, run_se
                  + (f"AIM is slower, so it ran at {len(ab)} budgets only ({', '.join(f'{b:g}' for b in ab)})."
                     if len(ab) < len(budgets) else "AIM ran at the same budgets and seeds."))
     L.append("")
-    L.append("Hard and BF-Soft: the fixed-temperature sweep (experiments/results/fig2.full.json, 8 paired seeds, "
-             "the schedule of that run, i.e. main before issue 12's new default reading: rerun "
-             "exp_budget and regenerate this fragment once it lands). " + " ".join(
+    L.append("**Hard and BF-Soft columns: the schedule in use before issue 12's new default.** They are read from the "
+             "fixed-temperature sweep of §1 (experiments/results/fig2.full.json, 8 paired seeds), run with the "
+             "previous default reading (rank rounds keep the top m/4 parents with 3 children each, release drawn "
+             "proportionally to the last noisy counts). They will move when §1 is rerun with the new default "
+             "(one child per kept parent, top-count release); MST and AIM do not depend on it. " + " ".join(
                  f"{d.capitalize()}: every Hard round was certified at Δ = √2, so Tab-PE's release equals Hard's "
                  "(same paired noise) and the Hard column is also Tab-PE." if ref.get(d, {}).get("tab_pe_equals_hard")
                  else "" for d in summ))
@@ -280,11 +318,41 @@ def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float, run_se
              "during these runs), so they overstate the cost several times; most of an MST/AIM run is jax compiling "
              "each new model shape (an MST run costs about 3-6 CPU seconds on an idle core).")
     L.append("")
+    L.append("Reproducibility: every MST run re-executed from the cache matched bit for bit; AIM's release "
+             "also depends on Python's string-hash seed (mbi's junction-tree code orders clique variables by "
+             "set iteration), so one Bank AIM run (rho = 1e-3, seed 0) gives PWErr 0.133-0.145 by process; "
+             "`PYTHONHASHSEED=0` makes AIM bit-reproducible (docs/DECISIONS.md).")
+    L.append("")
+    L.append("**Which step follows which source.** [MST] McKenna, Miklau, Sheldon (2021), J. Privacy and "
+             "Confidentiality 11(3); [AIM] McKenna, Mullins, Sheldon, Miklau (2022), PVLDB 15(11); [PGM] McKenna, "
+             "Sheldon, Miklau (2019), ICML. Neither MST nor AIM is in ../shared/papers, so their section numbers "
+             "could not be checked here: the steps are named as the papers name them (MST's algorithm box; AIM's "
+             "Algorithm 1 and the parts of its method section).")
+    L.append("")
+    L.append("| our step | source | code (blowfish_core/baselines/) |")
+    L.append("|---|---|---|")
+    for step, src, code in STEP_SOURCES:
+        L.append(f"| {step} | {src} | {code} |")
+    L.append("")
     total = run_seconds
     L.append(f"(Regenerate: `python -m experiments.exp_baseline` (MST and AIM at 5 budgets; finished runs are reused "
-             f"from experiments/results/baseline_runs.jsonl); the runs above took {total:.0f} s of wall time in all, "
-             f"this invocation {wall:.0f} s.)")
+             f"from experiments/results/baseline_runs.jsonl), then `python -m experiments.report`; the runs above "
+             f"took {total:.0f} s of wall time in all.)")
     return "\n".join(L) + "\n"
+
+
+def section(results_dir: str = RESULTS) -> str | None:
+    """The REPORT.md section from results/baseline.json (None when it was never run)."""
+    path = os.path.join(results_dir, "baseline.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        st = json.load(f)
+    budgets, seeds, methods = st["budgets"], st["seeds"], st["methods"]
+    used = [r for r in st["runs"] if r["method"] in methods and r["seed"] in seeds
+            and any(math.isclose(r["rho"], b) for b in budgets)]
+    return markdown(st["summary"], st["fig2_reference"], budgets, seeds, methods, st.get("wall_seconds", 0.0),
+                    sum(r["seconds"] for r in used)).rstrip("\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -325,9 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     with open(OUT_JSON, "w") as f:
         json.dump(out, f, indent=1)
     md = markdown(summ, ref, budgets, seeds, methods, wall, sum(r["seconds"] for r in res["runs"]))
-    with open(OUT_MD, "w") as f:
-        f.write(md)
     print(md)
+    print(f"wrote {OUT_JSON}; rebuild REPORT.md with: python -m experiments.report", file=sys.stderr)
     return 0
 
 

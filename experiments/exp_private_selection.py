@@ -130,7 +130,7 @@ def main(argv=None) -> dict:
     return out
 
 
-TITLE = "Private selection of tau (papers/001)"
+TITLE = "10. Private selection of tau (papers/001)"
 REPORT_PATH = os.path.join(HERE, "REPORT.md")
 
 

@@ -165,7 +165,7 @@ def _verdict(d: dict) -> str:
 def section(results: dict, figs_md: str | None = None) -> str:
     """REPORT.md's section "PubMix and LinMix (papers/003)": Figure 2, Figure 7, the audit (figs_md, the
     cached text of exp_pubmix.py) and the Table 1 analogue (results of this script)."""
-    L = ["## PubMix and LinMix (papers/003)", "",
+    L = ["## 11. PubMix and LinMix (papers/003)", "",
          "papers/003 (PubMix / LinMix) in the studio: the mechanism (`blowfish_core/pubmix.py`), the standalone "
          "Public-aware sampler page, and the release step of Algorithm 1 (`--noise pubmix|linmix`, "
          "`blowfish_core/mechanisms/pubmix.py`). Items (a), (b) and the audit are pure computation "

@@ -156,6 +156,12 @@ def generate(mode: str = "auto", results_dir: str = RESULTS_DIR, out: str = REPO
         L.append(private_selection_section(load_json(ps)))
     L.append("")
     L.append(_pubmix_section(results_dir))
+    from .exp_baseline import section as baseline_section  # reference methods MST / AIM (issue 12)
+
+    ref = baseline_section(results_dir)
+    if ref:
+        L.append("")
+        L.append(ref)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         f.write("\n".join(L).rstrip() + "\n")

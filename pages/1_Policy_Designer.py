@@ -9,6 +9,7 @@ success, so a failed upload or import leaves the data, schema and policy as they
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pandas as pd
@@ -17,6 +18,7 @@ import streamlit as st
 import blowfish_core as bc
 from blowfish_core.presets import shared_path
 from blowfish_core.analysis.readouts import pair_path, policy_readout
+from blowfish_core.report import ledger_text
 from blowfish_core.schema import _fmt
 from blowfish_core.verdicts import policy_verdict
 from studio import data_source as ds
@@ -47,7 +49,7 @@ def show_flash(where: str) -> None:
         if wh != where:
             keep.append((wh, kind, msg))
             continue
-        {"error": st.error, "info": st.info, "success": st.success}.get(kind, st.info)(msg)
+        {"error": st.error, "info": st.info, "success": st.success, "warning": st.warning}.get(kind, st.info)(msg)
     st.session_state[FLASH] = keep
 
 
@@ -83,18 +85,29 @@ def kept_note() -> str:
     return f" The previous dataset ({get_studio().dataset_name}) is still in use."
 
 
-def _load_bytes(raw: bytes, name: str, target: str) -> None:
+INTAKE = "designer:intake"  # (raw bytes, file name, target, IntakeChoice, IntakeResult | None)
+
+
+def _load_bytes(raw: bytes, name: str, target: str, choice: ds.IntakeChoice | None = None) -> None:
+    """Intake (the engine's intake_csv) with the user's choices, then load on success.
+    The intake result stays in the session so the page can offer the fixes."""
+    choice = choice or ds.IntakeChoice(sep=st.session_state.get(f"{INTAKE}:sep"))
+    res = None
     try:
-        new, notes = ds.handle_upload(raw, name, target, get_studio())
+        res = ds.intake_upload(raw, name, choice)
+        new, notes = ds.studio_from_intake(res, name, target, get_studio())
     except bc.BlowfishError as e:
+        st.session_state[INTAKE] = (raw, name, target, choice, res)
         msg = str(e).rstrip()
         msg = msg if msg.startswith(name) else f"{name}: {msg}"
         flash("data", "error", msg + ("" if msg.endswith(".") else ".") + kept_note())
         return
+    st.session_state[INTAKE] = (raw, name, target, choice, res)
     _new_dataset(new)
     for n in notes:
-        flash("data", "info", n)
-    flash("data", "success", f"Loaded {name}: {len(new.private):,} private rows, {new.schema.p} modeled columns.")
+        flash("data", "warning" if n.startswith("WARNING: ") else "info", n.removeprefix("WARNING: "))
+    flash("data", "success", f"Loaded {name}: {len(new.private):,} private rows, {new.schema.p} modeled columns "
+                             f"(separator {res.sep_name}, {'detected' if res.sep_sniffed else 'chosen'}).")
 
 
 def on_upload(target: str) -> None:
@@ -102,6 +115,61 @@ def on_upload(target: str) -> None:
     if f is None:
         return
     _load_bytes(f.getvalue(), f.name, target)
+
+
+def _reintake(**change) -> None:
+    """Re-run the intake of the last upload with one choice changed."""
+    last = st.session_state.get(INTAKE)
+    if last is None:
+        return
+    raw, name, target, choice, _ = last
+    _load_bytes(raw, name, target, dataclasses.replace(choice, **change))
+
+
+def on_intake_sep() -> None:
+    _reintake(sep=st.session_state.get(f"{INTAKE}:sep"))
+
+
+def on_use_names() -> None:
+    _reintake(no_header=True)
+
+
+def on_missing_apply(columns: list[str]) -> None:
+    drop, level = [], []
+    for c in columns:
+        how = st.session_state.get(f"{INTAKE}:missing:{c}")
+        if how == "drop rows":
+            drop.append(c)
+        elif how == "declared missing level":
+            level.append((c, st.session_state.get(f"{INTAKE}:level:{c}") or "missing"))
+    _reintake(drop_missing=tuple(drop), missing_level=tuple(level))
+
+
+def intake_panel(target: str) -> None:
+    """Separator selector, header fix, per-column missing-value choices and the intake's
+    notes / warnings / problems for the last upload to ``target``."""
+    st.selectbox("Separator", ds.SEP_CHOICES, format_func=ds.sep_label, key=f"{INTAKE}:sep",
+                 on_change=on_intake_sep, help="detect: the intake picks among , ; tab | and ', ' and says which")
+    last = st.session_state.get(INTAKE)
+    if last is None or last[2] != target or last[4] is None:
+        return
+    res = last[4]
+    st.caption(ds.app_message(res.summary_lines()[0]))
+    if res.offered_names and not res.header and not last[3].no_header:
+        what = f"the {res.preset_layout.capitalize()} names" if res.preset_layout else "column_1, column_2, …"
+        st.button(f"Use these column names ({what})", key=f"{INTAKE}:names", on_click=on_use_names)
+    missing = [g.name for g in res.columns if (g.n_missing and g.modelled) or g.name in dict(last[3].missing_level)]
+    missing += [c for c in last[3].drop_missing if c not in missing]
+    if missing:
+        with st.expander("Missing values", expanded=any(p.kind == "missing" for p in res.problems)):
+            for c in missing:
+                a, b = st.columns(2)
+                a.selectbox(f"'{c}'", ["(choose)", *ds.MISSING_CHOICES], key=f"{INTAKE}:missing:{c}")
+                b.text_input(f"missing level for '{c}'", value="missing", key=f"{INTAKE}:level:{c}")
+            st.button("Apply the missing-value choices", key=f"{INTAKE}:missing_apply", on_click=on_missing_apply,
+                      args=(missing,))
+    for p in res.problems:
+        st.error(ds.app_message(p.message))
 
 
 def on_paste(target: str) -> None:
@@ -203,14 +271,16 @@ if source in ("adult", "bank"):
     choice = st.radio("Table", opts, format_func=labels.get, key=tkey, horizontal=True,
                       on_change=on_table_change, args=(source,))
     if choice == "upload":
-        st.file_uploader(f"Upload {preset.csv_name} (CSV)", type=["csv", "txt"], key=f"designer:upload:{source}",
-                         on_change=on_upload, args=(source,))
+        st.file_uploader(f"Upload {preset.csv_name} (CSV, TSV or the UCI .data file)", type=ds.UPLOAD_TYPES,
+                         key=f"designer:upload:{source}", on_change=on_upload, args=(source,))
+        intake_panel(source)
         with st.expander("…or paste CSV text"):
             st.text_area("CSV text", key=f"designer:paste:{source}", height=120)
             st.button("Load pasted CSV", key=f"designer:paste_btn:{source}", on_click=on_paste, args=(source,))
 elif source == "csv":
-    st.file_uploader("Upload a CSV (header row, comma-separated, UTF-8)", type=["csv", "txt"],
-                     key="designer:upload:csv", on_change=on_upload, args=("csv",))
+    st.file_uploader("Upload a table (CSV, TSV, TXT or .data; UTF-8; the separator and header are detected)",
+                     type=ds.UPLOAD_TYPES, key="designer:upload:csv", on_change=on_upload, args=("csv",))
+    intake_panel("csv")
     with st.expander("…or paste CSV text"):
         st.text_area("CSV text", key="designer:paste:csv", height=120,
                      placeholder="age,sex,income\n34,F,<=50K\n51,M,>50K")
@@ -432,3 +502,46 @@ with st.expander("Schema and policy files", expanded=False):
     j1, j2 = st.columns(2)
     j1.button("Apply as schema", key="designer:apply_schema", on_click=on_apply_json, args=("schema",))
     j2.button("Apply as policy", key="designer:apply_policy", on_click=on_apply_json, args=("policy",))
+
+
+# --------------------------------------------------------- 4. make a release (issue 11)
+RELEASE = "designer:release"
+st.header("4 · Make a release")
+st.caption("An unseeded release: randomness from the operating system, noise from OpenDP's floating-point-safe "
+           "samplers (the discrete Gaussian for hard votes). Nothing about the randomness is recorded except "
+           "“unseeded, OS entropy, sampler opendp”. The bundle holds only what may be published.")
+
+
+def on_make_release() -> None:
+    ss = st.session_state
+    try:
+        res = ds.make_release(get_studio(), ss[f"{RELEASE}:method"], float(ss[f"{RELEASE}:rho"]),
+                              int(ss[f"{RELEASE}:rounds"]), int(ss[f"{RELEASE}:size"]))
+    except bc.BlowfishError as e:
+        flash("release", "error", f"No release made: {e}")
+        ss.pop(RELEASE, None)
+        return
+    ss[RELEASE] = res
+
+
+show_flash("release")
+r1, r2, r3, r4 = st.columns(4)
+r1.selectbox("Method", ds.RELEASE_METHODS, key=f"{RELEASE}:method")
+r2.number_input("ρ (zCDP)", min_value=1e-8, value=RHO_DEFAULT, format="%.2e", key=f"{RELEASE}:rho")
+r3.number_input("Rounds", min_value=1, max_value=50, value=ROUNDS_DEFAULT, key=f"{RELEASE}:rounds")
+r4.number_input("Released records", min_value=1, max_value=100_000, value=ds.DEFAULT_RELEASE, key=f"{RELEASE}:size")
+st.button("Make a release", key=f"{RELEASE}:go", type="primary", on_click=on_make_release,
+          disabled=not studio.has_rows, help=None if studio.has_rows else "needs the private table")
+rel = st.session_state.get(RELEASE)
+if rel is not None:
+    pub, internal = rel.public_report, rel.eval_report
+    st.success(f"Release made ({pub['randomness']}).")
+    st.code(ledger_text(pub), language=None)
+    st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(rel),
+                       file_name="release_bundle.zip", mime="application/zip", key=f"{RELEASE}:dl",
+                       on_click="ignore")
+    with st.expander(internal["label"], expanded=False):
+        st.warning(internal["label"])
+        m = internal["metric"]["name"]
+        st.json({"n_unique": internal["n_unique"], m: internal["runs"][0][m],
+                 "seconds": internal["seconds_total"]})

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any
 
 import pandas as pd
 
 import blowfish_core as bc
-from blowfish_core.data import read_table
 from blowfish_core.errors import DataError, PolicyError, SchemaError
+from blowfish_core.exports import to_csv_safe
+from blowfish_core.intake import SEP_NAMES, IntakeResult, intake_csv
 from blowfish_core.presets import shared_path
 from blowfish_core.schema import _fmt
 
@@ -41,15 +43,93 @@ _BLANK_WORDS = {"", BLANK, "-", "–", "n/a", "na", "none", "nan", "auto"}
 NUMBER_TEXT_COLUMNS = ("lo", "hi", "weight")
 
 
-# ------------------------------------------------------------------ reading
-def read_csv_bytes(raw: bytes, name: str = "uploaded file") -> pd.DataFrame:
-    """Parse an uploaded CSV (bytes) with the engine's reader; at least two columns.
+#: file types the uploader accepts (the UCI originals ship as .data).
+UPLOAD_TYPES = ["csv", "tsv", "txt", "data"]
+#: the separator selector: None = detect.
+SEP_CHOICES: list[str | None] = [None, ",", ";", "\t", "|", ", "]
+#: the per-column missing-value choices at intake.
+MISSING_CHOICES = ("drop rows", "declared missing level")
+#: the release size the intake warns against (the app's default release).
+DEFAULT_RELEASE = 512
 
-    Raises DataError naming the file and the problem (malformed, empty, one column, ...).
+
+def sep_label(sep: str | None) -> str:
+    """Selector label of a separator choice ('detect' for None)."""
+    return "detect" if sep is None else f"{SEP_NAMES[sep]} ({sep!r})"
+
+
+@dataclasses.dataclass(frozen=True)
+class IntakeChoice:
+    """What the user chose at intake (the app's widgets; the CLI's flags).
+
+    sep: None to detect.  no_header: None to detect, True for a file without a header row
+    (with the offered names: the Adult/Bank UCI names when the layout matches).
+    drop_missing: columns whose rows with a missing cell are dropped.  missing_level:
+    (column, text) pairs: the declared missing level of a text column.
     """
+
+    sep: str | None = None
+    no_header: bool | None = None
+    drop_missing: tuple[str, ...] = ()
+    missing_level: tuple[tuple[str, str], ...] = ()
+
+
+_APP_FIXES = (
+    (re.compile(r"confirm with no_header=True and names=\[[^\]]*\] \(offered\)"),
+     "press 'Use these column names' below (the offered names)"),
+    (re.compile(r"drop those rows \(drop_missing=\['([^']*)'\]\)"),
+     r"choose 'drop rows' for '\1' under Missing values below"),
+    (re.compile(r"declare a missing level \(missing_level=\{'[^']*': '[^']*'\}\)"),
+     "choose 'declared missing level' there"),
+    (re.compile(r"pick the columns to model \(columns=\[\.\.\.\]\)"), "tick 'model' in the schema table"),
+    (re.compile(r"with no_header=True"), "by ticking 'No header row'"),
+)
+
+
+def app_message(msg: str) -> str:
+    """The app's wording of an intake message (the engine's names the intake options)."""
+    for pat, rep in _APP_FIXES:
+        msg = pat.sub(rep, msg)
+    return msg
+
+
+def intake_upload(raw: bytes, name: str = "uploaded file", choice: IntakeChoice | None = None,
+                  release_size: int | None = DEFAULT_RELEASE) -> IntakeResult:
+    """Run the engine's intake (blowfish_core.intake.intake_csv) on uploaded bytes with the
+    user's choices.  Returns the IntakeResult (its problems are not raised here: the page
+    shows them with the controls that fix them).  Raises DataError for an unreadable file."""
     if raw is None:
         raise DataError("no file received. Fix: choose a CSV file or paste its text")
-    df = read_table(bytes(raw), name=name)
+    c = choice or IntakeChoice()
+    return intake_csv(bytes(raw), name=name, sep=c.sep, no_header=c.no_header,
+                      drop_missing=list(c.drop_missing), missing_level=dict(c.missing_level),
+                      release_size=release_size)
+
+
+def intake_problems(res: IntakeResult, target: str) -> list[str]:
+    """The problems that stop ``res`` from loading for ``target``, in the app's wording.
+
+    For a preset ('adult', 'bank') only file-level problems and those of the preset's
+    columns count (the preset's declared domain checks the rest); for 'csv' every problem."""
+    probs = res.problems
+    if target in ("adult", "bank"):
+        names = set(bc.get_preset(target).schema.names)
+        probs = tuple(p for p in probs if p.column == "" or p.column in names)
+    return [app_message(p.message) for p in probs]
+
+
+def read_csv_bytes(raw: bytes, name: str = "uploaded file", choice: IntakeChoice | None = None) -> pd.DataFrame:
+    """Parse an uploaded CSV (bytes) with the engine's intake; at least two columns.
+
+    Raises DataError naming the file and the problem (malformed, empty, one column, every
+    intake problem in one message, ...).
+    """
+    res = intake_upload(raw, name, choice)
+    probs = intake_problems(res, "csv")
+    if probs:
+        raise DataError(f"{name}: " + (probs[0] if len(probs) == 1 else
+                                       f"{len(probs)} problem(s) found: " + " | ".join(probs)))
+    df = res.frame
     if df.shape[1] < MIN_COLUMNS:
         raise DataError(
             f"{name}: the table has only one column ('{df.columns[0]}'). The studio models at least "
@@ -57,6 +137,11 @@ def read_csv_bytes(raw: bytes, name: str = "uploaded file") -> pd.DataFrame:
             "Fix: upload a table with two or more columns (a one-column table may also be using another separator)"
         )
     return df
+
+
+def download_csv(df: pd.DataFrame, raw: bool = False) -> str:
+    """CSV text for a download button: spreadsheet-safe (exports.to_csv_safe) unless raw."""
+    return to_csv_safe(df, None, raw=raw)
 
 
 # ------------------------------------------------------------------ studios
@@ -128,9 +213,20 @@ def infer_editable_schema(df: pd.DataFrame) -> tuple[bc.Schema, list[str]]:
     return bc.Schema(attrs, data_derived=True, data_derived_columns=derived), notes
 
 
-def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None) -> tuple[Studio, list[str]]:
-    """Studio for an arbitrary uploaded table: inferred (data-derived) schema, empty policy."""
-    schema, notes = infer_editable_schema(df)
+def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None,
+               schema: bc.Schema | None = None) -> tuple[Studio, list[str]]:
+    """Studio for an arbitrary uploaded table: inferred (data-derived) schema, empty policy.
+
+    schema: the intake's schema (IntakeResult.schema(); modelled columns only), else one
+    inferred column by column (infer_editable_schema)."""
+    if schema is None:
+        schema, notes = infer_editable_schema(df)
+    else:
+        notes = []
+        if schema.p < MIN_COLUMNS:
+            raise SchemaError(
+                f"only {schema.p} column(s) can be modeled ({', '.join(schema.names) or 'none'}). "
+                f"Fix: the studio needs at least {MIN_COLUMNS} columns with usable values")
     tau = base.tau if base is not None else 0.03
     extras = dict(base.extras) if base is not None else {}
     st_ = Studio(name, None, df, None, schema, bc.Policy(), metric="pwerr", tau=tau, extras=extras,
@@ -138,18 +234,50 @@ def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None) -> tuple
     return st_, notes
 
 
-def handle_upload(raw: bytes, name: str, target: str, current: Studio | None = None) -> tuple[Studio, list[str]]:
-    """Turn uploaded CSV bytes into a new Studio for ``target`` ('adult', 'bank' or 'csv').
+def studio_from_intake(res: IntakeResult, name: str, target: str,
+                       current: Studio | None = None) -> tuple[Studio, list[str]]:
+    """A new Studio for ``target`` from an intake without blocking problems.
+
+    Returns (studio, notes: the intake's notes and warnings in the app's wording).
+    Raises DataError listing every problem, SchemaError / DataError from the preset's domain."""
+    probs = intake_problems(res, target)
+    if probs:
+        raise DataError(f"{name}: " + (probs[0] if len(probs) == 1 else
+                                       f"{len(probs)} problem(s) found: " + " | ".join(probs)))
+    df = res.frame
+    notes = [app_message(n) for n in res.notes]
+    warns = [f"WARNING: {app_message(w)}" for w in res.warnings]
+    if df.shape[1] < MIN_COLUMNS:
+        raise DataError(
+            f"{name}: the table has only one column ('{df.columns[0]}'). The studio models at least "
+            f"{MIN_COLUMNS} columns (the error metric PWErr compares pairs of attributes). "
+            "Fix: upload a table with two or more columns (a one-column table may also be using another separator)"
+        )
+    if target in ("adult", "bank"):
+        return preset_studio(target, df, base=current, label=f"{target.capitalize()} ({name})"), warns
+    if target == "csv":
+        if len(res.modelled) < MIN_COLUMNS:
+            why = "; ".join(f"column '{g.name}' is not modelled: {g.reason}" for g in res.columns if not g.modelled)
+            raise SchemaError(
+                f"only {len(res.modelled)} column(s) can be modeled ({', '.join(res.modelled) or 'none'})"
+                + (f"; {why}" if why else "") + f". Fix: the studio needs at least {MIN_COLUMNS} columns with "
+                "usable values")
+        st_, more = csv_studio(df, name, base=current, schema=res.schema())
+        return st_, notes + more + warns
+    raise DataError(f"unknown upload target {target!r}")
+
+
+def handle_upload(raw: bytes, name: str, target: str, current: Studio | None = None,
+                  choice: IntakeChoice | None = None) -> tuple[Studio, list[str]]:
+    """Turn uploaded CSV bytes into a new Studio for ``target`` ('adult', 'bank' or 'csv')
+    through the engine's intake (intake_upload, then studio_from_intake).
 
     Returns (studio, notes).  Raises BlowfishError (DataError/SchemaError) naming the
-    problem; ``current`` is never modified.
+    problem(s); ``current`` is never modified.
     """
-    df = read_csv_bytes(raw, name)
-    if target in ("adult", "bank"):
-        return preset_studio(target, df, base=current, label=f"{target.capitalize()} ({name})"), []
-    if target == "csv":
-        return csv_studio(df, name, base=current)
-    raise DataError(f"unknown upload target {target!r}")
+    if target not in ("adult", "bank", "csv"):
+        raise DataError(f"unknown upload target {target!r}")
+    return studio_from_intake(intake_upload(raw, name, choice), name, target, current)
 
 
 def studio_for_source(source: str, current: Studio | None = None) -> Studio:
@@ -363,3 +491,41 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
             f"only one column is modeled ('{attrs[0].name}'). Fix: tick 'model' for at least {MIN_COLUMNS} columns"
         )
     return bc.Schema(attrs, data_derived=bool(derived), data_derived_columns=derived)
+
+
+# ------------------------------------------------------------ release (issue 11)
+#: methods offered by the "Make a release" action.
+RELEASE_METHODS = ("bf-soft", "hard", "tab-pe")
+
+
+def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, release: int = DEFAULT_RELEASE,
+                 seed: int | None = None):
+    """One release of ``studio``'s table: unseeded by default (OS entropy, OpenDP noise).
+
+    seed: a whole number for a study run (its outputs say "seeded: for study, not for
+    publication").  Returns the engine's PairedResult (public_report / eval_report).
+    Raises BlowfishError naming the problem (no table, bad budget, empty policy, ...)."""
+    if not studio.has_rows:
+        raise DataError("a release needs the private table. Fix: upload it (or choose a table) above")
+    cfg = bc.SynthConfig(rounds=int(rounds), release=int(release))
+    metric = bc.get_preset(studio.preset).metric_fn() if studio.preset else None
+    req = bc.RunRequest(studio.schema, studio.policy, studio.private, [method], float(rho),
+                        tau=studio.tau if bc.get_method(method).needs_tau else None,
+                        seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
+                        data_source=studio.dataset_name)
+    return bc.run_paired(req)
+
+
+def bundle_zip(result) -> bytes:
+    """The release bundle (report.bundle_files: CSV, schema, policy, budget, ledger JSON and
+    text) as a zip archive for a download button.  Nothing computed on the private table."""
+    import io
+    import zipfile
+
+    from blowfish_core.report import bundle_files
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in bundle_files(result).items():
+            z.writestr(name, text)
+    return buf.getvalue()

@@ -258,7 +258,7 @@ def policy_editor(studio, t3: dict[str, AttributePolicy] | None) -> tuple[bc.Pol
                            "weight. Not drawn: every value links to every other.")
                 continue
             try:
-                data = policy_graph_data(a, new)
+                data = _graph_data(bc.Schema([a]).to_json(), bc.Policy({a.name: new}).to_json())
             except bc.BlowfishError as e:  # pragma: no cover - validated above
                 st.error(str(e))
                 continue
@@ -322,6 +322,15 @@ def _q_curve(spec: str) -> go.Figure:
                       margin=dict(l=10, r=10, t=70, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     return fig
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _graph_data(schema_json: str, policy_json: str) -> dict[str, Any]:
+    """graphs.policy_graph_data of the one attribute of ``schema_json`` under ``policy_json``,
+    cached by that (public) JSON: every fresh session of a classroom draws the same default
+    graphs (issue 11 load test)."""
+    a = bc.Schema.from_json(schema_json).attributes[0]
+    return policy_graph_data(a, bc.Policy.from_json(policy_json).policy_for(a.name))
 
 
 def draw_policy_graph(a: bc.Attribute, data: dict[str, Any]) -> None:

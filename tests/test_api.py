@@ -19,6 +19,8 @@ TINY = SynthConfig(rounds=2, population=[16, 16], release=20)
 
 def cli_release(tmp_path, *extra: str) -> tuple[bytes, dict]:
     out, rep = tmp_path / "cli.csv", tmp_path / "cli.json"
+    if "--seeds" not in extra:  # the API's seed=0 study run (the CLI's default is an unseeded release)
+        extra = (*extra, "--seeds", "0")
     assert main(["synth", "--preset", "xor3", *extra, "--out", str(out), "--report", str(rep), *TINY_ARGS]) == 0
     return out.read_bytes(), json.loads(rep.read_text())
 
@@ -85,12 +87,15 @@ def test_api_errors_have_the_cli_messages(tmp_path, capsys, kwargs, argv):
     assert str(e.value) == msg
 
 
-def test_api_refuses_unfitted_and_unseeded():
+def test_api_refuses_unfitted_and_unseeded_is_release_mode():
     syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="hard", rho=1e-3, seed=None, config=TINY)
     with pytest.raises(bc.BlowfishError, match="not fitted"):
         syn.sample(5)
-    with pytest.raises(bc.BlowfishError, match="seed=None"):
-        syn.fit(bc.load_preset_data(XOR, None).private)
+    # issue 11: seed=None (the default) is release mode, OS entropy and OpenDP noise
+    syn.fit(bc.load_preset_data(XOR, None).private)
+    assert syn.randomness_ == "unseeded, OS entropy, sampler opendp"
+    assert syn.result_.seed is None and len(syn.sample(5)) == 5
+    assert bc.Synthesizer(XOR.schema, XOR.default_policy()).seed is None
 
 
 def test_laplace_api_and_cli_xor3(tmp_path):
@@ -149,7 +154,7 @@ def test_laplace_api_and_cli_adult(tmp_path):
     path = shared_path(adult)
     out, rep_path = tmp_path / "a.csv", tmp_path / "a.json"
     assert main(["synth", "--preset", "adult", "--data", path, "--method", "hard,bf-soft", "--tau", "0.03",
-                 "--mechanism", "laplace", "--epsilon", "1", "--out", str(out), "--report", str(rep_path),
+                 "--mechanism", "laplace", "--epsilon", "1", "--seeds", "0", "--out", str(out), "--report", str(rep_path),
                  *TINY_ARGS]) == 0
     rep = json.loads(rep_path.read_text())
     assert rep["privacy"]["notion"] == "pure" and rep["privacy"]["epsilon"] == 1.0

@@ -35,8 +35,10 @@ def test_noise_step_greys_out_soft_votes_with_the_reason():
     assert ms.value == ["tab-pe", "hard"]  # BF-Soft removed, and not offered
     assert "BF-Soft" not in ms.options and "Tab-PE" in ms.options
     greyed = {c.key: c for c in at.checkbox if c.key and c.key.startswith("rn_na_")}
-    assert set(greyed) == {"rn_na_bf-soft", "rn_na_soft-dp"}
-    assert all(c.disabled and c.value is False and c.help == SOFT_VOTE_REASON for c in greyed.values())
+    assert set(greyed) == {"rn_na_bf-soft", "rn_na_soft-dp", "rn_na_mst", "rn_na_aim"}  # soft votes; reference methods
+    assert all(c.disabled and c.value is False for c in greyed.values())
+    assert greyed["rn_na_bf-soft"].help == greyed["rn_na_soft-dp"].help == SOFT_VOTE_REASON
+    assert "runs only with gaussian" in greyed["rn_na_mst"].help  # a reference method: not Algorithm 1
     assert any(SOFT_VOTE_REASON in c.value and "BF-Soft" in c.value for c in at.caption)
     assert any("Removed from the methods: BF-Soft" in i.value for i in at.info)
     assert at.checkbox(key="rn_decomp").disabled and at.radio(key="rn_budget_mode").disabled

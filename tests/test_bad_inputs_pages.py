@@ -45,12 +45,11 @@ def designer():
     [
         ("", "paste"),                                   # empty
         ("a,b\n", "no data rows"),                       # header only
-        ("a;b\n1;2\n3;4\n", "semicolon"),                # wrong delimiter
-        ("a,a\n1,2\n3,4\n", "duplicate column"),         # duplicate column names
-        ("a,b\n1,\n2,\n", "entirely missing"),           # all-missing column
-        ("a,b\n1,inf\n2,3\n", "infinite"),               # infinity in a numeric column
-        ("a,b\n1,x\n2,3\n3,4\n", "mostly numbers"),      # one non-number in a numeric column
-        ("a,b\n1,2,3\n", "more fields"),                 # malformed row
+        ("a,a\n1,2\n3,4\n", "column 'a' appears twice"),  # duplicate column names
+        ("a,b\n1,\n2,\n", "column 'b' is not modelled: every cell is empty"),  # all-missing column
+        ("a,b\n1,inf\n2,3\n", "not numbers (e.g. ['inf']) in row 2"),  # infinity in a numeric column
+        ("a,b\n1,x\n2,3\n3,4\n", "not numbers (e.g. ['x']) in row 2"),  # one non-number, with its row
+        ("a,b\n1,2,3\n", "no row has the 2 fields of the first row"),  # malformed row
         ("a\n1\n2\n", "one column"),                     # one column
     ],
 )
@@ -91,9 +90,8 @@ def test_200_mb_upload_is_refused_with_a_size_message():
     [
         ("?,Private,13,40,<=50K\n", "'?'"),                      # '?' as a missing marker in a numeric column
         ("200,Private,13,40,<=50K\n", "outside the declared public domain"),
-        ("34, Private,13,40,<=50K\n", "leading/trailing spaces"),  # category with a leading space
         ("34,Pirate,13,40,<=50K\n", "outside the declared public domain"),  # unknown category
-        ("nan,Private,13,40,<=50K\n", "not numbers"),
+        ("nan,Private,13,40,<=50K\n", "column 'age': 1 cell(s) are missing (empty or a marker like '?') in row 4"),
     ],
 )
 def test_adult_upload_catalogue_names_column(row, needle):
@@ -102,6 +100,21 @@ def test_adult_upload_catalogue_names_column(row, needle):
     with pytest.raises(bc.BlowfishError) as e:
         ds.handle_upload(raw, "adult.csv", "adult")
     assert needle in str(e.value), str(e.value)
+
+
+def test_adult_upload_trims_spaces_like_the_intake():
+    # issue 11: cells are trimmed of ASCII and Unicode spaces at intake (" Private" -> "Private")
+    raw = (ADULT_HEADER + "34,Private,13,40,<=50K\n34, Private,13,40,<=50K\n51,\u00a0?,9,50,>50K\n").encode()
+    studio, _ = ds.handle_upload(raw, "adult.csv", "adult")
+    rows = pd.concat([studio.private, studio.public])
+    assert sorted(rows["workclass"]) == ["?", "Private", "Private"]
+
+
+def test_semicolon_paste_is_detected_and_loaded(designer):
+    _paste(designer, "a;b\n1;x\n2;y\n3;x\n")
+    assert not designer.exception and not designer.error
+    s = designer.session_state["studio"]
+    assert list(s.private.columns) == ["a", "b"] and len(s.private) == 3
 
 
 def test_adult_upload_with_question_mark_workclass_is_accepted():

@@ -181,7 +181,7 @@ def test_missing_file(files, capsys, tmp_path):
 @pytest.mark.parametrize("which, needle", [
     ("binary", "not UTF-8"),
     ("nul", "binary file"),
-    ("ragged", "more fields than the header"),
+    ("ragged", "fields instead of 2 (row 2)"),
 ])
 def test_unreadable_csv(files, capsys, which, needle):
     expect_error(capsys, synth(files, which, "--method", "hard", "--rho", "1"), which + ".csv", needle)

@@ -55,7 +55,7 @@ def test_headerless_adult_layout_with_comma_space_and_data_extension(tmp_path):
         "rest of the column(s) 1, 3, 5 are numbers. It was read as data (row 1) with columns named the Adult "
         "preset's names. Fix: confirm with no_header=True and names=[age, workclass, fnlwgt, education, ...] "
         "(offered), or add a header row to the file")
-    with pytest.raises(DataError, match="1 problem"):
+    with pytest.raises(DataError, match="the first row looks like data"):
         r.raise_for_problems()
     ok = intake_csv(path, no_header=True, release_size=None)
     assert ok.ok and list(ok.frame.columns) == list(ADULT_UCI_COLUMNS)

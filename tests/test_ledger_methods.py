@@ -25,7 +25,8 @@ XOR = bc.get_preset("xor3")
 
 
 def test_table_entries():
-    assert list(METHODS) == ["tab-pe", "hard", "bf-soft", "soft-dp", "soft-hard-noise"]
+    assert list(METHODS) == ["tab-pe", "hard", "bf-soft", "soft-dp", "soft-hard-noise", "mst", "aim"]
+    assert {m for m, v in METHODS.items() if v.runner == "baseline"} == {"mst", "aim"}  # issue 12 references
     assert {m for m, v in METHODS.items() if v.needs_tau} == {"bf-soft", "soft-dp", "soft-hard-noise"}
     assert {m for m, v in METHODS.items() if v.notion == "blowfish"} == {"hard", "bf-soft", "soft-hard-noise"}
     assert METHODS["tab-pe"].make_vote(0.03) == HardVote()

@@ -34,7 +34,7 @@ from studio import runner_ui as ui
 XOR = bc.get_preset("xor3")
 TINY_ARGS = ["--rounds", "2", "--population", "16x2", "--release", "20", "--quiet"]
 TINY = SynthConfig(rounds=2, population=[16, 16], release=20)
-SOFT = [m for m, meth in METHODS.items() if meth.vote is not HardVote]
+SOFT = [m for m, meth in METHODS.items() if meth.vote is not HardVote and meth.vote is not None]  # soft votes (not MST/AIM)
 
 
 def _split(n=5003):

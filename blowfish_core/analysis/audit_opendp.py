@@ -3,9 +3,12 @@
 Same pairs (:func:`blowfish_core.audit.build_pair`: the worst-case neighbouring datasets
 and the calibration under test) and the same Clopper-Pearson bound
 (:func:`blowfish_core.audit.epsilon_lower_bound`); only the noise differs: every run is a
-whole noisy histogram drawn by :func:`blowfish_core.mechanisms.opendp_samplers.opendp_gaussian_draws`
--- the discrete Gaussian for the hard votes (Tab-PE, Hard: integer counts), OpenDP's float
-Gaussian for BF-Soft.  OpenDP's noise is unseeded (OS entropy), so the bound varies a
+whole noisy histogram drawn by **the loop's release-mode path**, the mechanism plug-in
+``get_mechanism("gaussian", sampler="opendp").release(H, sigma, rng, integer=...)``
+(:class:`blowfish_core.mechanisms.GaussianOpenDP`, what run_synthesis calls with
+OsEntropyStreams) -- the discrete Gaussian for the hard votes (Tab-PE, Hard:
+``Method.integer_votes``), OpenDP's float Gaussian for BF-Soft.  The n runs are one call
+on the histogram tiled n times (every coordinate an independent draw of the sampler).  OpenDP's noise is unseeded (OS entropy), so the bound varies a
 little from run to run; the verdicts must not.
 
 Test statistic (as in audit.sample_statistic): the projection on H(D') - H(D) when both
@@ -26,10 +29,18 @@ from .audit import (
     pair_epsilon,
 )
 from ..errors import BlowfishError
-from ..mechanisms.opendp_samplers import opendp_gaussian_draws
+from ..mechanisms import get_mechanism
+from ..methods import METHODS
 
 #: hard-vote methods get integer histograms, hence the discrete Gaussian.
-DISCRETE_METHODS = ("tab-pe", "hard")
+DISCRETE_METHODS = tuple(m.name for m in METHODS.values() if m.integer_votes)
+
+
+def release_draws(H: np.ndarray, sigma: float, n_draws: int, integer: bool) -> np.ndarray:
+    """n_draws noisy copies of H through the loop's OpenDP mechanism: (n_draws, m) float64."""
+    mech = get_mechanism("gaussian", sampler="opendp")
+    tiled = np.tile(np.asarray(H, dtype=np.float64), int(n_draws))
+    return mech.release(tiled, float(sigma), None, integer=integer).reshape(int(n_draws), -1)
 
 
 def _statistic(pair: AuditPair, y: np.ndarray) -> np.ndarray:
@@ -73,8 +84,8 @@ def audit_pair_opendp(pair: AuditPair, n_samples: int = 20_000, alpha: float = 0
     discrete = pair.method in DISCRETE_METHODS
     H = np.rint(pair.H).astype(np.int64) if discrete else pair.H
     Hp = np.rint(pair.H_prime).astype(np.int64) if discrete else pair.H_prime
-    y0 = opendp_gaussian_draws(H, pair.sigma, int(n_samples), discrete=discrete).astype(float)
-    y1 = opendp_gaussian_draws(Hp, pair.sigma_prime, int(n_samples), discrete=discrete).astype(float)
+    y0 = release_draws(H, pair.sigma, int(n_samples), discrete)
+    y1 = release_draws(Hp, pair.sigma_prime, int(n_samples), discrete)
     t0, t1 = _statistic(pair, y0), _statistic(pair, y1)
     h = int(n_samples) // 2
     s0, s1 = np.sort(t0[:h]), np.sort(t1[:h])

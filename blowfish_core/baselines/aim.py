@@ -148,7 +148,8 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
         sigma = sens * sigma_unit
         y = answers[r] + rng.normal(0.0, sigma, size=answers[r].size)
         clique = tuple(names[i] for i in r)
-        ledger.append(LedgerRow(len(ledger), step, "gaussian", clique, sens, sigma, sens ** 2 / (2 * sigma ** 2)))
+        ledger.append(LedgerRow(len(ledger), step, "gaussian", clique, sens, sigma, sens ** 2 / (2 * sigma ** 2),
+                                candidates=int(y.size)))
         measurements.append(mbi.LinearMeasurement(y, clique, stddev=sigma))
 
     # Step 2 (Alg. 1 lines 1-4): all 1-way marginals at sigma_0.
@@ -191,7 +192,8 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
         k = exponential_mechanism(np.array(scores), epsilon, score_sens, rng)
         r = small[k]
         clique = tuple(names[i] for i in r)
-        ledger.append(LedgerRow(len(ledger), "select", "exponential", clique, score_sens, epsilon, epsilon ** 2 / 8.0))
+        ledger.append(LedgerRow(len(ledger), "select", "exponential", clique, score_sens, epsilon, epsilon ** 2 / 8.0,
+                                candidates=len(small)))
         measure(r, sigma_u, "measure")
         chosen.append(clique)
         before = np.asarray(model.project(clique).datavector(), dtype=float)
@@ -208,14 +210,19 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     # Step 5: final estimate, sample, decode.
     model = estimate(mbi, domain, measurements, n, iters, warm_start=model)
     n_out = int(rows) if rows is not None else max(1, round(n))
-    with seeded_global_numpy(int(rng.integers(2 ** 32))):
-        synth = model.synthetic_data(rows=n_out, method=sampling)
-    out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
-    Xr = cells.decode(out_cells, rng)
+
+    def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
+        """(n_rows, p) encoded records from the final model (post-processing), randomness from g."""
+        with seeded_global_numpy(int(g.integers(2 ** 32))):
+            synth = model.synthetic_data(rows=int(n_rows), method=sampling)
+        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+        return cells.decode(out_cells, g)
+
+    Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     info = {"rounds": t, "max_rounds": T, "anneals": anneals, "selected": [list(c) for c in chosen],
             "cells": dict(zip(names, sizes)), "neighbours": neighbours, "bins": cells.bins, "total": n,
             "iters": int(iters), "round_iters": int(round_iters), "sampling": sampling, "rows": n_out,
             "cpu_seconds": time.process_time() - c0}
     return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, "aim",
-                          tuple(m.clique for m in measurements), info)
+                          tuple(m.clique for m in measurements), info, sampler=generate)

@@ -7,6 +7,7 @@ these rows map one-to-one onto it (round/step, mechanism, sensitivity, scale, rh
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -29,6 +30,8 @@ class LedgerRow:
         mechanism's epsilon (nats; selection probability ~ exp(epsilon score / (2 sensitivity))).
     rho: zCDP spent: sensitivity^2 / (2 sigma^2) (Gaussian, Bun & Steinke 2016) or
         epsilon^2 / 8 (exponential mechanism, Cesar & Rogers 2021 bounded range).
+    candidates: cells of the measured marginal (gaussian) or cliques the selection chose
+        among (exponential); 0 when not recorded.
     """
 
     round: int
@@ -38,6 +41,7 @@ class LedgerRow:
     sensitivity: float
     scale: float
     rho: float
+    candidates: int = 0
 
     def __post_init__(self) -> None:
         if self.mechanism not in MECHANISMS:
@@ -65,6 +69,8 @@ class BaselineResult:
     rho: the stated total budget; method: "mst" | "aim".
     cliques: the measured cliques (names) in measurement order.
     info: method-specific extras (JSON-safe).
+    sampler: ``sampler(n, rng) -> (n, p)`` encoded records drawn afresh from the fitted model
+        (post-processing: no privacy cost); rng a numpy Generator.  Not compared.
     """
 
     release: pd.DataFrame
@@ -75,6 +81,7 @@ class BaselineResult:
     method: str
     cliques: tuple[tuple[str, ...], ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
+    sampler: Callable[[int, Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def __iter__(self):
         """Unpack as (release, ledger, seconds)."""

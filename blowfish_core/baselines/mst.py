@@ -89,7 +89,7 @@ class _Measurer:
         y = x + self.rng.normal(0.0, sigma, size=x.size)
         clique = tuple(self.names[c] for c in cols)
         self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, self.sens, sigma,
-                                     self.sens ** 2 / (2.0 * sigma ** 2)))
+                                     self.sens ** 2 / (2.0 * sigma ** 2), candidates=int(x.size)))
         return self.mbi.LinearMeasurement(y, clique, stddev=sigma), y
 
 
@@ -196,7 +196,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
         tree.append(e)
         comps.union(*e)
         ledger.append(LedgerRow(len(ledger), "select", "exponential", (names[e[0]], names[e[1]]),
-                                score_sens, epsilon, epsilon ** 2 / 8.0))
+                                score_sens, epsilon, epsilon ** 2 / 8.0, candidates=len(cand)))
 
     # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split evenly.
     log2 = [meas.measure(ccodes, csizes, e, rho / 3.0 / (p - 1), "measure-2way")[0] for e in tree]
@@ -204,12 +204,17 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     # Step 5 ([PGM]; [MST] "generate", undoing the compression): estimate, sample, decode.
     model = estimate(mbi, domain, log1 + log2, total, iters)
     n_out = int(rows) if rows is not None else max(1, round(total))
-    with seeded_global_numpy(int(rng.integers(2 ** 32))):
-        synth = model.synthetic_data(rows=n_out, method=sampling)
-        if mapping:
-            synth = synth.decompress(mapping)
-    out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
-    Xr = cells.decode(out_cells, rng)
+
+    def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
+        """(n_rows, p) encoded records from the model (post-processing), randomness from g."""
+        with seeded_global_numpy(int(g.integers(2 ** 32))):
+            synth = model.synthetic_data(rows=int(n_rows), method=sampling)
+            if mapping:
+                synth = synth.decompress(mapping)
+        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+        return cells.decode(out_cells, g)
+
+    Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     seconds = time.perf_counter() - t0
     cliques = tuple(m.clique for m in log1) + tuple(m.clique for m in log2)
@@ -217,4 +222,4 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
             "compressed_cells": dict(zip(names, csizes)), "neighbours": neighbours, "bins": cells.bins,
             "total": total, "iters": int(iters), "sampling": sampling, "rows": n_out,
             "cpu_seconds": time.process_time() - c0}
-    return BaselineResult(release, Xr, tuple(ledger), seconds, rho, "mst", cliques, info)
+    return BaselineResult(release, Xr, tuple(ledger), seconds, rho, "mst", cliques, info, sampler=generate)

@@ -16,6 +16,13 @@ only calls these; adding a mechanism is one module here plus one entry in
   ledger.  They have ``samples = True`` and, instead of scale/noise, ``plan`` and
   ``noise_distribution`` (see mechanisms/pubmix.py).  Additive mechanisms have no
   ``samples`` attribute (or False).
+
+Samplers (issue 11): the loop calls ``mech.release(hist, scale, rng, integer=...)``, the
+noisy histogram.  Each mechanism has a study sampler ('numpy': the round's seeded stream)
+and may have a release sampler ('opendp': OpenDP's floating-point-safe and discrete
+samplers, :mod:`.opendp_samplers`).  The randomness source picks it once per run
+(``get_mechanism(name, sampler=streams.sampler)``: SeededStreams -> 'numpy',
+OsEntropyStreams -> 'opendp'); both entries share the name, ledger rows and accounting.
 """
 
 from __future__ import annotations
@@ -28,8 +35,8 @@ import numpy as np
 from ..errors import BlowfishError
 from ..ledger import LedgerRow
 from ..sensitivity import Calibration
-from .gaussian import Gaussian
-from .laplace import Laplace
+from .gaussian import Gaussian, GaussianOpenDP
+from .laplace import Laplace, LaplaceOpenDP
 from .exponential import Exponential
 from .pubmix import PubMix
 
@@ -47,6 +54,9 @@ class Mechanism(Protocol):
 
     def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray: ...
 
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray: ...
+
     def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
             **extra: Any) -> LedgerRow: ...
 
@@ -63,19 +73,40 @@ SAMPLING = tuple(k for k, m in MECHANISMS.items() if getattr(m, "samples", False
 DEFAULT_MECHANISM = "gaussian"
 #: mechanisms that release a choice, not a histogram: ledger rows only, not a ``--mechanism`` of synth.
 SELECTION_MECHANISMS: dict[str, Exponential] = {m.name: m for m in (Exponential(),)}
+#: (name, sampler) -> the same mechanism with another noise sampler (release mode).
+SAMPLED: dict[tuple[str, str], Mechanism] = {(m.name, "opendp"): m for m in (GaussianOpenDP(), LaplaceOpenDP())}
+SAMPLERS = ("numpy", "opendp")
 
 
-def get_mechanism(mechanism: str | Mechanism | None) -> Mechanism:
-    """The mechanism for a name (None -> Gaussian).  Raises BlowfishError for an unknown name."""
+def get_mechanism(mechanism: str | Mechanism | None, sampler: str = "numpy") -> Mechanism:
+    """The mechanism for a name (None -> Gaussian) with the given noise sampler
+    ('numpy': study streams; 'opendp': release mode).  A Mechanism instance is returned
+    as it is for 'numpy', or swapped for its OpenDP entry.
+    Raises BlowfishError for an unknown name, or a mechanism without an OpenDP sampler
+    asked for one (a release must not fall back to numpy's sampler)."""
+    if sampler not in SAMPLERS:
+        raise BlowfishError(f"unknown noise sampler {sampler!r}; use one of {', '.join(SAMPLERS)}")
     if mechanism is None:
-        return MECHANISMS[DEFAULT_MECHANISM]
+        mechanism = DEFAULT_MECHANISM
     if not isinstance(mechanism, str):
-        return mechanism
+        if sampler == "numpy" or getattr(mechanism, "sampler", "numpy") == sampler:
+            return mechanism
+        if (mechanism.name, sampler) not in SAMPLED:
+            raise BlowfishError(f"the {mechanism.name} mechanism has no {sampler} sampler, so it cannot make an "
+                                "unseeded release. Fix: give seeds for a study run")
+        mechanism = mechanism.name
     m = MECHANISMS.get(mechanism) or SELECTION_MECHANISMS.get(mechanism)
     if m is None:
         raise BlowfishError(f"unknown mechanism {mechanism!r}; use one of {', '.join(MECHANISMS)}")
-    return m
+    if sampler == "numpy":
+        return m
+    s = SAMPLED.get((m.name, sampler))
+    if s is None:
+        raise BlowfishError(f"the {m.name} mechanism has no {sampler} sampler, so it cannot make an unseeded "
+                            f"release. Fix: use {' or '.join(n for n, _ in SAMPLED)}, or give seeds for a study run")
+    return s
 
 
-__all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLING", "SELECTION_MECHANISMS", "Exponential",
-           "Gaussian", "Laplace", "Mechanism", "PubMix", "get_mechanism"]
+__all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLED", "SAMPLERS", "SAMPLING", "SELECTION_MECHANISMS",
+           "Exponential", "Gaussian", "GaussianOpenDP", "Laplace", "LaplaceOpenDP", "Mechanism", "PubMix",
+           "get_mechanism"]

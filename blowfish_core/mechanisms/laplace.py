@@ -27,6 +27,8 @@ class Laplace:
     name: str = "laplace"
     norm: str = "l1"
     budget_name: str = "epsilon"
+    #: the noise sampler: numpy's floating-point draws from the seeded stream (study runs).
+    sampler: str = "numpy"
 
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
         """Per-round epsilon_t: (rounds,), summing to epsilon (BudgetError for a bad epsilon)."""
@@ -43,6 +45,11 @@ class Laplace:
     def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
         """b_t * Lap(0, 1)^m: (m,) float64."""
         return scale * rng.laplace(0.0, 1.0, m)
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        """Noisy histogram hist + b_t * Lap(0, 1)^m from the round's stream: (m,) float64."""
+        return hist + self.noise(scale, hist.size, rng)
 
     def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
             **extra: Any) -> LedgerRow:
@@ -61,3 +68,27 @@ class Laplace:
         """The row's privacy-loss distribution (dp-accounting) for mixed ledgers."""
         return pld.from_laplace_mechanism(row.scale, sensitivity=row.sensitivity,
                                           value_discretization_interval=discretization)
+
+
+@dataclass(frozen=True)
+class LaplaceOpenDP(Laplace):
+    """The Laplace mechanism with OpenDP's samplers (release mode, issue 11; DESIGN §7).
+
+    Same name, ledger rows and accounting as :class:`Laplace`; the histogram goes through
+    OpenDP's vector Laplace measurement at scale b_t (l1 sensitivity Delta1_t): the
+    discrete Laplace (geometric) mechanism for whole counts (``integer``: hard votes),
+    OpenDP's float Laplace otherwise.  OS CSPRNG; ``rng`` is not used.
+    """
+
+    sampler: str = "opendp"
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        from .opendp_samplers import opendp_noisy
+
+        return opendp_noisy(np.zeros(m), scale, "laplace", discrete=False)
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        from .opendp_samplers import opendp_noisy
+
+        return opendp_noisy(hist, scale, "laplace", discrete=integer).astype(np.float64)

@@ -161,6 +161,31 @@ def opendp_laplace(h: Any, sensitivity: float, epsilon: float, discrete: bool | 
     return np.asarray(laplace_measurement(scale, disc)(a.tolist()), dtype=np.int64 if disc else np.float64)
 
 
+def opendp_noisy(h: Any, scale: float, kind: str = "gaussian", discrete: bool | None = None) -> np.ndarray:
+    """Noisy histogram at a given noise ``scale`` (sigma_t or b_t): the release-mode draw of
+    the loop (mechanisms.GaussianOpenDP / LaplaceOpenDP).
+
+    h: (m,) vote histogram.  kind: 'gaussian' (OpenDP make_gaussian) or 'laplace'
+    (make_laplace).  discrete: True for whole counts (hard votes: the discrete Gaussian /
+    Laplace; the values are rounded to the nearest whole number first, which for hard votes
+    changes nothing), False for float noise, None: by the dtype of h.  scale 0: a copy of h.
+    Returns (m,) int64 (discrete) or float64.  Raises BlowfishError / BudgetError.
+    """
+    if kind not in ("gaussian", "laplace"):
+        raise BlowfishError(f"opendp_noisy: kind must be 'gaussian' or 'laplace' (got {kind!r})")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(scale)) or scale < 0:
+        raise BudgetError(f"noise scale must be a finite number >= 0 (got {scale!r})")
+    a = np.asarray(h)
+    if discrete and not np.issubdtype(a.dtype, np.integer):
+        a = np.rint(np.asarray(a, dtype=np.float64))
+    a, disc = _histogram(a, discrete)
+    if float(scale) == 0.0:
+        return a.copy()
+    meas = gaussian_measurement if kind == "gaussian" else laplace_measurement
+    return np.asarray(meas(float(scale), disc)(a.tolist()), dtype=np.int64 if disc else np.float64)
+
+
 def opendp_gaussian_draws(h: Any, scale: float, n_draws: int, discrete: bool | None = None) -> np.ndarray:
     """``n_draws`` independent noisy copies of h at a given Gaussian ``scale``: (n_draws, m).
 

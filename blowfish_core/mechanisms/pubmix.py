@@ -213,12 +213,11 @@ def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_
     method: a Method (its vote class is read from the method table); policy: Policy;
     threshold_h: the config's H; has_public: public rows were given (PubMix only).
     """
-    from ..votes import HardVote
-
     if not getattr(mech, "samples", False):
         return
-    if method.vote is not HardVote:
-        raise BlowfishError(f"noise {mech.name} cannot run {method.label} ({method.name}): {SOFT_VOTE_REASON}. "
+    ok, why = supports(mech, method)
+    if not ok:
+        raise BlowfishError(f"noise {mech.name} cannot run {method.label} ({method.name}): {why}. "
                             "Fix: use a hard-vote method (tab-pe, hard) or noise gaussian")
     if policy.participation:
         raise BlowfishError(f"noise {mech.name} needs replace-one neighbours with n public; participation edges "
@@ -235,6 +234,10 @@ def supports(mech: Any, method: Any) -> tuple[bool, str]:
     """(True, '') when the release step can run ``method``; else (False, the reason)."""
     from ..votes import HardVote
 
-    if getattr(mech, "samples", False) and method.vote is not HardVote:
+    if not getattr(mech, "samples", False):
+        return True, ""
+    if getattr(method, "mechanisms", None) is not None and mech.name not in method.mechanisms:
+        return False, f"{method.label} is not an Algorithm 1 method: it runs only with {' or '.join(method.mechanisms)}"
+    if method.vote is not HardVote:
         return False, SOFT_VOTE_REASON
     return True, ""

@@ -1,0 +1,105 @@
+"""Run a reference method (MST, AIM) as a method of the table: ``run_reference -> SynthResult``.
+
+The method table (blowfish_core.methods) registers MST and AIM with ``runner="baseline"``
+and ``fit`` = the name of their fit function here (fit_mst, fit_aim).  This module gives
+them the call signature of Algorithm 1 (evolution.run_synthesis), so experiment.run_paired,
+the CLI report, the sweeps and the Synthesizer run them like any method, and maps their
+ledger rows onto the engine's typed :class:`blowfish_core.ledger.LedgerRow`:
+
+* a Gaussian measurement -> mechanism 'gaussian', norm 'l2', scale sigma, rho_t =
+  Delta^2 / (2 sigma^2), candidates = cells of the measured marginal;
+* an exponential-mechanism selection -> mechanism 'exponential', norm 'score' (the score
+  sensitivity, score units), scale = the Gumbel scale 2 Delta / epsilon (score units),
+  epsilon_t = epsilon, rho_t = epsilon^2 / 8 (bounded range, Cesar & Rogers 2021),
+  candidates = cliques it chose among.
+
+Every row has calibration 'global' (a fixed, data-independent sensitivity), surviving =
+candidates (no threshold H applies) and a note naming the algorithm step and clique.  The
+totals of such a ledger: ledger.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
+accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
+tau; the budget must be zCDP (mechanism 'gaussian').
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import BlowfishError
+from ..ledger import LedgerRow as EngineRow
+from .ledger import BaselineResult
+
+#: stream purpose of a reference method's seed when the caller passes ``streams``
+#: (evolution uses purposes 0-4).
+_REFERENCE = 7
+
+
+def engine_rows(res: BaselineResult, label: str) -> list[EngineRow]:
+    """The baseline's ledger rows as engine LedgerRows (t = 1, 2, ...); see module docstring."""
+    out = []
+    for r in res.ledger:
+        note = (f"{label}: step '{r.step}' on ({', '.join(r.clique)})",)
+        if r.mechanism == "gaussian":
+            out.append(EngineRow(r.round + 1, r.candidates, "gaussian", float(r.sensitivity), "l2", float(r.scale),
+                                 "global", surviving=r.candidates, rho_t=float(r.rho), notes=note))
+        else:  # exponential selection: scale field = the mechanism's epsilon in the baseline row
+            eps = float(r.scale)
+            out.append(EngineRow(r.round + 1, r.candidates, "exponential", float(r.sensitivity), "score",
+                                 2.0 * float(r.sensitivity) / eps, "global", surviving=r.candidates,
+                                 rho_t=float(r.rho), epsilon_t=eps, notes=note))
+    return out
+
+
+def require_reference(method) -> None:
+    """MissingDependencyError (with the install command) when the method's optional extra is absent."""
+    from ._mbi import require_mbi
+
+    require_mbi(method.name.upper())
+
+
+def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau: float | None = None,
+                  config=None, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None, grouped=None, keep_populations: bool = False,
+                  mechanism=None, epsilon: float | None = None, streams=None, delta: float | None = None,
+                  public=None):
+    """A reference method's release with the signature of evolution.run_synthesis.
+
+    X: (n, p) encoded private records.  method: a Method (or name) with runner 'baseline'.
+    rho: total zCDP budget.  config: only ``release`` (rows released) is used.  seed: passed
+    to the fit function (the same seed gives the same release; seeded study streams
+    (evolution.SeededStreams) pass their seed, any other ``streams`` supplies one integer from
+    streams(7, 0)).  policy and tau are ignored
+    (standard DP).  Returns evolution.SynthResult (release encoded (release, p), rounds =
+    engine LedgerRows summing to rho, final_population = the release, sampler for more rows).
+    Raises BudgetError for a non-zCDP mechanism, MissingDependencyError without mbi,
+    RunStopped when should_stop() is True before the fit.
+    """
+    from .. import baselines
+    from ..evolution import RunStopped, SeededStreams, SynthConfig, SynthResult
+    from ..mechanisms import get_mechanism
+    from ..methods import get_method
+
+    meth = get_method(method)
+    if not meth.is_reference or meth.fit is None:
+        raise BlowfishError(f"{meth.label} is not a reference method")
+    mech = get_mechanism(mechanism)
+    meth.check_mechanism(mech.name, "mechanism")
+    cfg = (config or SynthConfig()).validate()
+    policy.validate(schema)  # checked like every method's, then ignored (standard DP)
+    require_reference(meth)
+    if should_stop is not None and should_stop():
+        raise RunStopped(f"run stopped by the user before {meth.label}")
+    if streams is None or isinstance(streams, SeededStreams):  # study streams: the seed itself
+        fit_seed = int(seed if streams is None else streams.seed)
+    else:  # another source (e.g. OS entropy): one integer from it
+        fit_seed = int(streams(_REFERENCE, 0).integers(2 ** 63))
+    res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, seed=fit_seed, rows=int(cfg.release))
+    rows = engine_rows(res, meth.name.upper())
+    if progress is not None:
+        last = rows[-1]
+        progress({"round": len(rows), "rounds": len(rows), "method": meth.name, "seed": seed,
+                  "sigma_t": float(last.scale), "delta_t": float(last.sensitivity), "mechanism": mech.name})
+    Xr = np.asarray(res.X, dtype=float)
+    return SynthResult(meth.name, int(seed), Xr, rows, float(res.seconds), [float(res.seconds)],
+                       [] if keep_populations else None, Xr, np.ones(Xr.shape[0]), sampler=res.sampler)
