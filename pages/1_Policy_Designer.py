@@ -505,6 +505,10 @@ with st.expander("Schema and policy files", expanded=False):
 
 
 # --------------------------------------------------------- 4. make a release (issue 11)
+if flow.current_step() == "Policy_Designer":  # in the flow, the release is the Release step's
+    st.divider()
+    flow.link("Release", label="Next: Tune τ and Run, then make the release on the Release step")
+    st.stop()
 RELEASE = "designer:release"
 st.header("4 · Make a release")
 st.caption("An unseeded release: randomness from the operating system, noise from OpenDP's floating-point-safe "
@@ -527,7 +531,8 @@ def on_make_release() -> None:
 show_flash("release")
 r1, r2, r3, r4 = st.columns(4)
 r1.selectbox("Method", ds.RELEASE_METHODS, key=f"{RELEASE}:method")
-r2.number_input("ρ (zCDP)", min_value=1e-8, value=RHO_DEFAULT, format="%.2e", key=f"{RELEASE}:rho")
+r2.number_input("ρ (zCDP)", min_value=1e-8, value=float(studio.extras["budget"]["rho"]), format="%.2e",
+                key=f"{RELEASE}:rho")
 r3.number_input("Rounds", min_value=1, max_value=50, value=ROUNDS_DEFAULT, key=f"{RELEASE}:rounds")
 r4.number_input("Released records", min_value=1, max_value=100_000, value=ds.DEFAULT_RELEASE, key=f"{RELEASE}:size")
 st.button("Make a release", key=f"{RELEASE}:go", type="primary", on_click=on_make_release,

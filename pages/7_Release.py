@@ -15,12 +15,22 @@ from blowfish_core.errors import BlowfishError
 from blowfish_core.report import ledger_text
 from blowfish_core.run_bundle import bundle_zip, cli_command, planned_report
 from blowfish_core.verdicts import policy_verdict, run_verdict_from_report
+from blowfish_core.methods import get_method
+from studio import data_source as ds
 from studio import flow
 from studio.budget_ui import session_view
 from studio.bundle_ui import release_request
 from studio.state import get_studio
 
 st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
+
+
+def flow_method_label(settings) -> str:
+    """'BF-Soft at τ = 0.03' / 'Hard'."""
+    label = get_method(settings.methods[0]).label
+    return label + (f" at τ = {settings.tau:g}" if settings.tau is not None else "")
+
+
 studio = get_studio()
 st.title("Release")
 st.caption("What a data owner signs off: the privacy budget in one number, what the policy buys, the privacy "
@@ -81,8 +91,37 @@ st.markdown("The exact CLI command (run.sh):")
 st.code(cli_command(settings), language="bash", wrap_lines=True)
 
 st.subheader("Make a release")
-st.button("Make a release", key="release:make", disabled=True,
-          help="Release mode comes with issue 11.")
-st.info("Release mode comes with issue 11: an unseeded run (OS entropy) with OpenDP's samplers and a release "
-        "bundle without private figures. Until then the bundle above is a seeded study run: reproducible, "
-        "not for a real release.")
+st.caption("An unseeded release of the settings above: randomness from the operating system, noise from OpenDP's "
+           "floating-point-safe samplers (the discrete Gaussian for hard votes); nothing about the randomness is "
+           "recorded except “unseeded, OS entropy, sampler opendp”. The release bundle holds only what may be "
+           "published (release CSV, schema, policy, budget, ledger).")
+flow.tutorial("The run bundle above reruns a seeded study run anywhere; 'Make a release' draws fresh randomness: "
+              "this is the table to publish.")
+
+
+def _make_release() -> None:
+    try:
+        st.session_state["release:result"] = ds.make_release(
+            studio, settings.methods[0], float(settings.rho if settings.rho is not None else req.rho),
+            int(settings.config.rounds), int(settings.config.release))
+        st.session_state.pop("release:error", None)
+    except BlowfishError as e:
+        st.session_state["release:error"] = f"No release made: {e}"
+        st.session_state.pop("release:result", None)
+
+
+st.button(f"Make a release ({flow_method_label(settings)}, {view.label if view else ''})", key="release:make",
+          type="primary", on_click=_make_release)
+if st.session_state.get("release:error"):
+    st.error(st.session_state["release:error"])
+made = st.session_state.get("release:result")
+if made is not None:
+    pub, internal = made.public_report, made.eval_report
+    st.success(f"Release made ({pub['randomness']}).")
+    st.code(ledger_text(pub), language=None, wrap_lines=True)
+    st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(made),
+                       file_name="release_bundle.zip", mime="application/zip", key="release:dl", on_click="ignore")
+    with st.expander(internal["label"], expanded=False):
+        st.warning(internal["label"])
+        m = internal["metric"]["name"]
+        st.json({"n_unique": internal["n_unique"], m: internal["runs"][0][m], "seconds": internal["seconds_total"]})

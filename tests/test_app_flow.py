@@ -125,9 +125,26 @@ def test_release_page_when_ready_offers_bundle_and_exact_cli_command():
     assert any("Privacy budget: rho =" in c for c in codes)  # the ledger in words
     dl = at.get("download_button")
     assert [d.proto.label for d in dl] == ["Download run bundle"]
-    # release mode is issue 11's: a clear placeholder, the button disabled
-    assert at.button(key="release:make").disabled
-    assert any("Release mode comes with issue 11" in i.value for i in at.info)
+    # release mode (issue 11): the button is there, with the method and the budget in its label
+    assert at.button(key="release:make").label == "Make a release (BF-Soft at τ = 0.03, ε = 0.1 at δ = 10⁻⁵)"
+
+
+def test_make_a_release_on_the_release_step_is_unseeded():
+    from studio import runner_ui as ui
+
+    at = app()
+    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.session_state["runner_settings"] = dict(ui.RUNNER_DEFAULTS, rn_methods=["hard", "bf-soft"], rn_rounds=2,
+                                               rn_release=50)
+    at.switch_page("pages/7_Release.py").run()
+    at.button(key="release:make").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Release made (unseeded, OS entropy, sampler opendp)." in [x.value for x in at.success]
+    made = at.session_state["release:result"]
+    assert made.runs[0].seed is None and made.request.methods == ["bf-soft"]
+    assert made.request.rho == pytest.approx(budget_from_epsilon(0.1, 1e-5, 2).rho)  # the session's budget
+    assert "Download the release bundle (zip: CSV, schema, policy, budget, ledger)" in [
+        d.proto.label for d in at.get("download_button")]
 
 
 def test_release_bundle_zip_holds_the_settings():
