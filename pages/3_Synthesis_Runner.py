@@ -315,7 +315,9 @@ def draw_results() -> None:
 
     st.subheader("Real vs synthetic marginals")
     keys = list(rec["releases"])
-    pick = st.selectbox("Synthetic table", range(len(keys)), key=f"rn_marg_run_{rid}",
+    # open on the method of interest (BF-Soft, else Hard), not on whatever ran first
+    _first = next((i for want in ("bf-soft", "hard") for i, k in enumerate(keys) if k[0] == want), 0)
+    pick = st.selectbox("Synthetic table", range(len(keys)), index=_first, key=f"rn_marg_run_{rid}",
                         format_func=lambda i: f"{METHOD_LABELS[keys[i][0]]}, seed {keys[i][1]}")
     syn = rec["X_releases"][keys[pick]]
     rs = rec["schema"]
