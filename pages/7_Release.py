@@ -14,8 +14,8 @@ from blowfish_core.budget import describe_epsilon
 from blowfish_core.errors import BlowfishError
 from blowfish_core.report import ledger_text
 from blowfish_core.run_bundle import bundle_zip, cli_command, planned_report
-from blowfish_core.verdicts import policy_verdict, run_verdict_from_report
 from blowfish_core.methods import get_method
+from blowfish_core.verdicts import policy_verdict, run_verdict_from_report
 from studio import data_source as ds
 from studio import flow
 from studio.budget_ui import session_view
@@ -41,9 +41,11 @@ flow.tutorial("The Release step collects the choices of the earlier steps. Nothi
 missing = flow.release_missing(studio, st.session_state)
 if missing:
     st.warning("The release is not ready yet. Missing: " + "; ".join(missing) + ".")
-    for key, needle in (("Data", "table"), ("Policy_Designer", "policy"), ("Policy_Designer", "budget")):
-        if any(needle in m for m in missing):
-            flow.link(key, label=f"Go to the {flow.step(key).title} step") if flow.current_step() else None
+    if flow.current_step():  # under the router: a link to each step that still has something to do
+        todo = ["Data"] if any("table" in m for m in missing) else []
+        todo += ["Policy_Designer"] if any("policy" in m or "budget" in m for m in missing) else []
+        for key in todo:
+            flow.link(key, label=f"Go to the {flow.step(key).title} step")
     st.stop()
 
 try:

@@ -81,6 +81,10 @@ def test_release_gated_until_schema_policy_and_budget():
     at.switch_page("app.py").run()
     assert bar(at)["Release"].disabled and "policy" in bar(at)["Release"].help
     assert bar(at)["Policy_Designer"].label.startswith(flow.TODO_MARK)
+    at.switch_page("pages/7_Release.py").run()
+    assert not at.exception and "a policy that protects at least one attribute" in at.warning[0].value
+    assert [ln.proto.label for ln in at.get("page_link")] == ["Go to the Policy step"]
+    at.switch_page("app.py").run()
     # a preset without its table: the schema has no rows -> gated, naming the table
     at.switch_page("pages/1_Policy_Designer.py").run()
     at.radio(key="designer:source").set_value("adult").run()
