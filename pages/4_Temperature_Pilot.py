@@ -27,6 +27,7 @@ from blowfish_core.pilot import (
 from blowfish_core.policy import record_reach
 from blowfish_core.experiment import MAX_SEEDS
 from blowfish_core.budget import budget_from_rho
+from blowfish_core.verdicts import fmt_tolerance, tau_grid_for_people
 from studio import flow
 from studio import runner_ui as ui
 from studio.accuracy_ui import accuracy_first_section
@@ -47,7 +48,7 @@ PILOT_DEFAULTS = {
     "pl_seed": 1,
     "pl_rho": float(R["rn_rho"]) if isinstance(R["rn_rho"], (int, float)) and R["rn_rho"] > 0 else 6e-4,
     "pl_delta": float(R["rn_delta"]) if isinstance(R["rn_delta"], (int, float)) and 0 < R["rn_delta"] < 1 else 1e-5,
-    "pl_grid": ", ".join(f"{t:g}" for t in tau_grid(reach)),
+    "pl_grid": ", ".join(f"{t:g}" for t in tau_grid_for_people(tau_grid(reach))),  # 0.0880823 -> 0.088
     "pl_seeds": 4,
     "pl_first_seed": 0,
     "pl_rounds": int(R["rn_rounds"]) if isinstance(R["rn_rounds"], int) and R["rn_rounds"] >= 1 else 8,
@@ -200,6 +201,10 @@ g2.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="pl_seeds", step=1)
 g3.number_input("Tie tolerance", key="pl_tie", format="%g", step=0.001,
                 help="a candidate ties with the best when its mean error is within this amount (absolute); "
                      "ties favour Hard, then the smaller tau")
+try:
+    g3.caption(f"Tie tolerance: {fmt_tolerance(float(st.session_state['pl_tie']))}")
+except (BlowfishError, TypeError, ValueError):
+    pass
 with st.expander("Synthesis settings of the pilot (match the target run: Eq. (4) assumes the same schedule)"):
     h1, h2, h3 = st.columns(3)
     h1.number_input("Rounds T", key="pl_rounds", step=1)

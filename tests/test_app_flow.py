@@ -423,3 +423,10 @@ def test_carry_from_the_pilot_says_what_changed():
         assert at.session_state["studio"].tau == 0.1
         assert at.session_state["studio"].extras["tau_source"] == "Tune τ"
     assert any(msg in s.value and s.value.startswith("Carried to the Synthesis Runner") for s in at.success)
+
+
+def test_pilot_grid_and_tie_tolerance_read_for_people():
+    at = AppTest.from_file(PILOT, default_timeout=300).run()
+    grid = at.text_input(key="pl_grid").value
+    assert "0.088" in grid.split(", ") and "0.0880823" not in grid  # 2 significant figures
+    assert any(c.value == "Tie tolerance: 10⁻⁹ (floating-point rounding only)" for c in at.caption)
