@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from studio.plots import METHOD_STYLE, OKABE_ITO, log_axis_range, method_style
@@ -61,6 +62,10 @@ def test_sweep_figure_epsilon_axis_on_the_data_and_crossing_inside():
     assert fig.data[0].line.color != fig.data[1].line.color
     ann = fig.layout.annotations[0]
     assert ann.text == "crossing ε ≈ 0.07" and ann.yref == "paper" and ann.y == 1.0
+    # plotly places annotations on a log axis in log10 units (the line itself takes the data value): a label
+    # at x = 0.07 read as 10^0.07 ~ 1.2 is what stretched the old sweep axis to 1
+    assert ann.x == pytest.approx(math.log10(0.07))
+    assert fig.layout.shapes[0].x0 == 0.07
 
 
 def _status_app():
