@@ -266,7 +266,7 @@ def test_flow_home_to_release_in_chromium(server):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page = browser.new_page(viewport={"width": 1400, "height": 3200})  # tall: the whole step in one shot
             page.set_default_timeout(PAGE_TIMEOUT_MS)
             page.goto(server, timeout=PAGE_TIMEOUT_MS)
             _wait_idle(page)
