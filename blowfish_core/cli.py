@@ -277,7 +277,7 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
 
     inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy),
               ("--public", getattr(args, "public", None))]
-    outputs = [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]
+    outputs = [("--out", args.out), ("--report", args.report), ("--eval-report", getattr(args, "eval_report", None))]
     for oflag, opath in outputs:
         for iflag, ipath in inputs:
             if same(opath, ipath):
@@ -287,8 +287,9 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
         for fb, pb in outputs[i + 1:]:
             if same(pa, pb):
                 raise BlowfishError(f"{fa} and {fb} name the same file. Fix: choose different paths")
-    if args.bundle and args.eval_report and os.path.abspath(os.path.dirname(os.path.abspath(args.eval_report))) \
-            == os.path.abspath(args.bundle):
+    bundle, eval_report = getattr(args, "bundle", None), getattr(args, "eval_report", None)  # synth only
+    if bundle and eval_report and os.path.abspath(os.path.dirname(os.path.abspath(eval_report))) \
+            == os.path.abspath(bundle):
         raise BlowfishError("--eval-report is inside the --bundle folder, which holds what may be published. "
                             "Fix: write the internal report elsewhere")
     if args.out_dir:
