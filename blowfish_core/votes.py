@@ -24,6 +24,24 @@ from .errors import BudgetError
 from .schema import Schema
 
 
+_BLAS = None
+
+
+def one_blas_thread():
+    """Context manager: BLAS limited to one thread (threadpoolctl) for the soft vote's mat-vecs.
+
+    A (chunk_rows, m) mat-vec is a few ms; OpenBLAS's thread hand-off costs more than it
+    saves there, and on a busy machine much more (issue 15: 30% of a BF-Soft run).  The
+    sums are the same float sums with 1 or more threads (bit-identical releases, checked).
+    """
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
 def check_tau(tau: float) -> float:
     """Validate a temperature: finite float > 0. Raises BudgetError naming tau."""
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not math.isfinite(float(tau)) or tau <= 0:
@@ -80,13 +98,14 @@ class SoftVote:
         step = chunk_rows(kernel.m)
         P = np.empty((min(step, n), kernel.m))
         scratch = np.empty((min(tile, n), kernel.m))
-        for s in range(0, n, step):
-            e = min(s + step, n)
-            for a in range(s, e, tile):
-                b = min(a + tile, e)
-                D = kernel.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
-                soft_rows(D, self.tau, out=D)
-            H += counts[s:e] @ P[: e - s]
+        with one_blas_thread():
+            for s in range(0, n, step):
+                e = min(s + step, n)
+                for a in range(s, e, tile):
+                    b = min(a + tile, e)
+                    D = kernel.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
+                    soft_rows(D, self.tau, out=D)
+                H += counts[s:e] @ P[: e - s]
         return H
 
     def rows(self, D: np.ndarray) -> np.ndarray:
