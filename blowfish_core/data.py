@@ -11,7 +11,7 @@ import os
 import warnings
 from typing import Any
 
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .errors import DataError
 

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .accounting import check_delta
 from .distance import domain_index, group_records

@@ -10,7 +10,7 @@ import itertools
 import math
 
 import numpy as np
-from scipy import stats
+from ._lazy import stats  # scipy.stats, imported on first use (issue 15)
 
 from .schema import Schema
 

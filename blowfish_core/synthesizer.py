@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .distance import domain_index, group_records
 from .errors import BlowfishError
