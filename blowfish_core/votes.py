@@ -98,6 +98,7 @@ class SoftVote:
         step = chunk_rows(kernel.m)
         P = np.empty((min(step, n), kernel.m))
         scratch = np.empty((min(tile, n), kernel.m))
+        kernel.prepare(I)
         with one_blas_thread():
             for s in range(0, n, step):
                 e = min(s + step, n)
