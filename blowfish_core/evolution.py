@@ -222,6 +222,7 @@ def run_synthesis(
     mechanism: "str | Mechanism | None" = None,
     epsilon: float | None = None,
     streams: Callable[[int, int], np.random.Generator] | None = None,
+    engine: Any = None,
 ) -> SynthResult:
     """Run Algorithm 1 once.
 
@@ -230,7 +231,9 @@ def run_synthesis(
     or 'laplace' (budget epsilon, pure DP); the budget is split over rounds.  tau:
     temperature for soft votes (> 0).  grouped: optional precomputed (unique records,
     counts, domain index) to share across runs.  streams: the source of randomness
-    (default SeededStreams(seed)).
+    (default SeededStreams(seed)).  engine: optional vote engine with
+    ``histogram(schema, C, vote)`` (e.g. dask_engine.DaskEngine, which holds the grouped
+    records on its workers; X and grouped are then unused); None = the local engine.
     progress(event) is called after every round with keys round, rounds, method,
     seed, sigma_t (the noise scale), delta_t (the sensitivity).  Raises BudgetError/BlowfishError for bad settings and
     RunStopped when should_stop() returns True (nothing partial is returned).
@@ -245,7 +248,9 @@ def run_synthesis(
     T = cfg.rounds
     budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
     sizes = cfg.sizes()
-    if grouped is None:
+    if engine is not None:
+        U = counts = I = None
+    elif grouped is None:
         U, counts = group_records(X)
         I = domain_index(schema, U)
     else:
@@ -267,7 +272,8 @@ def run_synthesis(
             pops.append(C.copy())
         kernel = GowerKernel(schema, C)
         # --- vote histogram (private data touched here only)
-        Hist = vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel)
+        Hist = (vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel) if engine is None
+                else engine.histogram(schema, C, vote))
         # --- calibration (public: policy, tau, domain, C_t)
         cal = calibrate(meth, RoundInputs(schema, policy, tau, C, reach, cfg.max_edges, kernel, mech.norm))
         scale = mech.scale(cal.delta, budgets[t - 1])

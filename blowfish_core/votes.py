@@ -93,6 +93,16 @@ class SoftVote:
                   I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
         """H = counts @ softmax rows: float64 (m,); independent of the tile size (one mat-vec per block)."""
         H = np.zeros(kernel.m)
+        for part in self.block_sums(U, counts, I, kernel):
+            H += part
+        return H
+
+    def block_sums(self, U: np.ndarray, counts: np.ndarray, I: np.ndarray, kernel: GowerKernel):
+        """Yield ``counts[s:e] @ softmax rows`` per block of ``chunk_rows(m)`` records: float64 (m,).
+
+        The histogram is their sum in block order; the Dask engine sums the blocks of every
+        partition in the same order, so its histogram is the same float sum (issue 15).
+        """
         n = U.shape[0]
         tile = tile_rows(kernel.m)
         step = chunk_rows(kernel.m)
@@ -106,8 +116,7 @@ class SoftVote:
                     b = min(a + tile, e)
                     D = kernel.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
                     soft_rows(D, self.tau, out=D)
-                H += counts[s:e] @ P[: e - s]
-        return H
+                yield counts[s:e] @ P[: e - s]
 
     def rows(self, D: np.ndarray) -> np.ndarray:
         return soft_rows(D, self.tau)
