@@ -119,6 +119,7 @@ class DaskEngine:
                  partitions: int | None = None):
         self.client = client
         self.schema = schema
+        self.U, self.counts = U, counts  # the client keeps the distinct records (metric, report)
         self.n_unique = int(U.shape[0])
         self.n_rows = int(round(float(np.sum(counts))))
         self.sizes = [int(s) for s in sizes]
