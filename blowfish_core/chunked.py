@@ -60,30 +60,40 @@ class GroupedTable:
 
 
 class _Grouper:
-    """Running (unique records, counts); consolidates when the pending parts double."""
+    """Running (distinct records, counts).  Chunks arrive already grouped; the parts are merged
+    by hashing (pandas groupby) when they double, and put in np.unique order once at the end
+    (the local engine's order, so grouped runs are bit-identical)."""
 
     def __init__(self) -> None:
         self.parts: list[tuple[np.ndarray, np.ndarray]] = []
         self.pending = 0
         self.base = 0
 
-    def add(self, X: np.ndarray, counts: np.ndarray | None = None) -> None:
-        u, inv = np.unique(np.ascontiguousarray(X), axis=0, return_inverse=True)
-        c = np.bincount(inv.reshape(-1), weights=counts, minlength=u.shape[0]).astype(float)
-        self.parts.append((u, c))
-        self.pending += u.shape[0]
+    def add(self, U: np.ndarray, counts: np.ndarray) -> None:
+        self.parts.append((U, counts))
+        self.pending += U.shape[0]
         if self.pending > max(2 * self.base, 1 << 16):
-            self.consolidate()
+            self._merge()
 
-    def consolidate(self) -> tuple[np.ndarray, np.ndarray]:
-        if len(self.parts) > 1 or (self.parts and self.pending != self.base):
-            U = np.concatenate([p[0] for p in self.parts])
-            C = np.concatenate([p[1] for p in self.parts])
-            u, inv = np.unique(U, axis=0, return_inverse=True)
-            c = np.bincount(inv.reshape(-1), weights=C, minlength=u.shape[0])
-            self.parts = [(u, c)]
-            self.base = self.pending = u.shape[0]
-        return self.parts[0]
+    def _merge(self) -> None:
+        if len(self.parts) > 1:
+            U = np.concatenate([q[0] for q in self.parts])
+            C = np.concatenate([q[1] for q in self.parts])
+            df = pd.DataFrame(U)
+            df["_n"] = C
+            g = df.groupby(list(range(U.shape[1])), sort=False, dropna=False)["_n"].sum()
+            U = np.array(g.index.tolist(), dtype=float).reshape(len(g), U.shape[1]) if U.shape[1] > 1 else \
+                g.index.to_numpy(dtype=float).reshape(-1, 1)
+            self.parts = [(U, g.to_numpy(dtype=float))]
+        self.base = self.pending = self.parts[0][0].shape[0] if self.parts else 0
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        self._merge()
+        U, C = self.parts[0]
+        u, inv = np.unique(U, axis=0, return_inverse=True)  # already distinct: a permutation
+        c = np.zeros(u.shape[0])
+        c[inv.reshape(-1)] = C
+        return u, c
 
 
 def _header(path: str, sep: str, label: str) -> list[str]:
@@ -120,6 +130,36 @@ def _bad_rows(schema: Schema, chunk, rows: np.ndarray) -> list[str]:
         more = f" and {bad.size - MAX_ROWS_LISTED} more" if bad.size > MAX_ROWS_LISTED else ""
         out.append(f"column '{a.name}': {bad.size} bad cell(s) at rows {shown}{more}; first problem: {why}")
     return out
+
+
+def _encode_grouped(schema: Schema, chunk) -> tuple[np.ndarray, np.ndarray]:
+    """The chunk's distinct encoded records and their counts: ((k, p) float64, (k,) float64).
+
+    Each column is encoded once per distinct cell value (pd.factorize), the same floats as
+    ``schema.encode`` (encoding is per cell); records are grouped by an integer key built from
+    the per-column codes.  Raises the same SchemaError as ``schema.encode`` (which is called
+    for a chunk with a missing cell, so its message and the row search are unchanged)."""
+    cols, key, radix = [], np.zeros(len(chunk), dtype=np.int64), 1
+    for a in schema.attributes:
+        codes, uniques = pd.factorize(chunk[a.name], use_na_sentinel=True)
+        if (codes < 0).any():
+            X = schema.encode(chunk)
+            u, inv = np.unique(X, axis=0, return_inverse=True)
+            return u, np.bincount(inv.reshape(-1), minlength=u.shape[0]).astype(float)
+        enc = a.encode_series(pd.Series(uniques, name=a.name))
+        cols.append(enc[codes])
+        k = max(len(uniques), 1)
+        if radix <= (1 << 62) // k:
+            key = key * k + codes
+            radix *= k
+        else:
+            radix = 0
+    X = np.column_stack(cols).astype(float)
+    if radix == 0:  # too many combinations for one int64 key
+        u, inv = np.unique(X, axis=0, return_inverse=True)
+        return u, np.bincount(inv.reshape(-1), minlength=u.shape[0]).astype(float)
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    return X[first], np.bincount(inv.reshape(-1), minlength=first.size).astype(float)
 
 
 def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chunk_rows: int = DEFAULT_CHUNK_ROWS,
@@ -164,13 +204,13 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                     if len(chunk) == 0:
                         continue
                     try:
-                        X = schema.encode(chunk)
+                        Uk, ck = _encode_grouped(schema, chunk)
                     except SchemaError:
                         msgs = _bad_rows(schema, chunk, rows)
                         raise DataError(f"{label}: bad rows (reading stopped at row {int(rows[-1])}):\n"
                                         + "\n".join(f"- {m}" for m in msgs)) from None
-                    grouper.add(X)
-                    n += X.shape[0]
+                    grouper.add(Uk, ck)
+                    n += len(chunk)
                     chunks += 1
                     if on_chunk is not None:
                         on_chunk(chunks, n)
@@ -185,5 +225,5 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                         "Fix: save the file as UTF-8 CSV") from None
     if n == 0:
         raise DataError(f"{label}: the file has a header but no data rows")
-    U, counts = grouper.consolidate()
+    U, counts = grouper.result()
     return GroupedTable(U, np.asarray(counts, dtype=float), n, chunks, label)
