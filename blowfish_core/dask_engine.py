@@ -35,7 +35,6 @@ worker) and to read the CSV path (a shared file system or a URL fsspec understan
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -111,8 +110,8 @@ class DaskEngine:
 
     client: a dask.distributed Client.  U: (u, p) distinct encoded records in np.unique
     order, counts: (u,).  sizes: the run's population schedule (partitions are multiples
-    of every vote block height).  partitions: target number of partitions (default: 2 per
-    worker).
+    of every vote block height).  partitions: target number of partitions (default: 4 per
+    worker; they are placed so the workers hold about the same number of records).
     """
 
     def __init__(self, client, schema: Schema, U: np.ndarray, counts: np.ndarray, sizes: list[int],
@@ -125,7 +124,7 @@ class DaskEngine:
         self.sizes = [int(s) for s in sizes]
         q = quantum(self.sizes)
         nw = max(1, len(client.scheduler_info().get("workers", {})))
-        k = partitions or 2 * nw
+        k = partitions or 4 * nw
         per = max(q, int(math.ceil(self.n_unique / k / q)) * q)  # whole multiples of the block quantum
         bounds = list(range(0, self.n_unique, per)) + [self.n_unique]
         I = domain_index(schema, U)
@@ -133,7 +132,19 @@ class DaskEngine:
                  for a, b in zip(bounds[:-1], bounds[1:])]
         self.bounds = bounds
         self._schema_f = client.scatter(schema, broadcast=True)
-        self._parts = client.scatter(parts)  # list of futures, in partition order
+        # place partitions so every worker holds about the same number of records (largest first
+        # to the least-loaded worker); tasks then run where their partition is
+        addrs = sorted(client.scheduler_info().get("workers", {}))
+        futs: list = [None] * len(parts)
+        if addrs:
+            load = {w: 0 for w in addrs}
+            for i in sorted(range(len(parts)), key=lambda i: -parts[i][0].shape[0]):
+                w = min(addrs, key=lambda a: (load[a], a))
+                futs[i] = client.scatter([parts[i]], workers=[w])[0]
+                load[w] += parts[i][0].shape[0]
+        else:
+            futs = client.scatter(parts)
+        self._parts = futs  # list of futures, in partition order
         self.quantum = q
 
     @property
