@@ -363,10 +363,12 @@ def _read_private(args, schema: Schema, cfg):
     """The private table of a --schema run: a DataFrame (small file), or for a file over
     --in-memory-mb / with --chunk-rows a chunked.GroupedTable (or, with --engine dask, a
     dask_engine.DaskEngine that read it on the workers).  Issue 15."""
+    if not math.isfinite(args.in_memory_mb) or args.in_memory_mb < 0:
+        raise BlowfishError(f"--in-memory-mb must be a number >= 0 (got {args.in_memory_mb})")
+    if args.chunk_rows is not None and args.chunk_rows < 1:
+        raise BlowfishError(f"--chunk-rows must be a whole number >= 1 (got {args.chunk_rows})")
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
     chunked = args.chunk_rows is not None or size > args.in_memory_mb * 2**20
-    if args.in_memory_mb is not None and (not math.isfinite(args.in_memory_mb) or args.in_memory_mb < 0):
-        raise BlowfishError(f"--in-memory-mb must be a number >= 0 (got {args.in_memory_mb})")
     if args.engine == "dask" and chunked:
         from .dask_engine import DaskEngine
 
