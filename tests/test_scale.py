@@ -157,3 +157,33 @@ def test_compact_joint_tables_equal_a_fully_fused_table():
         ref = T[gi] if ref is None else ref + T[gi]
     assert any(len(g[0]) > 1 for g in k.groups)
     assert np.array_equal(got, ref)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 120), chunk=st.integers(1, 50), blanks=st.sets(st.integers(1, 119), max_size=5),
+       bad=st.sets(st.integers(0, 119), max_size=4), seed=st.integers(0, 2**16))
+def test_property_chunking_never_changes_groups_or_row_numbers(tmp_path_factory, n, chunk, blanks, bad, seed):
+    """Any chunk size gives the in-memory grouping, and the first bad row's spreadsheet number."""
+    schema = Schema.from_dict(SCHEMA)
+    lines = _table(n, seed)
+    bad = sorted(b for b in bad if b < n)
+    for b in bad:
+        lines[b + 1] = "abc," + lines[b + 1].split(",", 1)[1]
+    rows = list(range(2, n + 2))  # spreadsheet row of each data line before blank lines are added
+    for k in sorted((b for b in blanks if b < n), reverse=True):
+        lines.insert(k + 1, "")
+        rows = [r + 1 if r >= k + 2 else r for r in rows]
+    p = tmp_path_factory.mktemp("prop") / "t.csv"
+    p.write_text("\n".join(lines) + "\n")
+    if not bad:
+        U, c = group_records(schema.encode(read_table(p)))
+        g = read_grouped(p, schema, chunk_rows=chunk)
+        assert np.array_equal(g.U, U) and np.array_equal(g.counts, c) and g.n_rows == n
+    else:
+        with pytest.raises(DataError) as ei:
+            read_grouped(p, schema, chunk_rows=chunk)
+        assert f"at rows {rows[bad[0]]}" in str(ei.value)
