@@ -126,9 +126,12 @@ class GowerKernel:
             digits.append(rest % L)
             rest //= L
         digits.reverse()
-        rows = self._tables[members[0]][digits[0]]
+        # np.take with mode="clip" (digits are in range by construction): no index buffering
+        rows = np.take(self._tables[members[0]], digits[0], axis=0, mode="clip")
+        tmp = np.empty_like(rows) if len(members) > 1 else None
         for j, d in zip(members[1:], digits[1:]):
-            rows += self._tables[j][d]
+            np.take(self._tables[j], d, axis=0, out=tmp, mode="clip")
+            rows += tmp
         used = self._used[g]
         if used == 0 and T.shape[0] == 0:  # first fill: the rows are the table (no copy)
             T = rows
