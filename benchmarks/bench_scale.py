@@ -138,7 +138,8 @@ def child_b(rows: int, method: str, engine: str) -> dict:
                   grouped=None if eng else (U, counts, domain_index(schema, U)), engine=eng)
     w1 = client.run(time.process_time) if client is not None else {}
     worker_cpu = sorted(w1[k] - w0[k] for k in w1)
-    out = {"worker_cpu": worker_cpu, "rows": rows, "unique": int(U.shape[0]), "prep_seconds": prep, "seconds": time.perf_counter() - t0,
+    out = {"worker_cpu": worker_cpu, "rows": rows, "unique": int(U.shape[0]), "prep_seconds": prep,
+           "seconds": time.perf_counter() - t0,
            "cpu": time.process_time() - c0, "peak_rss": _maxrss_bytes(), "load": [load0, _load()],
            "partitions": eng.partitions if eng else None}
     if client is not None:
