@@ -187,3 +187,31 @@ def test_property_chunking_never_changes_groups_or_row_numbers(tmp_path_factory,
         with pytest.raises(DataError) as ei:
             read_grouped(p, schema, chunk_rows=chunk)
         assert f"at rows {rows[bad[0]]}" in str(ei.value)
+
+
+def test_help_imports_neither_pandas_nor_scipy():
+    """Lazy imports (issue 15): the CLI's --help needs numpy only (no timing, the module list)."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = ("import sys\nfrom blowfish_core.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'scipy', 'dp_accounting', 'opendp', "
+            "'networkx', 'dask', 'distributed'}))")
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_lazy_package_exports_every_public_name():
+    import blowfish_core as bc
+
+    assert len(bc.__all__) == len(set(bc.__all__)) > 60
+    for name in bc.__all__:
+        assert getattr(bc, name) is not None
+    assert bc.Synthesizer.__module__ == "blowfish_core.synthesizer"
+    assert bc.schema.Schema is bc.Schema  # submodules resolve too
+    with pytest.raises(AttributeError):
+        bc.no_such_name  # noqa: B018
