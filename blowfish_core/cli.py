@@ -515,10 +515,18 @@ def _read_private(args, schema: Schema, cfg):
         raise BlowfishError(f"--chunk-rows must be a whole number >= 1 (got {args.chunk_rows})")
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
     chunked = args.chunk_rows is not None or size > args.in_memory_mb * 2**20
+    sep = _sep(args)
+    if chunked and sep is None:  # detect it on the file's head, as the intake does for a small file
+        from .intake import sniff_separator
+
+        with open(args.data, encoding="utf-8", errors="replace") as f:
+            sep = sniff_separator(f.read(1 << 16).rsplit("\n", 1)[0])  # whole lines only
+        if not args.quiet:
+            print(f"separator: {sep!r} (detected; set --sep to override)", file=sys.stderr)
     if args.engine == "dask" and chunked:
         from .dask_engine import DaskEngine
 
-        return DaskEngine.read_csv(_dask_client(args), args.data, schema, cfg.sizes(), sep=_sep(args))
+        return DaskEngine.read_csv(_dask_client(args), args.data, schema, cfg.sizes(), sep=sep)
     if not chunked:
         return read_data(args, schema.names, cfg.release).frame  # the intake step (issue 11)
     from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
@@ -527,7 +535,7 @@ def _read_private(args, schema: Schema, cfg):
         if not args.quiet:
             print(f"  read chunk {k}: {n:,} rows so far", file=sys.stderr)
 
-    g = read_grouped(args.data, schema, sep=_sep(args), chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
+    g = read_grouped(args.data, schema, sep=sep, chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
                      on_chunk=said)
     if not args.quiet:
         print(f"read {args.data} in {g.chunks} chunk(s): {g.n_rows:,} rows, {g.n_unique:,} distinct records",

@@ -69,7 +69,7 @@ def test_cli_reads_file_over_the_limit_in_chunks_same_release(files, tmp_path, m
     assert cli.main(base + ["--out", str(tmp_path / "whole.csv"), "--out-dir", str(tmp_path / "w")]) == 0
     calls = []
     monkeypatch.setattr(chunked, "DEFAULT_CHUNK_ROWS", 1_500)
-    monkeypatch.setattr(cli, "read_table", lambda *a, **k: pytest.fail("the file was read whole"))
+    monkeypatch.setattr(cli, "read_data", lambda *a, **k: pytest.fail("the file was read whole"))
     real = chunked.read_grouped
 
     def spy(*a, **k):
