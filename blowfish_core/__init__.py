@@ -26,61 +26,62 @@ Main entry points:
     score_sensitivity, select_private        private choice of tau by the exponential mechanism
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-from .errors import BlowfishError, BudgetError, DataError, PolicyError, SchemaError  # noqa: E402
-from .schema import Attribute, Schema, infer_schema  # noqa: E402
-from .policy import (  # noqa: E402
-    AttributePolicy, Policy, attribute_reach, components, path_length, record_reach, weighted_reaches,
-)
-from .methods import METHODS, Method, get_method  # noqa: E402
-from .sensitivity import SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_bound  # noqa: E402
-from .mechanisms import MECHANISMS  # noqa: E402
-from .ledger import LedgerRow, privacy_totals  # noqa: E402
-from .evolution import RunStopped, SynthConfig, run_synthesis  # noqa: E402
-from .experiment import PairedResult, RunRequest, RunResult, run_paired  # noqa: E402
-from .presets import get_preset, load_preset_data  # noqa: E402
-from .analysis.exact import exact_sensitivity, population_aware_bound, tightness_construction  # noqa: E402
-from .analysis.readouts import pair_path, policy_readout  # noqa: E402
-from .pilot import recommend, run_pilot  # noqa: E402
-from .sweeps import budget_sweep  # noqa: E402
-from .analysis.audit import audit  # noqa: E402
-from .synthesizer import Synthesizer  # noqa: E402
-from .pubmix import (  # noqa: E402
-    beta_min, choose_noise, gamma_from_folds, linmix_noise, mifr, pubmix_delta, pubmix_pld, pubmix_sample,
-    water_fill,
-)
+# Lazy public API (PEP 562; issue 15): ``import blowfish_core`` costs almost nothing and
+# ``bc.Synthesizer`` imports blowfish_core.synthesizer on first use, so
+# ``python -m blowfish_core --help`` does not pay for pandas/scipy.  One row per module:
+# the public names it provides.  ``from blowfish_core import X`` works as before.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "errors": ("BlowfishError", "BudgetError", "DataError", "PolicyError", "SchemaError"),
+    "schema": ("Attribute", "Schema", "infer_schema"),
+    "policy": ("AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach",
+               "weighted_reaches"),
+    "methods": ("METHODS", "Method", "get_method"),
+    "sensitivity": ("SQRT2", "calibrate", "hard_sensitivity", "noise_ratio", "soft_bound"),
+    "mechanisms": ("MECHANISMS",),
+    "ledger": ("LedgerRow", "privacy_totals"),
+    "evolution": ("RunStopped", "SynthConfig", "run_synthesis"),
+    "experiment": ("PairedResult", "RunRequest", "RunResult", "run_paired"),
+    "presets": ("get_preset", "load_preset_data"),
+    "analysis.exact": ("exact_sensitivity", "population_aware_bound", "tightness_construction"),
+    "analysis.readouts": ("pair_path", "policy_readout"),
+    "pilot": ("recommend", "run_pilot"),
+    "sweeps": ("budget_sweep",),
+    "analysis.audit": ("audit",),
+    "synthesizer": ("Synthesizer",),
+    "pubmix": ("beta_min", "choose_noise", "gamma_from_folds", "linmix_noise", "mifr", "pubmix_delta",
+               "pubmix_pld", "pubmix_sample", "water_fill"),
+    # exponential selection (papers/001; issue 14)
+    "selection": ("CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
+                  "hockey_stick", "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity",
+                  "select_private", "selection_delta", "selection_epsilon", "selection_rho"),
+    "analysis.selection_audit": ("audit_selection", "construction_multiplicity", "construction_path",
+                                 "construction_table", "run_selection_audit"),
+    # private choice of tau or Hard on the private table (issue 14)
+    "private_pilot": ("PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private", "private_pilot_plan"),
+}
+_WHERE = {name: mod for mod, names in _EXPORTS.items() for name in names}
 
-__all__ = [
-    "BlowfishError", "BudgetError", "DataError", "PolicyError", "SchemaError",
-    "Attribute", "Schema", "infer_schema",
-    "AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach", "weighted_reaches",
-    "METHODS", "Method", "get_method", "MECHANISMS", "LedgerRow", "privacy_totals", "Synthesizer", "SQRT2", "calibrate", "hard_sensitivity", "noise_ratio", "soft_bound",
-    "RunStopped", "SynthConfig", "run_synthesis", "RunRequest", "run_paired", "PairedResult", "RunResult", "get_preset", "load_preset_data",
-    "exact_sensitivity", "population_aware_bound", "tightness_construction", "pair_path", "policy_readout",
-    "recommend", "run_pilot", "budget_sweep", "audit",
-    "beta_min", "choose_noise", "gamma_from_folds", "linmix_noise", "mifr", "pubmix_delta", "pubmix_pld",
-    "pubmix_sample", "water_fill",
-]
+__all__ = [name for names in _EXPORTS.values() for name in names]
 
-# exponential selection (papers/001; issue 14)
-from .selection import (  # noqa: E402
-    CALIBRATIONS, NOT_PRIVATE, em_probabilities, error_regret_bound, error_scores, hockey_stick, make_calibration,
-    private_choice_plan, regret_bound, score_sensitivity, select_private, selection_delta, selection_epsilon,
-    selection_rho,
-)
-from .analysis.selection_audit import (  # noqa: E402
-    audit_selection, construction_multiplicity, construction_path, construction_table, run_selection_audit,
-)
 
-__all__ += [
-    "CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores", "hockey_stick",
-    "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity", "select_private",
-    "selection_delta", "selection_epsilon", "selection_rho",
-    "audit_selection", "construction_multiplicity", "construction_path", "construction_table", "run_selection_audit",
-]
+def __getattr__(name: str):
+    """Import the submodule that provides ``name`` on first use (PEP 562)."""
+    import importlib
 
-# private choice of tau or Hard on the private table (issue 14, phase 2)
-from .private_pilot import PrivateChoiceResult, PrivatePilotPlan, choose_tau_private, private_pilot_plan  # noqa: E402
+    mod = _WHERE.get(name)
+    if mod is None:
+        try:  # a submodule, e.g. blowfish_core.schema
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value
 
-__all__ += ["PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private", "private_pilot_plan"]
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

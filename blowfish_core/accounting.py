@@ -43,8 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
+from blowfish_core._lazy import optimize, special  # scipy, imported on first use (issue 15)
 
 from blowfish_core.errors import BudgetError
 
@@ -277,8 +276,8 @@ def _log_delta_exact(epsilon: float, mu: float) -> float:
     """log of the mu-GDP delta(epsilon) curve; may return -inf. No checks."""
     a = -epsilon / mu + mu / 2.0
     b = -epsilon / mu - mu / 2.0
-    log_t1 = float(log_ndtr(a))
-    log_t2 = epsilon + float(log_ndtr(b))
+    log_t1 = float(special.log_ndtr(a))
+    log_t2 = epsilon + float(special.log_ndtr(b))
     # Mathematically log_t2 < log_t1; clip rounding noise so expm1 stays
     # in [-1, 0] (it could otherwise overflow when both logs are huge and
     # negative, where the difference is pure rounding and t1 is 0 anyway).
@@ -356,7 +355,7 @@ def epsilon_exact(rho: float, delta: float) -> float:
     while g(hi) > 0.0:  # safety net; Eq. (1) already bounds the answer
         hi *= 2.0
     lo = 0.0
-    root = brentq(g, lo, hi, xtol=max(hi * 1e-15, 1e-300), rtol=4e-15,
+    root = optimize.brentq(g, lo, hi, xtol=max(hi * 1e-15, 1e-300), rtol=4e-15,
                   maxiter=500)
     # Round up to the feasible side, checked exactly as delta_exact reports it.
     step = max(abs(root) * 1e-15, 1e-300)
@@ -404,7 +403,7 @@ def rho_from_epsilon_exact(epsilon: float, delta: float) -> float:
     hi = 2.0 * lo
     while h(hi) <= 0.0:
         lo, hi = hi, 2.0 * hi
-    mu = brentq(h, lo, hi, xtol=max(lo * 1e-15, 1e-300), rtol=4e-15,
+    mu = optimize.brentq(h, lo, hi, xtol=max(lo * 1e-15, 1e-300), rtol=4e-15,
                 maxiter=500)
     # Round down to the feasible side, checked exactly as delta_exact reports it.
     step = max(mu * 1e-15, 1e-300)

@@ -174,6 +174,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--allow-empty-policy", action="store_true",
                    help="run Hard/BF-Soft even when the policy protects nothing (their releases then carry NO noise)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
+    # issue 15: tables of any size, and the vote step on Dask
+    s.add_argument("--chunk-rows", type=_int, default=None, metavar="N",
+                   help="read --data (with --schema) in chunks of N rows, grouping identical records as it goes "
+                        "(memory bounded by the distinct records); automatic for files over --in-memory-mb")
+    s.add_argument("--in-memory-mb", type=_float, default=100.0, metavar="MB",
+                   help="files up to this size are read whole; larger ones in chunks (default 100)")
+    s.add_argument("--engine", choices=["local", "dask"], default="local",
+                   help="where the vote histograms are computed: this process (default) or a Dask cluster "
+                        "(needs dask[distributed]; same seeded release)")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="--engine dask: address of a running dask.distributed "
+                                                          "scheduler, e.g. tcp://host:8786")
+    s.add_argument("--workers", type=_int, default=None, metavar="N",
+                   help="--engine dask: start a local cluster of N workers (default 2 when no --scheduler)")
 
     sc = sub.add_parser("schema", help="infer a schema JSON from a CSV (flagged data-derived; edit it!)")
     sc.add_argument("--data", required=True, metavar="CSV")
@@ -277,7 +290,7 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
 
     inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy),
               ("--public", getattr(args, "public", None))]
-    outputs = [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]
+    outputs = [("--out", args.out), ("--report", args.report), ("--eval-report", getattr(args, "eval_report", None))]
     for oflag, opath in outputs:
         for iflag, ipath in inputs:
             if same(opath, ipath):
@@ -287,8 +300,9 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
         for fb, pb in outputs[i + 1:]:
             if same(pa, pb):
                 raise BlowfishError(f"{fa} and {fb} name the same file. Fix: choose different paths")
-    if args.bundle and args.eval_report and os.path.abspath(os.path.dirname(os.path.abspath(args.eval_report))) \
-            == os.path.abspath(args.bundle):
+    bundle, eval_report = getattr(args, "bundle", None), getattr(args, "eval_report", None)  # synth only
+    if bundle and eval_report and os.path.abspath(os.path.dirname(os.path.abspath(eval_report))) \
+            == os.path.abspath(bundle):
         raise BlowfishError("--eval-report is inside the --bundle folder, which holds what may be published. "
                             "Fix: write the internal report elsewhere")
     if args.out_dir:
@@ -395,6 +409,9 @@ def cmd_synth(args) -> int:
                       children=args.children, release_mode=args.release_mode).validate()
     metric = None
     if preset is not None and not args.schema:
+        if args.chunk_rows is not None:
+            raise BlowfishError("--chunk-rows applies to --schema runs (a preset splits its table in memory). "
+                                "Fix: drop it, or pass --schema with the preset's schema file")
         table = read_data(args, schema.names, args.release).frame if args.data else None
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
@@ -404,8 +421,11 @@ def cmd_synth(args) -> int:
     else:
         if not args.data:
             raise BlowfishError("--data CSV is required with --schema (or use --preset xor3)")
-        intake = read_data(args, schema.names if args.schema else _list(args.columns), args.release)
-        data, source_txt = (intake.frame if args.schema else intake.modelled_frame()), args.data
+        if args.schema:  # any size: in memory, in chunks, or on Dask workers (issue 15)
+            data, source_txt = _read_private(args, schema, cfg), args.data
+        else:
+            intake = read_data(args, _list(args.columns), args.release)
+            data, source_txt = intake.modelled_frame(), args.data
     if args.public:
         public, public_txt = read_other(args.public, args, schema.names), f"{args.public} (user-given public rows)"
     if not sampling:
@@ -422,10 +442,12 @@ def cmd_synth(args) -> int:
                     open(p, "a").close()
                     os.remove(p)
                 _write(flag, path, probe)
-    req = RunRequest(schema, policy, data, methods, budget.rho, budget.delta or 1e-5, args.tau, seeds, cfg,
+    grouped, engine = _grouped_and_engine(args, schema, data, cfg)
+    req = RunRequest(schema, policy, None if grouped is not None else data, methods, budget.rho,
+                     budget.delta or 1e-5, args.tau, seeds, cfg,
                      metric=metric, budget_source=budget.source, data_source=source_txt,
                      allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism, epsilon=budget.epsilon,
-                     public=public, public_source=public_txt)
+                     public=public, public_source=public_txt, grouped=grouped, engine=engine)
     validate_request(req)  # every setting error before any work (and before --out is created)
 
     def progress(ev):
@@ -481,6 +503,76 @@ def cmd_synth(args) -> int:
     wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]
     print(f"wrote {', '.join(wrote)}" + (f" and the release bundle {args.bundle}" if args.bundle else ""))
     return 0
+
+
+def _read_private(args, schema: Schema, cfg):
+    """The private table of a --schema run: a DataFrame (small file), or for a file over
+    --in-memory-mb / with --chunk-rows a chunked.GroupedTable (or, with --engine dask, a
+    dask_engine.DaskEngine that read it on the workers).  Issue 15."""
+    if not math.isfinite(args.in_memory_mb) or args.in_memory_mb < 0:
+        raise BlowfishError(f"--in-memory-mb must be a number >= 0 (got {args.in_memory_mb})")
+    if args.chunk_rows is not None and args.chunk_rows < 1:
+        raise BlowfishError(f"--chunk-rows must be a whole number >= 1 (got {args.chunk_rows})")
+    size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
+    chunked = args.chunk_rows is not None or size > args.in_memory_mb * 2**20
+    sep = _sep(args)
+    if chunked and sep is None:  # detect it on the file's head, as the intake does for a small file
+        from .intake import sniff_separator
+
+        with open(args.data, encoding="utf-8", errors="replace") as f:
+            sep = sniff_separator(f.read(1 << 16).rsplit("\n", 1)[0])  # whole lines only
+        if not args.quiet:
+            print(f"separator: {sep!r} (detected; set --sep to override)", file=sys.stderr)
+    if args.engine == "dask" and chunked:
+        from .dask_engine import DaskEngine
+
+        return DaskEngine.read_csv(_dask_client(args), args.data, schema, cfg.sizes(), sep=sep)
+    if not chunked:
+        return read_data(args, schema.names, cfg.release).frame  # the intake step (issue 11)
+    from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
+
+    def said(k, n):
+        if not args.quiet:
+            print(f"  read chunk {k}: {n:,} rows so far", file=sys.stderr)
+
+    g = read_grouped(args.data, schema, sep=sep, chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
+                     on_chunk=said)
+    if not args.quiet:
+        print(f"read {args.data} in {g.chunks} chunk(s): {g.n_rows:,} rows, {g.n_unique:,} distinct records",
+              file=sys.stderr)
+    return g
+
+
+_CLIENT: list = []
+
+
+def _dask_client(args):
+    if not _CLIENT:
+        from .dask_engine import connect
+
+        _CLIENT.append(connect(args.scheduler, args.workers))
+    return _CLIENT[0]
+
+
+def _grouped_and_engine(args, schema: Schema, data, cfg):
+    """(grouped table or None, vote engine or None) for RunRequest (issue 15)."""
+    if args.engine != "dask":
+        for flag in ("scheduler", "workers"):
+            if getattr(args, flag) is not None:
+                raise BlowfishError(f"--{flag} only applies with --engine dask. Fix: add --engine dask or drop it")
+        return (data if hasattr(data, "U") else None), None
+    from .dask_engine import DaskEngine, require_dask
+
+    require_dask()
+    if isinstance(data, DaskEngine):
+        return (data.U, data.counts), data
+    if hasattr(data, "U"):
+        U, counts = data.U, data.counts
+        return data, DaskEngine(_dask_client(args), schema, U, counts, cfg.sizes())
+    from .distance import group_records
+
+    U, counts = group_records(schema.encode(data))
+    return None, DaskEngine(_dask_client(args), schema, U, counts, cfg.sizes())
 
 
 def _ci_text(ci, fmt: str) -> str:
@@ -550,6 +642,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    finally:
+        while _CLIENT:  # a Dask client (and its local cluster) started by --engine dask
+            client = _CLIENT.pop()
+            cluster = getattr(client, "cluster", None) if args.workers is not None or not args.scheduler else None
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,12 +11,14 @@ import os
 import warnings
 from typing import Any
 
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .errors import DataError
 
-#: files larger than this are refused before being read whole.
-DEFAULT_MAX_BYTES = 100 * 2**20
+#: files larger than this are refused before being read whole (the app's upload limit; set
+#: BLOWFISH_MAX_UPLOAD_MB to change it, together with .streamlit/config.toml maxUploadSize).
+#: The CLI and the API read larger CSVs in chunks (blowfish_core.chunked; issue 15).
+DEFAULT_MAX_BYTES = int(float(os.environ.get("BLOWFISH_MAX_UPLOAD_MB", "100")) * 2**20)
 
 
 def read_text(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None) -> tuple[str, str]:
@@ -123,7 +125,8 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
 def _too_big(label: str, size: int, limit: int) -> str:
     return (
         f"{label}: {size / 2**20:.1f} MB is larger than the {limit / 2**20:.0f} MB limit; it was not read. "
-        "Fix: sample or split the table (synthesis fidelity does not need more rows)"
+        "Fix: sample or split the table (synthesis fidelity does not need more rows), or use the command line, "
+        "which reads a CSV of any size in chunks: python -m blowfish_core synth --schema SCHEMA.json --data BIG.csv ..."
     )
 
 

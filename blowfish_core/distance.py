@@ -79,32 +79,99 @@ class GowerKernel:
             else:
                 self.direct.append(i)
         # Fuse finite attributes into joint tables (mixed-radix index) while a joint
-        # table stays under ``joint_bytes``: fewer passes over the (rows, m) block.
+        # table would stay under ``joint_bytes``: fewer passes over the (rows, m) block.
+        # A joint table holds rows only for the joint codes the records use, filled on
+        # first use (issue 15: Adult uses about 2,400 of the 7,326 rows of its largest
+        # table, and the full table was 60 MB rebuilt every round).  Each row is the same
+        # left-to-right float sum of the per-attribute rows as a fully fused table, so
+        # distances are bit-identical to fusing everything.
         max_rows = max(1, joint_bytes // (8 * max(self.m, 1)))
         order = sorted(tables, key=lambda i: -tables[i].shape[0])
-        self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
+        groups: list[tuple[list[int], list[int]]] = []
         for i in order:
             L = tables[i].shape[0]
-            for g in self.groups:
+            for g in groups:
                 if int(np.prod(g[1])) * L <= max_rows:
                     g[0].append(i)
                     g[1].append(L)
                     break
             else:
-                self.groups.append(([i], [L], None))
-        fused = []
-        for members, sizes, _ in self.groups:
-            T = tables[members[0]]
-            for j in members[1:]:
-                T = (T[:, None, :] + tables[j][None, :, :]).reshape(-1, self.m)
-            fused.append((members, sizes, T))
-        self.groups = fused
+                groups.append(([i], [L]))
+        self._tables = tables
+        #: per group: (member attributes, their domain sizes, table); a joint group's
+        #: table is compact (used codes only) and ``_slot[g]`` maps a joint code to its row.
+        self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
+        self._slot: list[np.ndarray | None] = []
+        self._used: list[int] = []
+        for members, sizes in groups:
+            if len(members) == 1:
+                self.groups.append((members, sizes, tables[members[0]]))
+                self._slot.append(None)
+            else:
+                self.groups.append((members, sizes, np.empty((0, self.m))))
+                self._slot.append(np.full(int(np.prod(sizes)), -1, dtype=np.intp))
+            self._used.append(0)
+
+    def _fill(self, g: int, gi: np.ndarray) -> None:
+        """Add the rows of joint group g for the codes in gi that have none (bounds checked)."""
+        slot = self._slot[g]
+        need = gi[slot[gi] < 0]
+        if need.size == 0:
+            return
+        codes = np.unique(need)
+        members, sizes, T = self.groups[g]
+        digits = []
+        rest = codes.copy()
+        for L in reversed(sizes):
+            digits.append(rest % L)
+            rest //= L
+        digits.reverse()
+        # np.take with mode="clip" (digits are in range by construction): no index buffering
+        rows = np.take(self._tables[members[0]], digits[0], axis=0, mode="clip")
+        tmp = np.empty_like(rows) if len(members) > 1 else None
+        for j, d in zip(members[1:], digits[1:]):
+            np.take(self._tables[j], d, axis=0, out=tmp, mode="clip")
+            rows += tmp
+        used = self._used[g]
+        if used == 0 and T.shape[0] == 0:  # first fill: the rows are the table (no copy)
+            T = rows
+            self.groups[g] = (members, sizes, T)
+        elif used + codes.size > T.shape[0]:  # grow geometrically (later fills: calibration contexts)
+            grown = np.empty((max(used + codes.size, 2 * T.shape[0]), self.m))
+            grown[:used] = T[:used]
+            T = grown
+            self.groups[g] = (members, sizes, T)
+        if T is not rows:
+            T[used:used + codes.size] = rows
+        slot[codes] = np.arange(used, used + codes.size)
+        self._used[g] = used + codes.size
 
     def _group_index(self, I: np.ndarray, members: list[int], sizes: list[int]) -> np.ndarray:
         g = I[:, members[0]].astype(np.intp)
         for j, L in zip(members[1:], sizes[1:]):
             g = g * L + I[:, j]
         return g
+
+    def _rows_of(self, g: int, I: np.ndarray) -> np.ndarray:
+        """Row index into group g's table for each record of I (rows filled as needed)."""
+        members, sizes, T = self.groups[g]
+        gi = self._group_index(I, members, sizes)
+        # Bounds checked here so the gathers can use mode="clip": with out= and the
+        # default mode="raise" numpy buffers the whole (rows, m) output (about 3x slower).
+        if gi.size and (gi.min() < 0 or gi.max() >= (T.shape[0] if self._slot[g] is None else self._slot[g].size)):
+            raise IndexError(f"domain index out of range for attributes {members}: "
+                             f"records must be encoded with the kernel's schema")
+        if self._slot[g] is None:
+            return gi
+        self._fill(g, gi)
+        return self._slot[g][gi]
+
+    def prepare(self, I: np.ndarray) -> None:
+        """Fill the joint-table rows used by records with domain index I (n, p) at once
+        (optional: :meth:`block` fills what it needs; one call avoids many small fills)."""
+        for g in range(len(self.groups)):
+            if self._slot[g] is not None:
+                self._rows_of(g, I)
 
     def block(self, X: np.ndarray, I: np.ndarray | None = None, out: np.ndarray | None = None,
               scratch: np.ndarray | None = None) -> np.ndarray:
@@ -121,13 +188,9 @@ class GowerKernel:
         D = out[:rows] if out is not None else np.empty((rows, self.m))
         buf = scratch[:rows] if scratch is not None else None
         first = True
-        for members, sizes, T in self.groups:
-            gi = self._group_index(I, members, sizes)
-            # Bounds checked here so the gathers can use mode="clip": with out= and the
-            # default mode="raise" numpy buffers the whole (rows, m) output (about 3x slower).
-            if gi.size and (gi.min() < 0 or gi.max() >= T.shape[0]):
-                raise IndexError(f"domain index out of range for attributes {members}: "
-                                 f"records must be encoded with the kernel's schema")
+        for g in range(len(self.groups)):
+            gi = self._rows_of(g, I)
+            T = self.groups[g][2]
             if first:
                 np.take(T, gi, axis=0, out=D, mode="clip")
                 first = False
@@ -159,6 +222,7 @@ class GowerKernel:
         """
         if I is None:
             I = domain_index(self.schema, X)
+        self.prepare(I)
         step = chunk_rows(self.m) if rows is None else max(1, int(rows))
         h = min(step, X.shape[0])
         out = np.empty((h, self.m))

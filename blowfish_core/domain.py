@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .errors import SchemaError
 

@@ -288,6 +288,7 @@ def run_synthesis(
     streams: Callable[[int, int], np.random.Generator] | None = None,
     delta: float | None = None,
     public: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    engine: Any = None,
 ) -> SynthResult:
     """Run Algorithm 1 once.
 
@@ -301,6 +302,9 @@ def run_synthesis(
     noise sampler.  delta, public: for the sampling
     mechanisms 'pubmix'/'linmix' (budget epsilon at delta, PLD): delta in (0, 1) (default 1e-5) and the
     grouped PUBLIC rows (unique records, counts, domain index), required by PubMix.
+    engine: optional vote engine with ``histogram(schema, C, vote)`` (e.g.
+    dask_engine.DaskEngine, which holds the grouped records on its workers; X and grouped are
+    then unused); None = the local engine.
     progress(event) is called after every round with keys round, rounds, method,
     seed (None when unseeded), sigma_t (the noise scale), delta_t (the sensitivity),
     mechanism and how (the calibration: bound, certified-crossing, exhaustive-zero, fallback, ...).  Raises BudgetError/BlowfishError for bad settings and
@@ -319,7 +323,9 @@ def run_synthesis(
     policy.validate(schema)
     T = cfg.rounds
     sizes = cfg.sizes()
-    if grouped is None:
+    if engine is not None:
+        U = counts = I = None
+    elif grouped is None:
         U, counts = group_records(X)
         I = domain_index(schema, U)
     else:
@@ -351,7 +357,8 @@ def run_synthesis(
             pops.append(C.copy())
         kernel = GowerKernel(schema, C)
         # --- vote histogram (private data touched here only)
-        Hist = vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel)
+        Hist = (vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel) if engine is None
+                else engine.histogram(schema, C, vote))
         # --- calibration (public: policy, tau, domain, C_t)
         cal = calibrate(meth, RoundInputs(schema, policy, tau, C, reach, cfg.max_edges, kernel, mech.norm))
         if sampling:

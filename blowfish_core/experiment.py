@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .accounting import check_delta
 from .distance import domain_index, group_records
@@ -77,6 +77,12 @@ class RunRequest:
     def seeded(self) -> bool:
         """True for a study run (seeds given), False for release mode (seeds=None)."""
         return self.seeds is not None
+
+    #: optional pre-grouped private table (chunked.GroupedTable or (U, counts)): used instead
+    #: of ``data`` (which may then be None) for tables read in chunks (issue 15).
+    grouped: Any = None
+    #: optional vote engine (e.g. dask_engine.DaskEngine); None = the local engine.
+    engine: Any = None
 
     @property
     def budget(self) -> float | None:
@@ -302,15 +308,30 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     """
     validate_request(req)
     schema = req.schema
-    X = schema.encode(req.data)
-    ref = schema.encode(req.reference) if req.reference is not None else X
-    U, counts = group_records(X)
+    metric_name, metric_fn = req.metric or ("pwerr", None)
+    if req.grouped is not None:  # a table read in chunks (issue 15): only its distinct records
+        U, counts = (req.grouped.U, req.grouped.counts) if hasattr(req.grouped, "U") else req.grouped
+        X = U
+        if req.reference is not None:
+            ref = schema.encode(req.reference)
+        elif metric_fn is None:
+            from functools import partial
+
+            from .metrics import pwerr
+
+            ref, metric_fn = U, partial(pwerr, weights=counts)
+        else:
+            raise BlowfishError(f"metric {metric_name!r} needs the table row by row; a grouped table supports "
+                                "PWErr (the default) or a reference table")
+    else:
+        X = schema.encode(req.data)
+        ref = schema.encode(req.reference) if req.reference is not None else X
+        U, counts = group_records(X)
     grouped = (U, counts, domain_index(schema, U))
     public = None
     if req.public is not None and getattr(get_mechanism(req.mechanism), "samples", False):
         Up, cp = group_records(schema.encode(req.public))
         public = (Up, cp, domain_index(schema, Up))
-    metric_name, metric_fn = req.metric or ("pwerr", None)
     if metric_fn is None:
         from .metrics import pwerr as metric_fn
     t0 = time.perf_counter()
@@ -321,10 +342,11 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
             res = run_method(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
                              progress=progress, should_stop=should_stop, grouped=grouped,
                              keep_populations=req.keep_populations, mechanism=req.mechanism,
-                             epsilon=req.epsilon, delta=req.delta, public=public)
+                             epsilon=req.epsilon, delta=req.delta, public=public,
+                             **({"engine": req.engine} if req.engine is not None else {}))
             err = float(metric_fn(schema, ref, res.release))
             runs.append(RunResult(method, None if seed is None else int(seed), schema.decode(res.release), err,
                                   res.seconds, res))
     privacy = {**paired_privacy(runs, req), "budget_source": req.budget_source}
-    return PairedResult(req, tuple(runs), metric_name, int(X.shape[0]), int(U.shape[0]), privacy,
+    return PairedResult(req, tuple(runs), metric_name, int(round(float(counts.sum()))), int(U.shape[0]), privacy,
                         round(time.perf_counter() - t0, 3))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 #: first characters that make a spreadsheet treat a text cell as a formula (OWASP).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .data import DEFAULT_MAX_BYTES, read_text
 from .errors import DataError, SchemaError

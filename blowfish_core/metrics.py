@@ -10,7 +10,7 @@ import itertools
 import math
 
 import numpy as np
-from scipy import stats
+from ._lazy import stats  # scipy.stats, imported on first use (issue 15)
 
 from .schema import Schema
 
@@ -44,17 +44,19 @@ def marginal(codes: np.ndarray, sizes: list[int], cols: tuple[int, ...], weights
     return h / s if s > 0 else h
 
 
-def pwerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: int | str = NUMERIC_BINS) -> float:
+def pwerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: int | str = NUMERIC_BINS,
+          weights: np.ndarray | None = None) -> float:
     """PWErr: mean l1 distance between normalized 2-way marginals over all attribute pairs.
 
-    X_real: (n, p), X_syn: (r, p) encoded.  Value in [0, 2].  Needs p >= 2
-    (ValueError otherwise).
+    X_real: (n, p), X_syn: (r, p) encoded.  weights: optional (n,) multiplicities of the
+    rows of X_real (grouped records; whole-number counts give the same value as the
+    expanded table).  Value in [0, 2].  Needs p >= 2 (ValueError otherwise).
     """
     if schema.p < 2:
         raise ValueError("PWErr needs at least two modeled attributes")
     a, sizes = bin_codes(schema, X_real, bins)
     b, _ = bin_codes(schema, X_syn, bins)
-    errs = [np.abs(marginal(a, sizes, pair) - marginal(b, sizes, pair)).sum()
+    errs = [np.abs(marginal(a, sizes, pair, weights) - marginal(b, sizes, pair)).sum()
             for pair in itertools.combinations(range(schema.p), 2)]
     return float(np.mean(errs))
 

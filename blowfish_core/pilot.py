@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .accounting import (
     check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_rho,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .errors import BlowfishError, PolicyError
 from .input_checks import check_generated_n

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .accounting import (
     check_delta,

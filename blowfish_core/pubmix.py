@@ -59,7 +59,9 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-from scipy import special
+from ._lazy import lazy_module
+
+special = lazy_module("scipy.special")  # imported on first use (fast CLI start, issue 15)
 
 from .accounting import check_delta, check_epsilon
 from .errors import BudgetError, DataError

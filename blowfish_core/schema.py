@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .domain import (  # noqa: F401  (re-exported)
     ATTRIBUTE_TYPES, FINITE_KINDS, KINDS, MAX_FINITE_INTEGER_DOMAIN, Attribute, BinaryAttribute,

@@ -28,11 +28,12 @@ Randomness (issue 11, DESIGN §7):
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .distance import domain_index, group_records
 from .errors import BlowfishError
@@ -70,6 +71,10 @@ class Synthesizer:
     config : SynthConfig (default: the paper's schedule, 8 rounds, 512 released).
     allow_empty_policy : run a Blowfish method even when the policy protects nothing.
     streams : optional source of randomness ``streams(purpose, t) -> Generator`` (overrides seed).
+    engine : 'local' (default) or 'dask' (the vote histograms on a dask.distributed cluster,
+        same seeded release; needs dask[distributed]).  client : the dask.distributed Client
+        for engine='dask' (None: a local cluster of 2 workers, closed after fit).
+    chunk_rows : rows per chunk when ``fit`` is given a CSV path (default chunked.DEFAULT_CHUNK_ROWS).
 
     Fitted attributes: ``result_`` (evolution.SynthResult), ``ledger_`` (tuple of LedgerRow),
     ``privacy_`` (dict, as the report's "privacy"), ``randomness_`` (str: the seeded note or
@@ -81,7 +86,8 @@ class Synthesizer:
                  mechanism: str = "gaussian", seed: int | None = None, config: SynthConfig | None = None,
                  conversion: str = "exact", allow_empty_policy: bool = False,
                  streams: Callable[[int, int], np.random.Generator] | None = None,
-                 noise: str = "gaussian", public: pd.DataFrame | None = None) -> None:
+                 noise: str = "gaussian", public: pd.DataFrame | None = None,
+                 engine: str = "local", client: Any = None, chunk_rows: int | None = None) -> None:
         self.schema = schema
         self.policy = policy
         self.method = method
@@ -97,12 +103,17 @@ class Synthesizer:
         self.streams = streams
         self.noise = noise
         self.public = public
+        self.engine = engine
+        self.client = client
+        self.chunk_rows = chunk_rows
 
     # ------------------------------------------------------------------ fit
-    def fit(self, df: pd.DataFrame) -> Synthesizer:
+    def fit(self, df: "pd.DataFrame | str | os.PathLike") -> Synthesizer:
         """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
 
-        df: the private table, original column names and formats (every schema column).
+        df: the private table, original column names and formats (every schema column), or
+        the path of a CSV file of any size: read in chunks and grouped as it goes
+        (chunked.read_grouped; with engine='dask', read by the Dask workers).
         Raises BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field.
         """
         if not isinstance(self.method, str):
@@ -135,16 +146,47 @@ class Synthesizer:
         elif self.public is not None:
             raise BlowfishError("public only applies to noise='pubmix' (or 'linmix'); it would be ignored here. "
                                 "Fix: drop it or set noise='pubmix'")
-        if not isinstance(df, pd.DataFrame):
-            raise BlowfishError(f"fit needs a pandas DataFrame (got {type(df).__name__})")
-        X = self.schema.encode(df)
-        U, counts = group_records(X)
+        if self.engine not in ("local", "dask"):
+            raise BlowfishError(f"engine must be 'local' or 'dask' (got {self.engine!r})")
+        is_path = isinstance(df, (str, os.PathLike))
+        if not is_path and not isinstance(df, pd.DataFrame):
+            raise BlowfishError(f"fit needs a pandas DataFrame or a CSV path (got {type(df).__name__})")
         seed = None if self.seed is None else int(self.seed)
         self._streams = self.streams if self.streams is not None else make_streams(seed)
-        res: SynthResult = run_method(
-            self.schema, X, self.policy, method, budget.rho, self.tau, cfg, seed,
-            grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
-            epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public)
+        engine, own_client = None, None
+        if self.engine == "dask":
+            from .dask_engine import DaskEngine, connect, require_dask
+
+            require_dask()
+            client = self.client
+            if client is None:
+                client = own_client = connect(workers=2)
+        try:
+            if is_path and self.engine == "dask":
+                engine = DaskEngine.read_csv(client, os.fspath(df), self.schema, cfg.sizes())
+                U, counts = engine.U, engine.counts
+            elif is_path:
+                from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
+
+                g = read_grouped(df, self.schema, chunk_rows=self.chunk_rows or DEFAULT_CHUNK_ROWS)
+                U, counts = g.U, g.counts
+            else:
+                U, counts = group_records(self.schema.encode(df))
+            if self.engine == "dask" and engine is None:
+                engine = DaskEngine(client, self.schema, U, counts, cfg.sizes())
+            res: SynthResult = run_method(
+                self.schema, U, self.policy, method, budget.rho, self.tau, cfg, seed,
+                grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
+                epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public,
+                **({"engine": engine} if engine is not None else {}))
+        finally:
+            if engine is not None:
+                engine.close()
+            if own_client is not None:
+                cluster = getattr(own_client, "cluster", None)
+                own_client.close()
+                if cluster is not None:
+                    cluster.close()
         self.config_ = cfg
         self.budget_ = budget
         self.result_ = res

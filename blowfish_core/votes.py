@@ -24,6 +24,24 @@ from .errors import BudgetError
 from .schema import Schema
 
 
+_BLAS = None
+
+
+def one_blas_thread():
+    """Context manager: BLAS limited to one thread (threadpoolctl) for the soft vote's mat-vecs.
+
+    A (chunk_rows, m) mat-vec is a few ms; OpenBLAS's thread hand-off costs more than it
+    saves there, and on a busy machine much more (issue 15: 30% of a BF-Soft run).  The
+    sums are the same float sums with 1 or more threads (bit-identical releases, checked).
+    """
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
 def check_tau(tau: float) -> float:
     """Validate a temperature: finite float > 0. Raises BudgetError naming tau."""
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not math.isfinite(float(tau)) or tau <= 0:
@@ -75,19 +93,30 @@ class SoftVote:
                   I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
         """H = counts @ softmax rows: float64 (m,); independent of the tile size (one mat-vec per block)."""
         H = np.zeros(kernel.m)
+        for part in self.block_sums(U, counts, I, kernel):
+            H += part
+        return H
+
+    def block_sums(self, U: np.ndarray, counts: np.ndarray, I: np.ndarray, kernel: GowerKernel):
+        """Yield ``counts[s:e] @ softmax rows`` per block of ``chunk_rows(m)`` records: float64 (m,).
+
+        The histogram is their sum in block order; the Dask engine sums the blocks of every
+        partition in the same order, so its histogram is the same float sum (issue 15).
+        """
         n = U.shape[0]
         tile = tile_rows(kernel.m)
         step = chunk_rows(kernel.m)
         P = np.empty((min(step, n), kernel.m))
         scratch = np.empty((min(tile, n), kernel.m))
-        for s in range(0, n, step):
-            e = min(s + step, n)
-            for a in range(s, e, tile):
-                b = min(a + tile, e)
-                D = kernel.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
-                soft_rows(D, self.tau, out=D)
-            H += counts[s:e] @ P[: e - s]
-        return H
+        kernel.prepare(I)
+        with one_blas_thread():
+            for s in range(0, n, step):
+                e = min(s + step, n)
+                for a in range(s, e, tile):
+                    b = min(a + tile, e)
+                    D = kernel.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
+                    soft_rows(D, self.tau, out=D)
+                yield counts[s:e] @ P[: e - s]
 
     def rows(self, D: np.ndarray) -> np.ndarray:
         return soft_rows(D, self.tau)

@@ -254,7 +254,8 @@ def test_user_public_csv(tmp_path, capsys):
     split.public.iloc[:500].to_csv(pub, index=False)
     rep = tmp_path / "r.json"
     assert main(["synth", "--preset", "xor3", "--method", "tab-pe", "--noise", "pubmix", "--epsilon", "1",
-                 "--public", str(pub), "--out", str(tmp_path / "o.csv"), "--report", str(rep), *TINY_ARGS]) == 0
+                 "--public", str(pub), "--out", str(tmp_path / "o.csv"), "--report", str(rep), "--seeds", "0",
+                 *TINY_ARGS]) == 0
     r = json.loads(rep.read_text())
     assert "user-given public rows" in r["public_source"]
     out = capsys.readouterr().out
@@ -282,3 +283,13 @@ def test_xor3_pubmix_end_to_end_sane_errors(tmp_path, capsys):
     pub_err = float(np.mean(base.errors("hard")))
     assert err < uniform - 0.1, (err, uniform)
     assert err < pub_err + 0.1, (err, pub_err)
+
+
+def test_pubmix_release_mode_is_refused_until_it_has_a_safe_sampler(tmp_path, capsys):
+    """An unseeded (release-mode) PubMix run is refused: its draws have no floating-point-safe
+    sampler yet (DESIGN §7), and a release must never fall back to numpy's sampler."""
+    code = main(["synth", "--preset", "xor3", "--method", "tab-pe", "--noise", "pubmix", "--epsilon", "1",
+                 "--out", str(tmp_path / "o.csv"), *TINY_ARGS])
+    err = capsys.readouterr().err
+    assert code == 2 and "pubmix mechanism has no opendp sampler" in err and "give seeds" in err
+    assert not (tmp_path / "o.csv").exists()

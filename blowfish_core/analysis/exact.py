@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
-import pandas as pd
+from .._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..distance import GowerKernel, domain_index
 from ..edges import EdgeBlock, edge_total, iter_edge_blocks, lattice_edges

@@ -65,7 +65,8 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
                   public=None):
     """A reference method's release with the signature of evolution.run_synthesis.
 
-    X: (n, p) encoded private records.  method: a Method (or name) with runner 'baseline'.
+    X: (n, p) encoded private records (ignored when ``grouped`` = (U, counts, ...) is given: the
+    records are U repeated by counts; marginals do not depend on row order).  method: a Method (or name) with runner 'baseline'.
     rho: total zCDP budget.  config: only ``release`` (rows released) is used.  seed: passed
     to the fit function (the same seed gives the same release; seeded study streams
     (evolution.SeededStreams) pass their seed, any other ``streams`` supplies one integer from
@@ -94,6 +95,8 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
         fit_seed = int(seed if streams is None else streams.seed)
     else:  # another source (e.g. OS entropy): one integer from it
         fit_seed = int(streams(_REFERENCE, 0).integers(2 ** 63))
+    if grouped is not None:  # the distinct records and their counts (X may hold only the distinct records)
+        X = np.repeat(grouped[0], np.asarray(grouped[1]).astype(np.int64), axis=0)
     res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, seed=fit_seed, rows=int(cfg.release))
     rows = engine_rows(res, meth.name.upper())
     if progress is not None:

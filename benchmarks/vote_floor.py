@@ -1,0 +1,210 @@
+"""The vote step's floor for one round, next to the engine's hard and soft rounds (issue 15).
+
+One round = the Gower distances from every grouped private record to the m candidates
+plus the vote histogram.  The *floor* is a lean implementation of the same work: grouped
+records, float32 lookup tables (per attribute, fused into joint tables only for the joint
+codes the records use), cache-sized tiles of ``--tile`` rows, the vote reduced tile by
+tile (hard: argmin + weighted bincount; soft: stable softmax + one float32 mat-vec per
+tile accumulated in float64).  The engine's rounds are ``votes.vote_histogram`` with
+``HardVote()`` / ``SoftVote(tau)``, including the ``GowerKernel`` build, float64.
+The same lean code in float64 is printed too: the engine keeps float64 because float32
+distances change the hard vote's ties (the printed max |H_engine - H_floor| shows it) and
+seeded releases must stay bit-identical.
+
+Candidates: the 1,024-candidate population of round 8 of a seeded Hard run (so the
+distances have a real run's structure), or ``--uniform`` for a uniform sample.
+Data: Adult's private split from ../shared/data/adult.csv, or XOR-3 when it is absent.
+
+Times are CPU seconds of this process (``time.process_time``), the best of ``--repeats``
+runs after one warm-up; BLAS threads are the library default unless the environment
+sets them.  The machine is shared: the load average is printed with the figures.
+
+Usage::
+
+    python benchmarks/vote_floor.py [--repeats 7] [--tau 0.03] [--tile 256] [--json OUT]
+
+Targets (issue 15): soft round <= 1.5x the soft floor, hard round <= 1.2x the hard floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import numpy as np  # noqa: E402
+
+TARGET_SOFT = 1.5
+TARGET_HARD = 1.2
+
+
+def load(uniform: bool, seed: int = 0):
+    """(name, schema, U, counts, I, C) with C the 1,024 candidates."""
+    from blowfish_core.distance import domain_index, group_records
+    from blowfish_core.evolution import SynthConfig, run_synthesis
+    from blowfish_core.presets import get_preset, load_preset_data, shared_path
+
+    name = "adult" if shared_path(get_preset("adult")) is not None else "xor3"
+    preset = get_preset(name)
+    schema = preset.schema
+    X = schema.encode(load_preset_data(preset).private)
+    U, counts = group_records(X)
+    I = domain_index(schema, U)
+    if uniform:
+        C = schema.sample_uniform(np.random.default_rng(seed), 1024)
+    else:
+        res = run_synthesis(schema, X, preset.default_policy(), "hard", 1e-3, None, SynthConfig(), seed,
+                            grouped=(U, counts, I), keep_populations=True)
+        C = res.populations[-1]
+    return name, schema, U, counts, I, C
+
+
+class Floor:
+    """Lean float32 round: joint lookup tables for the used codes, cache-sized tiles."""
+
+    def __init__(self, schema, C: np.ndarray, I: np.ndarray, tile: int, dtype=np.float32):
+        from blowfish_core.distance import LOOKUP_MAX
+
+        m = C.shape[0]
+        w = schema.weights
+        self.m, self.tile, self.dtype = m, tile, dtype
+        tabs, self.direct = {}, []
+        for i, a in enumerate(schema.attributes):
+            if a.size is not None and a.size <= LOOKUP_MAX:
+                tabs[i] = (w[i] * a.term(a.domain_codes()[:, None], C[None, :, i])).astype(dtype)
+            else:
+                self.direct.append(i)
+        self.schema, self.C = schema, C
+        # two joint tables at most (largest attributes first), rows only for used joint codes
+        order = sorted(tabs, key=lambda i: -tabs[i].shape[0])
+        self.codes, self.tables = [], []
+        groups: list[list[int]] = []
+        for i in order:
+            for g in groups:
+                if np.prod([tabs[j].shape[0] for j in g]) * tabs[i].shape[0] <= 8192:
+                    g.append(i)
+                    break
+            else:
+                groups.append([i])
+        for g in groups:
+            code = np.zeros(I.shape[0], dtype=np.intp)
+            for j in g:
+                code = code * tabs[j].shape[0] + I[:, j]
+            used, inv = np.unique(code, return_inverse=True)
+            digits, rest = [], used.copy()
+            for j in reversed(g):
+                digits.append(rest % tabs[j].shape[0])
+                rest //= tabs[j].shape[0]
+            digits.reverse()
+            T = tabs[g[0]][digits[0]]
+            for j, d in zip(g[1:], digits[1:]):
+                T += tabs[j][d]
+            self.tables.append(T)
+            self.codes.append(inv.astype(np.intp))
+
+    def tiles(self, U: np.ndarray):
+        n, t = U.shape[0], self.tile
+        D = np.empty((t, self.m), dtype=self.dtype)
+        buf = np.empty((t, self.m), dtype=self.dtype)
+        for s in range(0, n, t):
+            e = min(s + t, n)
+            d, b = D[: e - s], buf[: e - s]
+            np.take(self.tables[0], self.codes[0][s:e], axis=0, out=d, mode="clip")
+            for T, code in zip(self.tables[1:], self.codes[1:]):
+                np.take(T, code[s:e], axis=0, out=b, mode="clip")
+                d += b
+            for i in self.direct:  # continuous attributes: the engine's own term, cast to float32
+                tmp = np.empty((e - s, self.m))
+                self.schema.attributes[i].term_into(U[s:e, i, None], self.C[None, :, i], tmp)
+                b[...] = tmp * self.schema.weights[i]
+                d += b
+            yield s, e, d
+
+
+def floor_hard(schema, C, U, counts, I, tile, dtype=np.float32):
+    f = Floor(schema, C, I, tile, dtype)
+    H = np.zeros(f.m)
+    for s, e, d in f.tiles(U):
+        H += np.bincount(np.argmin(d, axis=1), weights=counts[s:e], minlength=f.m)
+    return H
+
+
+def floor_soft(schema, C, U, counts, I, tile, tau, dtype=np.float32):
+    f = Floor(schema, C, I, tile, dtype)
+    H = np.zeros(f.m)
+    k = dtype(-1.0 / tau)
+    for s, e, d in f.tiles(U):
+        d -= d.min(axis=1, keepdims=True)
+        d *= k
+        np.exp(d, out=d)
+        wts = (counts[s:e] / d.sum(axis=1, dtype=np.float64)).astype(dtype)
+        H += (wts @ d).astype(np.float64)
+    return H
+
+
+def best_cpu(fn, repeats: int) -> tuple[float, object]:
+    out = fn()  # warm-up
+    best = float("inf")
+    for _ in range(repeats):
+        c0 = time.process_time()
+        out = fn()
+        best = min(best, time.process_time() - c0)
+    return best, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--tau", type=float, default=0.03)
+    ap.add_argument("--tile", type=int, default=256, help="rows per floor tile (default 256: 1 MiB at m=1024)")
+    ap.add_argument("--uniform", action="store_true", help="uniform candidates instead of a run's round-8 population")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+
+    from blowfish_core.votes import HardVote, SoftVote, vote_histogram
+
+    name, schema, U, counts, I, C = load(args.uniform)
+    hard, soft = HardVote(), SoftVote(args.tau)
+    load0 = os.getloadavg()
+    rows = {}
+    rows["hard_floor"], Hf = best_cpu(lambda: floor_hard(schema, C, U, counts, I, args.tile), args.repeats)
+    rows["hard_engine"], He = best_cpu(lambda: vote_histogram(schema, C, U, counts, hard, I=I), args.repeats)
+    rows["soft_floor"], Sf = best_cpu(lambda: floor_soft(schema, C, U, counts, I, args.tile, args.tau), args.repeats)
+    rows["hard_floor64"], _ = best_cpu(lambda: floor_hard(schema, C, U, counts, I, args.tile, np.float64),
+                                       args.repeats)
+    rows["soft_floor64"], _ = best_cpu(lambda: floor_soft(schema, C, U, counts, I, args.tile, args.tau, np.float64),
+                                       args.repeats)
+    rows["soft_engine"], Se = best_cpu(lambda: vote_histogram(schema, C, U, counts, soft, I=I), args.repeats)
+    load1 = os.getloadavg()
+    ratio_h = rows["hard_engine"] / rows["hard_floor"]
+    ratio_s = rows["soft_engine"] / rows["soft_floor"]
+    agree_h = float(np.abs(Hf - He).max())
+    agree_s = float(np.abs(Sf - Se).max())
+    print(f"vote_floor: {name}, {U.shape[0]:,} grouped records ({int(counts.sum()):,} rows), m = {C.shape[0]}, "
+          f"tau = {args.tau:g}, floor tile {args.tile} rows, best of {args.repeats} (CPU s); "
+          f"load average {load0[0]:.2f} -> {load1[0]:.2f}; BLAS threads: "
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'library default')}")
+    print(f"  hard: engine {rows['hard_engine'] * 1e3:7.1f} ms   floor {rows['hard_floor'] * 1e3:7.1f} ms   "
+          f"ratio {ratio_h:.2f}x (target <= {TARGET_HARD}x: {'MET' if ratio_h <= TARGET_HARD else 'MISSED'}); "
+          f"max |H_engine - H_floor| = {agree_h:.3g}")
+    print(f"  soft: engine {rows['soft_engine'] * 1e3:7.1f} ms   floor {rows['soft_floor'] * 1e3:7.1f} ms   "
+          f"ratio {ratio_s:.2f}x (target <= {TARGET_SOFT}x: {'MET' if ratio_s <= TARGET_SOFT else 'MISSED'}); "
+          f"max |H_engine - H_floor| = {agree_s:.3g}")
+    print(f"  float64 floors (same lean code in float64, the engine's precision; results must stay bit-identical): "
+          f"hard {rows['hard_floor64'] * 1e3:.1f} ms (engine {rows['hard_engine'] / rows['hard_floor64']:.2f}x), "
+          f"soft {rows['soft_floor64'] * 1e3:.1f} ms (engine {rows['soft_engine'] / rows['soft_floor64']:.2f}x)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"dataset": name, "unique": int(U.shape[0]), "m": int(C.shape[0]), "cpu_seconds": rows,
+                       "ratio_hard": ratio_h, "ratio_soft": ratio_s, "load": [load0, load1]}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

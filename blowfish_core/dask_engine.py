@@ -1,0 +1,203 @@
+"""The vote step on a Dask cluster, for tables beyond one machine (issue 15).
+
+Algorithm 1 touches the private records only in the vote histogram H_t (evolution.py,
+step 1).  This engine keeps the grouped private records on the workers of a
+``dask.distributed`` cluster and computes H_t there; calibration, noise, selection and
+ResampleMutate stay on the client (they are O(m)).
+
+* Reading, encoding and grouping (:meth:`DaskEngine.read_csv`) are Dask dataframe
+  operations on the workers: ``dd.read_csv`` -> encode every partition against the public
+  schema -> ``groupby(...).size()``.  The distinct records (not the rows) come back to the
+  client once, are put in the local engine's order (``np.unique``) and are scattered
+  back as partitions.
+* Every round the candidates C_t are broadcast once; each partition computes its part of
+  the vote histogram; the client sums the parts **in a fixed partition order**.
+  Partitions are whole multiples of the vote block (``distance.chunk_rows(m)`` for every
+  m of the schedule) and a soft-vote partition returns one vector per block, which the
+  client adds in block order: exactly the local engine's float sums, so a seeded run
+  releases byte-identical records (tests/test_dask_engine.py).  Hard votes are sums of
+  whole numbers (exact in any order).
+
+Byte-identity needs the same numpy/BLAS build on the workers as on the client (a BLAS
+that picks another kernel on another CPU may round a mat-vec differently; hard votes are
+exact anyway).  ``dask[distributed]`` is an optional extra: ``pip install "dask[distributed]"``.
+
+Pointing it at a cluster::
+
+    python -m blowfish_core synth ... --engine dask --scheduler tcp://HOST:8786
+    python -m blowfish_core synth ... --engine dask --workers 2        # a local cluster
+    Synthesizer(..., engine="dask", client=Client("tcp://HOST:8786")).fit("big.csv")
+
+The workers must be able to import ``blowfish_core`` (install the package on every
+worker) and to read the CSV path (a shared file system or a URL fsspec understands).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .distance import GowerKernel, chunk_rows, domain_index
+from .errors import BlowfishError, DataError, SchemaError
+from .schema import Schema
+
+INSTALL_HINT = ('the Dask engine needs the optional extra dask[distributed]. Fix: pip install "dask[distributed]" '
+                '(or pip install -e ".[dask]"), or use the local engine (the default)')
+
+
+def require_dask():
+    """Import dask.distributed or raise BlowfishError with the install command."""
+    try:
+        import dask.dataframe  # noqa: F401
+        import distributed
+    except ImportError:
+        raise BlowfishError(INSTALL_HINT) from None
+    return distributed
+
+
+def connect(scheduler: str | None = None, workers: int | None = None, processes: bool = True):
+    """A dask.distributed Client: to ``scheduler`` (an address such as tcp://host:8786) or to a
+    new local cluster of ``workers`` single-threaded workers.  Raises BlowfishError."""
+    distributed = require_dask()
+    if scheduler and workers:
+        raise BlowfishError("give --scheduler ADDRESS or --workers N, not both")
+    if scheduler:
+        try:
+            return distributed.Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError) as e:
+            raise BlowfishError(f"--scheduler {scheduler}: cannot connect ({e}). Fix: check the address "
+                                "and that the scheduler is running (dask scheduler)") from None
+    n = 2 if workers is None else workers
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise BlowfishError(f"--workers must be a whole number >= 1 (got {workers!r})")
+    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                                       dashboard_address=None)
+    return distributed.Client(cluster)
+
+
+def quantum(sizes: list[int]) -> int:
+    """Partition granularity: the least common multiple of the vote block heights
+    ``chunk_rows(m)`` over the schedule's population sizes (rows)."""
+    q = 1
+    for m in sorted(set(int(v) for v in sizes)):
+        q = math.lcm(q, chunk_rows(m))
+    return q
+
+
+def _partition_votes(schema: Schema, C: np.ndarray, part: tuple, vote) -> np.ndarray:
+    """On a worker: the partition's histogram parts, (blocks, m) float64 (hard: one row)."""
+    U, counts, I = part
+    kernel = GowerKernel(schema, C)
+    if getattr(vote, "name", "") == "soft":
+        return np.stack(list(vote.block_sums(U, counts, I, kernel)))
+    return vote.histogram(schema, C, U, counts, I, kernel)[None, :]
+
+
+def _encode_partition(df, schema: Schema):
+    import pandas as pd
+
+    names = [a.name for a in schema.attributes]
+    df = df.rename(columns=lambda c: str(c).strip())
+    df = df[~df.isna().all(axis=1)]
+    if len(df) == 0:
+        return pd.DataFrame({n: np.zeros(0) for n in names})
+    return pd.DataFrame(schema.encode(df[names]), columns=names)
+
+
+class DaskEngine:
+    """Grouped private records on Dask workers; ``histogram(schema, C, vote)`` per round.
+
+    client: a dask.distributed Client.  U: (u, p) distinct encoded records in np.unique
+    order, counts: (u,).  sizes: the run's population schedule (partitions are multiples
+    of every vote block height).  partitions: target number of partitions (default: 4 per
+    worker; they are placed so the workers hold about the same number of records).
+    """
+
+    def __init__(self, client, schema: Schema, U: np.ndarray, counts: np.ndarray, sizes: list[int],
+                 partitions: int | None = None):
+        self.client = client
+        self.schema = schema
+        self.U, self.counts = U, counts  # the client keeps the distinct records (metric, report)
+        self.n_unique = int(U.shape[0])
+        self.n_rows = int(round(float(np.sum(counts))))
+        self.sizes = [int(s) for s in sizes]
+        q = quantum(self.sizes)
+        nw = max(1, len(client.scheduler_info().get("workers", {})))
+        k = partitions or 4 * nw
+        per = max(q, int(math.ceil(self.n_unique / k / q)) * q)  # whole multiples of the block quantum
+        bounds = list(range(0, self.n_unique, per)) + [self.n_unique]
+        I = domain_index(schema, U)
+        parts = [(np.ascontiguousarray(U[a:b]), np.ascontiguousarray(counts[a:b]), np.ascontiguousarray(I[a:b]))
+                 for a, b in zip(bounds[:-1], bounds[1:])]
+        self.bounds = bounds
+        self._schema_f = client.scatter(schema, broadcast=True)
+        # place partitions so every worker holds about the same number of records (largest first
+        # to the least-loaded worker); tasks then run where their partition is
+        addrs = sorted(client.scheduler_info().get("workers", {}))
+        futs: list = [None] * len(parts)
+        if addrs:
+            load = {w: 0 for w in addrs}
+            for i in sorted(range(len(parts)), key=lambda i: -parts[i][0].shape[0]):
+                w = min(addrs, key=lambda a: (load[a], a))
+                futs[i] = client.scatter([parts[i]], workers=[w])[0]
+                load[w] += parts[i][0].shape[0]
+        else:
+            futs = client.scatter(parts)
+        self._parts = futs  # list of futures, in partition order
+        self.quantum = q
+
+    @property
+    def partitions(self) -> int:
+        return len(self._parts)
+
+    def histogram(self, schema: Schema, C: np.ndarray, vote) -> np.ndarray:
+        """Vote histogram H(D; C): float64 (m,), the local engine's float sums (see module doc)."""
+        m = int(np.asarray(C).shape[0])
+        if self.quantum % chunk_rows(m):
+            raise BlowfishError(f"the Dask engine was partitioned for populations {sorted(set(self.sizes))}; "
+                                f"got m = {m}. Fix: build it with the run's schedule")
+        Cf = self.client.scatter(np.asarray(C, dtype=float), broadcast=True)
+        futs = [self.client.submit(_partition_votes, self._schema_f, Cf, p, vote, pure=False) for p in self._parts]
+        H = np.zeros(m)
+        for f in futs:  # fixed partition order, block order inside each partition
+            for part in f.result():
+                H += part
+        return H
+
+    @classmethod
+    def from_grouped(cls, client, schema: Schema, U: np.ndarray, counts: np.ndarray, sizes: list[int],
+                     partitions: int | None = None) -> "DaskEngine":
+        return cls(client, schema, U, counts, sizes, partitions)
+
+    @classmethod
+    def read_csv(cls, client, path: str, schema: Schema, sizes: list[int], *, sep: str = ",",
+                 blocksize: str | int = "64MB", partitions: int | None = None) -> "DaskEngine":
+        """Read, encode and group a CSV with Dask dataframe operations on the workers.
+
+        Cells are read as text (only empty cells are missing) and encoded per partition with
+        ``Schema.encode``.  Raises DataError for a bad cell (the local reader,
+        blowfish_core.chunked, gives its spreadsheet row numbers).
+        """
+        require_dask()
+        import dask.dataframe as dd
+
+        names = [a.name for a in schema.attributes]
+        try:
+            ddf = dd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""],
+                              blocksize=blocksize, skip_blank_lines=False)
+            meta = {n: "f8" for n in names}
+            enc = ddf.map_partitions(_encode_partition, schema, meta=meta)
+            sizes_s = enc.groupby(names).size().compute()
+        except (SchemaError, KeyError, ValueError) as e:
+            raise DataError(f"{path}: {e}. Fix: read it with the local engine to see the bad rows' numbers") from None
+        if len(sizes_s) == 0:
+            raise DataError(f"{path}: the file has a header but no data rows")
+        U = np.array(sizes_s.index.tolist(), dtype=float).reshape(len(sizes_s), len(names))
+        c = sizes_s.to_numpy().astype(float)
+        Us, idx = np.unique(U, axis=0, return_index=True)  # the local engine's order
+        return cls(client, schema, Us, c[idx], sizes, partitions)
+
+    def close(self) -> None:
+        for f in self._parts:
+            f.release()
