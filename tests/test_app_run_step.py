@@ -38,7 +38,8 @@ def _report(mean: float, lo: float | None, hi: float | None, seeds: int) -> dict
 
 CASES = {  # constructed reports -> (colour, headline)
     "clear win": (_report(14.6, 5.2, 24.0, 6), "green",
-                  "BF-Soft 14.6% lower error than Hard (lower is better); clear with 6 seeds — the interval excludes 0"),
+                  "BF-Soft 14.6% lower error than Hard (lower is better); clear with 6 seeds — the interval "
+                  "excludes 0"),
     "inconclusive": (_report(-14.9, -82.0, 52.0, 3), "blue",
                      "BF-Soft 14.9% higher error than Hard (lower is better); inconclusive with 3 seeds — the "
                      "interval includes 0"),

@@ -92,7 +92,8 @@ def test_run_status_states_leave_no_progress_bar():
         at.run()
         box = at.status[0]
         assert box.label.startswith(label), box.label
-        assert box.icon == {"done": ":material/check:", "stopped": ":material/check:", "failed": ":material/error:"}[mode]
+        icons = {"done": ":material/check:", "stopped": ":material/check:", "failed": ":material/error:"}
+        assert box.icon == icons[mode]
         assert not at.get("progress")  # removed when the box closes
         if mode == "failed":
             assert at.error and at.error[0].value == "boom" and at.exception
