@@ -336,3 +336,28 @@ def test_public_aware_sampler_shows_beta_in_chromium(server):
             page.screenshot(path=os.path.join(ARTIFACTS, "public_aware_sampler_release.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_voronoi_click_adds_a_candidate_in_chromium(server):
+    """Issue 16 class mode: a click on an empty spot of the hard-vote plot adds a candidate there
+    (Streamlit's plotly selection event); the takeaway line stays; no exception box."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2000})
+            page.set_default_timeout(PAGE_TIMEOUT_MS)
+            page.goto(server, timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            _step_link(page, "Voronoi_Explorer").click()
+            _wait_idle(page)
+            page.get_by_text("A protected step that crosses a boundary").first.wait_for()
+            box = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+            page.mouse.click(box["x"] + box["width"] * 0.30, box["y"] + box["height"] * 0.80)
+            page.get_by_text("6 candidates after your clicks on the plot.").first.wait_for(timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            _assert_no_exception(page, "voronoi_click")
+            page.screenshot(path=os.path.join(ARTIFACTS, "voronoi_click_added.png"), full_page=True)
+        finally:
+            browser.close()
