@@ -155,3 +155,34 @@ def test_carry_message_on_the_runner():
     at.run()
     assert any("From the Temperature Pilot" in i.value and "tau 0.03 → 0.1; Tab-PE removed from the comparison"
                in i.value for i in at.info)
+
+
+def test_run_bundle_of_the_app_run_reproduces_its_release_byte_for_byte(tmp_path):
+    """Must-show 2 through the app: the bundle the Run step offers, run as run.sh and run.py in fresh
+    processes, writes the app's seeded release byte for byte."""
+    import subprocess
+    import sys
+
+    from blowfish_core.run_bundle import write_bundle
+    from studio.bundle_ui import run_settings_of
+
+    at = _page()
+    at.multiselect(key="rn_methods").set_value(["bf-soft"])
+    for k, v in {"rn_rounds": 2, "rn_release": 20, "rn_seeds": 1}.items():
+        at.number_input(key=k).set_value(v)
+    at.text_input(key="rn_population").set_value("16x2")
+    at.button(key="rn_run_btn").click().run()
+    assert not at.exception
+    store = at.session_state["runner_results"]
+    rec = store[max(store)]
+    app_bytes = ui.release_csv(rec["releases"][("bf-soft", 0)])
+    files = write_bundle(run_settings_of(rec["result"].request, at.session_state["studio"]), tmp_path / "b")
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "PYTHON": sys.executable}
+    for cmd in (["sh", str(files["run.sh"])], [sys.executable, str(files["run.py"])]):
+        out = tmp_path / "b" / "release.csv"
+        if out.exists():
+            out.unlink()
+        p = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr + p.stdout
+        assert out.read_bytes() == app_bytes, cmd
