@@ -32,6 +32,7 @@ from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
 from studio.run_ui import RunStatus, fmt_seconds, sweep_figure, sweep_frame
 from studio.state import get_studio
+from studio.widgets import fmt_q, fmt_reach
 
 st.set_page_config(page_title="Synthesis Runner · Blowfish Studio", layout="wide")
 
@@ -196,9 +197,9 @@ for _k in S:
 try:
     _ps = policy_summary(studio.schema, studio.policy, float(S["rn_tau"]) if S["rn_tau"] > 0 else None)
     m1, m2, m3 = st.columns(3)
-    m1.metric("Record-level reach r", f"{_ps['reach']:.4f}")
+    m1.metric("Record-level reach r", fmt_reach(_ps["reach"]))  # the Policy step's formats: one q everywhere
     if _ps["q"] is not None:
-        m2.metric("Noise ratio q at tau", f"{_ps['q']:.2f}")
+        m2.metric("Noise ratio q at tau", fmt_q(_ps["q"]))
         m3.metric("BF-Soft sensitivity bound", f"{_ps['sensitivity_bound']:.4f}")
 except (BlowfishError, ValueError, TypeError):
     pass
