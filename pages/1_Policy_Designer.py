@@ -26,7 +26,7 @@ from studio import flow
 from studio import widgets as w
 from studio.budget_ui import budget_control
 from studio.plots import chart_with_table
-from studio.state import DEFAULTS, get_studio, set_studio, set_tau
+from studio.state import DEFAULTS, get_studio, session_budget, set_studio, set_tau
 
 st.set_page_config(page_title="Policy Designer · Blowfish Studio", layout="wide")
 
@@ -373,7 +373,7 @@ with right:
     except bc.BlowfishError as e:
         st.error(str(e))
 
-    _rounds = int(studio.extras["budget"].get("rounds", ROUNDS_DEFAULT))
+    _rounds = int(session_budget(studio).get("rounds", ROUNDS_DEFAULT))
     st.session_state.setdefault("designer:rounds", min(max(_rounds, 1), 100))
     view = budget_control(studio, "designer", rounds=int(st.session_state["designer:rounds"]))
     st.number_input("Rounds T (for the noise per round)", key="designer:rounds", min_value=1, max_value=100, step=1)
@@ -531,7 +531,7 @@ def on_make_release() -> None:
 show_flash("release")
 r1, r2, r3, r4 = st.columns(4)
 r1.selectbox("Method", ds.RELEASE_METHODS, key=f"{RELEASE}:method")
-r2.number_input("ρ (zCDP)", min_value=1e-8, value=float(studio.extras["budget"]["rho"]), format="%.2e",
+r2.number_input("ρ (zCDP)", min_value=1e-8, value=float(session_budget(studio)["rho"]), format="%.2e",
                 key=f"{RELEASE}:rho")
 r3.number_input("Rounds", min_value=1, max_value=50, value=ROUNDS_DEFAULT, key=f"{RELEASE}:rounds")
 r4.number_input("Released records", min_value=1, max_value=100_000, value=ds.DEFAULT_RELEASE, key=f"{RELEASE}:size")
