@@ -3,7 +3,6 @@ Def. 2.7, Cor. 5.2, App. C, App. D)."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
