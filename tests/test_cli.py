@@ -196,6 +196,17 @@ def test_value_outside_public_domain(files, capsys):
                  "column 'a'", "2 row(s)", "outside the declared public domain [0, 100]")
 
 
+def test_bounds_wider_than_float_range(files, capsys, tmp_path):
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps({"attributes": [
+        {"name": "a", "type": "numeric", "lo": -1e308, "hi": 1e308},
+        {"name": "b", "type": "categorical", "levels": ["x", "y", "w"]}]}))
+    argv = ["synth", "--data", str(files["ok"]), "--schema", str(wide), "--method", "hard", "--rho", "1",
+            "--out", str(files["out"]), *TINY]
+    expect_error(capsys, argv, "attribute 'a': the width hi - lo of the public bounds exceeds the float range",
+                 "Fix:")
+
+
 def test_unknown_category(files, capsys):
     expect_error(capsys, synth(files, "cat", "--method", "hard", "--rho", "1"), "column 'b'", "zebra")
 
