@@ -712,7 +712,12 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
                                                       "exponential mechanism (costs epsilon_sel^2/8 zCDP)")
     p.add_argument("--dry-run", action="store_true", help="print the plan (cost, regret bound) and stop")
     p.add_argument("--out", metavar="CHOSEN.csv", help="--private: write the chosen setting's release")
-    p.add_argument("--report", metavar="REPORT.json", help="write the result as JSON")
+    p.add_argument("--report", metavar="REPORT.json",
+                   help="write the result as JSON (--private: only what may be published: the plan, the choice, "
+                        "the ledger and privacy totals, the settings)")
+    p.add_argument("--eval-report", metavar="FILE.json",
+                   help="--private: write the per-setting errors and selection probabilities, labelled "
+                        "'internal: computed on private data - do not publish'")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(out_dir=None)
     return p
@@ -775,7 +780,8 @@ def cmd_pilot(args) -> int:
                 raise BlowfishError(f"{flag} applies to the public pilot only; --private reads the private table. "
                                     "Fix: drop it")
     else:
-        for flag, v in (("--rho-sel", args.rho_sel), ("--epsilon-sel", args.epsilon_sel), ("--out", args.out)):
+        for flag, v in (("--rho-sel", args.rho_sel), ("--epsilon-sel", args.epsilon_sel), ("--out", args.out),
+                        ("--eval-report", args.eval_report)):
             if v is not None:
                 raise BlowfishError(f"{flag} applies to --private only (the public pilot spends and releases "
                                     "nothing). Fix: add --private or drop it")
@@ -796,7 +802,7 @@ def cmd_pilot(args) -> int:
     metric = preset.metric_fn() if preset is not None and not args.schema else None
     metric_name = preset.metric if preset is not None and not args.schema else "pwerr"
     data, n_t, public, source, psrc = _pilot_inputs(args, preset)
-    for flag, path in [("--out", args.out), ("--report", args.report)]:
+    for flag, path in [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]:
         if path:
             d = os.path.dirname(os.path.abspath(path))
             _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
@@ -809,12 +815,13 @@ def cmd_pilot(args) -> int:
             print(f"  {ev['label']:<20} ({ev['config']}/{ev['configs']}) seed {ev['seed']} round "
                   f"{ev['round']}/{ev['rounds']}", file=sys.stderr)
 
-    def dump(obj):
-        if args.report:
+    def dump(obj, flag="--report", path=None):
+        path = args.report if path is None else path
+        if path:
             def w():
-                with open(args.report, "w", encoding="utf-8") as f:
+                with open(path, "w", encoding="utf-8") as f:
                     json.dump(obj, f, indent=2, allow_nan=False)
-            _write("--report", args.report, w)
+            _write(flag, path, w)
 
     if args.private:
         plan = private_pilot_plan(schema, policy, n_t, taus, budget.rho, args.rho_sel, args.epsilon_sel,
@@ -829,8 +836,10 @@ def cmd_pilot(args) -> int:
                                  epsilon_sel=args.epsilon_sel, seed=seeds[0], config=cfg, metric=metric,
                                  delta=delta, data_source=source, flags=True, progress=progress)
         p = res.privacy
-        print(f"chosen (publishable): {res.label}")
-        print(f"privacy (publishable): rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows "
+        # the private pilot always runs on a seed (default 0): for study, never "publishable"
+        print(f"randomness: {SEEDED_NOTE}")
+        print(f"chosen: {res.label}")
+        print(f"privacy: rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows "
               f"({plan.K} runs x {plan.rho_run:.4g} + exponential {plan.choice.rho_selection:.4g}); "
               f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1); accountant {p['accountant']}")
         print(f"{metric_name.upper()} per setting ({INTERNAL}; do not publish):")
@@ -839,8 +848,10 @@ def cmd_pilot(args) -> int:
             print(f"  {row.setting:<20} {getattr(row, metric_name):.4f}  P = {row.probability:.4g}{mark}")
         if args.out:
             _write("--out", args.out, lambda: res.release.to_csv(args.out, index=False))
-        dump(res.to_dict())
-        written = [x for x in (args.out, args.report) if x]
+        dump(res.public_dict())
+        if args.eval_report:
+            dump(res.internal_dict(), "--eval-report", args.eval_report)
+        written = [x for x in (args.out, args.report, args.eval_report) if x]
         if written:
             print("wrote " + " and ".join(written))
         return 0
