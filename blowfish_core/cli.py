@@ -21,7 +21,7 @@ from .input_checks import check_generated_n, check_integer_bounds
 from .intake import IntakeResult, check_sep, intake_csv
 from .evolution import SynthConfig
 from .policy import Policy
-from .presets import get_preset, load_preset_data
+from .presets import get_preset, load_preset_data, split_line
 from .experiment import RunRequest, run_paired, validate_request
 from .report import INTERNAL_LABEL, bundle_files, ledger_text, policy_summary, release_files
 from .evolution import RANDOMNESS, SEEDED_NOTE
@@ -115,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("synth", help="run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(s)
-    s.add_argument("--data", metavar="CSV", help="private table (XOR presets generate it when omitted)")
+    s.add_argument("--data", metavar="CSV", help="private table (XOR presets generate it when omitted; with --preset "
+                                                "adult|bank it is split into a private part and held-out pilot rows, as in "
+                                                "the paper; a separate public file goes in --public)")
     add_intake_args(s)
     s.add_argument("--n", type=_int, help="XOR presets without --data: number of generated private records (default 12000)")
     s.add_argument("--data-seed", type=_int, default=None, help="XOR presets without --data: generator seed (default 0)")
@@ -407,7 +409,7 @@ def cmd_synth(args) -> int:
     cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
                       release=args.release, threshold_h=args.threshold_h, selection=args.selection,
                       children=args.children, release_mode=args.release_mode).validate()
-    metric = None
+    metric, split_txt = None, None
     if preset is not None and not args.schema:
         if args.chunk_rows is not None:
             raise BlowfishError("--chunk-rows applies to --schema runs (a preset splits its table in memory). "
@@ -416,6 +418,7 @@ def cmd_synth(args) -> int:
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
         data, source_txt = split.private, split.source.replace("table (", f"{args.data} (", 1)
+        split_txt = split_line(preset, args.data, split, args.split_seed or 0)
         metric = preset.metric_fn()
         public, public_txt = split.public, f"{preset.name} pilot split ({len(split.public)} rows, disjoint)"
     else:
@@ -460,6 +463,8 @@ def cmd_synth(args) -> int:
 
     for line in intake_lines(args):
         print(line)
+    if split_txt:
+        print(split_txt)
     print(f"randomness: {SEEDED_NOTE}" if seeds is not None else f"randomness: {RANDOMNESS}"
           + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
              if len(methods) > 1 else ""))
@@ -672,7 +677,11 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
                                      "(K runs on the private table + an exponential-mechanism choice)",
                        epilog=PILOT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(p)
-    p.add_argument("--data", metavar="CSV", help="private table (public pilot: only its row count n_t is used)")
+    p.add_argument("--data", metavar="CSV",
+                   help="private table. With --preset adult|bank the preset splits it into a private part and "
+                        "held-out pilot rows, as in the paper (Adult 80/20, Bank 60/40; the public pilot runs on "
+                        "the held-out rows, n_t = the private part's size); to use a separate public file pass "
+                        "--public. With --schema: only its row count n_t is used by the public pilot")
     p.add_argument("--sep", default=",", help="field separator of --data and --public (default ',')")
     p.add_argument("--n", type=_int,
                    help="XOR presets without --data: number of generated private records (default 12000)")
@@ -733,6 +742,9 @@ def _pilot_inputs(args, preset):
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
         data, source = split.private, split.source
+        line = split_line(preset, args.data, split, args.split_seed or 0)
+        if line:
+            print(line)
     elif args.data:
         data, source = read_other(args.data, args), args.data
     else:

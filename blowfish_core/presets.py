@@ -257,6 +257,16 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     return sp
 
 
+def split_line(preset: Preset, data: str | None, split: DataSplit, split_seed: int = 0) -> str | None:
+    """The stdout line naming a preset's split of a real table, e.g. ``data: adult.csv split
+    26,048 private / 3,000 held-out pilot rows (seed 0)``; None for generated (XOR) data."""
+    if preset.generator is not None and data is None:
+        return None
+    name = os.path.basename(data or shared_path(preset) or str(preset.csv_name))
+    return (f"data: {name} split {len(split.private):,} private / {len(split.public):,} held-out pilot rows "
+            f"(seed {split_seed})")
+
+
 #: column order of the UCI originals, for reading their headerless/semicolon files
 #: (Adult ``adult.data``: 15 columns, no header, ", " separated; Bank ``bank-full.csv``:
 #: 17 columns, ";" separated).  Names as in ../shared/data/README.md.
