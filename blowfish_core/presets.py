@@ -228,6 +228,15 @@ def shared_path(preset: Preset) -> str | None:
     return p if os.path.exists(p) else None
 
 
+def missing_table_message(preset: Preset, shared_data: str | None = None) -> str:
+    """The error when a preset's real table is not found: ``--data PATH`` first; the checkout's
+    ../shared/data folder only when it exists (an installed package has none)."""
+    shared_data = SHARED_DATA if shared_data is None else shared_data
+    where = f", or put it in {shared_data}" if os.path.isdir(shared_data) else ""
+    return (f"preset '{preset.name}' needs its table: pass --data PATH/{preset.csv_name} "
+            f"(UCI; see README 'Data'){where}")
+
+
 def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, split_seed: int = 0,
                      n: int | None = None, data_seed: int = 0) -> DataSplit:
     """Private and pilot rows of a preset.
@@ -245,10 +254,7 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     if data is None:
         path = shared_path(preset)
         if path is None:
-            raise BlowfishError(
-                f"preset '{preset.name}' needs its table: pass --data PATH/{preset.csv_name} "
-                f"(UCI; see README 'Data'), or put it in {SHARED_DATA}"
-            )
+            raise BlowfishError(missing_table_message(preset))
         data = path
     df = data if isinstance(data, pd.DataFrame) else read_table(data)
     preset.schema.check_columns(df)

@@ -330,3 +330,19 @@ def test_subprocess_bad_input_never_prints_a_traceback(files):
     assert "Traceback" not in p.stderr + p.stdout
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "binary.csv" in lines[0]
+
+
+def test_missing_preset_table_names_data_first_and_no_absent_folder(capsys, monkeypatch, tmp_path):
+    import blowfish_core.presets as presets
+
+    # an installed package: ../shared/data next to site-packages does not exist
+    monkeypatch.setattr(presets, "SHARED_DATA", str(tmp_path / "lib" / "python3.11" / "shared" / "data"))
+    line = expect_error(capsys, ["synth", "--preset", "adult", "--method", "hard", "--rho", "1",
+                                 "--out", str(tmp_path / "o.csv"), *TINY])
+    assert line == "error: preset 'adult' needs its table: pass --data PATH/adult.csv (UCI; see README 'Data')"
+    # a checkout with the folder (but without the file): the folder is offered after --data
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    monkeypatch.setattr(presets, "SHARED_DATA", str(tmp_path / "shared" / "data"))
+    line = expect_error(capsys, ["pilot", "--preset", "bank", "--rho", "1e-3", "--dry-run"])
+    assert line == ("error: preset 'bank' needs its table: pass --data PATH/bank-full.csv (UCI; see README 'Data'), "
+                    f"or put it in {tmp_path / 'shared' / 'data'}")
