@@ -115,9 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("synth", help="run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(s)
-    s.add_argument("--data", metavar="CSV", help="private table (XOR presets generate it when omitted; with --preset "
-                                                "adult|bank it is split into a private part and held-out pilot rows, as in "
-                                                "the paper; a separate public file goes in --public)")
+    s.add_argument("--data", metavar="CSV",
+                   help="private table (XOR presets generate it when omitted; with --preset adult|bank it is split "
+                        "into a private part and held-out pilot rows, as in the paper; a separate public file goes "
+                        "in --public)")
     add_intake_args(s)
     s.add_argument("--n", type=_int, help="XOR presets without --data: number of generated private records (default 12000)")
     s.add_argument("--data-seed", type=_int, default=None, help="XOR presets without --data: generator seed (default 0)")

@@ -94,8 +94,9 @@ class LedgerRow:
         calibration, surviving, witness, notes (the historical keys), then mechanism, sensitivity_norm,
         scale_t and, for pure/approximate DP rows, epsilon_t (and delta_dp_t)."""
         d: dict[str, Any] = {
-            "t": self.t, "candidates": self.candidates, "rho_t": self.rho_t, "delta_t": self.sensitivity,
-            "sensitivity_t": self.sensitivity, "sigma_t": self.sigma_t, "calibration": self.calibration, "surviving": self.surviving,
+            "t": self.t, "candidates": self.candidates, "rho_t": self.rho_t,
+            "delta_t": self.sensitivity, "sensitivity_t": self.sensitivity, "sigma_t": self.sigma_t,
+            "calibration": self.calibration, "surviving": self.surviving,
             "witness": self.witness, "notes": list(self.notes),
             "mechanism": self.mechanism, "sensitivity_norm": self.norm, "scale_t": self.scale,
         }

@@ -190,7 +190,8 @@ def test_fitted_attributes_before_fit_raise_not_fitted(name):
     syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="hard", rho=1e-3, seed=0, config=TINY)
     with pytest.raises(bc.NotFittedError) as e:
         getattr(syn, name)
-    assert str(e.value) == f"this Synthesizer is not fitted yet: {name} is set by fit. Fix: call fit first (syn.fit(df))"
+    assert str(e.value) == (f"this Synthesizer is not fitted yet: {name} is set by fit. "
+                            "Fix: call fit first (syn.fit(df))")
     assert isinstance(e.value, bc.BlowfishError) and isinstance(e.value, AttributeError)
     assert not hasattr(syn, name)
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):

@@ -9,7 +9,6 @@ import os
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import blowfish_core as bc
 from blowfish_core.cli import main
