@@ -438,7 +438,7 @@ def cmd_synth(args) -> int:
     for flag, path in [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]:
         if path:
             d = os.path.dirname(os.path.abspath(path))
-            _write(flag, path, lambda: os.makedirs(d, exist_ok=True))
+            _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
             if os.path.isdir(path):
                 raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
             if not os.path.exists(path):  # probe writability now, not after the run
