@@ -142,7 +142,7 @@ def child(dataset: str, method: str, seed: int, rho: float, tau: float, inner: i
             tracemalloc.reset_peak()
 
     runs = []
-    for k in range(max(1, inner)):
+    for _ in range(max(1, inner)):
         round_maxrss.clear()
         round_traced.clear()
         c0 = time.process_time()

@@ -33,7 +33,7 @@ __version__ = "0.2.0"
 # ``python -m blowfish_core --help`` does not pay for pandas/scipy.  One row per module:
 # the public names it provides.  ``from blowfish_core import X`` works as before.
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "errors": ("BlowfishError", "BudgetError", "DataError", "PolicyError", "SchemaError"),
+    "errors": ("BlowfishError", "BudgetError", "DataError", "NotFittedError", "PolicyError", "SchemaError"),
     "schema": ("Attribute", "Schema", "infer_schema"),
     "policy": ("AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach",
                "weighted_reaches"),

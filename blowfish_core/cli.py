@@ -21,7 +21,7 @@ from .input_checks import check_generated_n, check_integer_bounds
 from .intake import IntakeResult, check_sep, intake_csv
 from .evolution import SynthConfig
 from .policy import Policy
-from .presets import get_preset, load_preset_data
+from .presets import get_preset, load_preset_data, split_line
 from .experiment import RunRequest, run_paired, validate_request
 from .report import INTERNAL_LABEL, bundle_files, ledger_text, policy_summary, release_files
 from .evolution import RANDOMNESS, SEEDED_NOTE
@@ -115,7 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("synth", help="run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(s)
-    s.add_argument("--data", metavar="CSV", help="private table (XOR presets generate it when omitted)")
+    s.add_argument("--data", metavar="CSV",
+                   help="private table (XOR presets generate it when omitted; with --preset adult|bank it is split "
+                        "into a private part and held-out pilot rows, as in the paper; a separate public file goes "
+                        "in --public)")
     add_intake_args(s)
     s.add_argument("--n", type=_int, help="XOR presets without --data: number of generated private records (default 12000)")
     s.add_argument("--data-seed", type=_int, default=None, help="XOR presets without --data: generator seed (default 0)")
@@ -407,7 +410,7 @@ def cmd_synth(args) -> int:
     cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
                       release=args.release, threshold_h=args.threshold_h, selection=args.selection,
                       children=args.children, release_mode=args.release_mode).validate()
-    metric = None
+    metric, split_txt = None, None
     if preset is not None and not args.schema:
         if args.chunk_rows is not None:
             raise BlowfishError("--chunk-rows applies to --schema runs (a preset splits its table in memory). "
@@ -416,6 +419,7 @@ def cmd_synth(args) -> int:
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
         data, source_txt = split.private, split.source.replace("table (", f"{args.data} (", 1)
+        split_txt = split_line(preset, args.data, split, args.split_seed or 0)
         metric = preset.metric_fn()
         public, public_txt = split.public, f"{preset.name} pilot split ({len(split.public)} rows, disjoint)"
     else:
@@ -434,7 +438,7 @@ def cmd_synth(args) -> int:
     for flag, path in [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]:
         if path:
             d = os.path.dirname(os.path.abspath(path))
-            _write(flag, path, lambda: os.makedirs(d, exist_ok=True))
+            _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
             if os.path.isdir(path):
                 raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
             if not os.path.exists(path):  # probe writability now, not after the run
@@ -460,6 +464,8 @@ def cmd_synth(args) -> int:
 
     for line in intake_lines(args):
         print(line)
+    if split_txt:
+        print(split_txt)
     print(f"randomness: {SEEDED_NOTE}" if seeds is not None else f"randomness: {RANDOMNESS}"
           + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
              if len(methods) > 1 else ""))
@@ -672,7 +678,11 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
                                      "(K runs on the private table + an exponential-mechanism choice)",
                        epilog=PILOT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(p)
-    p.add_argument("--data", metavar="CSV", help="private table (public pilot: only its row count n_t is used)")
+    p.add_argument("--data", metavar="CSV",
+                   help="private table. With --preset adult|bank the preset splits it into a private part and "
+                        "held-out pilot rows, as in the paper (Adult 80/20, Bank 60/40; the public pilot runs on "
+                        "the held-out rows, n_t = the private part's size); to use a separate public file pass "
+                        "--public. With --schema: only its row count n_t is used by the public pilot")
     p.add_argument("--sep", default=",", help="field separator of --data and --public (default ',')")
     p.add_argument("--n", type=_int,
                    help="XOR presets without --data: number of generated private records (default 12000)")
@@ -712,7 +722,12 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
                                                       "exponential mechanism (costs epsilon_sel^2/8 zCDP)")
     p.add_argument("--dry-run", action="store_true", help="print the plan (cost, regret bound) and stop")
     p.add_argument("--out", metavar="CHOSEN.csv", help="--private: write the chosen setting's release")
-    p.add_argument("--report", metavar="REPORT.json", help="write the result as JSON")
+    p.add_argument("--report", metavar="REPORT.json",
+                   help="write the result as JSON (--private: only what may be published: the plan, the choice, "
+                        "the ledger and privacy totals, the settings)")
+    p.add_argument("--eval-report", metavar="FILE.json",
+                   help="--private: write the per-setting errors and selection probabilities, labelled "
+                        "'internal: computed on private data - do not publish'")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(out_dir=None)
     return p
@@ -728,6 +743,9 @@ def _pilot_inputs(args, preset):
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
         data, source = split.private, split.source
+        line = split_line(preset, args.data, split, args.split_seed or 0)
+        if line:
+            print(line)
     elif args.data:
         data, source = read_other(args.data, args), args.data
     else:
@@ -775,7 +793,8 @@ def cmd_pilot(args) -> int:
                 raise BlowfishError(f"{flag} applies to the public pilot only; --private reads the private table. "
                                     "Fix: drop it")
     else:
-        for flag, v in (("--rho-sel", args.rho_sel), ("--epsilon-sel", args.epsilon_sel), ("--out", args.out)):
+        for flag, v in (("--rho-sel", args.rho_sel), ("--epsilon-sel", args.epsilon_sel), ("--out", args.out),
+                        ("--eval-report", args.eval_report)):
             if v is not None:
                 raise BlowfishError(f"{flag} applies to --private only (the public pilot spends and releases "
                                     "nothing). Fix: add --private or drop it")
@@ -796,7 +815,7 @@ def cmd_pilot(args) -> int:
     metric = preset.metric_fn() if preset is not None and not args.schema else None
     metric_name = preset.metric if preset is not None and not args.schema else "pwerr"
     data, n_t, public, source, psrc = _pilot_inputs(args, preset)
-    for flag, path in [("--out", args.out), ("--report", args.report)]:
+    for flag, path in [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]:
         if path:
             d = os.path.dirname(os.path.abspath(path))
             _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
@@ -809,12 +828,13 @@ def cmd_pilot(args) -> int:
             print(f"  {ev['label']:<20} ({ev['config']}/{ev['configs']}) seed {ev['seed']} round "
                   f"{ev['round']}/{ev['rounds']}", file=sys.stderr)
 
-    def dump(obj):
-        if args.report:
+    def dump(obj, flag="--report", path=None):
+        path = args.report if path is None else path
+        if path:
             def w():
-                with open(args.report, "w", encoding="utf-8") as f:
+                with open(path, "w", encoding="utf-8") as f:
                     json.dump(obj, f, indent=2, allow_nan=False)
-            _write("--report", args.report, w)
+            _write(flag, path, w)
 
     if args.private:
         plan = private_pilot_plan(schema, policy, n_t, taus, budget.rho, args.rho_sel, args.epsilon_sel,
@@ -829,8 +849,10 @@ def cmd_pilot(args) -> int:
                                  epsilon_sel=args.epsilon_sel, seed=seeds[0], config=cfg, metric=metric,
                                  delta=delta, data_source=source, flags=True, progress=progress)
         p = res.privacy
-        print(f"chosen (publishable): {res.label}")
-        print(f"privacy (publishable): rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows "
+        # the private pilot always runs on a seed (default 0): for study, never "publishable"
+        print(f"randomness: {SEEDED_NOTE}")
+        print(f"chosen: {res.label}")
+        print(f"privacy: rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows "
               f"({plan.K} runs x {plan.rho_run:.4g} + exponential {plan.choice.rho_selection:.4g}); "
               f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1); accountant {p['accountant']}")
         print(f"{metric_name.upper()} per setting ({INTERNAL}; do not publish):")
@@ -839,8 +861,10 @@ def cmd_pilot(args) -> int:
             print(f"  {row.setting:<20} {getattr(row, metric_name):.4f}  P = {row.probability:.4g}{mark}")
         if args.out:
             _write("--out", args.out, lambda: res.release.to_csv(args.out, index=False))
-        dump(res.to_dict())
-        written = [x for x in (args.out, args.report) if x]
+        dump(res.public_dict())
+        if args.eval_report:
+            dump(res.internal_dict(), "--eval-report", args.eval_report)
+        written = [x for x in (args.out, args.report, args.eval_report) if x]
         if written:
             print("wrote " + " and ".join(written))
         return 0

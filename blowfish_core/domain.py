@@ -425,6 +425,12 @@ class NumericAttribute(_Line, Attribute):
             raise SchemaError(
                 f"attribute '{n}': public bounds must satisfy lo < hi (got lo={self.lo}, hi={self.hi})"
             )
+        if not math.isfinite(self.hi - self.lo):
+            raise SchemaError(
+                f"attribute '{n}': the width hi - lo of the public bounds exceeds the float range "
+                f"(got lo={self.lo!r}, hi={self.hi!r}). Fix: declare bounds whose difference is a "
+                f"finite number, e.g. the attribute's real public range"
+            )
         if self.integer and (not float(self.lo).is_integer() or not float(self.hi).is_integer()):
             raise SchemaError(f"attribute '{n}': integer attribute needs whole-number bounds")
 

@@ -19,3 +19,8 @@ class BudgetError(BlowfishError):
 
 class DataError(BlowfishError):
     """A data file cannot be read or is malformed."""
+
+
+class NotFittedError(BlowfishError, AttributeError):
+    """A fitted attribute (``ledger_``, ``privacy_``, ...) was read before ``fit`` (scikit-learn's
+    NotFittedError: also an AttributeError, so ``hasattr`` stays False)."""

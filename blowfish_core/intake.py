@@ -502,7 +502,7 @@ def intake_csv(
         cols = list(names) if names is not None else list(offered)
         data = numbered
         if no_header is None:
-            named = f"the {layout.capitalize()} preset's names" if layout else "column_1 .. column_{k}"
+            named = f"the {layout.capitalize()} preset's names" if layout else f"column_1 .. column_{k}"
             problems.append(Problem(
                 "", "header", 1, (first_row,),
                 f"the first row looks like data, not a header: {why}. It was read as data (row {first_row}) "

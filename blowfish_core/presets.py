@@ -228,6 +228,15 @@ def shared_path(preset: Preset) -> str | None:
     return p if os.path.exists(p) else None
 
 
+def missing_table_message(preset: Preset, shared_data: str | None = None) -> str:
+    """The error when a preset's real table is not found: ``--data PATH`` first; the checkout's
+    ../shared/data folder only when it exists (an installed package has none)."""
+    shared_data = SHARED_DATA if shared_data is None else shared_data
+    where = f", or put it in {shared_data}" if os.path.isdir(shared_data) else ""
+    return (f"preset '{preset.name}' needs its table: pass --data PATH/{preset.csv_name} "
+            f"(UCI; see README 'Data'){where}")
+
+
 def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, split_seed: int = 0,
                      n: int | None = None, data_seed: int = 0) -> DataSplit:
     """Private and pilot rows of a preset.
@@ -245,16 +254,23 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     if data is None:
         path = shared_path(preset)
         if path is None:
-            raise BlowfishError(
-                f"preset '{preset.name}' needs its table: pass --data PATH/{preset.csv_name} "
-                f"(UCI; see README 'Data'), or put it in {SHARED_DATA}"
-            )
+            raise BlowfishError(missing_table_message(preset))
         data = path
     df = data if isinstance(data, pd.DataFrame) else read_table(data)
     preset.schema.check_columns(df)
     sp = split_table(df, preset.private_fraction, split_seed, preset.pilot_size)
     sp.source = f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})"
     return sp
+
+
+def split_line(preset: Preset, data: str | None, split: DataSplit, split_seed: int = 0) -> str | None:
+    """The stdout line naming a preset's split of a real table, e.g. ``data: adult.csv split
+    26,048 private / 3,000 held-out pilot rows (seed 0)``; None for generated (XOR) data."""
+    if preset.generator is not None and data is None:
+        return None
+    name = os.path.basename(data or shared_path(preset) or str(preset.csv_name))
+    return (f"data: {name} split {len(split.private):,} private / {len(split.public):,} held-out pilot rows "
+            f"(seed {split_seed})")
 
 
 #: column order of the UCI originals, for reading their headerless/semicolon files

@@ -33,12 +33,13 @@ import pandas as pd
 from . import methods
 from .accounting import check_delta, check_rho, epsilon_eq1
 from .errors import BlowfishError
-from .evolution import SynthConfig
+from .evolution import SEEDED_NOTE, SynthConfig
 from .experiment import PairedResult, RunRequest, run_paired, validate_request
 from .ledger import LedgerRow, privacy_totals
 from .mechanisms import SELECTION_MECHANISMS
 from .parsing import parse_selection_budget
 from .policy import Policy
+from .report import INTERNAL_LABEL
 from .schema import Schema
 from .selection import PrivateChoicePlan, private_choice_plan, select_private
 from .votes import check_tau
@@ -202,19 +203,28 @@ class PrivateChoiceResult:
                               self.plan.metric: float(e), "probability": float(p)}
                              for (m, t), e, p in zip(self.plan.settings, self.errors, self.probabilities)])
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able: choice, plan, ledger, privacy (publishable) and ``internal`` (labelled)."""
+    def public_dict(self) -> dict[str, Any]:
+        """JSON-able, what may be published: choice, plan, ledger, privacy totals, settings (config,
+        seed) and the randomness note (a seeded run is :data:`SEEDED_NOTE`: for study, not for
+        publication).  No figure computed on the private data (see :meth:`internal_dict`)."""
         return {
             "choice": {"index": self.chosen, "method": self.method, "tau": self.tau, "label": self.label},
-            "plan": self.plan.to_dict(), "seed": self.seed, "config": self.config,
+            "plan": self.plan.to_dict(), "seed": self.seed, "randomness": SEEDED_NOTE, "config": self.config,
             "ledger": [r.to_dict() for r in self.ledger], "privacy": self.privacy,
-            "internal": {"label": INTERNAL + " (do not publish)",
-                         "errors": {setting_label(m, t): float(e)
-                                    for (m, t), e in zip(self.plan.settings, self.errors)},
-                         "probabilities": {setting_label(m, t): float(p)
-                                           for (m, t), p in zip(self.plan.settings, self.probabilities)}},
-            "seconds": self.seconds,
         }
+
+    def internal_dict(self) -> dict[str, Any]:
+        """JSON-able, the figures computed on the private data without noise, labelled
+        :data:`blowfish_core.report.INTERNAL_LABEL`: per-setting errors and selection probabilities."""
+        return {"label": INTERNAL_LABEL,
+                "errors": {setting_label(m, t): float(e) for (m, t), e in zip(self.plan.settings, self.errors)},
+                "probabilities": {setting_label(m, t): float(p)
+                                  for (m, t), p in zip(self.plan.settings, self.probabilities)},
+                "seconds": self.seconds}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able union for experiments: :meth:`public_dict` plus ``internal`` (labelled)."""
+        return {**self.public_dict(), "internal": self.internal_dict(), "seconds": self.seconds}
 
 
 def choose_tau_private(

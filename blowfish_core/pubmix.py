@@ -59,12 +59,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
+
 from ._lazy import lazy_module
-
-special = lazy_module("scipy.special")  # imported on first use (fast CLI start, issue 15)
-
 from .accounting import check_delta, check_epsilon
 from .errors import BudgetError, DataError
+
+special = lazy_module("scipy.special")  # imported on first use (fast CLI start, issue 15)
 
 #: P-mass below which terms of Eq. (23) are dropped (the dropped mass is added to h).
 TAIL = 1e-18

@@ -36,7 +36,7 @@ import numpy as np
 from ._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .distance import domain_index, group_records
-from .errors import BlowfishError
+from .errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from .evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
 from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty, run_method
 from .ledger import LedgerRow, privacy_totals
@@ -107,6 +107,36 @@ class Synthesizer:
         self.client = client
         self.chunk_rows = chunk_rows
 
+    #: attributes set by :meth:`fit`; reading one before raises NotFittedError.
+    _FITTED = ("result_", "ledger_", "privacy_", "randomness_", "config_", "budget_", "n_samples_drawn_")
+
+    def __getattr__(self, name: str) -> Any:
+        # called only when normal lookup fails: a fitted attribute before fit
+        if name in Synthesizer._FITTED:
+            raise NotFittedError(f"this Synthesizer is not fitted yet: {name} is set by fit. "
+                                 "Fix: call fit first (syn.fit(df))")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor arguments by name (scikit-learn convention; ``deep`` is accepted and ignored:
+        no argument is itself an estimator)."""
+        import inspect
+
+        return {k: getattr(self, k) for k in inspect.signature(Synthesizer.__init__).parameters if k != "self"}
+
+    def _check_arguments(self) -> None:
+        """The types of the constructor arguments that are objects (the fit boundary).
+        Raises SchemaError / PolicyError / BlowfishError naming the argument."""
+        if not isinstance(self.schema, Schema):
+            raise SchemaError(f"schema must be a blowfish_core.Schema (got {type(self.schema).__name__}). "
+                              "Fix: pass e.g. bc.Schema.from_dict(d) or bc.get_preset('xor3').schema")
+        if not isinstance(self.policy, Policy):
+            raise PolicyError(f"policy must be a blowfish_core.Policy (got {type(self.policy).__name__}). "
+                              "Fix: pass e.g. bc.Policy.from_dict(d) or preset.default_policy()")
+        if self.config is not None and not isinstance(self.config, SynthConfig):
+            raise BlowfishError(f"config must be a blowfish_core.SynthConfig or None (got "
+                                f"{type(self.config).__name__}). Fix: config=SynthConfig(rounds=2, ...)")
+
     # ------------------------------------------------------------------ fit
     def fit(self, df: "pd.DataFrame | str | os.PathLike") -> Synthesizer:
         """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
@@ -116,6 +146,7 @@ class Synthesizer:
         (chunked.read_grouped; with engine='dask', read by the Dask workers).
         Raises BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field.
         """
+        self._check_arguments()
         if not isinstance(self.method, str):
             raise BlowfishError(f"method must be one name such as 'bf-soft' (got {self.method!r})")
         (method,) = parse_methods([self.method]) or [None]

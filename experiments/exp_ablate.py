@@ -21,7 +21,6 @@ same noisy histograms (no privacy change):
 
 from __future__ import annotations
 
-import numpy as np
 
 from blowfish_core.metrics import crossing_budget
 

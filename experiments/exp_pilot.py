@@ -24,7 +24,7 @@ from blowfish_core.presets import get_preset
 from blowfish_core.sensitivity import noise_ratio
 
 from . import paper
-from .common import PILOT_N, ci, dataset_available, fmt_sci, lookup, prepared, task
+from .common import PILOT_N, ci, dataset_available, lookup, prepared, task
 from .plots import COLORS, new, save
 
 ID = "pilot"

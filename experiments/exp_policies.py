@@ -37,7 +37,7 @@ def plan(scale: dict) -> list[dict]:
     if not dataset_available("adult"):
         return []
     out = []
-    for name, prot in POLICIES.items():
+    for prot in POLICIES.values():
         for rho in scale["rhos"]:
             for s in scale["seeds"]:
                 out.append(task(dataset="adult", method="hard", rho=rho, seed=s, protect=prot))

@@ -9,7 +9,6 @@ prefix-stable), and a common 10,000-row test reference for HOErr.
 
 from __future__ import annotations
 
-import numpy as np
 
 from . import paper
 from .common import XOR_TEST_N, ci, lookup, reduction, task

@@ -334,8 +334,8 @@ def styled(df: pd.DataFrame, formats: dict[str, str] | None = None, na: dict[str
             sty = sty.format(lambda v, spec=spec: fmt_num(v, spec), subset=[col], na_rep=NA)
     for col, rep in (na or {}).items():
         if col in df.columns:
-            sty = sty.format(lambda v, spec=(formats or {}).get(col, ".4g"): fmt_num(v, spec), subset=[col],
-                             na_rep=rep)
+            spec = (formats or {}).get(col, ".4g")
+            sty = sty.format(lambda v, spec=spec: fmt_num(v, spec), subset=[col], na_rep=rep)
     return sty
 
 

@@ -163,3 +163,51 @@ def test_laplace_api_and_cli_adult(tmp_path):
                          seed=0, config=TINY).fit(data)
     assert api_csv(tmp_path, syn) == out.read_bytes()
     assert [r.to_dict() for r in syn.ledger_] == rep["runs"][0]["rounds"]
+
+
+# ------------------------------------------------------------------ the fit boundary (fresh-user trial)
+@pytest.mark.parametrize("field, value, error, message", [
+    ("schema", None, bc.SchemaError,
+     "schema must be a blowfish_core.Schema (got NoneType). Fix: pass e.g. bc.Schema.from_dict(d) or "
+     "bc.get_preset('xor3').schema"),
+    ("policy", {"attributes": {}}, bc.PolicyError,
+     "policy must be a blowfish_core.Policy (got dict). Fix: pass e.g. bc.Policy.from_dict(d) or "
+     "preset.default_policy()"),
+    ("config", {"rounds": 2}, bc.BlowfishError,
+     "config must be a blowfish_core.SynthConfig or None (got dict). Fix: config=SynthConfig(rounds=2, ...)"),
+])
+def test_fit_refuses_wrong_argument_types(field, value, error, message):
+    kw = {"schema": XOR.schema, "policy": XOR.default_policy(), "method": "hard", "rho": 1e-3, "seed": 0,
+          "config": TINY, field: value}
+    syn = bc.Synthesizer(**kw)
+    with pytest.raises(error) as e:
+        syn.fit(bc.load_preset_data(XOR, None).private)
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("name", ["ledger_", "privacy_", "result_", "randomness_"])
+def test_fitted_attributes_before_fit_raise_not_fitted(name):
+    syn = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="hard", rho=1e-3, seed=0, config=TINY)
+    with pytest.raises(bc.NotFittedError) as e:
+        getattr(syn, name)
+    assert str(e.value) == (f"this Synthesizer is not fitted yet: {name} is set by fit. "
+                            "Fix: call fit first (syn.fit(df))")
+    assert isinstance(e.value, bc.BlowfishError) and isinstance(e.value, AttributeError)
+    assert not hasattr(syn, name)
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        syn.nope  # noqa: B018
+    syn.fit(bc.load_preset_data(XOR, None).private)
+    assert len(syn.ledger_) == 2 and syn.privacy_["rho"] == pytest.approx(1e-3, rel=1e-12)
+
+
+def test_get_params_returns_the_constructor_arguments():
+    pol = XOR.default_policy()
+    syn = bc.Synthesizer(XOR.schema, pol, method="bf-soft", tau=0.03, rho=1e-3, seed=4, config=TINY)
+    p = syn.get_params()
+    assert list(p) == ["schema", "policy", "method", "tau", "rho", "epsilon", "delta", "mechanism", "seed",
+                       "config", "conversion", "allow_empty_policy", "streams", "noise", "public", "engine",
+                       "client", "chunk_rows"]
+    assert p["schema"] is XOR.schema and p["policy"] is pol and p["config"] is TINY
+    assert (p["method"], p["tau"], p["rho"], p["seed"], p["epsilon"], p["engine"]) == ("bf-soft", 0.03, 1e-3, 4,
+                                                                                        None, "local")
+    assert bc.Synthesizer(**p).get_params() == p

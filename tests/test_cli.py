@@ -196,6 +196,17 @@ def test_value_outside_public_domain(files, capsys):
                  "column 'a'", "2 row(s)", "outside the declared public domain [0, 100]")
 
 
+def test_bounds_wider_than_float_range(files, capsys, tmp_path):
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps({"attributes": [
+        {"name": "a", "type": "numeric", "lo": -1e308, "hi": 1e308},
+        {"name": "b", "type": "categorical", "levels": ["x", "y", "w"]}]}))
+    argv = ["synth", "--data", str(files["ok"]), "--schema", str(wide), "--method", "hard", "--rho", "1",
+            "--out", str(files["out"]), *TINY]
+    expect_error(capsys, argv, "attribute 'a': the width hi - lo of the public bounds exceeds the float range",
+                 "Fix:")
+
+
 def test_unknown_category(files, capsys):
     expect_error(capsys, synth(files, "cat", "--method", "hard", "--rho", "1"), "column 'b'", "zebra")
 
@@ -319,3 +330,19 @@ def test_subprocess_bad_input_never_prints_a_traceback(files):
     assert "Traceback" not in p.stderr + p.stdout
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "binary.csv" in lines[0]
+
+
+def test_missing_preset_table_names_data_first_and_no_absent_folder(capsys, monkeypatch, tmp_path):
+    import blowfish_core.presets as presets
+
+    # an installed package: ../shared/data next to site-packages does not exist
+    monkeypatch.setattr(presets, "SHARED_DATA", str(tmp_path / "lib" / "python3.11" / "shared" / "data"))
+    line = expect_error(capsys, ["synth", "--preset", "adult", "--method", "hard", "--rho", "1",
+                                 "--out", str(tmp_path / "o.csv"), *TINY])
+    assert line == "error: preset 'adult' needs its table: pass --data PATH/adult.csv (UCI; see README 'Data')"
+    # a checkout with the folder (but without the file): the folder is offered after --data
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    monkeypatch.setattr(presets, "SHARED_DATA", str(tmp_path / "shared" / "data"))
+    line = expect_error(capsys, ["pilot", "--preset", "bank", "--rho", "1e-3", "--dry-run"])
+    assert line == ("error: preset 'bank' needs its table: pass --data PATH/bank-full.csv (UCI; see README 'Data'), "
+                    f"or put it in {tmp_path / 'shared' / 'data'}")

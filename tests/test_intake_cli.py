@@ -200,3 +200,26 @@ def test_reach_and_empty_sep(tmp_path, capsys):
     assert json.loads(out)["per_attribute"].keys() == {"zip", "flag", "age"}
     rc, _, err = _run(capsys, ["schema", "--data", path, "--sep", ""])
     assert rc == 2 and "the separator is empty ('')" in err
+
+
+def test_preset_split_of_data_is_printed_by_synth_and_pilot(tmp_path, capsys):
+    path = _write(tmp_path, "adult.csv", ",".join(ADULT_UCI_COLUMNS) + "\n"
+                  + "\n".join(line.replace(", ", ",") for line in ADULT_LINES * 100) + "\n")
+    out = os.path.join(tmp_path, "a.csv")
+    rc, so, err = _run(capsys, ["synth", "--preset", "adult", "--data", path, "--method", "hard",
+                                "--rho", "1e-3", "--release", "50", "--out", out, *TINY])
+    assert rc == 0, err
+    assert "data: adult.csv split 320 private / 80 held-out pilot rows (seed 0)" in so.splitlines()
+    rc, so, err = _run(capsys, ["pilot", "--preset", "adult", "--data", path, "--rho", "1e-3",
+                                "--split-seed", "4", "--dry-run"])
+    assert rc == 0, err
+    assert "data: adult.csv split 320 private / 80 held-out pilot rows (seed 4)" in so.splitlines()
+
+
+def test_pilot_help_says_the_preset_splits_data(capsys):
+    assert main(["pilot", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "only its row count n_t is used)" not in text
+    assert ("--data CSV private table. With --preset adult|bank the preset splits it into a private part and "
+            "held-out pilot rows, as in the paper (Adult 80/20, Bank 60/40; the public pilot runs on the held-out "
+            "rows, n_t = the private part's size); to use a separate public file pass --public.") in text

@@ -85,6 +85,15 @@ def test_mechanism_scales_exact():
     assert row.sigma_t is None and row.rho_t is None and row.delta_t == 2.0
 
 
+def test_report_row_has_sensitivity_t_next_to_the_legacy_delta_t():
+    cal = Calibration(2.0, "certified-crossing")
+    d = get_mechanism("laplace").row(3, 16, cal, 4.0, 0.5, surviving=9).to_dict()
+    assert d["delta_t"] == d["sensitivity_t"] == 2.0
+    keys = list(d)
+    assert keys[keys.index("delta_t") + 1] == "sensitivity_t"
+    assert "delta_dp_t" not in d  # pure DP row: no DP delta; delta_t is the sensitivity
+
+
 def test_gaussian_totals_equal_privacy_ledger():
     rows = [LedgerRow(t, 8, "gaussian", SQRT2, "l2", 1.0, "global", rho_t=float(r))
             for t, r in enumerate(split_rho(1e-3, 8), 1)]

@@ -10,9 +10,7 @@ threshold-H warning, flag-naming write errors, --sep, interface-neutral messages
 from __future__ import annotations
 
 import json
-import os
 
-import numpy as np
 import pandas as pd
 import pytest
 

@@ -18,12 +18,13 @@ import blowfish_core as bc
 from blowfish_core.accounting import epsilon_eq1
 from blowfish_core.cli import main
 from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SynthConfig
+from blowfish_core.evolution import SEEDED_NOTE, SynthConfig
 from blowfish_core.ledger import LedgerRow, privacy_totals
 from blowfish_core.mechanisms import MECHANISMS, SELECTION_MECHANISMS, get_mechanism
 from blowfish_core.parsing import parse_mechanism, parse_selection_budget
 from blowfish_core.presets import get_preset, load_preset_data
 from blowfish_core.private_pilot import INTERNAL, settings_for
+from blowfish_core.report import INTERNAL_LABEL
 
 EXP = SELECTION_MECHANISMS["exponential"]
 CFG = SynthConfig(rounds=2, population=[32, 32], release=60)
@@ -189,7 +190,7 @@ def test_cli_private_dry_run_prints_the_plan_only(capsys):
     assert "K = 3 settings: Hard, BF-Soft tau=0.01, BF-Soft tau=0.1" in out
     assert "3 runs x rho = 0.001 = 0.003" in out and "selection rho_sel = epsilon_sel^2/8 = 0.0001" in out
     assert "total: rho = 0.0031 zCDP" in out and "regret bound" in out
-    assert "dry run: nothing was run and nothing was spent" in out and "chosen (publishable)" not in out
+    assert "dry run: nothing was run and nothing was spent" in out and "chosen:" not in out
 
 
 def test_cli_private_run_writes_choice_and_ledger(capsys, tmp_path, xor):
@@ -198,8 +199,12 @@ def test_cli_private_run_writes_choice_and_ledger(capsys, tmp_path, xor):
                       "--report", str(rep)] + TINY)
     out, err = capsys.readouterr()
     assert rc == 0, err
-    assert "chosen (publishable):" in out and f"({INTERNAL}; do not publish)" in out
+    assert "chosen:" in out and f"({INTERNAL}; do not publish)" in out
+    # a seeded run (every private pilot run is seeded) is for study: never called publishable
+    assert "publishable" not in out and f"randomness: {SEEDED_NOTE}\n" in out
     d = json.loads(rep.read_text())
+    assert "internal" not in d and "errors" not in json.dumps(d) and "probabilities" not in json.dumps(d)
+    assert d["randomness"] == SEEDED_NOTE
     assert d["privacy"]["accountant"] == "zcdp-eq1" and len(d["ledger"]) == 7
     assert d["ledger"][-1]["mechanism"] == "exponential"
     # the CLI and the API agree (same seed, same settings)
@@ -208,6 +213,20 @@ def test_cli_private_run_writes_choice_and_ledger(capsys, tmp_path, xor):
                                 rho_sel=1e-3, seed=3, config=CFG, metric=preset.metric_fn())
     assert d["choice"]["label"] == res.label
     pd.testing.assert_frame_equal(pd.read_csv(out_csv), res.release.reset_index(drop=True), check_dtype=False)
+
+
+def test_cli_private_eval_report_holds_the_internal_figures(capsys, tmp_path):
+    rep, ev = tmp_path / "r.json", tmp_path / "internal.json"
+    rc = main(BASE + ["--private", "--rho-sel", "1e-3", "--report", str(rep), "--eval-report", str(ev)] + TINY)
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    d, e = json.loads(rep.read_text()), json.loads(ev.read_text())
+    assert e["label"] == INTERNAL_LABEL == "internal: computed on private data \u2014 do not publish"
+    assert set(e["errors"]) == set(e["probabilities"]) == {"Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.1"}
+    assert sum(e["probabilities"].values()) == pytest.approx(1.0, rel=1e-12)
+    assert "internal" not in d and d["seed"] == 0 and d["randomness"] == SEEDED_NOTE
+    assert f"wrote {rep} and {ev}" in out
+    _err(capsys, BASE + ["--eval-report", str(ev)] + TINY, "--eval-report applies to --private only")
 
 
 def test_cli_public_pilot(capsys, tmp_path):

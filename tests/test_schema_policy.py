@@ -3,7 +3,6 @@ Def. 2.7, Cor. 5.2, App. C, App. D)."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -112,6 +111,9 @@ def test_absent_column():
     (Attribute("x", "numeric", lo=5, hi=5), "lo < hi"),
     (Attribute("x", "numeric", lo=0, hi=None), "finite public bounds"),
     (Attribute("x", "numeric", lo=0, hi=float("inf")), "finite public bounds"),
+    (Attribute("x", "numeric", lo=-1e308, hi=1e308),
+     r"attribute 'x': the width hi - lo of the public bounds exceeds the float range "
+     r"\(got lo=-1e\+308, hi=1e\+308\)\. Fix: declare bounds whose difference is a finite number"),
     (Attribute("x", "numeric", lo=0.5, hi=3, integer=True), "whole-number bounds"),
     (Attribute("x", "binary", levels=["a", "b", "c"]), "exactly 2 levels"),
     (Attribute("x", "categorical", levels=["a", "a"]), "duplicate levels"),

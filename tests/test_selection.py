@@ -218,10 +218,12 @@ def test_shifted_laplace_quadrature_matches_scipy_quad():
     for eps in (0.5, 2.0):
         mine = law_delta(P, Q, eps)
 
-        def f(b, A=P, B=Q, e=math.exp(eps)):
+        e_eps = math.exp(eps)
+
+        def f(b, A=P, B=Q, e=e_eps):
             return float(np.maximum(0.0, A.density(np.array([b])) - e * B.density(np.array([b]))).sum())
 
-        def g(b, A=P, B=Q, e=math.exp(eps)):
+        def g(b, A=P, B=Q, e=e_eps):
             return f(b, B, A, e)
 
         mu, a, fl = P.continuous
