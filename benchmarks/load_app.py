@@ -38,10 +38,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage"]
 STEP_TIMEOUT_MS = 180_000
+#: a "metric label" that reads the Voronoi Explorer's one-line takeaway (an st.success) instead of a metric.
+TAKEAWAY = "@takeaway"
 PAGES = (
     # (url path, page title text, slider label, metric label)
     ("Policy_Designer", "Policy Designer", "Temperature tau (Gower units, log scale)", "Noise ratio q"),
-    ("Voronoi_Explorer", "Voronoi Explorer", "θ", "Attained ‖v(u) − v(v)‖₂"),
+    # issue 16 class mode: the three controls up front, the lesson in the takeaway line (the numbers fold away)
+    ("Voronoi_Explorer", "Voronoi Explorer", "Temperature τ (Gower units, log scale)", TAKEAWAY),
 )
 
 
@@ -134,6 +137,9 @@ async def wait_idle(page, timeout_ms: int = STEP_TIMEOUT_MS) -> None:
 
 
 async def metric(page, label: str) -> str:
+    if label == TAKEAWAY:
+        t = page.locator('[data-testid="stAlert"]').filter(has_text="A protected step").first
+        return (await t.inner_text(timeout=STEP_TIMEOUT_MS)).strip()
     m = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
     return (await m.locator('[data-testid="stMetricValue"]').inner_text(timeout=STEP_TIMEOUT_MS)).strip()
 

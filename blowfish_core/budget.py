@@ -198,9 +198,10 @@ def describe_epsilon(epsilon: float, delta: float | None = None) -> str:
 
 
 def epsilon_warning(epsilon: float) -> str | None:
-    """A warning above epsilon = 5 (EPSILON_WARN), else None."""
+    """A warning above epsilon = 5 (EPSILON_WARN), else None.  Relative rounding of 1e-9 is
+    ignored: the exact conversion of epsilon = 5 certifies 5.000000000000002."""
     eps = check_epsilon(epsilon)
-    if eps <= EPSILON_WARN:
+    if eps <= EPSILON_WARN * (1 + 1e-9):
         return None
     return (f"ε = {fmt_sig(eps, 2)} is a weak guarantee: the release may change the odds of a protected "
             f"difference by up to e^ε ≈ {fmt_sig(math.exp(min(eps, 700)), 2)}×. Values above "

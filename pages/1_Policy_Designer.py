@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import pandas as pd
 import streamlit as st
 
 import blowfish_core as bc
@@ -19,16 +20,20 @@ from blowfish_core.presets import shared_path
 from blowfish_core.analysis.readouts import pair_path, policy_readout
 from blowfish_core.report import ledger_text
 from blowfish_core.schema import _fmt
+from blowfish_core.verdicts import policy_verdict
 from studio import data_source as ds
+from studio import flow
 from studio import widgets as w
-from studio.state import get_studio, set_studio
+from studio.budget_ui import budget_control
+from studio.plots import chart_with_table
+from studio.state import DEFAULTS, get_studio, session_budget, set_studio, set_tau
 
 st.set_page_config(page_title="Policy Designer · Blowfish Studio", layout="wide")
 
 FLASH = "designer:flash"
 SCHEMA_REV = "designer:schema_rev"
 TAU_GRID = sorted({round(m * 10.0 ** e, 10) for e in (-3, -2, -1) for m in (1, 1.5, 2, 3, 4, 5, 6, 8)} | {1.0})
-RHO_DEFAULT, EPS_DEFAULT, DELTA_DEFAULT, ROUNDS_DEFAULT = 1e-4, 1.0, 1e-5, 8
+ROUNDS_DEFAULT = DEFAULTS["rounds"]
 
 
 # ------------------------------------------------------------------ messages
@@ -236,13 +241,16 @@ def on_load_policy(which: str) -> None:
 
 # ======================================================================= page
 studio = get_studio()
-st.title("Policy Designer")
+st.title("Data" if flow.current_step() == "Data" else "Policy Designer")
 st.caption("Declare the public domain, draw a Blowfish policy graph per attribute, and see at once what it buys: "
            "reach, the noise ratio q, the noise per method, and what stays unprotected. Nothing here looks at "
            "private records: every number depends only on the schema, the policy, tau and the budget.")
 
 # ---------------------------------------------------------------- 1. data
+_data_box = flow.section_start("data", studio.dataset_name)
 st.header("1 · Data and public domain")
+flow.tutorial("Choose where the data come from. The public domain (the schema: bounds and levels) must be public "
+              "knowledge; only the synthesis reads the private rows.")
 show_flash("data")
 src_key = "designer:source"
 if src_key not in st.session_state:
@@ -326,8 +334,11 @@ if studio.schema.data_derived:
                 "maximum) and every report will repeat this caveat. Fix: type the public bounds or levels in the "
                 "schema table, or tick *declared public* if they are public knowledge.")
 
+flow.section_end(_data_box, "data")
 # -------------------------------------------------------------- 2. policy
 st.header("2 · Policy")
+flow.tutorial("A policy graph per attribute says which values must stay indistinguishable. The smaller the "
+              "largest protected distance (the reach), the less noise BF-Soft needs.")
 show_flash("policy")
 t3 = bc.get_preset(studio.preset).table3 if studio.preset else None
 b1, b2, b3 = st.columns(3)
@@ -356,33 +367,21 @@ with right:
         st.session_state[tau_key] = float(studio.tau)
     tau = st.select_slider("Temperature tau (Gower units, log scale)", options=grid, key=tau_key,
                            format_func=lambda t: f"{t:g}")
-    studio.tau = float(tau)
-
-    budget = dict(studio.extras.get("budget") or {})
-    bcols = st.columns([2, 2, 2, 1])
-    for k, v in (("designer:budget_mode", budget.get("mode", "rho")), ("designer:rho", budget.get("rho", RHO_DEFAULT)),
-                 ("designer:epsilon", budget.get("epsilon", EPS_DEFAULT)),
-                 ("designer:delta", budget.get("delta", DELTA_DEFAULT)),
-                 ("designer:rounds", min(max(int(budget.get("rounds", ROUNDS_DEFAULT)), 1), 100))):
-        st.session_state.setdefault(k, v)
-    mode = bcols[0].radio("Budget given as", ["rho", "epsilon"], key="designer:budget_mode",
-                          format_func={"rho": "ρ (zCDP)", "epsilon": "ε and δ"}.get)
-    if mode == "rho":
-        rho_in = bcols[1].number_input("ρ (total zCDP)", key="designer:rho", format="%.2e", step=1e-5)
-        eps_in = None
-    else:
-        eps_in = bcols[1].number_input("ε (target)", key="designer:epsilon", format="%.3f", step=0.05)
-        rho_in = None
-    delta_in = bcols[2].number_input("δ", key="designer:delta", format="%.1e", step=1e-6)
-    rounds_in = bcols[3].number_input("Rounds T", key="designer:rounds", min_value=1, max_value=100, step=1)
-    studio.extras["budget"] = {"mode": mode, "rho": st.session_state["designer:rho"],
-                               "epsilon": st.session_state["designer:epsilon"], "delta": delta_in,
-                               "rounds": int(rounds_in)}
+    set_tau(studio, tau, "Policy")
     try:
-        ro = policy_readout(studio.schema, studio.policy, tau, rho=rho_in, epsilon=eps_in, delta=delta_in,
-                            rounds=int(rounds_in))
-    except bc.BudgetError as e:
-        st.error(f"Budget: {e}")
+        flow.verdict_banner(policy_verdict(studio.schema, studio.policy, float(tau)))
+    except bc.BlowfishError as e:
+        st.error(str(e))
+
+    _rounds = int(session_budget(studio).get("rounds", ROUNDS_DEFAULT))
+    st.session_state.setdefault("designer:rounds", min(max(_rounds, 1), 100))
+    view = budget_control(studio, "designer", rounds=int(st.session_state["designer:rounds"]))
+    st.number_input("Rounds T (for the noise per round)", key="designer:rounds", min_value=1, max_value=100, step=1)
+    flow.tutorial("ε is the privacy budget of the whole run: smaller is more private and noisier. The noise per "
+                  "round below splits it over the T rounds.")
+    if view is not None and view.rho is not None:
+        ro = policy_readout(studio.schema, studio.policy, tau, rho=view.rho, delta=view.delta, rounds=view.rounds)
+    else:
         ro = policy_readout(studio.schema, studio.policy, tau)
     st.session_state["designer:readout"] = ro  # unrounded numbers (tests, other pages)
 
@@ -407,11 +406,6 @@ with right:
                 f"({ro['standard_dp_reach']:g})")
     if ro["budget"] is not None:
         b = ro["budget"]
-        m = st.columns(3)
-        m[0].metric("ρ per round", f"{b['rho_t']:.3g}", help=f"total ρ = {b['rho']:.6g}, equal split over T = {b['rounds']}")
-        m[1].metric("ε by Eq. (1)", w.fmt_eps(b['epsilon_eq1']), help=f"ρ + 2 sqrt(ρ ln(1/δ)) at δ = {b['delta']:g}")
-        m[2].metric("ε exact (Gaussian curve)", w.fmt_eps(b['epsilon_exact']),
-                    help=f"at δ = {b['delta']:g}: the run is μ-GDP with μ = sqrt(2ρ); tighter than Eq. (1)")
         s = ro["sigma"]
         m = st.columns(3)
         m[0].metric("σ per round: Tab-PE", w.fmt_num(s["tab-pe"]), help="Δ = sqrt(2) (bounded DP)")
@@ -421,8 +415,14 @@ with right:
         m[2].metric("σ per round: BF-Soft", w.fmt_num(s["bf-soft"]), help="Δ = the bound above")
         st.caption("σ in vote-count units per round, σ_t = Δ_t / sqrt(2 ρ_t) (Thm 2.6); Hard shown at its worst "
                    "case √2 — the Synthesis Runner certifies the actual Δ_t round by round.")
-    st.plotly_chart(w.reach_bar_figure(ro), key="designer:reach_fig", config={"displayModeBar": False})
-    st.plotly_chart(w.q_curve_figure(ro), key="designer:q_fig", config={"displayModeBar": False})
+    chart_with_table(w.reach_bar_figure(ro), pd.DataFrame(
+        {"attribute": list(ro["per_attribute"]), "weighted reach (Gower units)": list(ro["per_attribute"].values()),
+         "sets the reach": [n in ro["argmax_all"] for n in ro["per_attribute"]]}),
+        key="designer:reach_fig", config={"displayModeBar": False})
+    chart_with_table(w.q_curve_figure(ro), pd.DataFrame(
+        {"tau": ro["curve"]["tau"], "q (this policy)": ro["curve"]["q"],
+         "q (standard DP)": ro["curve"]["q_standard_dp"]}),
+        key="designer:q_fig", config={"displayModeBar": False})
 
     st.subheader("What the policy leaves open")
     for item in ro["warnings"]:
@@ -505,6 +505,10 @@ with st.expander("Schema and policy files", expanded=False):
 
 
 # --------------------------------------------------------- 4. make a release (issue 11)
+if flow.current_step() == "Policy_Designer":  # in the flow, the release is the Release step's
+    st.divider()
+    flow.link("Release", label="Next: Tune τ and Run, then make the release on the Release step")
+    st.stop()
 RELEASE = "designer:release"
 st.header("4 · Make a release")
 st.caption("An unseeded release: randomness from the operating system, noise from OpenDP's floating-point-safe "
@@ -527,7 +531,8 @@ def on_make_release() -> None:
 show_flash("release")
 r1, r2, r3, r4 = st.columns(4)
 r1.selectbox("Method", ds.RELEASE_METHODS, key=f"{RELEASE}:method")
-r2.number_input("ρ (zCDP)", min_value=1e-8, value=RHO_DEFAULT, format="%.2e", key=f"{RELEASE}:rho")
+r2.number_input("ρ (zCDP)", min_value=1e-8, value=float(session_budget(studio)["rho"]), format="%.2e",
+                key=f"{RELEASE}:rho")
 r3.number_input("Rounds", min_value=1, max_value=50, value=ROUNDS_DEFAULT, key=f"{RELEASE}:rounds")
 r4.number_input("Released records", min_value=1, max_value=100_000, value=ds.DEFAULT_RELEASE, key=f"{RELEASE}:size")
 st.button("Make a release", key=f"{RELEASE}:go", type="primary", on_click=on_make_release,

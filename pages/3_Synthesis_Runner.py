@@ -23,8 +23,16 @@ from blowfish_core.experiment import MAX_SEEDS, PairedResult
 from blowfish_core.report import ledger_text, policy_summary
 from blowfish_core.methods import METHOD_LABELS
 from blowfish_core.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
+from blowfish_core.run_bundle import bundle_zip, cli_command
+from blowfish_core.verdicts import run_verdict_from_report, sweep_verdict_from_result
+from studio import flow
 from studio import runner_ui as ui
+from studio.budget_ui import budget_control
+from studio.bundle_ui import run_settings_of
+from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
+from studio.run_ui import RunStatus, fmt_seconds, sweep_figure, sweep_frame
 from studio.state import get_studio
+from studio.widgets import fmt_q, fmt_reach
 
 st.set_page_config(page_title="Synthesis Runner · Blowfish Studio", layout="wide")
 
@@ -43,6 +51,44 @@ store: dict = st.session_state.setdefault("runner_results", {})
 
 def _request_stop() -> None:
     st.session_state["runner_stop"] = True
+    if st.session_state.get("rn_busy"):  # the click interrupted the run: say so and unlock the inputs
+        st.session_state["rn_last_status"] = {
+            "what": "Run" if st.session_state["rn_busy"] == "run" else "Budget sweep", "state": "stopped",
+            "elapsed": "", "message": "Run stopped. Nothing partial was kept; the results below are from earlier runs."}
+        st.session_state["rn_busy"] = st.session_state["rn_armed"] = None
+        _pin_inputs()
+        st.session_state["runner_stop"] = False
+
+
+def _start(kind: str) -> None:
+    """Run / sweep clicked.  This script run takes the inputs as they are (unlocked); at its end it
+    arms the run and reruns, and the armed run draws every input locked and does the work."""
+    st.session_state["rn_busy"] = kind
+    st.session_state["rn_armed"] = False
+
+
+def _pin_inputs() -> None:
+    """Write the inputs' values into session state before their ``disabled`` flag flips (a widget whose
+    parameters change is a new widget: a pinned value carries over, an unpinned one would be lost)."""
+    st.session_state["rn_pinned"] = {k: st.session_state[k] for k in S if not k.startswith("_") and
+                                     k in st.session_state}
+
+
+for _k, _v in (st.session_state.pop("rn_pinned", None) or {}).items():  # before any input is drawn
+    st.session_state[_k] = _v
+
+
+def _finish(what: str, state: str, message: str, elapsed: float = 0.0) -> None:
+    """End a run that did not succeed: keep its state for the next render (inputs unlocked) and rerun."""
+    st.session_state["rn_last_status"] = {"what": what, "state": state, "message": message,
+                                          "elapsed": fmt_seconds(elapsed) if elapsed else ""}
+    st.session_state["rn_busy"] = st.session_state["rn_armed"] = None
+    _pin_inputs()
+    st.rerun()
+
+
+busy = st.session_state.get("rn_busy")
+lock = bool(busy) and bool(st.session_state.get("rn_armed"))
 
 
 def _should_stop() -> bool:
@@ -56,6 +102,8 @@ st.caption(
     "the same seeds (paired random streams: same initial population, noise vector and mutation draws), and "
     "see where the privacy budget went. Seeded runs are reproducible for study, not for a real release."
 )
+flow.tutorial("Run compares the methods on the same seeds and budget. Read the verdict under the results: an "
+              "interval that includes 0 means the difference may be chance; more seeds narrow it.")
 st.markdown(
     f"**Data:** {studio.dataset_name} — {len(studio.private):,} private rows · **metric:** "
     f"{studio.metric.upper()} · **protected:** "
@@ -65,13 +113,14 @@ carried = st.session_state.get("runner_carried")
 if carried:
     what = "Hard" if carried["method"] == "hard" else f"BF-Soft at tau = {carried['tau']:g} (with Hard for comparison)"
     st.info(f"From the Temperature Pilot: {what}" + (f", target rho = {carried['rho']:g}" if carried.get("rho") else "")
-            + ". The inputs below were set accordingly.")
+            + ". The inputs below were set accordingly"
+            + (f": {carried['message']}." if carried.get("message") else "."))
 
 # ------------------------------------------------------------------ inputs
 c1, c2, c3 = st.columns(3)
 with c1:
     st.radio("Noise step", list(ui.NOISE_STEPS), format_func=lambda k: ui.NOISE_STEPS[k], key="rn_noise",
-             horizontal=True,
+             horizontal=True, disabled=lock,
              help="Gaussian: add zCDP noise to the vote histogram, then resample. PubMix / LinMix (papers/003): "
                   "draw the parents and the release from (1 - beta) H/n + beta P_nse, P_nse from the public pilot "
                   "rows (PubMix) or uniform (LinMix); (epsilon, delta)-DP with a PLD ledger; hard votes only.")
@@ -83,7 +132,7 @@ with c1:
             st.session_state["rn_methods"] = _kept
             st.session_state["rn_dropped_note"] = [METHOD_LABELS[m] for m in _dropped]
     st.multiselect("Methods", ui.available_methods(noise) if sampling else list(ui.USER_METHODS),
-                   format_func=lambda m: METHOD_LABELS[m], key="rn_methods",
+                   format_func=lambda m: METHOD_LABELS[m], key="rn_methods", disabled=lock,
                    help="Tab-PE: sqrt(2) noise (standard DP). Hard: exact policy sensitivity per population "
                         "(Cor. 5.3). BF-Soft: soft vote with the closed-form bound (Cor. 5.5). Soft vote at "
                         "standard DP: reach = the whole Gower diameter.")
@@ -99,40 +148,48 @@ with c1:
             st.info(f"Removed from the methods: {', '.join(st.session_state.pop('rn_dropped_note'))} "
                     "(soft votes are not covered by PubMix/LinMix).")
     st.checkbox("Decomposition (§6.2.3): also run the soft vote with Hard's noise", key="rn_decomp",
-                disabled=sampling,
+                disabled=lock or sampling,
                 help="Adds Hard, BF-Soft and the soft vote with Hard's noise: smoothing cost C, noise "
                      "benefit N and gain G = N - C." + (" Not available with PubMix/LinMix (it needs BF-Soft)."
                                                         if sampling else ""))
-    st.number_input("Temperature tau", key="rn_tau", format="%g", step=0.005,
+    st.number_input("Temperature tau", key="rn_tau", disabled=lock, format="%g", step=0.005,
                     help="Gower units; used by BF-Soft and the soft votes (must be > 0).")
 with c2:
-    st.radio("Budget given as", list(ui.BUDGET_MODES), key="rn_budget_mode", horizontal=True, disabled=sampling,
-             help="PubMix/LinMix take (epsilon, delta)" if sampling else None)
-    rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0] and not sampling
-    st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4, disabled=not rho_mode)
-    st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=rho_mode)
-    st.number_input("delta", key="rn_delta", format="%g", step=1e-6,
-                    help="in (0, 1); used for the (epsilon, delta) report either way")
-    st.radio("epsilon -> rho conversion", ["exact", "eq1"], key="rn_conversion", horizontal=True,
-             disabled=rho_mode or sampling, help="exact Gaussian curve (tight) or the paper's Eq. (1)")
+    _rounds_now = st.session_state.get("rn_rounds", 8)
+    budget_view = budget_control(studio, "rn_b", rounds=_rounds_now if isinstance(_rounds_now, int) and
+                                 _rounds_now >= 1 else 8, stacked=True)
+    with st.expander("Advanced: the budget as numbers (ρ, or ε with δ)", expanded=sampling):
+        st.radio("Budget given as", [ui.SESSION_BUDGET, *ui.BUDGET_MODES], key="rn_budget_mode",
+                 disabled=lock or sampling, help="PubMix/LinMix take the (epsilon, delta) below" if sampling else None)
+        # PubMix/LinMix (13b) take (epsilon, delta) numbers: the session's budget entry does not apply to them
+        session_mode = st.session_state["rn_budget_mode"] == ui.SESSION_BUDGET and not sampling
+        rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0] and not sampling
+        st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4,
+                        disabled=lock or session_mode or not rho_mode)
+        st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=lock or session_mode or rho_mode)
+        st.number_input("delta", key="rn_delta", format="%g", step=1e-6, disabled=lock or session_mode,
+                        help="in (0, 1); used for the (epsilon, delta) report either way")
+        st.radio("epsilon -> rho conversion", ["exact", "eq1"], key="rn_conversion", horizontal=True,
+                 disabled=lock or session_mode or rho_mode or sampling,
+                 help="exact Gaussian curve (tight) or the paper's Eq. (1)")
     if sampling:
         _pub = getattr(studio, "public", None)
         st.caption(f"Public source: the pilot split ({len(_pub):,} rows, disjoint from the private rows)."
                    if _pub is not None else ("Public source: none (LinMix needs none; PubMix needs the "
                                              "preset's pilot split)."))
 with c3:
-    st.number_input("Rounds T", key="rn_rounds", step=1)
-    st.text_input("Population schedule", key="rn_population",
+    st.number_input("Rounds T", key="rn_rounds", disabled=lock, step=1)
+    st.text_input("Population schedule", key="rn_population", disabled=lock,
                   placeholder="paper default: 512 in rounds 1-3, 1024 after",
                   help="candidates per round as size x rounds, e.g. 512x3,1024x5 (8 rounds); "
                        "empty = the paper's schedule")
-    st.number_input("Release size (records)", key="rn_release", step=1)
-    st.number_input("Threshold H (App. B)", key="rn_h", format="%g", step=1.0)
-    st.selectbox("Selection", ["hybrid", "sample", "rank"], key="rn_selection",
+    st.number_input("Release size (records)", key="rn_release", disabled=lock, step=1)
+    st.number_input("Threshold H (App. B)", key="rn_h", disabled=lock, format="%g", step=1.0)
+    st.selectbox("Selection", ["hybrid", "sample", "rank"], key="rn_selection", disabled=lock,
                  help="hybrid (default): 'sample' selection up to round 3, then 'rank' (top parents kept + 3 "
                       "mutated children each)")
-    st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", step=1)
-    st.number_input("First seed", key="rn_first_seed", step=1)
+    st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", disabled=lock, step=1)
+    st.number_input("First seed", key="rn_first_seed", disabled=lock, step=1)
 for _k in S:
     if not _k.startswith("_") and _k in st.session_state:
         S[_k] = st.session_state[_k]
@@ -140,18 +197,25 @@ for _k in S:
 try:
     _ps = policy_summary(studio.schema, studio.policy, float(S["rn_tau"]) if S["rn_tau"] > 0 else None)
     m1, m2, m3 = st.columns(3)
-    m1.metric("Record-level reach r", f"{_ps['reach']:.4f}")
+    m1.metric("Record-level reach r", fmt_reach(_ps["reach"]))  # the Policy step's formats: one q everywhere
     if _ps["q"] is not None:
-        m2.metric("Noise ratio q at tau", f"{_ps['q']:.2f}")
+        m2.metric("Noise ratio q at tau", fmt_q(_ps["q"]))
         m3.metric("BF-Soft sensitivity bound", f"{_ps['sensitivity_bound']:.4f}")
 except (BlowfishError, ValueError, TypeError):
     pass
 
 b1, b2, _sp = st.columns([1, 1, 6])
-run_clicked = b1.button("Run", type="primary", key="rn_run_btn")
+b1.button("Run", type="primary", key="rn_run_btn", on_click=_start, args=("run",), disabled=lock)
 b2.button("Stop", key="rn_stop_btn", on_click=_request_stop,
-          help="Stops the run between rounds; nothing partial is kept and earlier results stay.")
+          help="Stops the run (or the sweep); nothing partial is kept and earlier results stay.")
+run_clicked, sweep_clicked = lock and busy == "run", lock and busy == "sweep"
 status = st.container()
+_last = st.session_state.pop("rn_last_status", None)
+if _last and not busy:  # the outcome of the run that just ended (its progress bars are gone)
+    _box = status.status(f"{_last['what']}: {_last['state']}" + (f" after {_last['elapsed']}" if _last["elapsed"]
+                                                                 else ""),
+                         state="error" if _last["state"] == "failed" else "complete", expanded=True)
+    (_box.error if _last["state"] == "failed" else _box.warning)(_last["message"])
 
 
 # ------------------------------------------------------------------ results
@@ -159,7 +223,9 @@ def _fmt_ci(lo: float | None, hi: float | None) -> str:
     return ui.fmt_ci(lo, hi)
 
 
+@st.fragment
 def draw_results() -> None:
+    """The results of the run picked (a fragment: changing a plot option reruns only this part)."""
     ids = sorted(store, reverse=True)
     if st.session_state.get("runner_show") not in ids:
         st.session_state["runner_show"] = ids[0]
@@ -181,6 +247,9 @@ def draw_results() -> None:
     summ = ui.summary_frame(res)
     st.dataframe(ui.styled(summ.drop(columns="key"), {f"mean {metric}": ".4f", "ci95 low": ".4f", "ci95 high": ".4f"},
                            na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
+    _verdict = run_verdict_from_report(rep)
+    if _verdict is not None:
+        flow.verdict_banner(_verdict)
     if summ[["ci95 low", "ci95 high"]].isna().any().any():
         st.caption(f"95% t-intervals: {ui.NA_CI} (one paired seed gives no spread to estimate).")
     cols = st.columns(max(len(summ), 1))
@@ -205,10 +274,11 @@ def draw_results() -> None:
                                na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
         _hi = (dec["ci_high"].astype(float) - dec["mean"]).fillna(0)
         _lo = (dec["mean"] - dec["ci_low"].astype(float)).fillna(0)
-        fig = go.Figure(go.Bar(x=dec["term"], y=dec["mean"],
+        fig = go.Figure(go.Bar(x=dec["term"], y=dec["mean"], marker_color=OKABE_ITO["blue"],
                                error_y=dict(type="data", symmetric=False, array=_hi, arrayminus=_lo)))
-        fig.update_layout(height=300, yaxis_title=f"{metric.upper()} difference", margin=dict(t=20, b=20))
-        st.plotly_chart(fig, key=f"rn_dec_fig_{rid}")
+        fig.update_layout(height=300, xaxis_title="term (C smoothing cost, N noise benefit, G gain)",
+                          yaxis_title=f"{metric.upper()} difference", margin=dict(t=20, b=20))
+        chart_with_table(fig, dec, key=f"rn_dec_fig_{rid}")
         st.caption("E_M is the soft vote with Hard's noise. BF-Soft wins iff N > C.")
 
     st.subheader("Error by round")
@@ -221,9 +291,11 @@ def draw_results() -> None:
     fig = px.line(g, x="round", y="error", color="method", line_dash="method", symbol="method", markers=True,
                   category_orders={"method": order}, hover_data=["step"], labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
     fig.update_traces(marker_size=9, line_width=2.5)
-    fig.update_layout(height=350, margin=dict(t=20, b=20))
+    style_methods(fig)  # Okabe-Ito colour, marker and dash per method
+    fig.update_layout(height=350, margin=dict(t=40, b=20), legend=dict(orientation="h", yanchor="bottom", y=1.02,
+                                                                      x=0, title=None))
     fig.update_xaxes(dtick=1)
-    st.plotly_chart(fig, key=f"rn_round_fig_{rid}")
+    chart_with_table(fig, g[["method", "round", "step", "error"]], key=f"rn_round_fig_{rid}")
     st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
                f"seeds; point {T + 1}: the released records ("
                + (f"the round-{T} {ui.NOISE_STEPS[res.request.mechanism].split(' ')[0]} draws" if ui.is_sampling(
@@ -244,7 +316,9 @@ def draw_results() -> None:
 
     st.subheader("Real vs synthetic marginals")
     keys = list(rec["releases"])
-    pick = st.selectbox("Synthetic table", range(len(keys)), key=f"rn_marg_run_{rid}",
+    # open on the method of interest (BF-Soft, else Hard), not on whatever ran first
+    _first = next((i for want in ("bf-soft", "hard") for i, k in enumerate(keys) if k[0] == want), 0)
+    pick = st.selectbox("Synthetic table", range(len(keys)), index=_first, key=f"rn_marg_run_{rid}",
                         format_func=lambda i: f"{METHOD_LABELS[keys[i][0]]}, seed {keys[i][1]}")
     syn = rec["X_releases"][keys[pick]]
     rs = rec["schema"]
@@ -253,11 +327,14 @@ def draw_results() -> None:
     try:
         for a in one:
             m = marginal_comparison(rs, rec["X_real"], syn, [a])
-            fig = go.Figure([go.Bar(name="real", x=m[a], y=m["real"]), go.Bar(name="synthetic", x=m[a], y=m["synthetic"])])
-            fig.update_layout(barmode="group", height=280, title=f"{a}: l1 error {m['abs_diff'].sum():.4f}",
-                              margin=dict(t=40, b=20), yaxis_title="share")
+            fig = go.Figure([go.Bar(name="real", x=m[a], y=m["real"], marker_color=REAL_SYNTH["real"]),
+                             go.Bar(name="synthetic", x=m[a], y=m["synthetic"], marker_color=REAL_SYNTH["synthetic"],
+                                    marker_pattern_shape="/")])
+            fig.update_layout(barmode="group", height=300, title=f"{a}: l1 error {m['abs_diff'].sum():.4f}",
+                              margin=dict(t=60, b=20), yaxis_title="share of records", xaxis_title=a,
+                              legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
             fig.update_xaxes(type="category")  # bin labels such as "17-20" are names, never dates or numbers
-            st.plotly_chart(fig, key=f"rn_m1_{rid}_{a}")
+            chart_with_table(fig, m, key=f"rn_m1_{rid}_{a}")
         ca, cb = st.columns(2)
         a2 = ca.selectbox("2-way: first attribute", names, index=0, key=f"rn_marg2a_{rid}")
         b2_ = cb.selectbox("2-way: second attribute", names, index=min(1, len(names) - 1), key=f"rn_marg2b_{rid}")
@@ -270,11 +347,11 @@ def draw_results() -> None:
                 piv = m.pivot_table(index=b2_, columns=a2, values=col, sort=False)
                 fig.add_trace(go.Heatmap(z=piv.values, x=list(piv.columns), y=list(piv.index), coloraxis="coloraxis"),
                               row=1, col=k)
-            fig.update_layout(height=380, coloraxis=dict(colorscale="Blues"), margin=dict(t=40, b=20),
-                              title=f"({a2}, {b2_}): l1 error {m['abs_diff'].sum():.4f}")
-            fig.update_xaxes(type="category")
-            fig.update_yaxes(type="category")
-            st.plotly_chart(fig, key=f"rn_m2_{rid}")
+            fig.update_layout(height=400, coloraxis=dict(colorscale=SEQUENTIAL, colorbar=dict(title="share")),
+                              margin=dict(t=60, b=20), title=f"({a2}, {b2_}): l1 error {m['abs_diff'].sum():.4f}")
+            fig.update_xaxes(type="category", title_text=a2)
+            fig.update_yaxes(type="category", title_text=b2_, col=1)
+            chart_with_table(fig, m, key=f"rn_m2_{rid}")
     except BlowfishError as e:
         st.error(f"Marginals: {e}")
 
@@ -289,7 +366,7 @@ def draw_results() -> None:
                "not part of a release.")
 
     st.subheader("Downloads")
-    d1, d2, d3 = st.columns(3)
+    d1, d2, d3, d4 = st.columns(4)
     pick_dl = d1.selectbox("Release", range(len(keys)), key=f"rn_dl_{rid}",
                            format_func=lambda i: f"{METHOD_LABELS[keys[i][0]]}, seed {keys[i][1]}")
     m_, s_ = keys[pick_dl]
@@ -301,12 +378,23 @@ def draw_results() -> None:
                        key=f"rn_dl_zip_{rid}")
     d3.download_button("Download JSON report", ui.report_json(rep), file_name=f"report_run{rid}.json",
                        mime="application/json", on_click="ignore", key=f"rn_dl_json_{rid}")
+    try:
+        _settings = run_settings_of(rec["result"].request, studio)
+        d4.download_button("Download run bundle", lambda: bundle_zip(_settings, report=rep),
+                           file_name=f"blowfish_run{rid}.zip", mime="application/zip", on_click="ignore",
+                           key=f"rn_dl_bundle_{rid}",
+                           help="schema.json, policy.json, run.py, run.sh and a README with the ledger in words: "
+                                "reruns this run byte for byte (the private table is not included)")
+        st.markdown("The exact CLI command of this run:")
+        st.code(cli_command(_settings), language="bash", wrap_lines=True)
+    except BlowfishError as e:
+        d4.caption(f"No run bundle for this run: {e}")
 
 
 st.header("Results")
 if store:
     draw_results()
-else:
+elif not busy:
     st.info("No results yet: choose the settings above and click Run.")
 
 # ------------------------------------------------------------------ budget sweep
@@ -316,11 +404,11 @@ st.caption("Gaussian noise step (zCDP). Hard and BF-Soft over a small grid of rh
            "release, H, selection) and paired seeds; the crossing budget is interpolated linearly in log rho "
            "where mean(E_S - E_H) changes sign (App. F.3).")
 s1, s2 = st.columns(2)
-s1.text_input("Budget grid (rho)", key="rn_sweep_grid")
-s2.number_input("Paired seeds per budget", key="rn_sweep_seeds", step=1)
+s1.text_input("Budget grid (rho)", key="rn_sweep_grid", disabled=lock)
+s2.number_input("Paired seeds per budget", key="rn_sweep_seeds", step=1, disabled=lock)
 S["rn_sweep_grid"] = st.session_state["rn_sweep_grid"]
 S["rn_sweep_seeds"] = st.session_state["rn_sweep_seeds"]
-sweep_clicked = st.button("Run budget sweep", key="rn_sweep_btn")
+st.button("Run budget sweep", key="rn_sweep_btn", on_click=_start, args=("sweep",), disabled=lock)
 sweep_status = st.container()
 sweep = st.session_state.get("runner_sweep")
 if sweep:
@@ -331,18 +419,8 @@ if sweep:
     st.dataframe(ui.styled(tab, {c: ".4g" for c in tab.columns},
                            na={c: ui.NA_CI for c in tab.columns if "ci_" in c}), hide_index=True,
                  placeholder=ui.NA_CI)
-    fig = go.Figure()
-    for name, col in (("Hard", "Hard"), ("BF-Soft", "BF-Soft")):
-        hi_ = (tab[f"{col} ci_high"].astype(float) - tab[f"{col} mean"]).fillna(0)
-        lo_ = (tab[f"{col} mean"] - tab[f"{col} ci_low"].astype(float).clip(lower=0)).fillna(0)
-        fig.add_trace(go.Scatter(x=tab["rho"], y=tab[f"{col} mean"], name=name, mode="lines+markers",
-                                 line_dash="solid" if col == "Hard" else "dash",
-                                 error_y=dict(type="data", symmetric=False, array=hi_, arrayminus=lo_)))
-    if res.crossing_rho is not None:
-        fig.add_vline(x=res.crossing_rho, line_dash="dash", annotation_text="crossing")
-    fig.update_layout(xaxis_type="log", xaxis_title="rho (log scale)", yaxis_title=f"mean {res.metric.upper()}",
-                      height=360, margin=dict(t=20, b=20))
-    st.plotly_chart(fig, key="rn_sweep_fig")
+    flow.verdict_banner(sweep_verdict_from_result(res))
+    chart_with_table(sweep_figure(res), sweep_frame(res), key="rn_sweep_fig")
     x1, x2 = st.columns(2)
     x1.metric("Crossing budget rho", "none on this grid" if res.crossing_rho is None else f"{res.crossing_rho:.4g}")
     x2.metric("Crossing epsilon (exact)", "—" if res.crossing_epsilon_exact is None else f"{res.crossing_epsilon_exact:.4g}")
@@ -352,75 +430,75 @@ if sweep:
 # ------------------------------------------------------------------ actions (last, so results stay on screen)
 def do_run() -> None:
     try:
-        req = ui.build_request(studio, S)
+        req = ui.build_request(studio, ui.session_budget_settings(S, budget_view))
     except BlowfishError as e:
-        status.error(f"Cannot run: {e}")
-        return
+        _finish("Run", "failed", f"Cannot run: {e}")
     fp = ui.fingerprint(req, studio.version, studio.dataset_name)
     same = ui.find_identical(store, fp)
     if same is not None:
         st.session_state["runner_show_next"] = same["id"]
         st.session_state["runner_stop"] = False
+        st.session_state["rn_busy"] = st.session_state["rn_armed"] = None
+        _pin_inputs()
         st.rerun()
     total = len(req.seeds) * len(req.methods)
-    with status:
-        run_bar = st.progress(0.0, text=f"run 1 of {total}")
-        round_bar = st.progress(0.0, text="round 0")
-
-    def show(frac: float, runs: int, ev: dict) -> None:
-        run_bar.progress(frac, text=f"run {min(runs + 1, total)} of {total}: {METHOD_LABELS[ev['method']]}, seed {ev['seed']}")
-        round_bar.progress(ev["round"] / ev["rounds"], text=f"round {ev['round']} of {ev['rounds']}")
-
-    progress = ui.run_progress(total, show)
-
     next_id = int(st.session_state.get("runner_next_id", 1))
-    try:
-        rec = ui.execute_run(store, next_id, req, studio, progress=progress, should_stop=_should_stop)
-    except RunStopped:
-        st.session_state["runner_stop"] = False
-        status.warning("Run stopped. Nothing partial was kept; the results below are from earlier runs.")
-        return
-    except (BlowfishError, ValueError) as e:
-        status.error(f"Run failed: {e}. Earlier results are unchanged.")
-        return
+    with RunStatus("Run", status) as rs:
+        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
+            frac, f"run {min(runs + 1, total)} of {total}: {METHOD_LABELS[ev['method']]}, seed {ev['seed']}, "
+                  f"round {ev['round']} of {ev['rounds']}"))
+        try:
+            rec = ui.execute_run(store, next_id, req, studio, progress=progress, should_stop=_should_stop)
+        except RunStopped:
+            st.session_state["runner_stop"] = False
+            _finish("Run", "stopped", "Run stopped. Nothing partial was kept; the results below are from earlier "
+                    "runs.", rs.elapsed)
+        except (BlowfishError, ValueError) as e:
+            _finish("Run", "failed", f"Run failed: {e}. Earlier results are unchanged.", rs.elapsed)
+        rs.done()
     st.session_state["runner_next_id"] = next_id + 1
     st.session_state["runner_show_next"] = rec["id"]
+    st.session_state["rn_busy"] = st.session_state["rn_armed"] = None
+    _pin_inputs()
     st.rerun()
 
 
 def do_sweep() -> None:
     try:
-        rhos = parse_rho_grid(S["rn_sweep_grid"])
-        seeds = ui.seeds_from_inputs(S["rn_sweep_seeds"], S["rn_first_seed"])
-        cfg = ui.config_from_inputs(S)
-        delta = check_delta(S["rn_delta"])
+        S2 = ui.session_budget_settings(S, budget_view)
+        rhos = parse_rho_grid(S2["rn_sweep_grid"])
+        seeds = ui.seeds_from_inputs(S2["rn_sweep_seeds"], S2["rn_first_seed"])
+        cfg = ui.config_from_inputs(S2)
+        delta = check_delta(S2["rn_delta"])
         if not getattr(studio, "has_rows", len(studio.private) > 0):
             raise BlowfishError("the private table has no rows. Fix: load the table in the Policy Designer")
     except BlowfishError as e:
-        sweep_status.error(f"Cannot run the sweep: {e}")
-        return
+        _finish("Budget sweep", "failed", f"Cannot run the sweep: {e}")
     total = len(rhos) * len(seeds) * 2
-    with sweep_status:
-        bar = st.progress(0.0, text="budget sweep")
-    progress = ui.run_progress(total, lambda frac, runs, ev: bar.progress(
-        frac, text=f"rho = {ev['rho']:.3g} ({ev['point']} of {ev['points']}): {METHOD_LABELS[ev['method']]}, "
-                   f"seed {ev['seed']}, round {ev['round']}/{ev['rounds']}"))
-
-    try:
-        res = budget_sweep(studio.schema, studio.policy, studio.private, rhos, float(S["rn_tau"]), seeds, cfg,
-                           studio.metric_fn(), delta, data_source=studio.dataset_name, progress=progress,
-                           should_stop=_should_stop)
-    except RunStopped:
-        st.session_state["runner_stop"] = False
-        sweep_status.warning("Sweep stopped. Nothing partial was kept.")
-        return
-    except (BlowfishError, ValueError) as e:
-        sweep_status.error(f"Sweep failed: {e}. Earlier results are unchanged.")
-        return
+    with RunStatus("Budget sweep", status) as rs:
+        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
+            frac, f"rho = {ev['rho']:.3g} ({ev['point']} of {ev['points']}): {METHOD_LABELS[ev['method']]}, "
+                  f"seed {ev['seed']}, round {ev['round']}/{ev['rounds']}"))
+        try:
+            res = budget_sweep(studio.schema, studio.policy, studio.private, rhos, float(S2["rn_tau"]), seeds, cfg,
+                               studio.metric_fn(), delta, data_source=studio.dataset_name, progress=progress,
+                               should_stop=_should_stop)
+        except RunStopped:
+            st.session_state["runner_stop"] = False
+            _finish("Budget sweep", "stopped", "Sweep stopped. Nothing partial was kept.", rs.elapsed)
+        except (BlowfishError, ValueError) as e:
+            _finish("Budget sweep", "failed", f"Sweep failed: {e}. Earlier results are unchanged.", rs.elapsed)
+        rs.done()
     st.session_state["runner_sweep"] = {"result": res, "studio_version": studio.version}
+    st.session_state["rn_busy"] = st.session_state["rn_armed"] = None
+    _pin_inputs()
     st.rerun()
 
 
+if busy and not lock:  # the click's run: inputs are committed; rerun with them locked, then work
+    st.session_state["rn_armed"] = True
+    _pin_inputs()
+    st.rerun()
 if run_clicked:
     do_run()
 elif sweep_clicked:

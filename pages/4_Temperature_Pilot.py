@@ -26,8 +26,14 @@ from blowfish_core.pilot import (
 )
 from blowfish_core.policy import record_reach
 from blowfish_core.experiment import MAX_SEEDS
+from blowfish_core.budget import budget_from_rho
+from blowfish_core.verdicts import fmt_tolerance, tau_grid_for_people
+from studio import flow
 from studio import runner_ui as ui
-from studio.state import get_studio, set_studio
+from studio.accuracy_ui import accuracy_first_section
+from studio.plots import HIGHLIGHT, chart_with_table, log_axis_range, mark_x, method_style
+from studio.run_ui import RunStatus, carry_message
+from studio.state import get_studio, session_budget, set_studio, set_tau
 
 st.set_page_config(page_title="Temperature Pilot · Blowfish Studio", layout="wide")
 
@@ -42,7 +48,7 @@ PILOT_DEFAULTS = {
     "pl_seed": 1,
     "pl_rho": float(R["rn_rho"]) if isinstance(R["rn_rho"], (int, float)) and R["rn_rho"] > 0 else 6e-4,
     "pl_delta": float(R["rn_delta"]) if isinstance(R["rn_delta"], (int, float)) and 0 < R["rn_delta"] < 1 else 1e-5,
-    "pl_grid": ", ".join(f"{t:g}" for t in tau_grid(reach)),
+    "pl_grid": ", ".join(f"{t:g}" for t in tau_grid_for_people(tau_grid(reach))),  # 0.0880823 -> 0.088
     "pl_seeds": 4,
     "pl_first_seed": 0,
     "pl_rounds": int(R["rn_rounds"]) if isinstance(R["rn_rounds"], int) and R["rn_rounds"] >= 1 else 8,
@@ -52,6 +58,15 @@ PILOT_DEFAULTS = {
     "pl_nt": 0,
 }
 P = st.session_state.setdefault("pilot_settings", dict(PILOT_DEFAULTS))
+_sb = session_budget(studio)  # one budget for every page: follow the session's when it changes
+if P.get("_budget_seen") != (_sb.get("rho"), _sb.get("delta")):
+    P["_budget_seen"] = (_sb.get("rho"), _sb.get("delta"))
+    if isinstance(_sb.get("rho"), float) and _sb["rho"] > 0:
+        P["pl_rho"] = float(_sb["rho"])
+        st.session_state.pop("pl_rho", None)
+    if isinstance(_sb.get("delta"), float) and 0 < _sb["delta"] < 1:
+        P["pl_delta"] = float(_sb["delta"])
+        st.session_state.pop("pl_delta", None)
 if P.get("_reach") != reach:  # the policy changed: refresh the grid's q = 0.2 temperature
     P["pl_grid"] = PILOT_DEFAULTS["pl_grid"]
     P["_reach"] = reach
@@ -71,6 +86,8 @@ st.caption(
     "guidance'): Hard and BF-Soft at every tau of a grid run on public rows with paired seeds, at the budget "
     "of Eq. (4). No private record is read and no private budget is spent."
 )
+flow.tutorial("Tune τ runs Hard and BF-Soft on public rows only and recommends Hard or a temperature τ; "
+              "below, 'Accuracy first' finds the smallest budget that reaches an error you choose.")
 st.warning(
     "The pilot is validated only when the pilot (public) data and the private data share a distribution. "
     "The paper's pilots were held-out rows of the same benchmark (or independently generated XOR data); "
@@ -148,9 +165,18 @@ if public is not None:
 
 # ------------------------------------------------------------------ budget and grid
 st.header("Budget scaling (Eq. (4)) and the tau grid")
-b1, b2 = st.columns(2)
-b1.number_input("Target budget rho (total zCDP of the private run)", key="pl_rho", format="%g", step=1e-4)
-b2.number_input("delta", key="pl_delta", format="%g", step=1e-6)
+try:
+    _view = budget_from_rho(float(st.session_state["pl_rho"]), float(st.session_state["pl_delta"]),
+                            int(P["pl_rounds"]) if isinstance(P["pl_rounds"], int) and P["pl_rounds"] >= 1 else 8)
+    st.metric("Target budget of the private run", _view.label, help=_view.tooltip)
+    if _view.warning:
+        st.warning(_view.warning)
+except (BlowfishError, TypeError, ValueError):
+    pass
+with st.expander("Advanced: the target budget as ρ (zCDP) and δ (the session's budget by default)"):
+    b1, b2 = st.columns(2)
+    b1.number_input("Target budget rho (total zCDP of the private run)", key="pl_rho", format="%g", step=1e-4)
+    b2.number_input("delta", key="pl_delta", format="%g", step=1e-6)
 scaling = None
 if public is not None:
     try:
@@ -175,6 +201,10 @@ g2.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="pl_seeds", step=1)
 g3.number_input("Tie tolerance", key="pl_tie", format="%g", step=0.001,
                 help="a candidate ties with the best when its mean error is within this amount (absolute); "
                      "ties favour Hard, then the smaller tau")
+try:
+    g3.caption(f"Tie tolerance: {fmt_tolerance(float(st.session_state['pl_tie']))}")
+except (BlowfishError, TypeError, ValueError):
+    pass
 with st.expander("Synthesis settings of the pilot (match the target run: Eq. (4) assumes the same schedule)"):
     h1, h2, h3 = st.columns(3)
     h1.number_input("Rounds T", key="pl_rounds", step=1)
@@ -220,25 +250,31 @@ else:
     soft = tab[tab["method"] == "bf-soft"]
     hard = tab[tab["method"] == "hard"].iloc[0]
     fig = go.Figure()
+    _hs, _ss = method_style("hard"), method_style("bf-soft")
     if not (ui._missing(hard["ci_low"]) or ui._missing(hard["ci_high"])):
-        fig.add_hrect(y0=max(float(hard["ci_low"]), 0.0), y1=hard["ci_high"], fillcolor="gray", opacity=0.15,
+        fig.add_hrect(y0=max(float(hard["ci_low"]), 0.0), y1=hard["ci_high"], fillcolor=_hs["color"], opacity=0.12,
                       line_width=0)
-    fig.add_hline(y=hard["mean"], line_dash="dash", annotation_text="Hard (mean, 95% CI band)")
+    fig.add_hline(y=hard["mean"], line_dash="solid", line_color=_hs["color"],
+                  annotation_text="Hard (mean, 95% CI band)", annotation_position="top left")
     # errors are >= 0: the lower whisker stops at 0; a missing interval (one seed) draws no whisker
     s_hi = (soft["ci_high"].astype(float) - soft["mean"]).fillna(0)
     s_lo = (soft["mean"] - soft["ci_low"].astype(float).clip(lower=0)).fillna(0)
     fig.add_trace(go.Scatter(x=soft["tau"], y=soft["mean"], mode="lines+markers", name="BF-Soft",
+                             line=dict(color=_ss["color"], dash=_ss["dash"], width=2.5),
+                             marker=dict(symbol=_ss["symbol"], size=10),
                              error_y=dict(type="data", symmetric=False, array=s_hi, arrayminus=s_lo)))
     try:  # live: changing the tie tolerance re-applies the tie rule without re-running
         rec = recommend([(c.method, c.tau, c.mean) for c in res.candidates], P["pl_tie"])
     except BlowfishError as e:
         st.error(f"Tie tolerance: {e}")
         rec = res.recommendation
+    fig.update_layout(xaxis_type="log", xaxis_title="τ (Gower units, log scale)",
+                      yaxis_title=f"mean public {res.metric.upper()} (lower is better)", height=380,
+                      margin=dict(t=40, b=20), legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    fig.update_xaxes(range=log_axis_range(soft["tau"]))  # the axis stays on the grid ("chosen" adds no point)
     if rec.tau is not None:
-        fig.add_vline(x=rec.tau, line_color="green", annotation_text="chosen")
-    fig.update_layout(xaxis_type="log", xaxis_title="tau (log scale)", yaxis_title=f"mean public {res.metric.upper()}",
-                      height=380, margin=dict(t=20, b=20))
-    st.plotly_chart(fig, key="pl_fig")
+        mark_x(fig, float(rec.tau), f"chosen τ = {rec.tau:g}", color=HIGHLIGHT)
+    chart_with_table(fig, tab[["method", "tau", "mean", "ci_low", "ci_high"]], key="pl_fig")
     st.metric("Recommendation", rec.label)
     strength = recommendation_strength(res.candidates, rec)
     rule = (f"Tie rule: lowest mean public error; candidates within {rec.tie_tol:g} of the lowest mean tie, and "
@@ -257,15 +293,19 @@ else:
                                   index=[f"seed {s}" for s in res.seeds]).T)
 
     def _carry() -> None:
+        before = dict(ui.runner_settings(st.session_state, tau=studio.tau, budget=session_budget(studio)))
         ui.carry_to_runner(st.session_state, rec.method, rec.tau, res.scaling.rho_target)
+        after = ui.runner_settings(st.session_state)
+        st.session_state["runner_carried"]["message"] = carry_message(before, after)
         if rec.tau is not None:
-            get_studio().tau = float(rec.tau)
+            set_tau(get_studio(), float(rec.tau), "Tune τ")
         st.session_state["pilot_carried"] = rec.label
 
     st.button(f"Use {rec.label} in the Synthesis Runner", key="pl_carry_btn", on_click=_carry)
     if st.session_state.get("pilot_carried"):
+        _msg = (st.session_state.get("runner_carried") or {}).get("message")
         st.success(f"Carried to the Synthesis Runner: {st.session_state['pilot_carried']} "
-                   "(open the Synthesis Runner page).")
+                   + (f"— {_msg} " if _msg else "") + "(open the Run step).")
 
 
 # ------------------------------------------------------------------ action (last: results stay on screen)
@@ -283,23 +323,22 @@ def do_pilot() -> None:
         status.error(f"Cannot run the pilot: {e}")
         return
     total = (len(taus) + 1) * len(seeds)
-    with status:
-        bar = st.progress(0.0, text="pilot")
-    progress = ui.run_progress(total, lambda frac, runs, ev: bar.progress(
-        frac, text=f"{ev['label']} ({ev['config']} of {ev['configs']}), seed {ev['seed']}, "
-                   f"round {ev['round']}/{ev['rounds']}"))
-
-    try:
-        res = run_pilot(studio.schema, studio.policy, public, P["pl_rho"], n_t, taus, seeds, cfg,
-                        studio.metric_fn(), P["pl_delta"], P["pl_tie"], public_source=public_source,
-                        progress=progress, should_stop=lambda: bool(st.session_state.get("pilot_stop")))
-    except RunStopped:
-        st.session_state["pilot_stop"] = False
-        status.warning("Pilot stopped. Nothing partial was kept.")
-        return
-    except (BlowfishError, ValueError, TypeError) as e:
-        status.error(f"Pilot failed: {e}. Earlier results are unchanged.")
-        return
+    with RunStatus("Pilot", status) as rs:
+        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
+            frac, f"{ev['label']} ({ev['config']} of {ev['configs']}), seed {ev['seed']}, "
+                  f"round {ev['round']}/{ev['rounds']}"))
+        try:
+            res = run_pilot(studio.schema, studio.policy, public, P["pl_rho"], n_t, taus, seeds, cfg,
+                            studio.metric_fn(), P["pl_delta"], P["pl_tie"], public_source=public_source,
+                            progress=progress, should_stop=lambda: bool(st.session_state.get("pilot_stop")))
+        except RunStopped:
+            st.session_state["pilot_stop"] = False
+            rs.stopped("Pilot stopped. Nothing partial was kept.")
+            return
+        except (BlowfishError, ValueError, TypeError) as e:
+            rs.failed(f"Pilot failed: {e}. Earlier results are unchanged.")
+            return
+        rs.done()
     st.session_state["pilot_result"] = {"result": res, "studio_version": studio.version}
     st.session_state["pilot_carried"] = None
     st.rerun()
@@ -310,6 +349,30 @@ if run_clicked:
 elif st.session_state.get("pilot_stop"):
     st.session_state["pilot_stop"] = False
     status.warning("Stopped. Nothing partial was kept.")
+
+
+# ------------------------------------------------------------------ accuracy first (public rows only)
+_last = st.session_state.get("pilot_result")
+_rec_tau = None
+if _last is not None:
+    _r = _last["result"].recommendation
+    _rec_tau = _r.tau if _r.method != "hard" else None
+else:
+    _rec_tau = float(studio.tau)
+try:
+    _acc_seeds = ui.seeds_from_inputs(P["pl_seeds"], P["pl_first_seed"])
+    _acc_cfg = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
+                                      "rn_release": P["pl_release"], "rn_h": R["rn_h"],
+                                      "rn_selection": R["rn_selection"]})
+except BlowfishError:
+    _acc_seeds, _acc_cfg = None, None
+if _acc_cfg is not None and isinstance(n_t, int) and n_t > 0:
+    if _last is None:
+        st.caption(f"No pilot yet: the search uses the session's τ = {studio.tau:g} for BF-Soft (run the pilot "
+                   "above for its recommendation).")
+    accuracy_first_section(studio, public, int(n_t), _rec_tau, _acc_seeds, _acc_cfg, studio.metric_fn(),
+                           public_source=public_source,
+                           should_stop=lambda: bool(st.session_state.get("pilot_stop")))
 
 
 # ------------------------------------------------------------------ private choice (optional, off by default)

@@ -15,6 +15,7 @@ import streamlit as st
 from blowfish_core.data import read_table
 from blowfish_core.errors import BlowfishError
 from blowfish_core.public_sampler import EVALUATION_LABEL, public_aware_sample
+from studio import flow
 from studio.state import get_studio
 
 st.set_page_config(page_title="Public-aware Sampler · Blowfish Studio", layout="wide")
@@ -30,6 +31,8 @@ if not set(st.session_state.get("ps_attrs", [])) <= set(names):
 st.session_state.setdefault("ps_attrs", names[:2])
 
 st.title("Public-aware sampler")
+flow.tutorial("PubMix releases rows drawn from a mixture of the private histogram and a noise distribution "
+              "built from public rows; beta, the mixing weight, is the smallest that makes the samples (ε, δ)-DP.")
 st.caption(
     "PubMix (papers/003, Alg. 1): n_samples rows drawn i.i.d. from (1 - beta) P_prv + beta P_nse, where P_prv is "
     "the private k-way marginal and P_nse a floor-raised public histogram (Remark 4.5; LinMix: uniform). beta is the "

@@ -19,6 +19,7 @@ import streamlit as st
 from blowfish_core.errors import BlowfishError
 from blowfish_core.selection import BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, VALID_CALIBRATIONS
 from blowfish_core.analysis.selection_lab import PRESET_BROKEN, selection_lab
+from studio import flow
 
 st.set_page_config(page_title="Selection Lab · Blowfish Studio", layout="wide")
 
@@ -46,6 +47,8 @@ def fmt_num(v: float) -> str:
 
 
 st.title("Selection Lab")
+flow.tutorial("Two neighbouring datasets with identical scores: if the two selection laws differ by more than "
+              "the claim allows, the calibration leaks. Switch 'fix it' to see the valid calibrations.")
 st.caption(
     "The exponential mechanism picks candidate r with probability ∝ exp(ε·q(x,r) / (2b)). It is ε-DP when the "
     "scale b covers how much one neighbour can move the scores. Here two neighbouring datasets x ∼ x′ have "

@@ -43,6 +43,9 @@ from blowfish_core.sweeps import round_errors
 METHOD_ORDER = tuple(method_table.METHODS)
 USER_METHODS = tuple(m for m in METHOD_ORDER if m != method_table.DECOMPOSITION.name)
 BUDGET_MODES = ("rho (zCDP)", "epsilon, delta")
+#: the default budget entry: the session's epsilon-first budget (studio.budget_ui), one source for every page;
+#: the page turns it into BUDGET_MODES[0] with the session's rho (session_budget_settings).
+SESSION_BUDGET = "session budget (ε above)"
 #: the Runner's "Noise step" (the CLI's --noise): name -> label.
 NOISE_STEPS: dict[str, str] = {
     "gaussian": "Gaussian (zCDP)",
@@ -52,6 +55,23 @@ NOISE_STEPS: dict[str, str] = {
 #: results of at most this many runs are kept in the session.
 MAX_KEPT = 5
 
+def _default_rho() -> float:
+    from studio.state import default_budget
+
+    return float(default_budget()["rho"])
+
+
+def session_budget_settings(s: dict[str, Any], view: Any) -> dict[str, Any]:
+    """The settings a run uses: with the SESSION_BUDGET entry, the session's rho and delta (a
+    blowfish_core.budget.BudgetView, None when the control showed an error) as a rho entry."""
+    if s.get("rn_budget_mode") != SESSION_BUDGET or is_sampling(s.get("rn_noise")):
+        return s  # a numeric entry, or PubMix/LinMix (they take the (epsilon, delta) numbers)
+    if view is None or view.rho is None:
+        raise BlowfishError("the privacy budget above is not valid. Fix: choose ε (or ρ in its Advanced entry)")
+    return {**s, "rn_budget_mode": BUDGET_MODES[0], "rn_rho": float(view.rho), "rn_epsilon": float(view.epsilon),
+            "rn_delta": float(view.delta)}
+
+
 #: Runner defaults: the paper's setting (App. F.2: 8 rounds, 512 then 1024 candidates,
 #: release 512, hybrid selection, H = 0) with 6 paired seeds instead of 12, at
 #: rho = 6e-4 (one of the paper's three highlighted budgets, epsilon ~ 0.17 by Eq. (1)).
@@ -59,8 +79,8 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_methods": ["tab-pe", "hard", "bf-soft"],
     "rn_noise": "gaussian",
     "rn_decomp": False,
-    "rn_budget_mode": BUDGET_MODES[0],
-    "rn_rho": 6e-4,
+    "rn_budget_mode": SESSION_BUDGET,
+    "rn_rho": _default_rho(),
     "rn_epsilon": 1.0,
     "rn_delta": 1e-5,
     "rn_conversion": "exact",
@@ -90,8 +110,6 @@ def runner_settings(state: MutableMapping[str, Any], tau: float | None = None,
         if tau is not None:
             s["rn_tau"] = s["_studio_tau"] = float(tau)
         if budget:
-            if budget.get("mode") == "epsilon":
-                s["rn_budget_mode"] = BUDGET_MODES[1]
             for src, dst in (("rho", "rn_rho"), ("epsilon", "rn_epsilon"), ("delta", "rn_delta")):
                 if isinstance(budget.get(src), (int, float)) and not isinstance(budget.get(src), bool):
                     s[dst] = float(budget[src])

@@ -14,9 +14,11 @@ Contract (used by all pages):
     studio.metric       : "pwerr" | "hoerr"
     studio.tau          : float          temperature chosen last (Policy Designer / Pilot)
     studio.version      : int            bumped whenever dataset/schema/policy change
-    studio.extras       : dict           free-form; the Policy Designer keeps its budget in
-                                         extras["budget"] = {"mode": "rho"|"epsilon", "rho", "epsilon",
-                                         "delta", "rounds"} (other pages may use it as a default)
+    studio.extras       : dict           free-form; the session's budget is extras["budget"] =
+                                         {"mode": "epsilon"|"rho", "rho", "epsilon", "delta", "rounds",
+                                         "set"} (created from DEFAULTS; written by the budget control,
+                                         studio.budget_ui; "set" = a person has seen/chosen it);
+                                         extras["tau_source"] = where the tau came from (set_tau)
 
 Added by the Policy Designer (all with defaults, so older constructors keep working):
     studio.source       : "xor3" | "adult" | "bank" | "csv"   where the dataset came from
@@ -41,6 +43,28 @@ import blowfish_core as bc
 from blowfish_core.presets import load_preset_data
 
 
+#: THE defaults of every page (one source; the Runner, the Pilot and the Policy step read them).
+#: epsilon 0.1 at delta 1e-5 is rho ~ 5.3e-4 over the run (exact Gaussian curve), next to the paper's
+#: highlighted budget rho = 6e-4 (App. F.2); tau 0.03 is the paper's default temperature.
+DEFAULTS: dict[str, Any] = {
+    "epsilon": 0.1,
+    "delta": 1e-5,
+    "rounds": 8,
+    "tau": 0.03,
+    "mode": "epsilon",
+}
+
+
+def default_budget() -> dict[str, Any]:
+    """The session's budget before anyone chose one: DEFAULTS' epsilon and delta, its rho on the
+    exact Gaussian curve (blowfish_core.budget.budget_from_epsilon), set = False."""
+    from blowfish_core.budget import budget_from_epsilon
+
+    v = budget_from_epsilon(DEFAULTS["epsilon"], DEFAULTS["delta"], DEFAULTS["rounds"])
+    return {"mode": DEFAULTS["mode"], "epsilon": DEFAULTS["epsilon"], "rho": float(v.rho),
+            "delta": DEFAULTS["delta"], "rounds": DEFAULTS["rounds"], "set": False}
+
+
 @dataclass
 class Studio:
     dataset_name: str
@@ -50,7 +74,7 @@ class Studio:
     schema: bc.Schema
     policy: bc.Policy
     metric: str = "pwerr"
-    tau: float = 0.03
+    tau: float = DEFAULTS["tau"]
     version: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
     source: str = "xor3"
@@ -81,14 +105,41 @@ def _preset_tables(name: str, data_path: str | None = None):
 def default_studio() -> Studio:
     p = bc.get_preset("xor3")
     priv, pub = _preset_tables("xor3")
-    return Studio("XOR-3 (built-in)", "xor3", priv, pub, p.schema, p.default_policy(), metric=p.metric)
+    return Studio("XOR-3 (built-in)", "xor3", priv, pub, p.schema, p.default_policy(), metric=p.metric,
+                  extras={"budget": default_budget()})
+
+
+def session_budget(studio: Studio) -> dict[str, Any]:
+    """studio.extras["budget"], completed from DEFAULTS (older states and replaced studios keep
+    working); the same dict object every page reads and the budget control writes."""
+    b = studio.extras.get("budget")
+    if not isinstance(b, dict):
+        b = studio.extras["budget"] = default_budget()
+    for k, v in default_budget().items():
+        b.setdefault(k, v)
+    return b
+
+
+def set_tau(studio: Studio, tau: float, source: str) -> bool:
+    """Set the session's tau; when it changes, record where it came from (extras["tau_source"],
+    e.g. "Policy", "Tune τ") and the previous value (extras["tau_previous"]).  Returns True when
+    the value changed."""
+    tau = float(tau)
+    if tau == float(studio.tau):
+        return False
+    studio.extras["tau_previous"] = float(studio.tau)
+    studio.tau = tau
+    studio.extras["tau_source"] = source
+    return True
 
 
 def get_studio() -> Studio:
     """The shared studio state (created with the XOR-3 default on first use)."""
     if "studio" not in st.session_state:
         st.session_state["studio"] = default_studio()
-    return st.session_state["studio"]
+    studio = st.session_state["studio"]
+    session_budget(studio)
+    return studio
 
 
 def set_studio(studio: Studio) -> None:

@@ -26,6 +26,7 @@ import blowfish_core as bc
 from blowfish_core.analysis.graphs import CLUSTERS_PER_ROW, policy_graph_data
 from blowfish_core.policy import AttributePolicy, value_edges
 from blowfish_core.schema import _fmt
+from studio.plots import HIGHLIGHT, NEUTRAL, OKABE_ITO  # one palette: Okabe-Ito
 
 POLICY_KEY_PREFIX = "pol:"
 KIND_LABELS = {
@@ -40,8 +41,11 @@ KIND_LABELS = {
 MAX_ADJACENCY_VALUES = 30
 #: graph labels longer than this are abbreviated (full value on hover).
 LABEL_CHARS = 11
-HIGHLIGHT = "#d62728"
-BASE = "#1f77b4"
+BASE = OKABE_ITO["blue"]
+#: a complete graph on more values than this is described, not drawn (a hairball otherwise).
+MAX_COMPLETE_DRAWN = 6
+#: above this many attributes the reach bars are horizontal (readable names).
+HORIZONTAL_BARS = 8
 
 
 # ---------------------------------------------------------------- formatting
@@ -247,6 +251,12 @@ def policy_editor(studio, t3: dict[str, AttributePolicy] | None) -> tuple[bc.Pol
                 continue
             if new.kind != "none":
                 per[a.name] = new
+            if new.kind == "complete" and len(a.domain_values()) > MAX_COMPLETE_DRAWN:
+                n = len(a.domain_values())
+                st.caption(f"Complete graph on {n} values: every pair is protected "
+                           f"({plural(n * (n - 1) // 2, 'protected pair')}), so the attribute contributes its full "
+                           "weight. Not drawn: every value links to every other.")
+                continue
             try:
                 data = _graph_data(bc.Schema([a]).to_json(), bc.Policy({a.name: new}).to_json())
             except bc.BlowfishError as e:  # pragma: no cover - validated above
@@ -276,11 +286,22 @@ def _reach_bar(spec: str) -> go.Figure:
     vals = [ro["per_attribute"][n] for n in names]
     top = set(ro["argmax_all"])
     colors = [HIGHLIGHT if n in top else BASE for n in names]
-    fig = go.Figure(go.Bar(x=names, y=vals, marker_color=colors,
+    patterns = ["/" if n in top else "" for n in names]  # not by colour alone
+    title = "Weighted reach w_i r_i per attribute (hatched red: sets the record-level reach, a max)"
+    if len(names) > HORIZONTAL_BARS:  # many attributes: horizontal bars, names readable
+        fig = go.Figure(go.Bar(y=names, x=vals, orientation="h", marker_color=colors, marker_pattern_shape=patterns,
+                               text=[fmt_reach(v) for v in vals], textposition="outside",
+                               hovertemplate="%{y}: w·r = %{x:.6f}<extra></extra>"))
+        fig.update_layout(title=title, xaxis_title="weighted reach (Gower units)", yaxis_title="attribute",
+                          height=120 + 22 * len(names), margin=dict(l=10, r=10, t=40, b=10),
+                          xaxis_range=[0, max(max(vals) * 1.3, 1e-3)])
+        fig.update_yaxes(autorange="reversed")
+        return fig
+    fig = go.Figure(go.Bar(x=names, y=vals, marker_color=colors, marker_pattern_shape=patterns,
                            text=[fmt_reach(v) for v in vals], textposition="outside",
                            hovertemplate="%{x}: w·r = %{y:.6f}<extra></extra>"))
-    fig.update_layout(title="Weighted reach w_i r_i (red: sets the record-level reach, a max)",
-                      yaxis_title="Gower units", height=300, margin=dict(l=10, r=10, t=40, b=10),
+    fig.update_layout(title=title, xaxis_title="attribute",
+                      yaxis_title="weighted reach (Gower units)", height=300, margin=dict(l=10, r=10, t=40, b=10),
                       yaxis_range=[0, max(max(vals) * 1.25, 1e-3)])
     return fig
 
@@ -291,14 +312,15 @@ def _q_curve(spec: str) -> go.Figure:
     c = ro["curve"]
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=c["tau"], y=c["q"], mode="lines", name="this policy",
-                             line=dict(color=BASE)))
+                             line=dict(color=BASE, width=2.5)))
     fig.add_trace(go.Scatter(x=c["tau"], y=c["q_standard_dp"], mode="lines", name="soft vote at standard DP",
-                             line=dict(color="gray", dash="dash")))
-    fig.add_trace(go.Scatter(x=[ro["tau"]], y=[ro["q"]], mode="markers", name=f"tau = {ro['tau']:g}",
-                             marker=dict(color=HIGHLIGHT, size=11)))
-    fig.update_layout(title="Noise ratio q against tau", xaxis_type="log", xaxis_title="tau (Gower units)",
-                      yaxis_title="q = σ_BF-Soft / σ_Hard", yaxis_range=[0, 1.05], height=300,
-                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.3))
+                             line=dict(color=NEUTRAL, dash="dash")))
+    fig.add_trace(go.Scatter(x=[ro["tau"]], y=[ro["q"]], mode="markers", name=f"τ = {ro['tau']:g}",
+                             marker=dict(color=HIGHLIGHT, size=12, symbol="diamond")))
+    fig.update_layout(title="Noise ratio q against τ", xaxis_type="log", xaxis_title="τ (Gower units, log scale)",
+                      yaxis_title="q = σ_BF-Soft / σ_Hard (ratio)", yaxis_range=[0, 1.05], height=320,
+                      margin=dict(l=10, r=10, t=70, b=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     return fig
 
 
@@ -355,7 +377,7 @@ def _graph_figure(spec: str) -> go.Figure:
         text=[short_label(n["label"]) for n in nodes], customdata=[n["label"] for n in nodes],
         textposition=[("top center" if n.get("label_side") == "above" else "bottom center") for n in nodes],
         textfont=dict(size=10), cliponaxis=False,
-        marker=dict(size=10, color=[n["component"] for n in nodes], colorscale="Turbo"),
+        marker=dict(size=10, color=[n["component"] for n in nodes], colorscale="Cividis"),
         hovertemplate="%{customdata}<extra></extra>"))
     xs = [n["x"] for n in nodes] or [0.0]
     ys = [n["y"] for n in nodes] or [0.0]

@@ -51,7 +51,10 @@ def upload(at: AppTest, name: str, raw: bytes, target: str = "csv") -> AppTest:
 
 
 def texts(elements) -> list[str]:
-    return [e.value for e in elements]
+    """Message texts; a verdict banner (studio.flow.verdict_banner, issue 16) is not a message."""
+    from studio.flow import is_verdict
+
+    return [e.value for e in elements if not is_verdict(e)]
 
 
 def studio(at):

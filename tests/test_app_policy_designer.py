@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from studio.flow import is_verdict
+
 import blowfish_core as bc
 from blowfish_core.policy import AttributePolicy, Policy
 from studio import data_source as ds
@@ -40,7 +42,8 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    """Error messages (a red verdict banner, studio.flow.verdict_banner, is not an error message)."""
+    return [e.value for e in at.error if not is_verdict(e)]
 
 
 def adult_without_table(at: AppTest) -> AppTest:
@@ -74,7 +77,11 @@ def test_default_is_xor3_with_engine_numbers():
     m = metrics(at)
     assert m["Record-level reach"] == "0.0357" and m["Noise ratio q"] == "0.53"
     assert m["Set by attribute"] == "X_1"
-    assert m["ε by Eq. (1)"] == f"{bc.accounting.epsilon_eq1(1e-4, 1e-5):.3f}"
+    # epsilon-first (issue 16): ONE epsilon, the session default, the other figures in its tooltip
+    assert m["Privacy guarantee"] == "ε = 0.1 at δ = 10⁻⁵"
+    assert "ε by Eq. (1)" not in m and "ε exact (Gaussian curve)" not in m
+    tip = [mm for mm in at.metric if mm.label == "Privacy guarantee"][0].help
+    assert "Eq. (1)" in tip and "ρ =" in tip
     assert not errors(at)
 
 
@@ -114,16 +121,23 @@ def test_tau_slider_and_budget_inputs():
     assert metrics(at)["Noise ratio q"] == "0.56" and studio(at).tau == 0.015
     at.select_slider(key="designer:tau").set_value(0.06).run()
     assert metrics(at)["Noise ratio q"] == "0.16"
+    # rho in the "advanced" expander (issue 16: epsilon-first, rho for experts)
+    at.toggle(key="designer:use_rho").set_value(True).run()
     at.number_input(key="designer:rho").set_value(6e-4).run()
-    assert metrics(at)["ε by Eq. (1)"] == f"{bc.accounting.epsilon_eq1(6e-4, 1e-5):.3f}" == "0.167"  # ~0.17
     ro = at.session_state["designer:readout"]
+    assert ro["budget"]["epsilon_eq1"] == pytest.approx(bc.accounting.epsilon_eq1(6e-4, 1e-5))
+    assert f"{ro['budget']['epsilon_eq1']:.3f}" == "0.167"  # ~0.17, now in the tooltip only
+    assert metrics(at)["Privacy guarantee"] == f"ε = {bc.accounting.epsilon_exact(6e-4, 1e-5):.2f} at δ = 10⁻⁵"
     assert metrics(at)["σ per round: BF-Soft"] == f"{ro['sigma']['bf-soft']:.4g}"
-    at.radio(key="designer:budget_mode").set_value("epsilon").run()
-    at.number_input(key="designer:epsilon").set_value(0.5).run()
-    assert metrics(at)["ε exact (Gaussian curve)"] == "0.500"
+    assert studio(at).extras["budget"]["mode"] == "rho"
+    at.toggle(key="designer:use_rho").set_value(False).run()
+    at.select_slider(key="designer:eps").set_value(0.5).run()
+    assert metrics(at)["Privacy guarantee"] == "ε = 0.5 at δ = 10⁻⁵"
+    assert at.session_state["designer:readout"]["budget"]["epsilon_exact"] == pytest.approx(0.5, abs=1e-6)
     assert studio(at).extras["budget"]["mode"] == "epsilon"
-    at.number_input(key="designer:delta").set_value(2.0).run()
-    assert_clean_error(at, "delta")
+    at.toggle(key="designer:use_rho").set_value(True).run()
+    at.number_input(key="designer:rho").set_value(0.0).run()
+    assert_clean_error(at, "rho")
     assert metrics(at)["Record-level reach"] == "0.0192"  # the policy read-outs stay
 
 
@@ -165,6 +179,8 @@ def test_table3_warnings_and_pair_path_on_bank():
 
 def test_pair_path_numeric_age():
     at = adult_without_table(page())
+    at.toggle(key="designer:use_rho").set_value(True).run()  # rho = 1e-4 (advanced entry)
+    at.number_input(key="designer:rho").set_value(1e-4).run()
     at.selectbox(key="designer:pair_attr").set_value("age").run()
     ukey = [k for k in at.session_state if str(k).startswith("designer:pair_u:age")][0]
     vkey = [k for k in at.session_state if str(k).startswith("designer:pair_v:age")][0]

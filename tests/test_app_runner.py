@@ -35,6 +35,10 @@ def _page() -> AppTest:
 def _set(at: AppTest, **values) -> None:
     if "rn_budget_mode" in values:  # enables/disables the rho or epsilon inputs
         at.radio(key="rn_budget_mode").set_value(values.pop("rn_budget_mode")).run()
+    elif {"rn_rho", "rn_epsilon", "rn_delta"} & set(values) and at.radio(key="rn_budget_mode").value == ui.SESSION_BUDGET:
+        # issue 16: the default entry is the session's epsilon-first budget; a rho (or epsilon) given here is
+        # the Advanced "rho (zCDP)" (or "epsilon, delta") entry
+        at.radio(key="rn_budget_mode").set_value("rho (zCDP)" if "rn_rho" in values else "epsilon, delta").run()
     for key, v in values.items():
         w = at.get("number_input") + at.get("text_input")
         if any(x.key == key and x.disabled for x in w):
@@ -120,7 +124,8 @@ def test_displayed_errors_equal_the_cli(ran, tmp_path):
     assert rep["privacy"] == cli["privacy"]
     assert [r["hoerr"] for r in rep["runs"]] == [r["hoerr"] for r in cli["runs"]]
     labels = [b.label for b in ran.get("download_button")]
-    assert labels == ["Download synthetic CSV", "Download all releases (zip)", "Download JSON report"]
+    assert labels == ["Download synthetic CSV", "Download all releases (zip)", "Download JSON report",
+                      "Download run bundle"]
     # the ledger a data owner can paste
     code = [c.value for c in ran.code]
     assert any(f"rho = {RHO:g}" in c and "over 3 rounds" in c for c in code)

@@ -27,10 +27,15 @@ def test_landing_page_links_every_page_and_shows_session():
     assert not at.exception
     assert at.title[0].value.endswith("Blowfish Studio")
     links = at.get("page_link")
-    # Streamlit's url path of a page file: the name without the order prefix and extension
-    assert [ln.proto.page.rsplit("/", 1)[-1] for ln in links] == [p[2:-3] for p in PAGES]
-    assert [ln.proto.label for ln in links] == ["Policy Designer", "Voronoi Explorer", "Synthesis Runner",
-                                                 "Temperature Pilot"]
+    # issue 16: app.py is the router; the step bar (5 links), then Home's steps (5) and teaching pages (3).
+    # The url paths of the old pages stay (Streamlit's name of a page file: no order prefix, no extension).
+    steps = ["Data", "Policy_Designer", "Temperature_Pilot", "Synthesis_Runner", "Release"]
+    teaching = ["Voronoi_Explorer", "Selection_Lab", "Public_Aware_Sampler"]
+    assert [ln.proto.page.rsplit("/", 1)[-1] for ln in links] == steps + steps + teaching
+    assert {p[2:-3] for p in PAGES} <= set(steps + teaching)
+    assert [ln.proto.label for ln in links][5:] == ["1 · Data", "2 · Policy", "3 · Tune τ", "4 · Run", "5 · Release",
+                                                    "Voronoi Explorer", "Selection Lab", "Public-aware sampler"]
+    assert at.title[0].value == "Blowfish Studio"  # the landing page is "Home", not "app"
     text = " ".join(m.value for m in at.markdown)
     assert "XOR-3 (built-in)" in text and "12,000 private rows" in text and "**Protected attributes:** X_1" in text
     assert at.session_state["studio"].preset == "xor3"

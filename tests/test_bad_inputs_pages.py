@@ -112,7 +112,10 @@ def test_adult_upload_trims_spaces_like_the_intake():
 
 def test_semicolon_paste_is_detected_and_loaded(designer):
     _paste(designer, "a;b\n1;x\n2;y\n3;x\n")
-    assert not designer.exception and not designer.error
+    from studio.flow import is_verdict
+
+    # an uploaded CSV starts with an empty policy: its red verdict banner (issue 16) is not an error
+    assert not designer.exception and not [e for e in designer.error if not is_verdict(e)]
     s = designer.session_state["studio"]
     assert list(s.private.columns) == ["a", "b"] and len(s.private) == 3
 

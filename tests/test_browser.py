@@ -183,11 +183,14 @@ def test_policy_designer_edits_in_chromium(server):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 4200})
             page.set_default_timeout(PAGE_TIMEOUT_MS)
-            page.goto(f"{server}/Policy_Designer", timeout=PAGE_TIMEOUT_MS)
+            # issue 16: the data source is the Data step; the read-outs are on the Policy step
+            page.goto(f"{server}/Data", timeout=PAGE_TIMEOUT_MS)
             _wait_idle(page)
             page.get_by_text("Adult preset", exact=True).click()
             _wait_idle(page)
             page.get_by_text("No table (policy design only)", exact=True).click()
+            _wait_idle(page)
+            _step_link(page, "Policy_Designer").click()
             _wait_idle(page)
             assert _metric_value(page, "Record-level reach") == "0.0192"
             assert _metric_value(page, "Noise ratio q") == "0.31"
@@ -237,6 +240,72 @@ def test_synthesis_runner_small_xor3_run(server):
             browser.close()
 
 
+# ----------------------------------------------------------------- issue 16: the guided flow
+FLOW = [  # (url path of the step, screenshot, a text the step shows)
+    ("", "flow_1_home", "The steps"),
+    ("Data", "flow_2_data", "1 · Data and public domain"),
+    ("Policy_Designer", "flow_3_policy", "Live read-outs"),
+    ("Temperature_Pilot", "flow_4_tune", "Temperature Pilot"),
+    ("Synthesis_Runner", "flow_5_run", "Synthesis Runner"),
+    ("Release", "flow_6_release", "Privacy ledger in words"),
+]
+
+
+def _step_link(page, url_path: str):
+    """The step bar's link to a step (the first link whose href ends with its url path)."""
+    return page.locator(f'[data-testid="stPageLink-NavLink"][href="{url_path}"], '
+                        f'[data-testid="stPageLink-NavLink"][href$="/{url_path}"]').first
+
+
+def test_flow_home_to_release_in_chromium(server):
+    """Walk Home → Data → Policy → Tune τ → Run → Release by the step bar; a screenshot of every step.
+    Release is disabled on arrival (no budget chosen) and opens after the Policy step; the Run step
+    runs a tiny XOR-3 job; the Release step offers the run bundle and shows the CLI command."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 3200})  # tall: the whole step in one shot
+            page.set_default_timeout(PAGE_TIMEOUT_MS)
+            page.goto(server, timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            page.get_by_text("The steps").first.wait_for(timeout=PAGE_TIMEOUT_MS)
+            # gated: the Release link is disabled before a budget is chosen
+            rel = page.locator('[data-testid="stPageLink"]').filter(has_text="Release").first
+            assert rel.locator('[data-testid="stPageLink-NavLink"]').count() == 0 or \
+                rel.locator('[disabled], [aria-disabled="true"]').count() > 0, rel.inner_html()[:500]
+            for path, name, text in FLOW:
+                if path:
+                    _step_link(page, path).click()
+                    _wait_idle(page)
+                page.get_by_text(text).first.wait_for(timeout=PAGE_TIMEOUT_MS)
+                _assert_no_exception(page, name)
+                if name == "flow_3_policy":
+                    assert _metric_value(page, "Record-level reach") == "0.0357"
+                    assert _metric_value(page, "Privacy guarantee") == "ε = 0.1 at δ = 10⁻⁵"
+                    page.get_by_text("BF-Soft adds 0.53× Hard's noise here").first.wait_for()
+                if name == "flow_5_run" and _runner_has_run_button():
+                    _set_number(page, "Rounds T", "2")
+                    pop = page.get_by_label("Population schedule", exact=True)
+                    pop.fill("64x2")
+                    pop.press("Enter")
+                    _wait_idle(page)
+                    _set_number(page, "Release size (records)", "64")
+                    _set_number(page, f"Paired seeds (at most {50})", "2")
+                    page.get_by_role("button", name="Run", exact=True).click()
+                    page.get_by_text("paired seed(s), 95% t-interval").first.wait_for(timeout=RUN_TIMEOUT_MS)
+                    _wait_idle(page, RUN_TIMEOUT_MS)
+                    _assert_no_exception(page, "flow_5_run_after")
+                if name == "flow_6_release":
+                    page.get_by_role("button", name="Download run bundle").wait_for()
+                    assert page.locator('[data-testid="stCode"]').filter(
+                        has_text="python -m blowfish_core synth").count() >= 1
+                page.screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"), full_page=True)
+        finally:
+            browser.close()
+
+
 def test_public_aware_sampler_shows_beta_in_chromium(server):
     """XOR-3 defaults (X_1, X_2 marginal, generated public rows), n_samples = 256: the page shows
     beta = the engine's beta_min at the chosen floor, with no exception box."""
@@ -265,5 +334,30 @@ def test_public_aware_sampler_shows_beta_in_chromium(server):
             assert 0.0 < float(shown) <= 1.0
             assert shown == f"{ref.beta:.6g}"
             page.screenshot(path=os.path.join(ARTIFACTS, "public_aware_sampler_release.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def test_voronoi_click_adds_a_candidate_in_chromium(server):
+    """Issue 16 class mode: a click on an empty spot of the hard-vote plot adds a candidate there
+    (Streamlit's plotly selection event); the takeaway line stays; no exception box."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2000})
+            page.set_default_timeout(PAGE_TIMEOUT_MS)
+            page.goto(server, timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            _step_link(page, "Voronoi_Explorer").click()
+            _wait_idle(page)
+            page.get_by_text("A protected step that crosses a boundary").first.wait_for()
+            box = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+            page.mouse.click(box["x"] + box["width"] * 0.30, box["y"] + box["height"] * 0.80)
+            page.get_by_text("6 candidates after your clicks on the plot.").first.wait_for(timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            _assert_no_exception(page, "voronoi_click")
+            page.screenshot(path=os.path.join(ARTIFACTS, "voronoi_click_added.png"), full_page=True)
         finally:
             browser.close()

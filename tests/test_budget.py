@@ -102,6 +102,8 @@ def test_scale_steps_and_words():
 def test_warning_above_five_only():
     assert epsilon_warning(5.0) is None and epsilon_warning(4.99) is None
     assert epsilon_warning(5.01) is not None
+    # the exact conversion of epsilon = 5 certifies 5.000000000000002: still "at 5", no warning
+    assert budget_from_epsilon(5.0).epsilon > 5.0 and budget_from_epsilon(5.0).warning is None
     assert budget_from_epsilon(6.0).warning is not None and budget_from_epsilon(2.0).warning is None
 
 

@@ -1,0 +1,129 @@
+"""Release: the last step of the flow — budget, verdict, ledger in words, run bundle, CLI command.
+
+Gated like DP Wizard's download: nothing is offered until the schema (a table with rows), a
+policy that protects something and a budget are set (studio.flow.release_missing).  Every
+number comes from the engine: blowfish_core.budget (the one epsilon), verdicts.policy_verdict /
+run_verdict_from_report, report.ledger_text, run_bundle.bundle_zip / cli_command.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from blowfish_core.budget import describe_epsilon
+from blowfish_core.errors import BlowfishError
+from blowfish_core.report import ledger_text
+from blowfish_core.run_bundle import bundle_zip, cli_command, planned_report
+from blowfish_core.methods import get_method
+from blowfish_core.verdicts import policy_verdict, run_verdict_from_report
+from studio import data_source as ds
+from studio import flow
+from studio.budget_ui import session_view
+from studio.bundle_ui import release_request
+from studio.state import get_studio
+
+st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
+
+
+def flow_method_label(settings) -> str:
+    """'BF-Soft at τ = 0.03' / 'Hard'."""
+    label = get_method(settings.methods[0]).label
+    return label + (f" at τ = {settings.tau:g}" if settings.tau is not None else "")
+
+
+studio = get_studio()
+st.title("Release")
+st.caption("What a data owner signs off: the privacy budget in one number, what the policy buys, the privacy "
+           "ledger in words, and a bundle that reruns the release anywhere (schema, policy, run.py, run.sh).")
+flow.tutorial("The Release step collects the choices of the earlier steps. Nothing here reads more private data "
+              "than the run itself; the bundle holds no private rows, only the settings and the ledger.")
+
+missing = flow.release_missing(studio, st.session_state)
+if missing:
+    st.warning("The release is not ready yet. Missing: " + "; ".join(missing) + ".")
+    if flow.current_step():  # under the router: a link to each step that still has something to do
+        todo = ["Data"] if any("table" in m for m in missing) else []
+        todo += ["Policy_Designer"] if any("policy" in m or "budget" in m for m in missing) else []
+        for key in todo:
+            flow.link(key, label=f"Go to the {flow.step(key).title} step")
+    st.stop()
+
+try:
+    req, settings = release_request(st.session_state, studio)
+except BlowfishError as e:
+    st.error(f"Release settings: {e}")
+    st.stop()
+
+view = session_view(studio, rounds=settings.config.rounds)
+st.subheader("Privacy budget")
+c1, c2 = st.columns([1, 2])
+c1.metric("Privacy guarantee", view.label if view else "—", help=view.tooltip if view else None)
+if view:
+    c2.caption(describe_epsilon(view.epsilon, view.delta))
+if view and view.warning:
+    st.warning(view.warning)
+
+st.subheader("What the policy buys")
+try:
+    flow.verdict_banner(policy_verdict(studio.schema, studio.policy, studio.tau))
+except BlowfishError as e:
+    st.error(f"Policy: {e}")
+
+runs = [r for r in (st.session_state.get("runner_results") or {}).values()
+        if r.get("studio_version") == studio.version]
+last = max(runs, key=lambda r: r["id"]) if runs else None
+if last is not None:
+    v = run_verdict_from_report(last["report"])
+    if v is not None:
+        st.markdown(f"**Last run (#{last['id']})**")
+        flow.verdict_banner(v)
+
+st.subheader("Privacy ledger in words")
+st.code(ledger_text(planned_report(settings)), language=None, wrap_lines=True)
+st.caption("The ledger of the release below (method "
+           + ", ".join(settings.methods) + f", τ = {settings.tau:g}" * bool(settings.tau) + "): paste it into a "
+           "release note.")
+
+st.subheader("Rerun it anywhere")
+st.download_button("Download run bundle", bundle_zip(settings), file_name="blowfish_run.zip",
+                   mime="application/zip", key="release:bundle", on_click="ignore",
+                   help="schema.json, policy.json, run.py (Python API), run.sh (the CLI command), README.md "
+                        "(the ledger in words). The private table is not included.")
+st.markdown("The exact CLI command (run.sh):")
+st.code(cli_command(settings), language="bash", wrap_lines=True)
+
+st.subheader("Make a release")
+st.caption("An unseeded release of the settings above: randomness from the operating system, noise from OpenDP's "
+           "floating-point-safe samplers (the discrete Gaussian for hard votes); nothing about the randomness is "
+           "recorded except “unseeded, OS entropy, sampler opendp”. The release bundle holds only what may be "
+           "published (release CSV, schema, policy, budget, ledger).")
+flow.tutorial("The run bundle above reruns a seeded study run anywhere; 'Make a release' draws fresh randomness: "
+              "this is the table to publish.")
+
+
+def _make_release() -> None:
+    try:
+        st.session_state["release:result"] = ds.make_release(
+            studio, settings.methods[0], float(settings.rho if settings.rho is not None else req.rho),
+            int(settings.config.rounds), int(settings.config.release))
+        st.session_state.pop("release:error", None)
+    except BlowfishError as e:
+        st.session_state["release:error"] = f"No release made: {e}"
+        st.session_state.pop("release:result", None)
+
+
+st.button(f"Make a release ({flow_method_label(settings)}, {view.label if view else ''})", key="release:make",
+          type="primary", on_click=_make_release)
+if st.session_state.get("release:error"):
+    st.error(st.session_state["release:error"])
+made = st.session_state.get("release:result")
+if made is not None:
+    pub, internal = made.public_report, made.eval_report
+    st.success(f"Release made ({pub['randomness']}).")
+    st.code(ledger_text(pub), language=None, wrap_lines=True)
+    st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(made),
+                       file_name="release_bundle.zip", mime="application/zip", key="release:dl", on_click="ignore")
+    with st.expander(internal["label"], expanded=False):
+        st.warning(internal["label"])
+        m = internal["metric"]["name"]
+        st.json({"n_unique": internal["n_unique"], m: internal["runs"][0][m], "seconds": internal["seconds_total"]})

@@ -1,0 +1,107 @@
+"""Accuracy-first budget on the Tune τ step (issue 16): the user gives a target error, the public
+pilot (blowfish_core.accuracy_budget.accuracy_first_budget, Eq. (4) scaling) finds the smallest
+budget at which Hard and the recommended BF-Soft reach it, and "Use this budget" makes it the
+session's budget.  Only public rows and the private table's row COUNT are passed in; the page
+says so (accuracy_budget.PUBLIC_ONLY_NOTE).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from blowfish_core.accuracy_budget import METRIC_NAMES, PUBLIC_ONLY_NOTE, accuracy_first_budget
+from blowfish_core.errors import BlowfishError
+from blowfish_core.evolution import RunStopped
+from blowfish_core.verdicts import fmt_sig
+from studio.plots import base_layout, chart_with_table, log_axis_range, method_style
+from studio.run_ui import RunStatus
+from studio.state import session_budget
+
+RESULT_KEY = "acc:result"
+
+
+def use_budget(studio: Any, rho: float, epsilon: float, delta: float) -> None:
+    """Make the found budget the session's (mode rho: the exact figure the search evaluated)."""
+    b = session_budget(studio)
+    b.update({"mode": "rho", "rho": float(rho), "epsilon": float(epsilon), "delta": float(delta), "set": True,
+              "source": "accuracy-first (Tune τ)"})
+
+
+def accuracy_figure(res: Any) -> tuple[go.Figure, pd.DataFrame]:
+    """Mean pilot error against epsilon per method, the target as a horizontal line."""
+    fig = go.Figure()
+    rows = []
+    for m, mb in res.per_method.items():
+        s = method_style(m)
+        pts = list(mb.points)
+        fig.add_trace(go.Scatter(x=[p.epsilon for p in pts], y=[p.mean for p in pts], name=mb.label,
+                                 mode="lines+markers", line=dict(color=s["color"], dash=s["dash"]),
+                                 marker=dict(symbol=s["symbol"], size=9)))
+        rows += [{"method": mb.label, "epsilon": p.epsilon, "rho": p.rho, "rho_pilot": p.rho_pilot,
+                  "mean error": p.mean, "ci95 low": p.ci95[0], "ci95 high": p.ci95[1]} for p in pts]
+    fig.add_hline(y=res.target_error, line_dash="dot", line_color="#7f7f7f",
+                  annotation_text=f"target {fmt_sig(res.target_error, 3)}", annotation_position="top left")
+    metric = METRIC_NAMES.get(res.metric, res.metric)
+    base_layout(fig, f"privacy budget ε at δ = {fmt_sig(res.delta, 1)} (log scale)",
+                f"mean pilot {metric} (lower is better)", height=340)
+    fig.update_xaxes(type="log", range=log_axis_range([r["epsilon"] for r in rows]))
+    return fig, pd.DataFrame(rows)
+
+
+def accuracy_first_section(studio: Any, public_df: pd.DataFrame | None, n_target: int, tau: float | None,
+                           seeds: list[int], config: Any, metric: tuple[str, Any] | None,
+                           public_source: str = "", should_stop: Any = None) -> None:
+    """Draw the accuracy-first section (target input, search, result, 'Use this budget')."""
+    st.subheader("Accuracy first: the budget for a target error")
+    st.caption(PUBLIC_ONLY_NOTE)
+    if public_df is None or len(public_df) == 0:
+        st.info("Needs public rows: choose the public data above.")
+        return
+    c1, c2 = st.columns([1, 2])
+    metric_name = METRIC_NAMES.get((metric or ("pwerr",))[0], "PWErr")
+    target = c1.number_input(f"Target error ({metric_name}, lower is better)", min_value=0.0001, max_value=2.0,
+                             value=0.05, step=0.005, format="%.4f", key="acc:target")
+    c2.caption(f"Searched for Hard and for BF-Soft at τ = {fmt_sig(tau, 2)} (the pilot's recommendation)"
+               if tau is not None else "Searched for Hard (the pilot recommended Hard).")
+    if st.button("Find the budget", key="acc:run"):
+        with RunStatus("Accuracy-first search") as rs:
+            def _progress(ev: dict[str, Any]) -> None:
+                rs.progress(min(0.99, float(ev.get("round", 0)) / max(int(ev.get("rounds", 1)), 1)),
+                            f"{ev.get('phase', '')}: {ev.get('method', '')} at ρ = {fmt_sig(ev.get('rho', 0), 2)}")
+            try:
+                res = accuracy_first_budget(studio.schema, studio.policy, public_df, float(target), int(n_target),
+                                            tau, seeds=seeds, config=config, metric=metric,
+                                            delta=float(session_budget(studio)["delta"]), public_source=public_source,
+                                            progress=_progress, should_stop=should_stop)
+            except RunStopped:
+                rs.stopped("Stopped. Nothing partial was kept.")
+            except BlowfishError as e:
+                rs.failed(f"{e}")
+            else:
+                st.session_state[RESULT_KEY] = {"result": res, "studio_version": studio.version}
+                rs.done()
+    rec = st.session_state.get(RESULT_KEY)
+    if not rec:
+        return
+    res = rec["result"]
+    if rec["studio_version"] != studio.version:
+        st.warning("This search was computed on an earlier dataset or policy; search again to refresh it.")
+    st.markdown(res.explain())
+    m1, m2 = st.columns(2)
+    lo, hi = res.epsilon_interval
+    m1.metric("Budget for the target", f"ε ≈ {fmt_sig(res.epsilon, 2)}",
+              help=f"ρ = {fmt_sig(res.rho, 3)} zCDP at δ = {fmt_sig(res.delta, 2)} (exact Gaussian curve); "
+                   f"95% range ε {fmt_sig(lo, 2)} to {'beyond the cap' if hi is None else fmt_sig(hi, 2)}")
+    m2.metric("Method", res.label)
+    fig, df = accuracy_figure(res)
+    chart_with_table(fig, df, key="acc:fig")
+    st.button(f"Use this budget (ε ≈ {fmt_sig(res.epsilon, 2)})", key="acc:use", type="primary",
+              on_click=use_budget, args=(studio, res.rho, res.epsilon, res.delta),
+              help="Makes it the session's budget: the Policy, Run and Release steps use it.")
+    if session_budget(studio).get("source") == "accuracy-first (Tune τ)" and \
+            session_budget(studio).get("rho") == res.rho:
+        st.success(f"In use: the session's budget is now ε ≈ {fmt_sig(res.epsilon, 2)} (ρ = {fmt_sig(res.rho, 3)}).")

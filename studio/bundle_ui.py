@@ -1,0 +1,59 @@
+"""Run bundle of the studio's settings (UI glue; the bundle itself is blowfish_core.run_bundle).
+
+:func:`source_kwargs` says where run.sh / run.py find the private table (a built-in generated
+XOR table, the shared Adult/Bank file, or the uploaded file's name, which the user must put
+next to the bundle: the private table is never written into a bundle).
+:func:`release_request` is the run the Release step exports: the session's budget (epsilon-first),
+tau and schedule, the method chosen in Tune τ (BF-Soft, or Hard when the pilot said so), one seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from blowfish_core import get_preset
+from blowfish_core.presets import shared_path
+from blowfish_core.run_bundle import RunSettings, settings_from_request
+from studio import runner_ui as ui
+from studio.state import session_budget
+
+
+def source_kwargs(studio: Any) -> dict[str, Any]:
+    """preset / data_path of the studio's table for RunSettings."""
+    if studio.preset and studio.table_source == "generated":
+        return {"preset": studio.preset}
+    if studio.preset and studio.table_source == "shared":
+        return {"preset": studio.preset, "data_path": shared_path(get_preset(studio.preset))}
+    name = str(studio.dataset_name)
+    if "(" in name and name.endswith(")"):  # "Adult (my.csv)"
+        name = name[name.rindex("(") + 1:-1]
+    return {"preset": studio.preset, "data_path": name}
+
+
+def runner_inputs(state: Any, studio: Any) -> dict[str, Any]:
+    """A copy of the Runner's settings with the session's budget (the flow's one budget)."""
+    s = dict(ui.runner_settings(state, tau=studio.tau, budget=session_budget(studio)))
+    b = session_budget(studio)
+    if b.get("mode") == "rho":
+        s["rn_budget_mode"], s["rn_rho"] = ui.BUDGET_MODES[0], float(b["rho"])
+    else:
+        s["rn_budget_mode"], s["rn_epsilon"], s["rn_conversion"] = ui.BUDGET_MODES[1], float(b["epsilon"]), "exact"
+    s["rn_delta"] = float(b["delta"])
+    return s
+
+
+def release_request(state: Any, studio: Any):
+    """(RunRequest, RunSettings) of the release: the flow's method, budget, tau and schedule, one seed."""
+    s = runner_inputs(state, studio)
+    carried = state.get("runner_carried") or {}
+    s["rn_methods"] = ["hard"] if carried.get("method") == "hard" else ["bf-soft"]
+    s["rn_decomp"] = False
+    s["rn_tau"] = float(studio.tau)
+    s["rn_seeds"] = 1
+    req = ui.build_request(studio, s)
+    return req, settings_from_request(req, **source_kwargs(studio))
+
+
+def run_settings_of(req: Any, studio: Any) -> RunSettings:
+    """RunSettings of a Runner request (the Run page's bundle)."""
+    return settings_from_request(req, **source_kwargs(studio))

@@ -1,0 +1,155 @@
+"""Run-step helpers of issue 16 (UI only; numbers from the engine): the run lifecycle with
+``st.status``, the budget-sweep figure on an epsilon axis, and the carry message from Tune τ.
+
+* :class:`RunStatus`: one status box per run — running (progress, elapsed time and an estimate
+  of what is left), then done / failed / stopped; the progress bars live inside the box and are
+  removed when it closes, so no frozen bar stays above an error.
+* :func:`sweep_figure`: Hard and BF-Soft mean error against epsilon (exact Gaussian curve at the
+  sweep's delta; log axis kept to the data), 95% intervals, a marker and dash per method, the
+  crossing marked inside the plot; with its data table.
+* :func:`carry_message`: what a carry from the Pilot changed in the Runner's settings, in words
+  ("tau 0.03 → 0.1; Tab-PE removed from the comparison").
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from blowfish_core.methods import METHOD_LABELS
+from blowfish_core.verdicts import fmt_sig
+from studio.plots import base_layout, log_axis_range, mark_x, method_style
+
+
+# ------------------------------------------------------------------ lifecycle
+def fmt_seconds(s: float) -> str:
+    """'8 s', '1 min 05 s'."""
+    s = max(0.0, float(s))
+    if s < 60:
+        return f"{s:.0f} s"
+    return f"{int(s // 60)} min {int(s % 60):02d} s"
+
+
+class RunStatus:
+    """``with RunStatus("Run", container) as rs: ... rs.progress(frac, text) ... rs.done(msg)``.
+
+    States: 'running' while inside, then exactly one of done() / failed() / stopped() (an
+    exception leaving the block without one marks it failed).  Elapsed time and the estimate of
+    the remaining time (elapsed × (1 − f) / f at fraction f) are in the label."""
+
+    def __init__(self, what: str, container: Any = None) -> None:
+        self.what = what
+        self.container = container if container is not None else st
+        self.state = "idle"
+        self.t0 = 0.0
+        self.box = None
+        self.bar = None
+
+    def __enter__(self) -> RunStatus:
+        self.t0 = time.monotonic()
+        self.state = "running"
+        self.box = self.container.status(f"{self.what}: running…", state="running", expanded=True)
+        self.bar = self.box.progress(0.0, text="starting")
+        return self
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.t0
+
+    def progress(self, frac: float, text: str) -> None:
+        frac = min(max(float(frac), 0.0), 1.0)
+        left = f", about {fmt_seconds(self.elapsed * (1 - frac) / frac)} left" if frac > 0.02 else ""
+        self.bar.progress(frac, text=text)
+        self.box.update(label=f"{self.what}: running — {fmt_seconds(self.elapsed)} elapsed{left}")
+
+    def _close(self, state: str, label: str, box_state: str, message: str | None, kind: str) -> None:
+        self.state = state
+        if self.bar is not None:
+            self.bar.empty()
+        self.box.update(label=f"{self.what}: {label} after {fmt_seconds(self.elapsed)}", state=box_state,
+                        expanded=bool(message))
+        if message:
+            getattr(self.box, kind)(message)
+
+    def done(self, message: str | None = None) -> None:
+        self._close("done", "done", "complete", message, "success")
+
+    def failed(self, message: str) -> None:
+        self._close("failed", "failed", "error", message, "error")
+
+    def stopped(self, message: str) -> None:
+        self._close("stopped", "stopped", "complete", message, "warning")
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if self.state == "running":
+            if exc is not None and not _is_streamlit_control(exc):
+                self.failed(f"{exc}")
+            elif exc is None:
+                self.done()
+        return False
+
+
+def _is_streamlit_control(exc: BaseException) -> bool:
+    """st.rerun / st.stop raise control-flow exceptions that are not failures."""
+    return type(exc).__name__ in ("RerunException", "StopException")
+
+
+# ------------------------------------------------------------------ sweep figure
+def sweep_frame(result: Any) -> pd.DataFrame:
+    """The sweep's table with the epsilon axis first (exact Gaussian curve at the sweep's delta)."""
+    tab = result.table()
+    cols = ["epsilon (exact)", "rho"] + [c for c in tab.columns if c not in ("epsilon (exact)", "rho")]
+    return tab[cols]
+
+
+def sweep_figure(result: Any) -> go.Figure:
+    """Mean error of Hard and BF-Soft against epsilon (log axis on the data), 95% intervals, the
+    crossing as a labelled line inside the plot; rho in the hover."""
+    tab = result.table()
+    fig = go.Figure()
+    for col, method in (("Hard", "hard"), ("BF-Soft", "bf-soft")):
+        s = method_style(method)
+        hi = (tab[f"{col} ci_high"].astype(float) - tab[f"{col} mean"]).fillna(0)
+        lo = (tab[f"{col} mean"] - tab[f"{col} ci_low"].astype(float).clip(lower=0)).fillna(0)
+        fig.add_trace(go.Scatter(
+            x=tab["epsilon (exact)"], y=tab[f"{col} mean"], name=s["label"], mode="lines+markers",
+            line=dict(color=s["color"], dash=s["dash"], width=2.5), marker=dict(symbol=s["symbol"], size=10),
+            customdata=tab["rho"], error_y=dict(type="data", symmetric=False, array=hi, arrayminus=lo),
+            hovertemplate=f"{s['label']}: %{{y:.4g}} at ε = %{{x:.3g}} (ρ = %{{customdata:.3g}})<extra></extra>"))
+    metric = str(result.metric).upper()
+    base_layout(fig, f"privacy budget ε at δ = {fmt_sig(result.delta, 1)} (log scale)",
+                f"mean {metric} (lower is better)", height=380)
+    fig.update_xaxes(type="log", range=log_axis_range(tab["epsilon (exact)"]))
+    if result.crossing_epsilon_exact is not None:
+        mark_x(fig, float(result.crossing_epsilon_exact), f"crossing ε ≈ {fmt_sig(result.crossing_epsilon_exact, 2)}")
+    return fig
+
+
+# ------------------------------------------------------------------ carry
+def carry_message(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """What a carry changed in the Runner settings ('rn_tau', 'rn_methods', 'rn_rho'; the same rho
+    given another way is no change),
+    e.g. 'tau 0.03 → 0.1; Tab-PE removed from the comparison'; 'nothing changed' when equal."""
+    parts = []
+    t0, t1 = before.get("rn_tau"), after.get("rn_tau")
+    if t0 is not None and t1 is not None and float(t0) != float(t1):
+        parts.append(f"tau {float(t0):g} → {float(t1):g}")
+    m0, m1 = list(before.get("rn_methods") or []), list(after.get("rn_methods") or [])
+    gone = [METHOD_LABELS.get(m, m) for m in m0 if m not in m1]
+    new = [METHOD_LABELS.get(m, m) for m in m1 if m not in m0]
+    if gone:
+        parts.append(f"{_and(gone)} removed from the comparison")
+    if new:
+        parts.append(f"{_and(new)} added to the comparison")
+    r0, r1 = before.get("rn_rho"), after.get("rn_rho")
+    if r1 is not None and (r0 is None or abs(float(r0) - float(r1)) > 1e-12 * abs(float(r1))):
+        parts.append(f"budget ρ = {fmt_sig(float(r1), 2)}" + ("" if r0 is None else f" (was {fmt_sig(float(r0), 2)})"))
+    return "; ".join(parts) if parts else "nothing changed"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
