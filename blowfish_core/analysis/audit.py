@@ -525,6 +525,28 @@ def _counts(t0_sorted: np.ndarray, t1_sorted: np.ndarray, thr: np.ndarray) -> tu
     return fp, fn
 
 
+def split_half_bound(t0: np.ndarray, t1: np.ndarray, delta: float, alpha: float,
+                     thresholds=None) -> tuple[float, float, float, float, float, float]:
+    """The threshold test of one audit: choose the threshold on the first halves of the
+    statistics, bound epsilon on the held-out second halves (Clopper-Pearson at ``alpha``).
+
+    t0, t1: (runs,) float statistics on D and D'.  thresholds: ``f(s0, s1) -> (k,)`` candidate
+    thresholds from the sorted first halves (default :func:`_candidate_thresholds`).  Returns (threshold, eps_lb, fpr, fnr,
+    fpr_ub, fnr_ub) of the held-out halves.  Used by every audit (Gaussian/Laplace, OpenDP, PubMix).
+    """
+    h = t0.size // 2
+    s0, s1 = np.sort(t0[:h]), np.sort(t1[:h])
+    e0, e1 = np.sort(t0[h:]), np.sort(t1[h:])
+    thr = _candidate_thresholds(s0, s1) if thresholds is None else thresholds(s0, s1)
+    fp, fn = _counts(s0, s1, thr)
+    sel, _, _ = epsilon_lower_bound(fp, s0.size, fn, s1.size, delta, alpha)
+    best = float(thr[int(np.argmax(sel))])
+    fp_e, fn_e = _counts(e0, e1, np.array([best]))
+    eps, fpr_ub, fnr_ub = epsilon_lower_bound(fp_e, e0.size, fn_e, e1.size, delta, alpha)
+    return (best, float(eps[0]), float(fp_e[0] / e0.size), float(fn_e[0] / e1.size),
+            float(fpr_ub[0]), float(fnr_ub[0]))
+
+
 @dataclass
 class AuditResult:
     """Outcome of one audit.
@@ -599,21 +621,12 @@ def audit_pair(pair: AuditPair, n_samples: int = 200_000, seed: int = 0, alpha: 
     rng = np.random.default_rng(np.random.SeedSequence(
         [int(seed), zlib.crc32(f"{pair.method}/{pair.calibration}".encode())]))
     t0, t1 = sample_statistic(pair, int(n_samples), rng, sampler)
-    h = int(n_samples) // 2
-    s0, s1 = np.sort(t0[:h]), np.sort(t1[:h])
-    e0, e1 = np.sort(t0[h:]), np.sort(t1[h:])
-    thr = _candidate_thresholds(s0, s1)
-    fp, fn = _counts(s0, s1, thr)
-    sel, _, _ = epsilon_lower_bound(fp, s0.size, fn, s1.size, pair.delta, alpha)
-    best = float(thr[int(np.argmax(sel))])
-    fp_e, fn_e = _counts(e0, e1, np.array([best]))
-    eps, fpr_ub, fnr_ub = epsilon_lower_bound(fp_e, e0.size, fn_e, e1.size, pair.delta, alpha)
-    eps_lb = float(eps[0])
+    best, eps_lb, fpr, fnr, fpr_ub, fnr_ub = split_half_bound(t0, t1, pair.delta, alpha)
     return AuditResult(
         method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
-        threshold=best, fpr=float(fp_e[0] / e0.size), fnr=float(fn_e[0] / e1.size),
+        threshold=best, fpr=fpr, fnr=fnr,
         passed=bool(eps_lb <= pair.claimed_eps), calibration=pair.calibration, rho_t=pair.rho_t,
-        delta=pair.delta, alpha=alpha, fpr_ub=float(fpr_ub[0]), fnr_ub=float(fnr_ub[0]),
+        delta=pair.delta, alpha=alpha, fpr_ub=fpr_ub, fnr_ub=fnr_ub,
         sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
         sigma_prime=pair.sigma_prime, shift=pair.shift,
         eps_pair=pair_epsilon(pair), statistic=_statistic_kind(pair), sampler=sampler, how=pair.how,

@@ -25,8 +25,8 @@ from .audit import (
     AuditResult,
     build_pair,
     default_setting,
-    epsilon_lower_bound,
     pair_epsilon,
+    split_half_bound,
 )
 from ..errors import BlowfishError
 from ..mechanisms import get_mechanism
@@ -58,18 +58,6 @@ def _statistic(pair: AuditPair, y: np.ndarray) -> np.ndarray:
     return a2 / s**2 - b2 / sp**2
 
 
-def _thresholds(t0: np.ndarray, t1: np.ndarray, grid: int = 200) -> np.ndarray:
-    n = max(t0.size, t1.size, 2)
-    g = np.geomspace(1.0 / n, 0.5, grid)
-    return np.unique(np.concatenate([np.quantile(t0, 1.0 - g), np.quantile(t1, g),
-                                     [t0.min(), t0.max(), t1.min(), t1.max()]]))
-
-
-def _errors(t0_sorted: np.ndarray, t1_sorted: np.ndarray, thr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    fp = t0_sorted.size - np.searchsorted(t0_sorted, thr, side="right")
-    fn = np.searchsorted(t1_sorted, thr, side="right")
-    return fp, fn
-
 
 def audit_pair_opendp(pair: AuditPair, n_samples: int = 20_000, alpha: float = 0.05) -> AuditResult:
     """Threshold audit of ``pair`` with OpenDP noise; n_samples runs per dataset (>= 100).
@@ -87,21 +75,12 @@ def audit_pair_opendp(pair: AuditPair, n_samples: int = 20_000, alpha: float = 0
     y0 = release_draws(H, pair.sigma, int(n_samples), discrete)
     y1 = release_draws(Hp, pair.sigma_prime, int(n_samples), discrete)
     t0, t1 = _statistic(pair, y0), _statistic(pair, y1)
-    h = int(n_samples) // 2
-    s0, s1 = np.sort(t0[:h]), np.sort(t1[:h])
-    e0, e1 = np.sort(t0[h:]), np.sort(t1[h:])
-    thr = _thresholds(s0, s1)
-    fp, fn = _errors(s0, s1, thr)
-    sel, _, _ = epsilon_lower_bound(fp, s0.size, fn, s1.size, pair.delta, alpha)
-    best = float(thr[int(np.argmax(sel))])
-    fp_e, fn_e = _errors(e0, e1, np.array([best]))
-    eps, fpr_ub, fnr_ub = epsilon_lower_bound(fp_e, e0.size, fn_e, e1.size, pair.delta, alpha)
-    eps_lb = float(eps[0])
+    best, eps_lb, fpr, fnr, fpr_ub, fnr_ub = split_half_bound(t0, t1, pair.delta, alpha)
     return AuditResult(
         method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
-        threshold=best, fpr=float(fp_e[0] / e0.size), fnr=float(fn_e[0] / e1.size),
+        threshold=best, fpr=fpr, fnr=fnr,
         passed=bool(eps_lb <= pair.claimed_eps), calibration=pair.calibration, rho_t=pair.rho_t,
-        delta=pair.delta, alpha=alpha, fpr_ub=float(fpr_ub[0]), fnr_ub=float(fnr_ub[0]),
+        delta=pair.delta, alpha=alpha, fpr_ub=fpr_ub, fnr_ub=fnr_ub,
         sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
         sigma_prime=pair.sigma_prime, shift=pair.shift, eps_pair=pair_epsilon(pair),
         statistic="projection" if pair.sigma == pair.sigma_prime else "likelihood-ratio",
