@@ -114,16 +114,7 @@ def build_public(result: PairedResult) -> dict[str, Any]:
         "n_private": None if req.policy.participation else result.n_private,
         "n_private_note": ("n is public under bounded (substitution) adjacency" if not req.policy.participation
                            else "withheld: with participation edges the number of records is not public"),
-        "schema": schema.to_dict(),
-        "domain_warning": schema.domain_warning(),
-        "policy": req.policy.to_dict(),
-        "reach": pol["reach"],
-        "per_attribute_reach": pol["per_attribute"],
-        "tau": req.tau,
-        "noise_ratio_q": pol["q"],
-        "sensitivity_bound": pol["sensitivity_bound"],
-        "privacy": dict(result.privacy),
-        "mechanism": get_mechanism(req.mechanism).name,
+        **_setting(result, pol),
         "config": _config(req),
         "methods": list(req.methods),
         "method_notions": {m: get_method(m).notion_text for m in req.methods},
@@ -206,16 +197,7 @@ def build_report(result: PairedResult) -> dict[str, Any]:
         "data_source": req.data_source,
         "n_private": result.n_private,
         "n_unique": result.n_unique,
-        "schema": schema.to_dict(),
-        "domain_warning": schema.domain_warning(),
-        "policy": req.policy.to_dict(),
-        "reach": pol["reach"],
-        "per_attribute_reach": pol["per_attribute"],
-        "tau": req.tau,
-        "noise_ratio_q": pol["q"],
-        "sensitivity_bound": pol["sensitivity_bound"],
-        "privacy": dict(result.privacy),
-        "mechanism": get_mechanism(req.mechanism).name,
+        **_setting(result, pol),
         "noise": get_mechanism(req.mechanism).name if getattr(get_mechanism(req.mechanism), "samples", False)
         else "gaussian",
         "public_source": req.public_source or None,
@@ -233,6 +215,24 @@ def build_report(result: PairedResult) -> dict[str, Any]:
         "seeded_run_note": "Seeded runs are reproducible for study; a real release must use fresh randomness.",
     }
 
+
+
+def _setting(result: PairedResult, pol: dict[str, Any]) -> dict[str, Any]:
+    """The public setting of a run, shared by the public part and the full report: schema,
+    domain warning, policy, reach, tau, q, the BF-Soft bound, privacy totals, mechanism."""
+    req, schema = result.request, result.request.schema
+    return {
+        "schema": schema.to_dict(),
+        "domain_warning": schema.domain_warning(),
+        "policy": req.policy.to_dict(),
+        "reach": pol["reach"],
+        "per_attribute_reach": pol["per_attribute"],
+        "tau": req.tau,
+        "noise_ratio_q": pol["q"],
+        "sensitivity_bound": pol["sensitivity_bound"],
+        "privacy": dict(result.privacy),
+        "mechanism": get_mechanism(req.mechanism).name,
+    }
 
 def bundle_files(result: PairedResult, raw: bool = False) -> dict[str, str]:
     """The release bundle as {file name: text}: every synthetic CSV (spreadsheet-safe,
