@@ -52,7 +52,7 @@ from ..schema import Schema
 from ._mbi import require_mbi
 from .cells import PublicCells
 from .common import (
-    SAMPLING,
+    check_fit_args,
     counts,
     encoded_table,
     estimate,
@@ -117,12 +117,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     c0 = time.process_time()
     rho = check_rho(rho)
     sens, score_unit = sensitivities(neighbours)
-    if schema.p < 2:
-        raise SchemaError("AIM needs at least two modeled attributes")
-    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1):
-        raise SchemaError(f"rows (release size) must be an integer >= 1 or None (got {rows!r})")
-    if sampling not in SAMPLING:
-        raise SchemaError(f"sampling must be one of {', '.join(SAMPLING)} (got {sampling!r})")
+    check_fit_args("AIM", schema, rows, sampling)
     names = schema.names
     p = schema.p
     T = int(rounds) if rounds is not None else ROUNDS_PER_ATTRIBUTE * p

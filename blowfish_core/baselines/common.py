@@ -21,6 +21,18 @@ NEIGHBOURS = ("replace-one", "add-remove")
 SAMPLING = ("round", "sample")
 
 
+def check_fit_args(method: str, schema: Schema, rows: Any, sampling: str, why: str = "") -> None:
+    """The argument checks MST and AIM share.  Raises SchemaError naming the argument:
+    fewer than two modeled attributes, a release size that is not an integer >= 1 (or None),
+    an unknown ``sampling``."""
+    if schema.p < 2:
+        raise SchemaError(f"{method} needs at least two modeled attributes{why}")
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1):
+        raise SchemaError(f"rows (release size) must be an integer >= 1 or None (got {rows!r})")
+    if sampling not in SAMPLING:
+        raise SchemaError(f"sampling must be one of {', '.join(SAMPLING)} (got {sampling!r})")
+
+
 def sensitivities(neighbours: str) -> tuple[float, float]:
     """(marginal l2 sensitivity, selection-score sensitivity) for the neighbouring notion.
 

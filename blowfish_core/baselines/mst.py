@@ -53,13 +53,12 @@ from typing import Any
 import numpy as np
 
 from ..accounting import check_rho, gaussian_sigma
-from ..errors import SchemaError
 from ..metrics import NUMERIC_BINS
 from ..schema import Schema
 from ._mbi import require_mbi
 from .cells import PublicCells
 from .common import (
-    SAMPLING,
+    check_fit_args,
     counts,
     encoded_table,
     estimate,
@@ -130,12 +129,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     c0 = time.process_time()
     rho = check_rho(rho)
     sens, score_sens = sensitivities(neighbours)
-    if schema.p < 2:
-        raise SchemaError("MST needs at least two modeled attributes (it measures 2-way marginals)")
-    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1):
-        raise SchemaError(f"rows (release size) must be an integer >= 1 or None (got {rows!r})")
-    if sampling not in SAMPLING:
-        raise SchemaError(f"sampling must be one of {', '.join(SAMPLING)} (got {sampling!r})")
+    check_fit_args("MST", schema, rows, sampling, " (it measures 2-way marginals)")
     mbi = require_mbi("MST")
     X = encoded_table(schema, data)
     cells = PublicCells.from_schema(schema, bins)
