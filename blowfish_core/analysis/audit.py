@@ -409,19 +409,10 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
     H, Hp = pair.H, pair.H_prime
     m = H.size
     d = pair.shift
-    u = (Hp - H) / d if d > 0 else np.eye(m)[0]
     s, sp = pair.sigma, pair.sigma_prime
 
     def stat(y: np.ndarray) -> np.ndarray:  # y: (k, m) noisy histograms
-        if s == sp:
-            return (y - H) @ u
-        a2 = ((y - H) ** 2).sum(axis=1)
-        b2 = ((y - Hp) ** 2).sum(axis=1)
-        if s == 0:
-            return a2
-        if sp == 0:
-            return -b2
-        return a2 / s**2 - b2 / sp**2
+        return pair_statistic(pair, y)
 
     if sampler == "full":
         out = []
@@ -508,6 +499,24 @@ def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon
     return AuditPair(method, calibration, 0.0, 0.0, eps, D, Dp, H, Hp, b, b, float(cal.delta), float(cal.delta),
                      how, edge, mechanism="laplace")
 
+
+
+def pair_statistic(pair: AuditPair, y: np.ndarray) -> np.ndarray:
+    """The audit's test statistic of noisy histograms y: (k, m) -> (k,).  Equal noise on both
+    sides: the projection on the direction H -> H' (the likelihood ratio is monotone in it);
+    else the Gaussian log-likelihood ratio up to constants (one side noise-free: its distance)."""
+    H, Hp, s, sp = pair.H, pair.H_prime, pair.sigma, pair.sigma_prime
+    if s == sp:
+        d = pair.shift
+        u = (Hp - H) / d if d > 0 else np.eye(H.size)[0]
+        return (y - H) @ u
+    a2 = ((y - H) ** 2).sum(axis=1)
+    b2 = ((y - Hp) ** 2).sum(axis=1)
+    if s == 0:
+        return a2
+    if sp == 0:
+        return -b2
+    return a2 / s**2 - b2 / sp**2
 
 def _candidate_thresholds(t0: np.ndarray, t1: np.ndarray, grid: int = 200) -> np.ndarray:
     """Thresholds at the tails of both samples (geometric quantile levels) and their extremes."""

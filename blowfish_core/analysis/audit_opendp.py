@@ -26,6 +26,7 @@ from .audit import (
     build_pair,
     default_setting,
     pair_epsilon,
+    pair_statistic,
     split_half_bound,
 )
 from ..errors import BlowfishError
@@ -43,19 +44,6 @@ def release_draws(H: np.ndarray, sigma: float, n_draws: int, integer: bool) -> n
     return mech.release(tiled, float(sigma), None, integer=integer).reshape(int(n_draws), -1)
 
 
-def _statistic(pair: AuditPair, y: np.ndarray) -> np.ndarray:
-    H, Hp, s, sp = pair.H, pair.H_prime, pair.sigma, pair.sigma_prime
-    if s == sp:
-        d = pair.shift
-        u = (Hp - H) / d if d > 0 else np.eye(H.size)[0]
-        return (y - H) @ u
-    a2 = ((y - H) ** 2).sum(axis=1)
-    b2 = ((y - Hp) ** 2).sum(axis=1)
-    if s == 0:
-        return a2
-    if sp == 0:
-        return -b2
-    return a2 / s**2 - b2 / sp**2
 
 
 
@@ -74,7 +62,7 @@ def audit_pair_opendp(pair: AuditPair, n_samples: int = 20_000, alpha: float = 0
     Hp = np.rint(pair.H_prime).astype(np.int64) if discrete else pair.H_prime
     y0 = release_draws(H, pair.sigma, int(n_samples), discrete)
     y1 = release_draws(Hp, pair.sigma_prime, int(n_samples), discrete)
-    t0, t1 = _statistic(pair, y0), _statistic(pair, y1)
+    t0, t1 = pair_statistic(pair, y0), pair_statistic(pair, y1)
     best, eps_lb, fpr, fnr, fpr_ub, fnr_ub = split_half_bound(t0, t1, pair.delta, alpha)
     return AuditResult(
         method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
