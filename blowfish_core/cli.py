@@ -72,6 +72,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
+def add_schedule_args(p: argparse.ArgumentParser) -> None:
+    """The synthesis schedule flags (Algorithm 1, DESIGN §3), shared by synth and pilot."""
+    p.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
+    p.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5' (default: 512 for rounds 1-3, 1024 after)")
+    p.add_argument("--release", type=_int, default=512, help="released records (default 512)")
+    p.add_argument("--threshold-h", type=_float, default=0.0, help="public count threshold H (App. B; default 0)")
+    p.add_argument("--selection", choices=["hybrid", "sample", "rank"], default="hybrid")
+    p.add_argument("--children", type=_int, default=3,
+                   help="rank rounds: mutated children per kept parent (default 3: top m/4 kept; 1: top m/2 kept)")
+    p.add_argument("--release-mode", choices=["sample", "top"], default="sample",
+                   help="release drawn proportionally to the last noisy counts (default) or the top-count candidates")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(
         prog="python -m blowfish_core",
@@ -147,15 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                               "not with --mechanism laplace)")
     s.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
                    help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
-    s.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
-    s.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5' (default: 512 for rounds 1-3, 1024 after)")
-    s.add_argument("--release", type=_int, default=512, help="released records (default 512)")
-    s.add_argument("--threshold-h", type=_float, default=0.0, help="public count threshold H (App. B; default 0)")
-    s.add_argument("--selection", choices=["hybrid", "sample", "rank"], default="hybrid")
-    s.add_argument("--children", type=_int, default=3,
-                   help="rank rounds: mutated children per kept parent (default 3: top m/4 kept; 1: top m/2 kept)")
-    s.add_argument("--release-mode", choices=["sample", "top"], default="sample",
-                   help="release drawn proportionally to the last noisy counts (default) or the top-count candidates")
+    add_schedule_args(s)
     s.add_argument("--seeds", default=None,
                    help="comma list of seeds for a STUDY run: paired across methods and reproducible, every output "
                         "says 'seeded: for study, not for publication'.  Default: no seeds = a release (OS entropy, "
@@ -704,13 +709,7 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
     p.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5)")
     p.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
                    help="epsilon -> rho conversion of --epsilon (default exact)")
-    p.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
-    p.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5'")
-    p.add_argument("--release", type=_int, default=512, help="released records (default 512)")
-    p.add_argument("--threshold-h", type=_float, default=0.0, help="public count threshold H (default 0)")
-    p.add_argument("--selection", choices=["hybrid", "sample", "rank"], default="hybrid")
-    p.add_argument("--children", type=_int, default=3, help="rank rounds: mutated children per kept parent")
-    p.add_argument("--release-mode", choices=["sample", "top"], default="sample")
+    add_schedule_args(p)
     p.add_argument("--seeds", default=None, help="public pilot: paired seeds (default 0,1,2,3); --private: ONE "
                                                  "seed (default 0)")
     p.add_argument("--tie-tol", type=_float, default=None, help="public pilot: tie tolerance (default 1e-9)")
