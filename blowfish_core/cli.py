@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "--mechanism laplace the pure-DP epsilon")
     s.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5; "
                                                               "not with --mechanism laplace)")
-    s.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
+    s.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
     add_schedule_args(s)
     s.add_argument("--seeds", default=None,
@@ -707,7 +707,7 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
                                               "scaled by Eq. (4); --private: spent by EACH of the K runs)")
     p.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho")
     p.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5)")
-    p.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
+    p.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion of --epsilon (default exact)")
     add_schedule_args(p)
     p.add_argument("--seeds", default=None, help="public pilot: paired seeds (default 0,1,2,3); --private: ONE "

@@ -74,12 +74,17 @@ class RunSettings:
     out_dir: str | None = None
     allow_empty_policy: bool = False
 
+    @property
+    def budget_conversion(self) -> str | None:
+        """The epsilon -> rho conversion to pass on: None when the budget is rho (nothing to convert)."""
+        return self.conversion if self.epsilon is not None else None
+
     def validate(self) -> RunSettings:
         """Check every setting with the CLI's parsers; BlowfishError naming the field."""
         methods = parse_methods(self.methods, "methods")
         if not methods:
             raise BlowfishError("methods: choose at least one method")
-        parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.conversion, flags=False)
+        parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.budget_conversion, flags=False)
         require_tau(methods, self.tau, "tau")
         if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
             raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seeds!r})")
@@ -259,7 +264,7 @@ for method in METHODS:
     for seed in SEEDS:
         syn = bc.Synthesizer(schema, policy, method=method, tau={None if s.tau is None else _num(s.tau)},
                              {budget_txt}, mechanism={get_mechanism(s.mechanism).name!r},
-                             conversion={s.conversion!r}, seed=seed, config=config,
+                             conversion={s.budget_conversion!r}, seed=seed, config=config,
                              allow_empty_policy={bool(s.allow_empty_policy)!r}).fit(df)
         release = syn.sample(config.release)
         if method == METHODS[0] and seed == SEEDS[0]:
@@ -279,7 +284,7 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
     """The report fields report.ledger_text needs, from the settings alone (before any run)."""
     s = settings.validate()
     methods = parse_methods(s.methods, "methods")
-    b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.conversion, flags=False)
+    b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.budget_conversion, flags=False)
     rounds = s.config.rounds
     if b.rho is not None and any(get_method(m).is_reference for m in methods):
         # reference methods (MST, AIM): Gaussian + exponential rows, Eq. (1) only (ledger.zcdp_totals);

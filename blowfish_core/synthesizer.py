@@ -59,7 +59,7 @@ class Synthesizer:
         ignored; optional extra ``pip install .[baseline]``).
     tau : temperature (> 0) of soft votes; required by the methods that need it.
     rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
-        ``conversion`` ('exact' or 'eq1'); with ``mechanism='laplace'``: epsilon only (pure DP).
+        ``conversion`` ('exact' when None, or 'eq1'; refused with rho); with ``mechanism='laplace'``: epsilon only (pure DP).
     mechanism : 'gaussian' (default) or 'laplace': the additive noise of ``noise='gaussian'``.
     noise : the release step of the hard vote: 'gaussian' (default: add noise by ``mechanism``,
         then resample), 'pubmix' or 'linmix' (papers/003: draw from (1 - beta) H/n + beta P_nse;
@@ -84,7 +84,7 @@ class Synthesizer:
     def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,
                  rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
                  mechanism: str = "gaussian", seed: int | None = None, config: SynthConfig | None = None,
-                 conversion: str = "exact", allow_empty_policy: bool = False,
+                 conversion: str | None = None, allow_empty_policy: bool = False,
                  streams: Callable[[int, int], np.random.Generator] | None = None,
                  noise: str = "gaussian", public: pd.DataFrame | None = None,
                  engine: str = "local", client: Any = None, chunk_rows: int | None = None) -> None:
