@@ -413,3 +413,100 @@ def investigation(summaries: dict, results_dir: str) -> str:
              "stay DESIGN §3's (3 children per kept parent, proportional release). Both are post-processing of the "
              "noisy histograms, so neither changes any privacy statement.")
     return "\n".join(L)
+
+
+# ------------------------------------------------------------- issue 12 checks
+def crossing_check(ours: float | None, paper_rho: float) -> dict:
+    """Paper/ours ratio of a crossing budget and whether it is within a factor 2.
+
+    ours: our crossing rho (None = no sign change on the grid); paper_rho: Table 4's.
+    Returns {'ratio': paper/ours or None, 'ratio_text': '1.4' or '—', 'within_2x': bool}
+    (within_2x means 1/2 <= paper/ours <= 2; False when there is no crossing).
+    """
+    if not ours or not paper_rho:
+        return {"ratio": None, "ratio_text": "—", "within_2x": False}
+    r = paper_rho / ours
+    return {"ratio": r, "ratio_text": f"{r:.2f}", "within_2x": 0.5 <= r <= 2.0}
+
+
+def _yn(b: bool) -> str:
+    return "yes" if b else "no"
+
+
+def must_show(summaries: dict) -> tuple[str, list[str]]:
+    """Issue 12's "must show" table from the cached results: (markdown, list of failed claims).
+
+    Every yes/no is computed from the data here; a failed claim is named in the list."""
+    L = ["| claim | paper | ours | paper ÷ ours | holds? |", "|---|---|---|---|---|"]
+    failed: list[str] = []
+
+    def row(claim, p, o, ratio, ok):
+        L.append(f"| {claim} | {p} | {o} | {ratio} | {_yn(ok)} |")
+        if not ok:
+            failed.append(claim)
+
+    f2 = summaries.get("fig2", {}).get("datasets", {})
+    for d in ("adult", "bank"):
+        for tau in (0.015, 0.03, 0.06):
+            tv = f2.get(d, {}).get("taus", {}).get(str(tau))
+            if tv is None:
+                continue
+            p = paper.TABLE4[d][tau][1]
+            c = crossing_check(tv["crossing_rho"], p)
+            row(f"{d} crossing at τ = {tau} within 2× of Table 4", fmt_sci(p), fmt_sci(tv["crossing_rho"]),
+                c["ratio_text"], c["within_2x"])
+    f3 = summaries.get("fig3", {}).get("datasets", {})
+    for d in ("adult", "bank"):
+        rv = f3.get(d, {}).get("rhos", {}).get(str(1e-4))
+        if rv is None:
+            continue
+        p = paper.FIG3[d][1e-4]["reduction"]
+        o = rv["best_reduction_of_means"]
+        row(f"temperature sweep, {d}, ρ = 1e-4: best BF-Soft below Hard (gain within 2× of the paper's)",
+            f"{p:.1f}%", f"{o:.1f}% (τ = {rv['best_tau']:g})", f"{p / o:.2f}" if o > 0 else "—",
+            o > 0 and 0.5 <= p / o <= 2)
+    f6 = summaries.get("fig6a", {})
+    if "rows" in f6:
+        r0 = str(f6["rhos"][0])
+        age = f6["rows"][0]["rhos"][r0]["reduction"]
+        allf = f6["rows"][-1]["rhos"][r0]["reduction"]
+        row("policies (Fig. 6a), Adult age alone, ρ = 1e-4: reduction with interval above 0",
+            "33.6% [28.7, 38.4]", f"{age['mean']:.1f}% [{age['lo']:.1f}, {age['hi']:.1f}]",
+            f"{33.6 / age['mean']:.2f}" if age["mean"] > 0 else "—", age["lo"] > 0)
+        row("policies (Fig. 6a), Adult all five, ρ = 1e-4: no gain (mean ≤ 0 or interval includes 0)",
+            "−12.0% [−17.6, −6.5]", f"{allf['mean']:.1f}% [{allf['lo']:.1f}, {allf['hi']:.1f}]", "—",
+            allf["mean"] <= 0 or allf["lo"] <= 0)
+    ts = summaries.get("trainsize")
+    if ts:
+        red = {r["n"]: r["reduction"] for r in ts["rows"]}
+        for n, sign in ((12000, 1), (48000, 1), (100000, -1)):
+            if n in red:
+                p = paper.TRAINSIZE[n]["reduction"]
+                m = red[n]["mean"]
+                row(f"XOR-3 training size n = {n:,}: mean reduction {'positive' if sign > 0 else 'negative'}",
+                    f"{p:+.1f}%", f"{m:+.1f}% [{red[n]['lo']:+.1f}, {red[n]['hi']:+.1f}]",
+                    f"{p / m:.2f}" if m * p > 0 else "—", m * sign > 0)
+    f4 = summaries.get("fig4", {}).get("datasets", {})
+    for d in ("adult", "bank"):
+        ds = f4.get(d)
+        if ds is None:
+            continue
+        n0, n1 = ds["N_first_last"]
+        c0, c1 = ds["C_first_last"]
+        row(f"decomposition, {d}: C > 0 at every budget", "yes",
+            f"C > 0 at {sum(1 for r in ds['rows'] if r['C']['mean'] > 0)}/{len(ds['rows'])} budgets", "—",
+            bool(ds["C_positive_all"]))
+        row(f"decomposition, {d}: N falls and C grows with ρ", "yes", f"N {n0:+.3f} → {n1:+.3f}, C {c0:+.3f} → {c1:+.3f}",
+            "—", n1 < n0 and c1 > c0)
+    pi = summaries.get("pilot", {})
+    if "settings" in pi:
+        n, a = pi["n_settings"], pi["agree"]["scaled"]
+        row("Figure 5 / public pilot (Adult): scaled pilot's sign agreement ≥ 80%", "190/210 (90.5%)",
+            f"{a}/{n} ({100 * a / n:.1f}%)", f"{90.5 / (100 * a / n):.2f}" if a else "—", a / n >= 0.8)
+    b6 = summaries.get("fig6b", {})
+    if "rows" in b6:
+        from .exp_fig6b import checks as fig6b_checks
+
+        for claim, p, o, ok in fig6b_checks(b6):
+            row(claim, p, o, "—", ok)
+    return "\n".join(L), failed
