@@ -55,7 +55,7 @@ SCALES = {
 
 def variants(g: dict) -> list[str]:
     """The variants of a dataset grid the engine can run (rank_by / mutation_index need issue 12c's engine)."""
-    return [v for v in g["variants"] if engine_supports(task(**VARIANTS[v]))]
+    return [v for v in g["variants"] if v in VARIANTS and engine_supports(task(**VARIANTS[v]))]
 
 
 def _datasets(scale):
