@@ -218,7 +218,7 @@ def section(summ: dict, meta: dict) -> str:
     L.append(f"**Paper's claim.** {paper.FIG6B_CLAIM}")
     L.append("")
     parts = []
-    for claim, p, o, ok in checks(summ):
+    for claim, _p, o, ok in checks(summ):
         parts.append(f"{claim}: {o} — {'holds' if ok else 'does not hold'}")
     L.append("**Ours.** " + "; ".join(parts) + ".")
     return "\n".join(L)

@@ -138,8 +138,11 @@ def _fig2(summ: dict, all_summ: dict) -> str:
     if ab:
         rat = [p / tv["crossing_rho"] for p, tv in ab]
         eps = [tv["crossing_eps_eq1"] for _, tv in ab]
-        L[0] += (f" On Adult and Bank our BF-Soft stops paying off at a {_span(rat, 0)}× smaller budget "
-                 f"than in the paper (ε {_span(eps, 2)} instead of 0.16–0.46).")
+        within = sum(1 for r in rat if 0.5 <= r <= 2)
+        side = ("smaller" if min(rat) > 1 else "larger" if max(rat) < 1 else "smaller or larger")
+        L[0] += (f" On Adult and Bank paper ÷ ours spans {_span(rat, 2)} (our crossing is at a {side} budget than "
+                 f"the paper's; ε {_span(eps, 2)} instead of 0.16–0.46); {within}/{len(rat)} crossings are within a "
+                 "factor 2 of Table 4.")
     xr = summ["datasets"].get("xor3")
     if xr:
         lr = [paper.TABLE4["xor3"][float(tk)][1] / tv["last_crossing_rho"] for tk, tv in xr["taus"].items()
