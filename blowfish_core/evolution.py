@@ -20,8 +20,9 @@ only): steps 3-4 become "draw n_samples_t i.i.d. bin indices from
 histogram on C_t, mechanisms/pubmix.py), with n_samples_t = m_{t+1} (t < T) or the
 release size (t = T), and (beta_t, f_t) fixed before the run (PubMix.plan).  "sample"
 selection uses the draws as the parents; "rank" selection ranks by the counts among
-the draws (post-processing); the release is the round-T draws ('top': the candidates
-with the most draws).  The mixture and H_t are never stored.
+the draws (post-processing); the release is made from the round-T draws: release_mode
+'sample' = the draws themselves, 'top' (default) = the distinct candidates with the most
+draws.  The mixture and H_t are never stored.
 
 Default schedule ("hybrid", the paper's setting read as the reference library does,
 DESIGN §3; the named schedules are in :data:`SCHEDULES`): 8 rounds, 512 candidates in
