@@ -184,7 +184,8 @@ def cli_args(settings: RunSettings, schema_path: str = SCHEMA_FILE, policy_path:
     c = s.config
     args += ["--rounds", _num(c.rounds), f"--population={_population(c.sizes())}", "--release", _num(c.release),
              "--threshold-h", _num(c.threshold_h), "--selection", c.selection, "--children", _num(c.children),
-             "--release-mode", c.release_mode, "--seeds", ",".join(str(int(x)) for x in s.seeds),
+             "--release-mode", c.release_mode, "--rank-by", c.rank_by, f"--mutation-index={c.mutation_index}",
+             "--seeds", ",".join(str(int(x)) for x in s.seeds),
              "--out", s.out]
     if s.report:
         args += ["--report", s.report]
@@ -254,7 +255,8 @@ policy = bc.Policy.from_json((HERE / {POLICY_FILE!r}).read_text(encoding="utf-8"
 
 config = SynthConfig(rounds={c.rounds!r}, population={c.sizes()!r}, release={c.release!r},
                      threshold_h={float(c.threshold_h)!r}, selection={c.selection!r}, children={c.children!r},
-                     release_mode={c.release_mode!r})
+                     release_mode={c.release_mode!r}, rank_by={c.rank_by!r},
+                     mutation_index={c.mutation_index!r})
 METHODS = {parse_methods(s.methods, "methods")!r}
 SEEDS = {[int(x) for x in s.seeds]!r}
 OUT = HERE / {s.out!r}
