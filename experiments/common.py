@@ -56,7 +56,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from blowfish_core.distance import domain_index, group_records  # noqa: E402
-from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402
+from blowfish_core.evolution import SCHEDULES, SynthConfig, run_synthesis  # noqa: E402
 from blowfish_core.methods import METHODS  # noqa: E402
 from blowfish_core.metrics import t_interval  # noqa: E402
 from blowfish_core.presets import get_preset, shared_path, split_table, xor_generate  # noqa: E402
@@ -74,10 +74,6 @@ TASK_DEFAULTS: dict[str, Any] = {
 }
 #: fields left out of the key when at their default (added after the first cached runs).
 OPTIONAL_FIELDS = ("children", "release_rule", "rank_by", "mutation_index", "schedule")
-#: named schedules the experiments know even when the engine has no schedule table
-#: (issue 12c contract: SynthConfig.from_schedule(name, **overrides)).
-SCHEDULES = {"hybrid": {"children": 1, "release_mode": "top"},
-             "hybrid-256x3": {"children": 3, "release_mode": "sample"}}
 SOFT_METHODS = tuple(m.name for m in METHODS.values() if m.needs_tau)  # from the method table
 #: size of the common XOR-3 test reference (App. F.9).
 XOR_TEST_N = 10_000
@@ -206,29 +202,17 @@ def execute(t: dict[str, Any]) -> dict[str, Any]:
 def synth_config(t: dict[str, Any]) -> SynthConfig:
     """The engine configuration of a task (the release is the engine's; nothing is recomputed here).
 
-    Fields the engine does not know yet (rank_by / mutation_index before issue 12c) are
-    accepted only at their default; a non-default value then raises ValueError naming it.
+    A task's ``schedule`` names an entry of blowfish_core.evolution.SCHEDULES (None = the
+    default reading); its children and release rule come from the schedule, the task's other
+    ResampleMutate fields are applied on top (SynthConfig.from_schedule).
     """
-    import dataclasses
-
-    known = {f.name for f in dataclasses.fields(SynthConfig)}
     kw: dict[str, Any] = {"threshold_h": float(t["threshold_h"]), "selection": t["selection"],
-                          "children": int(t["children"]), "release_mode": t["release_rule"]}
-    for field in ("rank_by", "mutation_index"):
-        if field in known:
-            kw[field] = t[field]
-        elif t[field] != TASK_DEFAULTS[field]:
-            raise ValueError(f"task field {field}={t[field]!r} needs an engine with SynthConfig.{field}")
-    if t["schedule"] is not None:
-        name = t["schedule"]
-        if name not in SCHEDULES:
-            raise ValueError(f"unknown schedule {name!r}; known: {', '.join(SCHEDULES)}")
-        # the schedule fixes children and the release; the task's other fields stay
-        over = {k: v for k, v in kw.items() if k not in ("children", "release_mode")}
-        if hasattr(SynthConfig, "from_schedule"):
-            return SynthConfig.from_schedule(name, **over)
-        return SynthConfig(**{**over, **SCHEDULES[name]})
-    return SynthConfig(**kw)
+                          "rank_by": t["rank_by"], "mutation_index": t["mutation_index"]}
+    if t["schedule"] is None:
+        return SynthConfig.from_schedule("hybrid", children=int(t["children"]), release_mode=t["release_rule"], **kw)
+    if t["schedule"] not in SCHEDULES:
+        raise ValueError(f"unknown schedule {t['schedule']!r}; known: {', '.join(SCHEDULES)}")
+    return SynthConfig.from_schedule(t["schedule"], **kw)
 
 
 def _execute_keyed(item: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:

@@ -159,7 +159,7 @@ def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion
     """
     eps_mode = mode == BUDGET_MODES[1]
     b = parsing.parse_budget(None if eps_mode else rho, epsilon if eps_mode else None, delta,
-                             conversion=conversion, flags=False)
+                             conversion=conversion if eps_mode else None, flags=False)
     return b.rho, b.delta, b.source
 
 
