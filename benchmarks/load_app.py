@@ -56,10 +56,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, log_path: str, profile: str | None = None) -> subprocess.Popen:
-    """``streamlit run app.py`` on 127.0.0.1:port (under benchmarks/profile_server.py when ``profile``
-    is an output prefix), once its health endpoint answers."""
-    launcher = [os.path.join(ROOT, "benchmarks", "profile_server.py"), profile] if profile else ["-m", "streamlit"]
+def start_server(port: int, log_path: str, prefix: str, cprofile: bool = False) -> subprocess.Popen:
+    """``streamlit run app.py`` on 127.0.0.1:port through benchmarks/profile_server.py (which times the
+    script threads and writes ``prefix``.N.json on SIGUSR1; cProfile too with ``cprofile``), once its
+    health endpoint answers."""
+    launcher = [os.path.join(ROOT, "benchmarks", "profile_server.py"), prefix] + (["--cprofile"] if cprofile else [])
     cmd = [sys.executable, *launcher, "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
@@ -249,6 +250,8 @@ class Outcome:
     machine_cpu: float
     load_before: tuple
     load_after: tuple
+    #: CPU seconds of the script threads (the app's page runs), from the server's SIGUSR1 dump
+    script_cpu: float | None = None
 
     @property
     def page_times(self) -> np.ndarray:
@@ -319,7 +322,10 @@ def report(o: Outcome, target: float) -> None:
     print(f"load average (1/5/15 min): before {lb[0]:.2f}/{lb[1]:.2f}/{lb[2]:.2f}, "
           f"after {la[0]:.2f}/{la[1]:.2f}/{la[2]:.2f}; {os.cpu_count()} cores")
     per = o.server_cpu / max(o.sessions, 1)
-    print(f"CPU: Streamlit server {o.server_cpu:.1f} s ({per:.2f} s per session); browser side (chromium + "
+    split = "" if o.script_cpu is None else (
+        f": script runs {o.script_cpu / max(o.sessions, 1):.2f} s, the rest (event loop: HTTP and static files, "
+        f"websockets, protobuf) {(o.server_cpu - o.script_cpu) / max(o.sessions, 1):.2f} s")
+    print(f"CPU: Streamlit server {o.server_cpu:.1f} s ({per:.2f} s per session{split}); browser side (chromium + "
           f"playwright driver) {o.browser_cpu:.1f} s ({o.browser_cpu / max(o.sessions, 1):.2f} s per session); "
           f"whole machine {o.machine_cpu:.1f} s of {o.wall * (os.cpu_count() or 1):.1f} s available "
           "(includes other users' work)")
@@ -329,8 +335,9 @@ def report(o: Outcome, target: float) -> None:
     print(f"target: {o.sessions}/{o.sessions} succeed and p95 < {target:g} s -> {'MET' if met else 'NOT MET'}")
 
 
-def _profile_dump(proc: subprocess.Popen, prefix: str, n: int) -> str:
-    """Ask the profiled server for its n-th dump (SIGUSR1); returns its path prefix (".prof" / ".json")."""
+def _server_dump(proc: subprocess.Popen, prefix: str, n: int) -> dict:
+    """Ask the server for its n-th dump (SIGUSR1; benchmarks/profile_server.py): the script threads' CPU
+    since the previous one.  Returns the JSON ({} if it did not come within 60 s)."""
     name = f"{prefix}.{n}"
     for ext in (".json", ".prof"):
         if os.path.exists(name + ext):
@@ -339,22 +346,23 @@ def _profile_dump(proc: subprocess.Popen, prefix: str, n: int) -> str:
     deadline = time.monotonic() + 60
     while not os.path.exists(name + ".json") and time.monotonic() < deadline:
         time.sleep(0.2)
-    return name
+    try:
+        with open(name + ".json", encoding="utf-8") as f:
+            return {**json.load(f), "prof": name + ".prof"}
+    except OSError:
+        return {}
 
 
-def _profile_summary(name: str, sessions: int, top: int) -> None:
-    """The script-thread vs rest CPU split and the top functions of one profiled scenario."""
+def _profile_summary(dump: dict, top: int) -> None:
+    """The top functions (cumulative wall time) of one scenario's script threads under cProfile."""
     import pstats
 
-    with open(name + ".json", encoding="utf-8") as f:
-        split = json.load(f)
-    rest = split["process_cpu_s"] - split["script_cpu_s"]
-    print(f"profile (cProfile on: script times inflated): script threads {split['script_cpu_s']:.2f} s CPU over "
-          f"{split['script_threads']} script-thread runs ({split['script_cpu_s'] / max(sessions, 1):.2f} s per "
-          f"session); the rest of the server (event loop: session set-up, protobuf, websocket, static files) "
-          f"{rest:.2f} s ({rest / max(sessions, 1):.2f} s per session); stats in {name}.prof")
-    if top > 0 and os.path.exists(name + ".prof"):
-        pstats.Stats(name + ".prof").sort_stats("cumulative").print_stats(top)
+    if not os.path.exists(dump.get("prof", "")):
+        return
+    print(f"cProfile of the script threads (wall time per function, inflated by the profiler and GIL waits): "
+          f"{dump['prof']}")
+    if top > 0:
+        pstats.Stats(dump["prof"]).sort_stats("cumulative").print_stats(top)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -374,8 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=0, help="sessions run (not measured) before the scenarios, "
                     "e.g. 1: the teacher opens the app first, so imports and caches are warm (default 0: cold "
                     "server, the issue's definition)")
-    ap.add_argument("--profile", action="store_true", help="run the server under cProfile "
-                    "(benchmarks/profile_server.py): prints the script vs rest CPU split and the top functions")
+    ap.add_argument("--profile", action="store_true", help="run the script threads under cProfile "
+                    "(benchmarks/profile_server.py): writes test-artifacts/load/server.N.prof per scenario")
     ap.add_argument("--profile-top", type=int, default=0, help="with --profile: print this many top functions "
                     "(cumulative time) per scenario")
     args = ap.parse_args(argv)
@@ -391,10 +399,10 @@ def main(argv: list[str] | None = None) -> int:
     port = args.port or _free_port()
     log_dir = os.path.join(ROOT, "test-artifacts", "load")
     os.makedirs(log_dir, exist_ok=True)
-    prefix = os.path.join(log_dir, "server-profile") if args.profile else None
+    prefix = os.path.join(log_dir, "server")
     print(f"load_app: {args.sessions} sessions, scenarios {', '.join(names)}; Policy Designer by URL, then "
           f"Voronoi Explorer by {args.navigation}", flush=True)
-    proc = start_server(port, os.path.join(log_dir, "streamlit.log"), profile=prefix)
+    proc = start_server(port, os.path.join(log_dir, "streamlit.log"), prefix, cprofile=args.profile)
     outcomes: list[Outcome] = []
     try:
         if args.warmup:
@@ -403,13 +411,14 @@ def main(argv: list[str] | None = None) -> int:
                                          Scenario("warm-up", 0.0, 0, args.navigation), log_dir))
             print(f"warm-up (not measured): {w.ok}/{args.warmup} session(s) ok, page p95 {w.p95:.2f} s, server CPU "
                   f"{_cpu_seconds(proc.pid) - cpu0:.1f} s (first imports and caches)", flush=True)
-        if prefix:
-            _profile_dump(proc, prefix, 0)  # start-up and warm-up, not a measured session's
+        _server_dump(proc, prefix, 0)  # start-up and warm-up, not a measured session's
         for k, name in enumerate(names, 1):
             o = asyncio.run(run_scenario(f"http://127.0.0.1:{port}", args.sessions, proc.pid, known[name], log_dir))
+            dump = _server_dump(proc, prefix, k)
+            o.script_cpu = dump.get("script_cpu_s")
             report(o, args.target)
-            if prefix:
-                _profile_summary(_profile_dump(proc, prefix, k), args.sessions, args.profile_top)
+            if args.profile:
+                _profile_summary(dump, args.profile_top)
             outcomes.append(o)
     finally:
         stop_server(proc)

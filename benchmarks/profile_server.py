@@ -1,13 +1,18 @@
-"""``streamlit run`` with every script thread under cProfile (for benchmarks/load_app.py --profile).
+"""``streamlit run`` that measures its script threads (the server of benchmarks/load_app.py).
 
-    python benchmarks/profile_server.py OUT_PREFIX run app.py --server.port P ...
+    python benchmarks/profile_server.py OUT_PREFIX [--cprofile] run app.py --server.port P ...
 
-The arguments of ``streamlit`` after OUT_PREFIX.  Each script thread (one per session run
-sequence, streamlit's ScriptRunner._run_script_thread) runs under its own cProfile.Profile and
-``time.thread_time``; on SIGUSR1 the server writes ``OUT_PREFIX.prof`` (the merged pstats of all
-script threads) and ``OUT_PREFIX.json`` ({"script_cpu_s", "script_threads", "process_cpu_s"}) for
-the time since the previous dump (see ``dump``), so the process CPU splits into the app's script runs and the rest (Streamlit's event loop: session
-set-up, protobuf serialisation, websocket traffic, static files).  A benchmark helper, not a test.
+The arguments of ``streamlit`` follow OUT_PREFIX (and the optional ``--cprofile``); the app runs
+exactly as under ``python -m streamlit run``.  Every script thread (Streamlit's
+``ScriptRunner._run_script_thread``: one per burst of script runs of a session) is timed with
+``time.thread_time``, and with ``--cprofile`` also runs under its own cProfile.Profile (wall-clock
+per function, inflated by the profiler and by waits for the GIL).
+
+On SIGUSR1 (load_app.py sends it after each scenario) the server writes, for the time since the
+previous SIGUSR1, ``OUT_PREFIX.N.json`` = {"script_cpu_s", "script_threads", "process_cpu_s"} and
+with --cprofile ``OUT_PREFIX.N.prof`` (the merged pstats of the script threads), N = 0, 1, ...
+So the process CPU splits into the app's script runs and the rest (the event loop: HTTP and static
+files, websockets, protobuf serialisation, session set-up).  A benchmark helper, not a test.
 """
 
 from __future__ import annotations
@@ -24,34 +29,37 @@ import time
 
 def main() -> None:
     out, argv = sys.argv[1], sys.argv[2:]
+    use_cprofile = bool(argv) and argv[0] == "--cprofile"
+    argv = argv[1:] if use_cprofile else argv
     from streamlit.runtime.scriptrunner import script_runner
     from streamlit.web import cli
 
     lock = threading.Lock()
     profiles: list[cProfile.Profile] = []
     acc = {"script_cpu_s": 0.0, "script_threads": 0}
+    last = {"process_cpu_s": 0.0, "n": 0}
     original = script_runner.ScriptRunner._run_script_thread
 
-    def profiled(self) -> None:
-        prof = cProfile.Profile()
+    def measured(self) -> None:
+        prof = cProfile.Profile() if use_cprofile else None
         t0 = time.thread_time()
-        prof.enable()
+        if prof:
+            prof.enable()
         try:
             original(self)
         finally:
-            prof.disable()
+            if prof:
+                prof.disable()
             with lock:
-                profiles.append(prof)
+                if prof:
+                    profiles.append(prof)
                 acc["script_cpu_s"] += time.thread_time() - t0
                 acc["script_threads"] += 1
 
-    script_runner.ScriptRunner._run_script_thread = profiled
-
-    last = {"process_cpu_s": 0.0, "n": 0}
+    script_runner.ScriptRunner._run_script_thread = measured
 
     def dump(*_: object) -> None:
-        """On SIGUSR1 (load_app.py, after each scenario): write the script threads' merged profile and
-        the CPU split since the previous dump to OUT_PREFIX.N.prof / .N.json (N = 0, 1, ...), then reset."""
+        """Write OUT_PREFIX.N.json (and .N.prof) for the time since the previous dump, then reset."""
         with lock:
             t = os.times()
             name = f"{out}.{last['n']}"
