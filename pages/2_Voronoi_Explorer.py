@@ -46,6 +46,8 @@ AXES = ("x", "y")
 #: click-to-add targets (one per grid point) are drawn up to this many grid points.
 MAX_CLICK_POINTS = 2_500
 CLICK_KEY, CLICK_REV = "v_click_pop", "v_click_rev"
+#: session key of the tightness expander's open state (lazy: its content runs only while it is open).
+TIGHT_KEY = "v_tight_open"
 
 
 def fmt(v: float) -> str:
@@ -471,7 +473,8 @@ def tightness_figure(theta: float, tau: float, m: int, R: float | None) -> tuple
     return f1, pd.DataFrame({"x": grid1[::20], "v(x)[c1]": P[::20, 0], "v(x)[c2]": P[::20, 1]})
 
 
-with st.expander("The bound is tight (Prop. 5.6): a construction on one line", expanded=False):
+def tightness_panel() -> None:
+    """The construction's controls, its three numbers and its chart (inside the open expander)."""
     st.caption("Its own small example, separate from the plane above: two candidates at 0 and L, a protected pair "
                "u = (L − θ)/2, v = (L + θ)/2 straddling their midpoint. With m = 2 the soft vote is a logistic "
                "function and the pair attains √2·tanh(θ / 2τ) exactly; extra candidates pushed a distance R away "
@@ -496,3 +499,12 @@ with st.expander("The bound is tight (Prop. 5.6): a construction on one line", e
     k3.metric("Gap", fmt_gap(tc.gap), help="bound − attained; '0 (exact)' below 10⁻¹² (floating-point rounding)")
     f1, table1 = tightness_figure(float(t_theta), float(t_tau), int(t_m), float(t_R) if t_m > 2 else None)
     chart_with_table(f1, table1, key="v_fig_tight", width="stretch")
+
+
+# Lazy (on_change="rerun"): the construction, its numbers and its chart are computed and sent only while the
+# expander is open (issue 11: a first render does no work for what a student does not see).
+_tight = st.expander("The bound is tight (Prop. 5.6): a construction on one line", expanded=False, key=TIGHT_KEY,
+                     on_change="rerun")
+if _tight.open:
+    with _tight:
+        tightness_panel()
