@@ -265,6 +265,8 @@ class Outcome:
     load_after: tuple
     #: CPU seconds of the script threads (the app's page runs), from the server's SIGUSR1 dump
     script_cpu: float | None = None
+    #: wall seconds of every script execution on the server (one page run of one session)
+    run_wall: list = dataclasses.field(default_factory=list)
 
     @property
     def page_times(self) -> np.ndarray:
@@ -331,6 +333,9 @@ def report(o: Outcome, target: float) -> None:
         seen = sorted({(p, b.replace(chr(10), " "), a.replace(chr(10), " ")) for _, p, _, _, b, a in o.visits})
         print("numbers read (page, before, after): " + "; ".join(f"{p}: {b} -> {a}" for p, b, a in seen[:4])
               + (f"; ... {len(seen) - 4} more" if len(seen) > 4 else ""))
+    if o.run_wall:
+        print(f"server response (wall time of each of the {len(o.run_wall)} script runs on the server, before the "
+              f"browser draws): {_pct(np.array(o.run_wall))}")
     lb, la = o.load_before, o.load_after
     print(f"load average (1/5/15 min): before {lb[0]:.2f}/{lb[1]:.2f}/{lb[2]:.2f}, "
           f"after {la[0]:.2f}/{la[1]:.2f}/{la[2]:.2f}; {os.cpu_count()} cores")
@@ -429,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
             o = asyncio.run(run_scenario(f"http://127.0.0.1:{port}", args.sessions, proc.pid, known[name], log_dir))
             dump = _server_dump(proc, prefix, k)
             o.script_cpu = dump.get("script_cpu_s")
+            o.run_wall = dump.get("run_wall_s", [])
             report(o, args.target)
             if args.profile:
                 _profile_summary(dump, args.profile_top)
@@ -438,8 +444,10 @@ def main(argv: list[str] | None = None) -> int:
     if len(outcomes) > 1:
         print("== summary")
         for o in outcomes:
-            print(f"  {o.scenario.name:<7} {o.ok}/{o.sessions} ok, p50 {np.percentile(o.page_times, 50):.2f} s, "
-                  f"p95 {o.p95:.2f} s, server CPU {o.server_cpu / max(o.sessions, 1):.2f} s/session, browser CPU "
+            rw = np.array(o.run_wall) if o.run_wall else np.array([np.nan])
+            print(f"  {o.scenario.name:<7} {o.ok}/{o.sessions} ok, page p50 {np.percentile(o.page_times, 50):.2f} s, "
+                  f"p95 {o.p95:.2f} s, server run p50 {np.percentile(rw, 50):.2f} s, p95 {np.percentile(rw, 95):.2f} s, "
+                  f"server CPU {o.server_cpu / max(o.sessions, 1):.2f} s/session, browser CPU "
                   f"{o.browser_cpu / max(o.sessions, 1):.2f} s/session, wall {o.wall:.1f} s")
     first = next((o for o in outcomes if o.scenario.name == "burst"), outcomes[0])
     return 0 if first.ok == first.sessions and first.p95 < args.target else 1

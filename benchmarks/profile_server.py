@@ -9,9 +9,11 @@ exactly as under ``python -m streamlit run``.  Every script thread (Streamlit's
 per function, inflated by the profiler and by waits for the GIL).
 
 On SIGUSR1 (load_app.py sends it after each scenario) the server writes, for the time since the
-previous SIGUSR1, ``OUT_PREFIX.N.json`` = {"script_cpu_s", "script_threads", "process_cpu_s"} and
+previous SIGUSR1, ``OUT_PREFIX.N.json`` = {"script_cpu_s", "script_threads", "process_cpu_s",
+"run_wall_s": the wall time of every script execution (one page run of one session)} and
 with --cprofile ``OUT_PREFIX.N.prof`` (the merged pstats of the script threads), N = 0, 1, ...
-So the process CPU splits into the app's script runs and the rest (the event loop: HTTP and static
+The run wall times are the server's own response time (what a page run takes on the server under
+that load, before the browser draws it).  The process CPU splits into the app's script runs and the rest (the event loop: HTTP and static
 files, websockets, protobuf serialisation, session set-up).  A benchmark helper, not a test.
 """
 
@@ -57,6 +59,19 @@ def main() -> None:
                 acc["script_threads"] += 1
 
     script_runner.ScriptRunner._run_script_thread = measured
+    runs: list[float] = []
+    exec_original = script_runner.exec_func_with_error_handling
+
+    def timed_exec(*args, **kwargs):
+        """One script execution (one page run of one session): its wall time, GIL waits included."""
+        t0 = time.perf_counter()
+        try:
+            return exec_original(*args, **kwargs)
+        finally:
+            with lock:
+                runs.append(time.perf_counter() - t0)
+
+    script_runner.exec_func_with_error_handling = timed_exec
 
     def dump(*_: object) -> None:
         """Write OUT_PREFIX.N.json (and .N.prof) for the time since the previous dump, then reset."""
@@ -71,9 +86,10 @@ def main() -> None:
                 stats.dump_stats(name + ".prof")
             cpu = t.user + t.system
             with open(name + ".json.tmp", "w", encoding="utf-8") as f:
-                json.dump({**acc, "process_cpu_s": cpu - last["process_cpu_s"]}, f)
+                json.dump({**acc, "process_cpu_s": cpu - last["process_cpu_s"], "run_wall_s": list(runs)}, f)
             os.replace(name + ".json.tmp", name + ".json")
             profiles.clear()
+            runs.clear()
             acc.update(script_cpu_s=0.0, script_threads=0)
             last["process_cpu_s"] = cpu
 
