@@ -46,6 +46,8 @@ AXES = ("x", "y")
 #: click-to-add targets (one per grid point) are drawn up to this many grid points.
 MAX_CLICK_POINTS = 2_500
 CLICK_KEY, CLICK_REV = "v_click_pop", "v_click_rev"
+#: session key of the tightness expander's open state (lazy: its content runs only while it is open).
+TIGHT_KEY = "v_tight_open"
 
 
 def fmt(v: float) -> str:
@@ -260,9 +262,10 @@ def analyse(schema_json: str, policy_json: str, C_bytes: bytes, m: int, tau: flo
     return out
 
 
+akey = (schema.to_json(), policy.to_json(), np.ascontiguousarray(C).tobytes(), m, float(tau), distance,
+        tuple(sorted(grid.items())))
 try:
-    res = analyse(schema.to_json(), policy.to_json(), np.ascontiguousarray(C).tobytes(), m, float(tau), distance,
-                  tuple(sorted(grid.items())))
+    res = analyse(*akey)
 except BlowfishError as e:
     st.error(f"{e}")
     st.stop()
@@ -312,14 +315,6 @@ with st.expander("All numbers", expanded=False):
         )
 
 # -------------------------------------------------------------------- panels
-xs = np.unique(res["X"][:, 0])
-ys = np.unique(res["X"][:, 1])
-x_vals = schema.attributes[0].decode(xs).to_numpy(dtype=float)
-y_vals = schema.attributes[1].decode(ys).to_numpy(dtype=float)
-Z = res["regions"].reshape(xs.size, ys.size).T          # first attribute slowest -> rows are y
-AXIS_TITLE = {ax: f"{ax} ({'levels' if specs[ax]['kind'] == 'ordinal' else 'units'})" for ax in AXES}
-
-
 def region_colorscale(m: int) -> list:
     cs = []
     for j in range(m):
@@ -328,25 +323,44 @@ def region_colorscale(m: int) -> list:
     return cs
 
 
-def panel(cost_col: str | None, title: str, best: dict | None, clickable: bool = False) -> tuple[go.Figure, dict]:
-    """A decision-region panel; returns (figure, {'cand': curve number, 'grid': curve number or None})."""
+# Figures are cached by their inputs and shared read-only (st.plotly_chart copies a figure, never
+# changes it): every student of a class opens the same default picture and moves the same sliders,
+# and building the two panels' plotly figures was the larger part of this page's server time
+# (issue 11 load test, docs/BENCHMARKS.md).
+@st.cache_resource(max_entries=64, show_spinner=False)
+def panel(akey: tuple, pop_xy: tuple, vote: str, title: str, clickable: bool = False) -> tuple[go.Figure, dict]:
+    """A decision-region panel of ``vote`` ("hard" / "soft") for the analysis ``analyse(*akey)`` and the
+    candidates ``pop_xy`` = (x values, y values); returns (figure, {'cand': curve number, 'grid': curve
+    number or None})."""
+    res = analyse(*akey)
+    sch = Schema.from_json(akey[0])
+    m_, n_pts = len(pop_xy[0]), int(np.prod([v for _, v in akey[6]]))
+    edges_ = res["edges"]
+    exact = res[vote]
+    cost_col = vote if exact is not None else None
+    best = exact.edge if exact is not None else None
+    xs_, ys_ = np.unique(res["X"][:, 0]), np.unique(res["X"][:, 1])
+    x_vals = sch.attributes[0].decode(xs_).to_numpy(dtype=float)
+    y_vals = sch.attributes[1].decode(ys_).to_numpy(dtype=float)
+    Z = res["regions"].reshape(xs_.size, ys_.size).T          # first attribute slowest -> rows are y
+    axis_title = {a.name: f"{a.name} ({'levels' if a.kind == 'ordinal' else 'units'})" for a in sch.attributes}
     fig = go.Figure()
-    fig.add_trace(go.Heatmap(z=Z, x=x_vals, y=y_vals, colorscale=region_colorscale(m), zmin=-0.5, zmax=m - 0.5,
+    fig.add_trace(go.Heatmap(z=Z, x=x_vals, y=y_vals, colorscale=region_colorscale(m_), zmin=-0.5, zmax=m_ - 0.5,
                              showscale=False, opacity=0.22, hovertemplate="nearest candidate #%{z}<extra></extra>"))
     curves = {"grid": None}
-    if clickable and n_points <= MAX_CLICK_POINTS:
+    if clickable and n_pts <= MAX_CLICK_POINTS:
         gx, gy = np.meshgrid(x_vals, y_vals)
         fig.add_trace(go.Scatter(x=gx.ravel(), y=gy.ravel(), mode="markers", name="add a candidate here",
                                  marker=dict(size=9, color="rgba(0,0,0,0.02)"), showlegend=False,
                                  hovertemplate="click: add a candidate at (%{x:g}, %{y:g})<extra></extra>"))
         curves["grid"] = len(fig.data) - 1
-    if cost_col is not None and len(edges):
-        cost = edges[cost_col].to_numpy(dtype=float)
-        ux, uy = edges["u_x"].to_numpy(dtype=float), edges["u_y"].to_numpy(dtype=float)
-        vx, vy = edges["v_x"].to_numpy(dtype=float), edges["v_y"].to_numpy(dtype=float)
+    if cost_col is not None and len(edges_):
+        cost = edges_[cost_col].to_numpy(dtype=float)
+        ux, uy = edges_["u_x"].to_numpy(dtype=float), edges_["u_y"].to_numpy(dtype=float)
+        vx, vy = edges_["v_x"].to_numpy(dtype=float), edges_["v_y"].to_numpy(dtype=float)
         bins = np.minimum((cost / SQRT2 * N_BINS).astype(int), N_BINS - 1)
         cols = sample_colorscale(COLORSCALE, [(b + 0.5) / N_BINS for b in range(N_BINS)])
-        width = 2 if len(edges) <= 400 else 1
+        width = 2 if len(edges_) <= 400 else 1
         for b in range(N_BINS):
             sel = np.nonzero(bins == b)[0]
             if sel.size == 0:
@@ -359,7 +373,8 @@ def panel(cost_col: str | None, title: str, best: dict | None, clickable: bool =
         fig.add_trace(go.Scatter(x=[best["u"]["x"], best["v"]["x"]], y=[best["u"]["y"], best["v"]["y"]],
                                  mode="lines+markers", line=dict(color=OKABE_ITO["black"], width=5),
                                  name=f"most expensive edge: {fmt(best['l2'])}", showlegend=True))
-    fig.add_trace(go.Scatter(x=pop["x"], y=pop["y"], mode="markers+text", text=[f" #{i}" for i in range(m)],
+    fig.add_trace(go.Scatter(x=list(pop_xy[0]), y=list(pop_xy[1]), mode="markers+text",
+                             text=[f" #{i}" for i in range(m_)],
                              textposition="middle right", textfont=dict(size=12), cliponaxis=False,
                              marker=dict(size=15, color="white", symbol="star", line=dict(color="black", width=1.5)),
                              name="candidates", showlegend=False,
@@ -373,7 +388,7 @@ def panel(cost_col: str | None, title: str, best: dict | None, clickable: bool =
                                                            ticktext=["0", "0.5", "1", "√2"]))))
     fig.update_layout(title=dict(text=title, y=0.98), height=500, margin=dict(l=10, r=10, t=70, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
-                      xaxis_title=AXIS_TITLE["x"], yaxis_title=AXIS_TITLE["y"])
+                      xaxis_title=axis_title["x"], yaxis_title=axis_title["y"])
     fig.update_yaxes(scaleanchor="x", scaleratio=1)
     return fig, curves
 
@@ -388,9 +403,8 @@ def edge_table(col: str | None) -> pd.DataFrame:
 rev = int(st.session_state.get(CLICK_REV, 0))
 left, right = st.columns(2)
 with left:
-    fig_h, curves_h = panel("hard" if hard is not None else None,
-                            "Hard vote: 0 inside a cell, √2 across a boundary", hard.edge if hard else None,
-                            clickable=True)
+    pop_xy = (tuple(pop["x"].astype(float)), tuple(pop["y"].astype(float)))
+    fig_h, curves_h = panel(akey, pop_xy, "hard", "Hard vote: 0 inside a cell, √2 across a boundary", clickable=True)
     event = chart_with_table(fig_h, edge_table("hard" if hard is not None else None), key=f"v_fig_hard_{rev}",
                              on_select="rerun", selection_mode="points", width="stretch")
     if hard is not None:
@@ -401,8 +415,7 @@ with left:
                + ("" if n_points <= MAX_CLICK_POINTS else f" (adding works up to {MAX_CLICK_POINTS:,} grid points)")
                + ".")
 with right:
-    fig_s, _ = panel("soft" if soft is not None else None, f"Soft vote at τ = {tau:g}: graded cost",
-                     soft.edge if soft else None)
+    fig_s, _ = panel(akey, pop_xy, "soft", f"Soft vote at τ = {tau:g}: graded cost")
     chart_with_table(fig_s, edge_table("soft" if soft is not None else None), key="v_fig_soft", width="stretch")
     if len(edges):
         inside = edges.loc[~edges["crossing"], "soft"]
@@ -437,7 +450,31 @@ with st.expander("How the regions are drawn"):
     )
 
 # --------------------------------------------------------------- tightness
-with st.expander("The bound is tight (Prop. 5.6): a construction on one line", expanded=False):
+@st.cache_resource(max_entries=64, show_spinner=False)
+def tightness_figure(theta: float, tau: float, m: int, R: float | None) -> tuple[go.Figure, pd.DataFrame]:
+    """The vote shares v(x) of the tightness construction (blowfish_core tightness_construction with
+    these arguments and L = max(2 theta, 2)) on 400 points of the line, and every 20th point as the
+    chart's table; cached and shared read-only like the panels."""
+    tc = tightness_construction(theta, tau, m=m, L=max(2.0 * theta, 2.0), R=R)
+    grid1 = np.linspace(-0.5, tc.L + 0.5, 400)
+    H = tc.schema.attributes[0].hi
+    P = soft_votes(tc.schema, tc.C, np.clip(grid1, 0, H)[:, None] / H, tau)
+    f1 = go.Figure()
+    f1.add_trace(go.Scatter(x=grid1, y=P[:, 0], mode="lines", name="v(x)[c₁ = 0]",
+                            line=dict(color=OKABE_ITO["blue"])))
+    f1.add_trace(go.Scatter(x=grid1, y=P[:, 1], mode="lines", name=f"v(x)[c₂ = L = {tc.L:g}]",
+                            line=dict(color=OKABE_ITO["orange"], dash="dash")))
+    f1.add_trace(go.Scatter(x=[0, tc.L], y=[0, 0], mode="markers", marker=dict(size=14, symbol="star", color="black"),
+                            name="candidates"))
+    f1.add_trace(go.Scatter(x=[tc.u, tc.v], y=[0.5, 0.5], mode="lines+markers", line=dict(color=HIGHLIGHT, width=5),
+                            name="protected pair (u, v)"))
+    f1.update_layout(height=320, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="x (units of the line)",
+                     yaxis_title="vote share (0 to 1)", legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    return f1, pd.DataFrame({"x": grid1[::20], "v(x)[c1]": P[::20, 0], "v(x)[c2]": P[::20, 1]})
+
+
+def tightness_panel() -> None:
+    """The construction's controls, its three numbers and its chart (inside the open expander)."""
     st.caption("Its own small example, separate from the plane above: two candidates at 0 and L, a protected pair "
                "u = (L − θ)/2, v = (L + θ)/2 straddling their midpoint. With m = 2 the soft vote is a logistic "
                "function and the pair attains √2·tanh(θ / 2τ) exactly; extra candidates pushed a distance R away "
@@ -460,19 +497,14 @@ with st.expander("The bound is tight (Prop. 5.6): a construction on one line", e
     k1.metric("Attained ‖v(u) − v(v)‖₂", fmt(tc.attained))
     k2.metric("Bound √2·tanh(θ/2τ)", fmt(tc.bound))
     k3.metric("Gap", fmt_gap(tc.gap), help="bound − attained; '0 (exact)' below 10⁻¹² (floating-point rounding)")
-    grid1 = np.linspace(-0.5, tc.L + 0.5, 400)
-    H = tc.schema.attributes[0].hi
-    P = soft_votes(tc.schema, tc.C, np.clip(grid1, 0, H)[:, None] / H, float(t_tau))
-    f1 = go.Figure()
-    f1.add_trace(go.Scatter(x=grid1, y=P[:, 0], mode="lines", name="v(x)[c₁ = 0]",
-                            line=dict(color=OKABE_ITO["blue"])))
-    f1.add_trace(go.Scatter(x=grid1, y=P[:, 1], mode="lines", name=f"v(x)[c₂ = L = {tc.L:g}]",
-                            line=dict(color=OKABE_ITO["orange"], dash="dash")))
-    f1.add_trace(go.Scatter(x=[0, tc.L], y=[0, 0], mode="markers", marker=dict(size=14, symbol="star", color="black"),
-                            name="candidates"))
-    f1.add_trace(go.Scatter(x=[tc.u, tc.v], y=[0.5, 0.5], mode="lines+markers", line=dict(color=HIGHLIGHT, width=5),
-                            name="protected pair (u, v)"))
-    f1.update_layout(height=320, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="x (units of the line)",
-                     yaxis_title="vote share (0 to 1)", legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
-    chart_with_table(f1, pd.DataFrame({"x": grid1[::20], "v(x)[c1]": P[::20, 0], "v(x)[c2]": P[::20, 1]}),
-                     key="v_fig_tight", width="stretch")
+    f1, table1 = tightness_figure(float(t_theta), float(t_tau), int(t_m), float(t_R) if t_m > 2 else None)
+    chart_with_table(f1, table1, key="v_fig_tight", width="stretch")
+
+
+# Lazy (on_change="rerun"): the construction, its numbers and its chart are computed and sent only while the
+# expander is open (issue 11: a first render does no work for what a student does not see).
+_tight = st.expander("The bound is tight (Prop. 5.6): a construction on one line", expanded=False, key=TIGHT_KEY,
+                     on_change="rerun")
+if _tight.open:
+    with _tight:
+        tightness_panel()

@@ -139,10 +139,16 @@ def chart_with_table(fig: Any, df: pd.DataFrame, key: str, caption: str | None =
                      table_label: str = "Data of this chart (table)", **chart_kw: Any) -> Any:
     """Draw ``fig`` and right under it an expander with ``df`` as a text table (the chart's text
     alternative: Markdown, read by screen readers, copyable).  Returns what st.plotly_chart
-    returns (the selection event with on_select)."""
+    returns (the selection event with on_select).
+
+    The expander is lazy (``on_change="rerun"``, state in ``st.session_state[f"{key}:table"]``): the
+    table is built and sent only while it is open, so a first render does no work for a closed
+    expander (issue 11 classroom load test: every student's browser would lay out every hidden table).
+    """
     out = st.plotly_chart(fig, key=key, **chart_kw)
     if caption:
         st.caption(caption)
-    with st.expander(table_label):
-        st.markdown(markdown_table(df))
+    box = st.expander(table_label, key=f"{key}:table", on_change="rerun")
+    if box.open:
+        box.markdown(markdown_table(df))
     return out

@@ -33,6 +33,7 @@ Added by the Policy Designer (all with defaults, so older constructors keep work
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,13 +56,20 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def default_budget() -> dict[str, Any]:
-    """The session's budget before anyone chose one: DEFAULTS' epsilon and delta, its rho on the
-    exact Gaussian curve (blowfish_core.budget.budget_from_epsilon), set = False."""
+@functools.lru_cache(maxsize=8)
+def _default_rho(epsilon: float, delta: float, rounds: int) -> float:
+    """rho of (epsilon, delta) on the exact Gaussian curve (a root search: computed once per process,
+    not on every get_studio call of every page run)."""
     from blowfish_core.budget import budget_from_epsilon
 
-    v = budget_from_epsilon(DEFAULTS["epsilon"], DEFAULTS["delta"], DEFAULTS["rounds"])
-    return {"mode": DEFAULTS["mode"], "epsilon": DEFAULTS["epsilon"], "rho": float(v.rho),
+    return float(budget_from_epsilon(epsilon, delta, rounds).rho)
+
+
+def default_budget() -> dict[str, Any]:
+    """The session's budget before anyone chose one (a new dict on every call): DEFAULTS' epsilon and
+    delta, its rho on the exact Gaussian curve (blowfish_core.budget.budget_from_epsilon), set = False."""
+    rho = _default_rho(DEFAULTS["epsilon"], DEFAULTS["delta"], DEFAULTS["rounds"])
+    return {"mode": DEFAULTS["mode"], "epsilon": DEFAULTS["epsilon"], "rho": rho,
             "delta": DEFAULTS["delta"], "rounds": DEFAULTS["rounds"], "set": False}
 
 

@@ -292,17 +292,24 @@ def test_voronoi_takeaway_and_three_controls():
     assert take == (f"A protected step that crosses a boundary costs the hard vote √2 = 1.414, the soft vote "
                     f"{s.l2:.3f}: {h.l2 / s.l2:.1f}× less noise.")
     # three controls up front, no sidebar widgets, tightness controls labelled as the construction's
+    # (in their lazy expander: drawn once it is open)
     assert not at.sidebar.number_input and not at.sidebar.select_slider
+    at.session_state["v_tight_open"] = True
+    at.run()
     assert at.select_slider(key="v_t_tau").label == "τ of the construction"
 
 
 def test_voronoi_gap_reads_zero_exact():
-    at = AppTest.from_file(VORONOI, default_timeout=TIMEOUT).run()
+    at = AppTest.from_file(VORONOI, default_timeout=TIMEOUT)
+    at.session_state["v_tight_open"] = True  # the tightness expander, open
+    at.run()
     assert {mm.label: mm.value for mm in at.metric}["Gap"] == "0 (exact)"
 
 
 def test_voronoi_limit_shows_the_closed_form_bound_and_keeps_the_page():
-    at = AppTest.from_file(VORONOI, default_timeout=TIMEOUT).run()
+    at = AppTest.from_file(VORONOI, default_timeout=TIMEOUT)
+    at.session_state["v_tight_open"] = True  # the tightness expander, open
+    at.run()
     at.number_input(key="v_x_grid").set_value(100).run()
     at.number_input(key="v_y_grid").set_value(100).run()
     at.number_input(key="v_x_theta").set_value(5.0).run()

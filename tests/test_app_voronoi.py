@@ -32,11 +32,38 @@ def fmt(v: float) -> str:
     return f"{v:.2e}" if 0 < abs(v) < 1e-4 else f"{v:.4f}"
 
 
+TIGHT = "v_tight_open"  # the tightness expander's state key (lazy: its content runs only while open)
+
+
+def open_tightness(at: AppTest) -> AppTest:
+    """Open the lazy tightness expander, as a click on it does (one rerun)."""
+    at.session_state[TIGHT] = True
+    return at.run()
+
+
 @pytest.fixture(scope="module")
 def loaded() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
     at.run()
-    return at
+    return open_tightness(at)
+
+
+def test_closed_expanders_do_no_work():
+    """Issue 11 (classroom load): the tightness construction and the charts' data tables are built only
+    while their expander is open; the first render has the two region panels and no tightness metric."""
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 2
+    assert "Attained ‖v(u) − v(v)‖₂" not in metrics(at)
+    tables = [e for e in at.expander if e.label == "Data of this chart (table)"]
+    assert len(tables) == 2 and all(len(e.children) == 0 for e in tables)
+    at.session_state["v_fig_soft:table"] = True
+    at.run()
+    soft_table = [e for e in at.expander if e.label == "Data of this chart (table)"][1]
+    assert soft_table.markdown[0].value.startswith("| u_x | u_y | v_x | v_y | crossing | soft cost |")
+    open_tightness(at)
+    assert len(at.get("plotly_chart")) == 3
+    assert metrics(at)["Attained ‖v(u) − v(v)‖₂"] == fmt(SQ2T1)
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -164,6 +191,7 @@ def test_theta_zero_gives_info_and_zeros():
     assert got["Exact soft sensitivity"] == "0.0000" and got["Closed-form bound"] == "0.0000"
     assert got["Boundary-crossing edges"] == "0 of 0"
     # theta = 0 in the tightness panel
+    open_tightness(at)
     at.slider(key="v_t_theta").set_value(0.0).run()
     assert not at.exception
     assert "θ = 0: u = v" in texts(at.info)
@@ -207,6 +235,7 @@ def test_bad_population_values_give_errors():
 def test_tightness_panel_more_candidates_matches_engine():
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
     at.run()
+    open_tightness(at)
     at.number_input(key="v_t_m").set_value(4).run()
     at.slider(key="v_t_R").set_value(0.0).run()
     assert not at.exception
