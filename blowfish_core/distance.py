@@ -219,7 +219,7 @@ class GowerKernel:
         """Float32 lookup tables for the records of I (n, p): per group (its table, each record's row),
         and the largest table entry summed over groups (a bound on the tables' part of a distance)."""
         tabs, rows, top = [], [], 0.0
-        for g, (members, sizes, _) in enumerate(self.groups):
+        for members, sizes, _ in self.groups:
             gi = self._group_index(I, members, sizes)
             bound = int(np.prod(sizes))
             if gi.size and (gi.min() < 0 or gi.max() >= bound):
