@@ -157,7 +157,9 @@ class DaskEngine:
         if self.quantum % chunk_rows(m):
             raise BlowfishError(f"the Dask engine was partitioned for populations {sorted(set(self.sizes))}; "
                                 f"got m = {m}. Fix: build it with the run's schedule")
-        Cf = self.client.scatter(np.asarray(C, dtype=float), broadcast=True)
+        # hash=False: a fresh key every round (re-scattering equal candidates under the same key
+        # while the previous round's future is released loses the data on the workers)
+        Cf = self.client.scatter(np.asarray(C, dtype=float), broadcast=True, hash=False)
         futs = [self.client.submit(_partition_votes, self._schema_f, Cf, p, vote, pure=False) for p in self._parts]
         H = np.zeros(m)
         for f in futs:  # fixed partition order, block order inside each partition
