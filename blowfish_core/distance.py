@@ -321,7 +321,7 @@ class GowerKernel:
             ar = np.arange(e - s)
             m1 = d[ar, best].astype(np.float64)
             d[ar, best] = np.inf
-            m2 = d.min(axis=1).astype(np.float64) if m > 1 else np.full(e - s, np.inf)
+            m2 = d[ar, np.argmin(d, axis=1)].astype(np.float64)  # second best (argmin is faster than min)
             near = np.flatnonzero(m2 - m1 <= E2)
             if near.size:
                 d[near, best[near]] = m1[near]
