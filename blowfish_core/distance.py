@@ -27,6 +27,8 @@ BLOCK_BYTES = 32 * 2**20
 TILE_BYTES = 512 * 2**10
 #: size of one (rows, m) float32 tile of :meth:`GowerKernel.nearest` (256 rows at m = 1,024).
 TILE32_BYTES = 1 * 2**20
+#: most (record, candidate) near-tie pairs held before :meth:`GowerKernel.nearest` decides them.
+PAIRS_MAX = 2**21
 #: attributes with at most this many domain values use lookup tables.
 LOOKUP_MAX = 4096
 #: largest fused joint lookup table (bytes) per population.
@@ -260,6 +262,21 @@ class GowerKernel:
             D = buf if D is None else D + buf
         return D
 
+    def _resolve(self, X: np.ndarray, I: np.ndarray, pend_r: list, pend_j: list, out: np.ndarray) -> None:
+        """Decide the near-tie records: exact float64 distances of their (record, candidate) pairs,
+        the smallest per record, lowest candidate index on exact ties.  Empties the lists."""
+        if not pend_r:
+            return
+        rec = np.concatenate(pend_r)
+        jj = np.concatenate(pend_j)
+        pend_r.clear()
+        pend_j.clear()
+        vals = self._exact(X, I, rec, jj)
+        order = np.lexsort((jj, vals, rec))  # by record, then distance, then index
+        rs = rec[order]
+        firsts = order[np.r_[True, rs[1:] != rs[:-1]]]
+        out[rec[firsts]] = jj[firsts]
+
     def nearest(self, X: np.ndarray, I: np.ndarray | None = None, rows: int | None = None) -> np.ndarray:
         """argmin_j d(x, c_j) per record (ties -> lowest index): int (n,), identical to
         ``np.argmin`` over the float64 distances of :meth:`block`, computed mostly in float32.
@@ -286,6 +303,7 @@ class GowerKernel:
         step = max(1, int(rows)) if rows is not None else tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
         pend_r: list[np.ndarray] = []
         pend_j: list[np.ndarray] = []
+        pending = 0
         h = min(step, n)
         D = np.empty((h, m), dtype=np.float32)
         buf = np.empty((h, m), dtype=np.float32)
@@ -331,15 +349,14 @@ class GowerKernel:
                 rr, jj = np.divmod(flat, m)
                 pend_r.append(near[rr] + s)
                 pend_j.append(jj)
+                pending += jj.size
+                if pending > PAIRS_MAX:  # bounded memory however many ties (e.g. equal candidates)
+                    out[s:e] = best
+                    self._resolve(X, I, pend_r, pend_j, out)
+                    pending = 0
+                    continue
             out[s:e] = best
-        if pend_r:  # the near-tie rows: their candidates within 2E, exactly in float64
-            rec = np.concatenate(pend_r)
-            jj = np.concatenate(pend_j)
-            vals = self._exact(X, I, rec, jj)
-            order = np.lexsort((jj, vals, rec))  # by record, then distance, then index
-            rs = rec[order]
-            firsts = order[np.r_[True, rs[1:] != rs[:-1]]]
-            out[rec[firsts]] = jj[firsts]
+        self._resolve(X, I, pend_r, pend_j, out)
         return out
 
     def iter_blocks(self, X: np.ndarray, I: np.ndarray | None = None,

@@ -94,3 +94,24 @@ def test_nearest_exact_ties_take_the_lowest_index():
 
 def test_nearest_default_tile_is_cache_sized():
     assert tile_rows(1024, 2 * 2**20) == 256
+
+
+@settings(max_examples=30, deadline=None)
+@given(schema=tie_schemas(), seed=st.integers(0, 2**31 - 1), m=st.integers(1, 40), limit=st.sampled_from([0, 5, 50]))
+def test_nearest32_decides_near_ties_in_bounded_batches(schema, seed, m, limit):
+    """All candidates equal (every record ties with all of them): decided in batches of at most
+    PAIRS_MAX pairs, still the float64 argmin (index 0)."""
+    import blowfish_core.distance as dist
+
+    rng = np.random.default_rng(seed)
+    C = np.repeat(schema.sample_uniform(rng, 1), m, axis=0)
+    X = schema.sample_uniform(rng, 60)
+    k = GowerKernel(schema, C)
+    old = dist.PAIRS_MAX
+    dist.PAIRS_MAX = limit
+    try:
+        got = k.nearest(X, rows=7)
+    finally:
+        dist.PAIRS_MAX = old
+    np.testing.assert_array_equal(got, reference(k, X))
+    assert not got.any()
