@@ -19,7 +19,7 @@ from .errors import BlowfishError
 from .exports import to_csv_safe
 from .input_checks import check_generated_n, check_integer_bounds
 from .intake import IntakeResult, check_sep, intake_csv
-from .evolution import SynthConfig
+from .evolution import SCHEDULES, SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data, split_line
 from .experiment import RunRequest, run_paired, validate_request
@@ -78,11 +78,32 @@ def add_schedule_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5' (default: 512 for rounds 1-3, 1024 after)")
     p.add_argument("--release", type=_int, default=512, help="released records (default 512)")
     p.add_argument("--threshold-h", type=_float, default=0.0, help="public count threshold H (App. B; default 0)")
-    p.add_argument("--selection", choices=["hybrid", "sample", "rank"], default="hybrid")
-    p.add_argument("--children", type=_int, default=3,
-                   help="rank rounds: mutated children per kept parent (default 3: top m/4 kept; 1: top m/2 kept)")
-    p.add_argument("--release-mode", choices=["sample", "top"], default="sample",
-                   help="release drawn proportionally to the last noisy counts (default) or the top-count candidates")
+    p.add_argument("--schedule", choices=list(SCHEDULES), default="hybrid",
+                   help="named schedule (DESIGN §3): hybrid (default: rank rounds keep the top m/2 parents + 1 "
+                        "child each, release = the top final counts) or hybrid-256x3 (the earlier reading: top m/4 "
+                        "kept + 3 children each, release drawn proportionally); the flags below override it")
+    p.add_argument("--selection", choices=["hybrid", "sample", "rank"], default=None,
+                   help="population selection (default from --schedule: hybrid = sample up to round 3, then rank)")
+    p.add_argument("--children", type=_int, default=None,
+                   help="rank rounds: mutated children per kept parent, the top m/(1+children) kept "
+                        "(default from --schedule: 1 for hybrid, 3 for hybrid-256x3)")
+    p.add_argument("--release-mode", choices=["sample", "top"], default=None,
+                   help="top: the release distinct candidates with the largest final noisy counts (default for "
+                        "hybrid); sample: drawn proportionally to them (default for hybrid-256x3)")
+    p.add_argument("--rank-by", choices=["clipped", "raw"], default=None,
+                   help="what rank rounds and the top release rank by: clipped (default: the H-thresholded, "
+                        "clipped noisy counts) or raw (the unclipped noisy counts, as the reference library)")
+    p.add_argument("--mutation-index", choices=["t", "t-1"], default=None,
+                   help="round t mutates at rate_t (t, default) or at rate_(t-1) (t-1, as the reference library)")
+
+
+def config_from_args(args: argparse.Namespace) -> SynthConfig:
+    """SynthConfig from the add_schedule_args flags: --schedule, then the explicit flags on top.
+    Raises BlowfishError naming the field for a bad value."""
+    return SynthConfig.from_schedule(
+        args.schedule, rounds=args.rounds, population=parse_population(args.population, args.rounds),
+        release=args.release, threshold_h=args.threshold_h, selection=args.selection, children=args.children,
+        release_mode=args.release_mode, rank_by=args.rank_by, mutation_index=args.mutation_index).validate()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -158,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "--mechanism laplace the pure-DP epsilon")
     s.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5; "
                                                               "not with --mechanism laplace)")
-    s.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
+    s.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
     add_schedule_args(s)
     s.add_argument("--seeds", default=None,
@@ -412,9 +433,7 @@ def cmd_synth(args) -> int:
     check_generated_n(args.n, "--n")
     seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     _check_outputs(args, methods, seeds)
-    cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
-                      release=args.release, threshold_h=args.threshold_h, selection=args.selection,
-                      children=args.children, release_mode=args.release_mode).validate()
+    cfg = config_from_args(args)
     metric, split_txt = None, None
     if preset is not None and not args.schema:
         if args.chunk_rows is not None:
@@ -707,7 +726,7 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
                                               "scaled by Eq. (4); --private: spent by EACH of the K runs)")
     p.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho")
     p.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5)")
-    p.add_argument("--conversion", choices=["exact", "eq1"], default="exact",
+    p.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion of --epsilon (default exact)")
     add_schedule_args(p)
     p.add_argument("--seeds", default=None, help="public pilot: paired seeds (default 0,1,2,3); --private: ONE "
@@ -806,9 +825,7 @@ def cmd_pilot(args) -> int:
     _check_outputs(args, [], seeds)
     if args.public and args.report and os.path.abspath(args.public) == os.path.abspath(args.report):
         raise BlowfishError(f"--report would overwrite the input --public {args.public}. Fix: choose another path")
-    cfg = SynthConfig(rounds=args.rounds, population=parse_population(args.population, args.rounds),
-                      release=args.release, threshold_h=args.threshold_h, selection=args.selection,
-                      children=args.children, release_mode=args.release_mode).validate()
+    cfg = config_from_args(args)
     reach = record_reach(schema, policy)
     taus = parse_tau_grid(args.tau_grid) if args.tau_grid is not None else tau_grid(reach)
     metric = preset.metric_fn() if preset is not None and not args.schema else None

@@ -10,8 +10,9 @@ Per round t = 1..T on population C_t (m_t candidates):
      sigma_t^2 = Delta_t^2 / (2 rho_t), or Laplace b_t = Delta1_t / epsilon_t), one ledger row;
   4. post-processing only: entries below the public threshold H are zeroed and
      negative entries clipped (App. B); C_{t+1} = ResampleMutate(H~_t, C_t).
-After round T the release (``release`` records) is drawn from C_T with probability
-proportional to the clipped noisy counts of round T (post-processing, no mutation).
+After round T the release (``release`` records) is taken from C_T by post-processing of the
+round-T noisy counts, unmutated: release_mode 'top' (default) = the ``release`` distinct
+candidates with the largest counts; 'sample' = drawn proportionally to the clipped counts.
 
 Sampling release steps (mechanism ``pubmix`` / ``linmix``, papers/003; hard votes
 only): steps 3-4 become "draw n_samples_t i.i.d. bin indices from
@@ -19,16 +20,24 @@ only): steps 3-4 become "draw n_samples_t i.i.d. bin indices from
 histogram on C_t, mechanisms/pubmix.py), with n_samples_t = m_{t+1} (t < T) or the
 release size (t = T), and (beta_t, f_t) fixed before the run (PubMix.plan).  "sample"
 selection uses the draws as the parents; "rank" selection ranks by the counts among
-the draws (post-processing); the release is the round-T draws ('top': the candidates
-with the most draws).  The mixture and H_t are never stored.
+the draws (post-processing); the release is made from the round-T draws: release_mode
+'sample' = the draws themselves, 'top' (default) = the distinct candidates with the most
+draws.  The mixture and H_t are never stored.
 
-Default schedule ("hybrid", the paper's setting): 8 rounds, 512 candidates in
+Default schedule ("hybrid", the paper's setting read as the reference library does,
+DESIGN §3; the named schedules are in :data:`SCHEDULES`): 8 rounds, 512 candidates in
 rounds 1-3 and 1024 in rounds 4-8.  Populations of rounds <= ``switch_round`` are
 produced by "sample" selection (parents drawn proportionally to the clipped counts,
 one mutated child each, parents not kept); later ones by "rank" selection (the top
-m/(1+children) parents kept plus ``children`` mutated children each).  If every
-clipped count is zero, parents are drawn uniformly (documented fallback).
-Mutation (rate_t = a - (a - b) (t/T)^0.2, a=0.5, b=0.01): numeric and ordinal
+m/(1+children) parents kept plus ``children`` mutated children each; children = 1 by
+default, so at the paper's sizes the top 512 = ``release`` parents are kept plus one
+child each); the release is the 512 distinct candidates with the largest final noisy
+counts.  Ranking uses the clipped counts (``rank_by='clipped'``) or the raw noisy
+counts (``'raw'``, as the reference library).  The previous reading (top m/4 kept with
+3 children, release drawn proportionally) is the named schedule ``hybrid-256x3``.
+If every clipped count is zero, parents are drawn uniformly (documented fallback).
+Mutation (rate_t = a - (a - b) (t/T)^0.2, a=0.5, b=0.01; round t mutates at rate_t,
+or at rate_{t-1} with ``mutation_index='t-1'``, as the reference library): numeric and ordinal
 values move by a uniform step in [-rate, rate] x (domain width), rounded to the
 grid and clipped; categorical/binary/hierarchical values are redrawn uniformly
 with probability rate.
@@ -60,6 +69,21 @@ from .sensitivity import DEFAULT_MAX_EDGES
 from .votes import vote_histogram
 
 SELECTIONS = ("hybrid", "sample", "rank")
+RELEASE_MODES = ("top", "sample")
+RANK_BY = ("clipped", "raw")
+MUTATION_INDEX = ("t", "t-1")
+
+#: the named schedules (DESIGN §3), the ONE place their settings live.  "hybrid" (the
+#: default): the reference library's reading -- rank rounds keep the top m/2 (= release at
+#: the paper's sizes) parents with one child each, release = the top final counts.
+#: "hybrid-256x3": the earlier reading (top m/4 kept, 3 children each, release drawn
+#: proportionally to the clipped counts), kept for comparison.
+SCHEDULES: dict[str, dict[str, Any]] = {
+    "hybrid": {"selection": "hybrid", "switch_round": 3, "children": 1, "release_mode": "top",
+               "rank_by": "clipped", "mutation_index": "t"},
+}
+SCHEDULES["hybrid-256x3"] = {**SCHEDULES["hybrid"], "children": 3, "release_mode": "sample"}
+_DEFAULT = SCHEDULES["hybrid"]
 _INIT, _NOISE, _SELECT, _MUTATE, _RELEASE = range(5)
 
 
@@ -75,26 +99,50 @@ class SynthConfig:
     1-3 and 1024 after (scaled down when T < 4).  release: records released (>= 1).
     threshold_h: public count threshold H (App. B), >= 0.  selection: 'hybrid',
     'sample' or 'rank'.  switch_round: hybrid switches to rank for populations of
-    rounds > switch_round.  children: mutated children per kept parent in rank mode.
-    release_mode: 'sample' (default: draw the release proportionally to the last clipped
-    noisy counts) or 'top' (the candidates with the largest counts; with children=1 this is
-    the reading of the reference PE library that experiments/REPORT.md §8 found closer
-    to the paper's crossings).  mutation_start/end: a and b of the decaying mutation rate.  max_edges: exhaustive
-    limit of Hard's certification.  budget_weights: per-round rho split (None = equal).
+    rounds > switch_round.  children: mutated children per kept parent in rank mode
+    (default 1: the top m/(1+children) = m/2 kept, i.e. 512 = release at the paper's sizes).
+    release_mode: 'top' (default: the ``release`` distinct candidates of C_T with the largest
+    final noisy counts, unmutated; when C_T has fewer distinct records, those repeat in rank
+    order) or 'sample' (drawn proportionally to the last clipped noisy counts).
+    rank_by: what rank selection and the 'top' release rank by: 'clipped' (default: the
+    H-thresholded, clipped counts) or 'raw' (the unclipped noisy counts, as the reference
+    library).  mutation_index: 't' (default: round t mutates at rate_t) or 't-1' (at rate_{t-1},
+    as the reference library).  mutation_start/end: a and b of the decaying mutation rate.
+    max_edges: exhaustive limit of Hard's certification.  budget_weights: per-round rho split
+    (None = equal).  Named schedules: :meth:`from_schedule` (:data:`SCHEDULES`).
     """
 
     rounds: int = 8
     population: list[int] | None = None
     release: int = 512
-    release_mode: str = "sample"
+    release_mode: str = _DEFAULT["release_mode"]
     threshold_h: float = 0.0
-    selection: str = "hybrid"
-    switch_round: int = 3
-    children: int = 3
+    selection: str = _DEFAULT["selection"]
+    switch_round: int = _DEFAULT["switch_round"]
+    children: int = _DEFAULT["children"]
+    rank_by: str = _DEFAULT["rank_by"]
+    mutation_index: str = _DEFAULT["mutation_index"]
     mutation_start: float = 0.5
     mutation_end: float = 0.01
     max_edges: float = DEFAULT_MAX_EDGES
     budget_weights: list[float] | None = None
+
+    @classmethod
+    def from_schedule(cls, name: str = "hybrid", **overrides: Any) -> "SynthConfig":
+        """The named schedule ``name`` (a key of :data:`SCHEDULES`) with ``overrides`` on top
+        (any SynthConfig field; None values are ignored, so unset CLI flags keep the schedule's).
+
+        Raises BlowfishError naming ``schedule`` for an unknown name, or the field for an
+        unknown override.  Not validated (call .validate()).
+        """
+        if name not in SCHEDULES:
+            raise BlowfishError(f"schedule must be one of {', '.join(SCHEDULES)} (got {name!r})")
+        fields = set(cls.__dataclass_fields__)
+        bad = sorted(set(overrides) - fields)
+        if bad:
+            raise BlowfishError(f"unknown schedule setting {bad[0]!r}. Fix: use one of {', '.join(sorted(fields))}")
+        kw = {**SCHEDULES[name], **{k: v for k, v in overrides.items() if v is not None}}
+        return cls(**kw)
 
     def sizes(self) -> list[int]:
         if self.population is not None:
@@ -121,12 +169,16 @@ class SynthConfig:
             raise BlowfishError(f"release size must be <= 10,000,000 (got {self.release})")
         if not math.isfinite(self.threshold_h) or self.threshold_h < 0:
             raise BlowfishError(f"threshold H must be a finite number >= 0 (got {self.threshold_h})")
-        if self.release_mode not in ("sample", "top"):
+        if self.release_mode not in RELEASE_MODES:
             raise BlowfishError(f"release mode must be 'sample' or 'top' (got {self.release_mode!r})")
+        if self.rank_by not in RANK_BY:
+            raise BlowfishError(f"rank_by must be 'clipped' or 'raw' (got {self.rank_by!r})")
+        if self.mutation_index not in MUTATION_INDEX:
+            raise BlowfishError(f"mutation_index must be 't' or 't-1' (got {self.mutation_index!r})")
         if self.selection not in SELECTIONS:
             raise BlowfishError(f"selection must be one of {', '.join(SELECTIONS)} (got {self.selection!r})")
-        if self.children < 1:
-            raise BlowfishError(f"children per parent must be >= 1 (got {self.children})")
+        if isinstance(self.children, bool) or not isinstance(self.children, (int, np.integer)) or self.children < 1:
+            raise BlowfishError(f"children per parent must be a whole number >= 1 (got {self.children!r})")
         if not (0 <= self.mutation_end <= self.mutation_start <= 1):
             raise BlowfishError("mutation rates must satisfy 0 <= end <= start <= 1")
         return self
@@ -142,7 +194,8 @@ class SynthResult:
 
     sampler: reference methods only (experiment.run_method, runner 'baseline'): ``sampler(n, rng)``
     draws n more encoded records from the fitted model (post-processing); None for Algorithm 1,
-    whose further samples come from final_population / final_weights.
+    whose further samples come from final_population / final_weights (clipped counts) and
+    final_scores (what the 'top' release ranks by: config.rank_by's counts).
     """
 
     method: str
@@ -154,6 +207,7 @@ class SynthResult:
     populations: list[np.ndarray] | None = None
     final_population: np.ndarray | None = None
     final_weights: np.ndarray | None = None
+    final_scores: np.ndarray | None = None
     sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None
 
 
@@ -227,8 +281,15 @@ def make_streams(seed: int | None) -> "SeededStreams | OsEntropyStreams":
 
 
 def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
-    """rate_t = a - (a - b) (t/T)^0.2 (DESIGN §3)."""
+    """rate_t = a - (a - b) (t/T)^0.2 (DESIGN §3); t in [0, T] (rate_0 = a)."""
     return a - (a - b) * (t / T) ** 0.2
+
+
+def round_mutation_rate(t: int, cfg: SynthConfig) -> float:
+    """The rate round t (1..T-1) mutates its parents at: rate_t (mutation_index 't') or
+    rate_{t-1} ('t-1', the reference library's indexing)."""
+    i = t if cfg.mutation_index == "t" else t - 1
+    return mutation_rate(i, cfg.rounds, cfg.mutation_start, cfg.mutation_end)
 
 
 def mutate(schema: Schema, parents: np.ndarray, rate: float, rng: np.random.Generator) -> np.ndarray:
@@ -252,8 +313,25 @@ def _weights(noisy: np.ndarray, H: float) -> np.ndarray:
     return np.maximum(w, 0.0)
 
 
-def _select(mode: str, w: np.ndarray, size: int, children: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Return (kept parent indices, parent index of every child to mutate)."""
+def rank_order(w: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
+    """Candidate indices from the highest count down (stable: ties keep index order).
+
+    w: (m,) clipped counts; scores: (m,) what to rank by instead (the raw noisy counts for
+    rank_by='raw'); None ranks by w (as w / sum(w), which is the same order).
+    """
+    if scores is not None:
+        return np.argsort(-scores, kind="stable")
+    total = w.sum()
+    prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
+    return np.argsort(-prob, kind="stable")
+
+
+def _select(mode: str, w: np.ndarray, size: int, children: int, rng: np.random.Generator,
+            scores: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Return (kept parent indices, parent index of every child to mutate).
+
+    'sample': size parents drawn proportionally to the clipped counts w; 'rank': the top
+    size // (1 + children) by rank_order(w, scores) kept, children cycled over them."""
     m = w.size
     u = rng.random(size)
     total = w.sum()
@@ -263,7 +341,7 @@ def _select(mode: str, w: np.ndarray, size: int, children: int, rng: np.random.G
         cdf[-1] = 1.0
         return np.zeros(0, dtype=np.intp), np.searchsorted(cdf, u, side="right").astype(np.intp)
     keep_n = max(1, size // (1 + children))
-    order = np.argsort(-prob, kind="stable")
+    order = rank_order(w, scores)
     kept = order[: min(keep_n, m)]
     n_child = size - kept.size
     child_parents = np.resize(kept, n_child)
@@ -349,6 +427,7 @@ def run_synthesis(
     round_secs: list[float] = []
     pops: list[np.ndarray] = []
     w = np.zeros(0)
+    scores = None
     for t in range(1, T + 1):
         rt = time.perf_counter()
         if should_stop is not None and should_stop():
@@ -365,12 +444,14 @@ def run_synthesis(
             draws = _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng(_NOISE, t))
             del Hist  # the private histogram leaves the round only through the draws
             w = np.bincount(draws, minlength=kernel.m).astype(float)
+            scores = None  # the draw counts are never negative: raw = clipped
             scale = plan.beta_t[t - 1]
             ledger.append(mech.row(t, kernel.m, cal, plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
         else:
             scale = mech.scale(cal.delta, budgets[t - 1])
             noisy = mech.release(Hist, scale, rng(_NOISE, t), integer=integer_votes)
             w = _weights(noisy, cfg.threshold_h)
+            scores = noisy if cfg.rank_by == "raw" else None
             notes = list(cal.notes)
             if not (w > 0).any():
                 notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
@@ -385,8 +466,8 @@ def run_synthesis(
             if sampling and mode == "sample":  # the PubMix draws are the parents
                 kept, parents = np.zeros(0, dtype=np.intp), draws.astype(np.intp)
             else:
-                kept, parents = _select(mode, w, size, cfg.children, rng(_SELECT, t))
-            rate = mutation_rate(t, T, cfg.mutation_start, cfg.mutation_end)
+                kept, parents = _select(mode, w, size, cfg.children, rng(_SELECT, t), scores)
+            rate = round_mutation_rate(t, cfg)
             children = mutate(schema, C[parents], rate, rng(_MUTATE, t))
             C = np.vstack([C[kept], children]) if kept.size else children
         round_secs.append(time.perf_counter() - rt)
@@ -396,13 +477,12 @@ def run_synthesis(
                       "how": cal.how})
     # --- release: post-processing of the last noisy histogram (sampling: the round-T draws)
     if sampling:
-        idx = draws if cfg.release_mode == "sample" else np.resize(np.argsort(-w, kind="stable")[:cfg.release],
-                                                                     cfg.release)
+        idx = draws if cfg.release_mode == "sample" else top_distinct(C, rank_order(w), cfg.release)
         release = C[idx]
     else:
-        release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0))]
+        release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0), scores, C)]
     return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
-                       pops if keep_populations else None, C, w)
+                       pops if keep_populations else None, C, w, scores if scores is not None else w)
 
 
 def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> np.ndarray:
@@ -424,12 +504,27 @@ def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng)
     return pubmix_sample(Hist / n_priv, p_noise, plan.beta_t[i], plan.n_samples[i], rng)
 
 
-def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator) -> np.ndarray:
+def top_distinct(C: np.ndarray | None, order: np.ndarray, n: int) -> np.ndarray:
+    """The first n indices of ``order`` whose records (rows of C, (m, p)) are distinct.
+
+    A record that appears several times in C counts once, at its best-ranked copy.  When C
+    has fewer than n distinct records, the distinct ones repeat cyclically in rank order
+    (documented choice, docs/DECISIONS.md).  C None: no de-duplication.  Post-processing only.
+    """
+    if C is not None and order.size:
+        _, first = np.unique(C[order], axis=0, return_index=True)
+        order = order[np.sort(first)]
+    return np.resize(order[: min(n, order.size)], n)
+
+
+def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator,
+                    scores: np.ndarray | None = None, C: np.ndarray | None = None) -> np.ndarray:
     """Indices into C_T of n released records, from the last clipped noisy counts w (m_T,).
 
     mode 'sample': drawn proportionally to w (uniformly when every w is 0), by n uniforms of
-    ``rng``; 'top': the n candidates with the largest counts (stable order), repeated
-    cyclically when n > m_T.  Post-processing only (no privacy cost).
+    ``rng``; 'top': the n distinct records of C (m_T, p) with the largest counts (rank_order(w,
+    scores): scores = the raw noisy counts for rank_by='raw'; stable order), see top_distinct.
+    Post-processing only (no privacy cost).
     """
     total = w.sum()
     prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
@@ -437,6 +532,5 @@ def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator) 
     cdf[-1] = 1.0
     u = rng.random(n)
     if mode == "top":
-        order = np.argsort(-prob, kind="stable")
-        return np.resize(order[: min(n, order.size)], n)
+        return top_distinct(C, rank_order(w, scores), n)
     return np.searchsorted(cdf, u, side="right")

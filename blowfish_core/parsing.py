@@ -96,11 +96,12 @@ class Budget:
 
 
 def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
-                 mechanism: str | None = None, conversion: str = "exact", flags: bool = True) -> Budget:
+                 mechanism: str | None = None, conversion: str | None = None, flags: bool = True) -> Budget:
     """The run's budget from rho / (epsilon, delta) and the mechanism.
 
     Gaussian: give rho, or epsilon (with delta, default 1e-5), converted to rho by ``conversion``
-    ('exact' mu-GDP curve or 'eq1').  Laplace: give epsilon only (pure DP has no delta and no rho).
+    ('exact' mu-GDP curve, the default when None, or 'eq1').  Laplace: give epsilon only (pure DP
+    has no delta and no rho).  A conversion given with rho (nothing to convert) is refused, not ignored.
     flags: name the CLI flags (--rho ...) in messages, else the field names.
     Raises BlowfishError / BudgetError naming the field.
     """
@@ -132,8 +133,12 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
     if rho is not None and epsilon is not None:
         raise BlowfishError(f"give either {f('rho')} or {f('epsilon')}/{f('delta')}, not both")
     if rho is not None:
+        if conversion is not None:
+            raise BlowfishError(f"{f('conversion')} {conversion} converts {f('epsilon')} to rho; with "
+                                f"{f('rho')} there is nothing to convert. Fix: drop {f('conversion')}")
         return Budget(mech, check_rho(rho), None, d, "rho")
     if epsilon is not None:
+        conversion = "exact" if conversion is None else conversion
         r = rho_from_budget(epsilon=epsilon, delta=d, conversion=conversion)
         return Budget(mech, r, None, d, f"epsilon={epsilon:g}, delta={d:g} via {conversion}")
     raise BlowfishError(f"give a budget: {f('rho')} R, or {f('epsilon')} E {f('delta')} D")
@@ -208,6 +213,7 @@ def apply_protect(policy: Policy, specs: list[str], preset=None, name: str = "--
     With a preset, a bare ATTR (or 'block') takes the preset's Table 3 graph (Preset.policy_with);
     without one, SPEC must be explicit.  Raises PolicyError / BlowfishError naming ``name``.
     """
+    _refuse_repeats(specs, name)
     if preset is not None:
         return preset.policy_with(specs, base=policy)
     per = dict(policy.per_attribute)
@@ -221,6 +227,17 @@ def apply_protect(policy: Policy, specs: list[str], preset=None, name: str = "--
         else:
             per[attr] = AttributePolicy(kind, theta=theta)
     return Policy(per, policy.participation)
+
+
+def _refuse_repeats(specs: list[str], name: str) -> None:
+    """Raise BlowfishError when one attribute is named by two ATTR[=SPEC] items (the later one would win silently)."""
+    seen: dict[str, list[str]] = {}
+    for item in specs:
+        seen.setdefault(str(item).split("=", 1)[0].strip(), []).append(str(item))
+    twice = {a: items for a, items in seen.items() if len(items) > 1}
+    if twice:
+        listed = "; ".join(f"{a}: {', '.join(items)}" for a, items in twice.items())
+        raise BlowfishError(f"{name} names an attribute more than once ({listed}). Fix: give each attribute once")
 
 
 def seed_range(count, first=0, name: str = "number of paired seeds") -> list[int]:

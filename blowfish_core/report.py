@@ -156,7 +156,8 @@ def _config(req: RunRequest) -> dict[str, Any]:
         "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
         "threshold_h": req.config.threshold_h, "selection": req.config.selection,
         "switch_round": req.config.switch_round, "children": req.config.children,
-        "release_mode": req.config.release_mode,
+        "release_mode": req.config.release_mode, "rank_by": req.config.rank_by,
+        "mutation_index": req.config.mutation_index,
         "mutation": [req.config.mutation_start, req.config.mutation_end],
     }
 

@@ -74,12 +74,17 @@ class RunSettings:
     out_dir: str | None = None
     allow_empty_policy: bool = False
 
+    @property
+    def budget_conversion(self) -> str | None:
+        """The epsilon -> rho conversion to pass on: None when the budget is rho (nothing to convert)."""
+        return self.conversion if self.epsilon is not None else None
+
     def validate(self) -> RunSettings:
         """Check every setting with the CLI's parsers; BlowfishError naming the field."""
         methods = parse_methods(self.methods, "methods")
         if not methods:
             raise BlowfishError("methods: choose at least one method")
-        parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.conversion, flags=False)
+        parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.budget_conversion, flags=False)
         require_tau(methods, self.tau, "tau")
         if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
             raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seeds!r})")
@@ -179,7 +184,8 @@ def cli_args(settings: RunSettings, schema_path: str = SCHEMA_FILE, policy_path:
     c = s.config
     args += ["--rounds", _num(c.rounds), f"--population={_population(c.sizes())}", "--release", _num(c.release),
              "--threshold-h", _num(c.threshold_h), "--selection", c.selection, "--children", _num(c.children),
-             "--release-mode", c.release_mode, "--seeds", ",".join(str(int(x)) for x in s.seeds),
+             "--release-mode", c.release_mode, "--rank-by", c.rank_by, f"--mutation-index={c.mutation_index}",
+             "--seeds", ",".join(str(int(x)) for x in s.seeds),
              "--out", s.out]
     if s.report:
         args += ["--report", s.report]
@@ -249,7 +255,8 @@ policy = bc.Policy.from_json((HERE / {POLICY_FILE!r}).read_text(encoding="utf-8"
 
 config = SynthConfig(rounds={c.rounds!r}, population={c.sizes()!r}, release={c.release!r},
                      threshold_h={float(c.threshold_h)!r}, selection={c.selection!r}, children={c.children!r},
-                     release_mode={c.release_mode!r})
+                     release_mode={c.release_mode!r}, rank_by={c.rank_by!r},
+                     mutation_index={c.mutation_index!r})
 METHODS = {parse_methods(s.methods, "methods")!r}
 SEEDS = {[int(x) for x in s.seeds]!r}
 OUT = HERE / {s.out!r}
@@ -259,7 +266,7 @@ for method in METHODS:
     for seed in SEEDS:
         syn = bc.Synthesizer(schema, policy, method=method, tau={None if s.tau is None else _num(s.tau)},
                              {budget_txt}, mechanism={get_mechanism(s.mechanism).name!r},
-                             conversion={s.conversion!r}, seed=seed, config=config,
+                             conversion={s.budget_conversion!r}, seed=seed, config=config,
                              allow_empty_policy={bool(s.allow_empty_policy)!r}).fit(df)
         release = syn.sample(config.release)
         if method == METHODS[0] and seed == SEEDS[0]:
@@ -279,7 +286,7 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
     """The report fields report.ledger_text needs, from the settings alone (before any run)."""
     s = settings.validate()
     methods = parse_methods(s.methods, "methods")
-    b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.conversion, flags=False)
+    b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.budget_conversion, flags=False)
     rounds = s.config.rounds
     if b.rho is not None and any(get_method(m).is_reference for m in methods):
         # reference methods (MST, AIM): Gaussian + exponential rows, Eq. (1) only (ledger.zcdp_totals);

@@ -59,7 +59,7 @@ class Synthesizer:
         ignored; optional extra ``pip install .[baseline]``).
     tau : temperature (> 0) of soft votes; required by the methods that need it.
     rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
-        ``conversion`` ('exact' or 'eq1'); with ``mechanism='laplace'``: epsilon only (pure DP).
+        ``conversion`` ('exact' when None, or 'eq1'; refused with rho); with ``mechanism='laplace'``: epsilon only (pure DP).
     mechanism : 'gaussian' (default) or 'laplace': the additive noise of ``noise='gaussian'``.
     noise : the release step of the hard vote: 'gaussian' (default: add noise by ``mechanism``,
         then resample), 'pubmix' or 'linmix' (papers/003: draw from (1 - beta) H/n + beta P_nse;
@@ -68,7 +68,10 @@ class Synthesizer:
     public : pubmix: public rows of the same domain, disjoint from the private table (DataFrame).
     seed : whole number >= 0 (paired study streams, numpy noise), or None (default: release mode,
         OS entropy and OpenDP noise; see the module docstring).
-    config : SynthConfig (default: the paper's schedule, 8 rounds, 512 released).
+    config : SynthConfig (default: SynthConfig() = the 'hybrid' schedule of DESIGN §3, 8 rounds,
+        512 released, rank rounds keep the top m/2 with one child each, release = the top final
+        counts; rank_by / mutation_index / children / release_mode are its fields; the earlier
+        reading: ``SynthConfig.from_schedule('hybrid-256x3')``).
     allow_empty_policy : run a Blowfish method even when the policy protects nothing.
     streams : optional source of randomness ``streams(purpose, t) -> Generator`` (overrides seed).
     engine : 'local' (default) or 'dask' (the vote histograms on a dask.distributed cluster,
@@ -84,7 +87,7 @@ class Synthesizer:
     def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,
                  rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
                  mechanism: str = "gaussian", seed: int | None = None, config: SynthConfig | None = None,
-                 conversion: str = "exact", allow_empty_policy: bool = False,
+                 conversion: str | None = None, allow_empty_policy: bool = False,
                  streams: Callable[[int, int], np.random.Generator] | None = None,
                  noise: str = "gaussian", public: pd.DataFrame | None = None,
                  engine: str = "local", client: Any = None, chunk_rows: int | None = None) -> None:
@@ -235,7 +238,9 @@ class Synthesizer:
 
         Post-processing only.  The k-th call (k = 0, 1, ...) uses release stream k, so the first
         ``sample(config.release)`` equals the run's (and the CLI's) release.  PubMix/LinMix: the
-        first ``sample(config.release)`` returns the round-T draws (the release); any other call
+        first ``sample(config.release)`` returns the run's release (made from the round-T draws:
+        the draws themselves with release_mode 'sample', the distinct candidates with the most
+        draws with 'top', the default); any other call
         resamples the released draws (post-processing of the release, no new draw from the mixture).
         Reference methods
         (MST, AIM): the first ``sample(config.release)`` is the fitted release; other calls draw
@@ -258,6 +263,7 @@ class Synthesizer:
             self.n_samples_drawn_ += 1
             return self.schema.decode(res.release)
         idx = release_indices(res.final_weights, int(n), self.config_.release_mode,
-                              self._streams(_RELEASE, self.n_samples_drawn_))
+                              self._streams(_RELEASE, self.n_samples_drawn_), res.final_scores,
+                              res.final_population)
         self.n_samples_drawn_ += 1
         return self.schema.decode(res.final_population[idx])

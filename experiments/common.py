@@ -25,12 +25,19 @@ Task fields (defaults in :data:`TASK_DEFAULTS`):
               (a common 10,000-row XOR test set, App. F.9)
     n         XOR-k private size (default 12,000)
     data_seed XOR-k data seed (default 0)
-    threshold_h, selection, children   ResampleMutate settings (ablations only)
-    release_rule  'sample' (default: the engine's release, 512 draws from C_T with
-              probability proportional to the clipped noisy counts of round T) |
-              'top' (ablation: the 512 candidates of C_T with the largest noisy counts
-              of round T -- the same noisy histogram, recomputed from the paired noise
-              stream -- as the reference PE library evaluates its rank-selected samples)
+    threshold_h, selection, children   ResampleMutate settings (ablations only; children = mutated
+              children per kept parent in the rank rounds, default 1 = DESIGN §3's reading)
+    release_rule  'top' (default: the engine's release, SynthConfig.release_mode -- the
+              ``release`` distinct candidates of C_T with the largest noisy counts of round T,
+              DESIGN §3) | 'sample' (the previous reading: draws proportional to the clipped
+              noisy counts).  Passed to the engine; nothing is recomputed outside it.
+    rank_by   'clipped' (default) | 'raw': which noisy counts rank the candidates of a rank
+              round (reference-library detail, issue 12; ablation only)
+    mutation_index  't' (default) | 't-1': round t mutates at the rate of index t or t-1
+              (reference-library detail, issue 12; ablation only)
+    schedule  None (default: the fields above) | a named engine schedule such as
+              'hybrid-256x3' (the previous reading: 3 children per kept parent, sampled
+              release), applied through SynthConfig.from_schedule when the engine has it
 """
 
 from __future__ import annotations
@@ -49,8 +56,8 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from blowfish_core.distance import domain_index, group_records  # noqa: E402
-from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402
-from blowfish_core.methods import METHODS, get_method  # noqa: E402
+from blowfish_core.evolution import SCHEDULES, SynthConfig, run_synthesis  # noqa: E402
+from blowfish_core.methods import METHODS  # noqa: E402
 from blowfish_core.metrics import t_interval  # noqa: E402
 from blowfish_core.presets import get_preset, shared_path, split_table, xor_generate  # noqa: E402
 
@@ -62,10 +69,11 @@ REPORT_PATH = os.path.join(HERE, "REPORT.md")
 TASK_DEFAULTS: dict[str, Any] = {
     "dataset": "adult", "method": "hard", "rho": 1e-4, "tau": None, "seed": 0, "protect": [],
     "table": "private", "ref": "private", "n": None, "data_seed": 0,
-    "threshold_h": 0.0, "selection": "hybrid", "children": 3, "release_rule": "sample",
+    "threshold_h": 0.0, "selection": "hybrid", "children": 1, "release_rule": "top",
+    "rank_by": "clipped", "mutation_index": "t", "schedule": None,
 }
 #: fields left out of the key when at their default (added after the first cached runs).
-OPTIONAL_FIELDS = ("children", "release_rule")
+OPTIONAL_FIELDS = ("children", "release_rule", "rank_by", "mutation_index", "schedule")
 SOFT_METHODS = tuple(m.name for m in METHODS.values() if m.needs_tau)  # from the method table
 #: size of the common XOR-3 test reference (App. F.9).
 XOR_TEST_N = 10_000
@@ -176,13 +184,11 @@ def execute(t: dict[str, Any]) -> dict[str, Any]:
     """Run one task; return {'error', 'seconds', 'calibration': {how: rounds}, 'delta_t', 'n'}."""
     d = prepared(t["dataset"], t["table"], t["n"], t["data_seed"])
     policy = d.preset.policy_with(t["protect"]) if t["protect"] else d.preset.default_policy()
-    cfg = SynthConfig(threshold_h=float(t["threshold_h"]), selection=t["selection"], children=int(t["children"]))
+    cfg = synth_config(t)
     t0 = time.perf_counter()
     c0 = time.process_time()
-    top = t["release_rule"] == "top"
-    res = run_synthesis(d.schema, d.X, policy, t["method"], t["rho"], t["tau"], cfg, t["seed"],
-                        grouped=d.grouped, keep_populations=top)
-    release = top_release(d, t, res, cfg) if top else res.release
+    res = run_synthesis(d.schema, d.X, policy, t["method"], t["rho"], t["tau"], cfg, t["seed"], grouped=d.grouped)
+    release = res.release
     _, fn = d.preset.metric_fn()
     err = float(fn(d.schema, reference(t, d), release))
     cal: dict[str, int] = {}
@@ -193,26 +199,20 @@ def execute(t: dict[str, Any]) -> dict[str, Any]:
             "delta_t": [round(r.delta_t, 6) for r in res.rounds], "n": d.n}
 
 
-def top_release(d: Prepared, t: dict[str, Any], res, cfg: SynthConfig) -> np.ndarray:
-    """Ablation release: the cfg.release candidates of C_T with the largest noisy counts of round T.
+def synth_config(t: dict[str, Any]) -> SynthConfig:
+    """The engine configuration of a task (the release is the engine's; nothing is recomputed here).
 
-    The noisy histogram of round T is rebuilt exactly: the same vote histogram on C_T plus
-    sigma_T times the paired standard-normal stream of (seed, noise, T) that run_synthesis
-    used (checked against the ledger's survivor count)."""
-    from blowfish_core.evolution import _NOISE, rng_for
-    from blowfish_core.votes import vote_histogram
-
-    C = res.populations[-1]
-    T = len(res.rounds)
-    U, c, I = d.grouped
-    vote = get_method(t["method"]).make_vote(t["tau"])
-    H = vote_histogram(d.schema, C, U, c, vote, I=I)
-    noisy = H + res.rounds[-1].sigma_t * rng_for(t["seed"], _NOISE, T).standard_normal(C.shape[0])
-    surviving = int((np.maximum(np.where(noisy >= cfg.threshold_h, noisy, 0.0), 0.0) > 0).sum())
-    if surviving != res.rounds[-1].surviving:
-        raise RuntimeError("top_release: rebuilt noisy histogram does not match the run's ledger")
-    order = np.argsort(-noisy, kind="stable")[: cfg.release]
-    return C[order]
+    A task's ``schedule`` names an entry of blowfish_core.evolution.SCHEDULES (None = the
+    default reading); its children and release rule come from the schedule, the task's other
+    ResampleMutate fields are applied on top (SynthConfig.from_schedule).
+    """
+    kw: dict[str, Any] = {"threshold_h": float(t["threshold_h"]), "selection": t["selection"],
+                          "rank_by": t["rank_by"], "mutation_index": t["mutation_index"]}
+    if t["schedule"] is None:
+        return SynthConfig.from_schedule("hybrid", children=int(t["children"]), release_mode=t["release_rule"], **kw)
+    if t["schedule"] not in SCHEDULES:
+        raise ValueError(f"unknown schedule {t['schedule']!r}; known: {', '.join(SCHEDULES)}")
+    return SynthConfig.from_schedule(t["schedule"], **kw)
 
 
 def _execute_keyed(item: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
@@ -401,3 +401,12 @@ def fmt_sci(x: float | None, digits: int = 2) -> str:
     if -2 <= e <= 1:
         return f"{x:.{digits + 1}g}"
     return f"{x / 10 ** e:.{digits - 1}f}e{e}"
+
+
+def engine_supports(t: dict[str, Any]) -> bool:
+    """True when this engine can build the task's configuration (see synth_config)."""
+    try:
+        synth_config(t)
+    except ValueError:
+        return False
+    return True

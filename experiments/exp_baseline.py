@@ -278,11 +278,10 @@ def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float, run_se
                  + (f"AIM is slower, so it ran at {len(ab)} budgets only ({', '.join(f'{b:g}' for b in ab)})."
                     if len(ab) < len(budgets) else "AIM ran at the same budgets and seeds."))
     L.append("")
-    L.append("**Hard and BF-Soft columns: the schedule in use before issue 12's new default.** They are read from the "
+    L.append("**Hard and BF-Soft columns.** They are read from the "
              "fixed-temperature sweep of §1 (experiments/results/fig2.full.json, 8 paired seeds), run with the "
-             "previous default reading (rank rounds keep the top m/4 parents with 3 children each, release drawn "
-             "proportionally to the last noisy counts). They will move when §1 is rerun with the new default "
-             "(one child per kept parent, top-count release); MST and AIM do not depend on it. " + " ".join(
+             "default schedule (DESIGN §3: rank rounds keep the top m/2 parents with one child each, release = the "
+             "512 distinct candidates with the largest final noisy counts); MST and AIM do not depend on it. " + " ".join(
                  f"{d.capitalize()}: every Hard round was certified at Δ = √2, so Tab-PE's release equals Hard's "
                  "(same paired noise) and the Hard column is also Tab-PE." if ref.get(d, {}).get("tab_pe_equals_hard")
                  else "" for d in summ))

@@ -67,3 +67,21 @@ FIG7_CLAIM = ("every measured BF-Soft sensitivity lies below the bound; both fal
 
 #: §6.1: every checked round of the fixed-temperature runs had a protected boundary crossing (Hard = sqrt(2)).
 HARD_ALWAYS_SQRT2 = True
+
+#: §6.2.5, Figure 6b, App. F.8: Bank, method and tau chosen by a public pilot, 12 paired target runs.
+#: policy -> rho -> dict(reduction %, ci or None, tau chosen or None, approx = "about" in the text).
+FIG6B = {
+    "age": {1e-4: {"reduction": 25.0, "ci": None, "tau": None, "approx": True}},
+    "balance": {1e-4: {"reduction": 50.0, "ci": None, "tau": None, "approx": True}},
+    "age+balance": {1e-4: {"reduction": 25.0, "ci": None, "tau": None, "approx": True}},
+    "all five": {1e-4: {"reduction": 1.4, "ci": (-1.5, 4.3), "tau": 0.001, "approx": False},
+                 3e-3: {"reduction": 5.8, "ci": (2.6, 9.1), "tau": 0.003, "approx": False}},
+}
+FIG6B_CLAIM = ("numeric-threshold policies retain a clear advantage at rho = 1e-4: about 25% for age and "
+               "age+balance, and 50% for balance alone; adding education, job, or y reduces the gain below about "
+               "10%; all five: tau = 0.003 at rho = 0.003 gives 5.8% [2.6, 9.1] (q = 1, not significant after Holm), "
+               "tau = 0.001 at 1e-4 gives 1.4% [-1.5, 4.3]")
+
+#: §6.2.4 / App. F.7 (Figure 5): where the public pilot's zero-gain contour tracks the target's.
+FIG5_CLAIM = ("the pilot contour tracks the target well at the two smaller budgets (1e-4, 6e-4) and less closely "
+              "at 3e-3; the scaled pilot predicts the sign of the mean gain in 190/210 settings")

@@ -10,8 +10,9 @@ Usage (from the repository root)::
 Options: --workers N (default 2), --no-cache (recompute every run), --no-report.
 Experiment ids: fig2 (budget sweeps, Table 4), fig3 (temperature sweeps), fig4
 (decomposition), fig6a (policies), pilot (public pilot sign accuracy), trainsize
-(XOR-3 training size), fig7 (bound and calibration cost), ablate (investigation of
-the differences: selection schedule, release rule, threshold H).
+(XOR-3 training size), fig7 (bound and calibration cost), fig6b (Bank policies with a
+pilot-selected method), ablate (investigation: old vs new schedule reading, reference-library
+details, threshold H).
 
 Raw results go to experiments/results/<id>.<mode>.json; finished runs are also
 appended to experiments/results/runs_cache.<engine-hash>.jsonl so shared runs are
@@ -34,22 +35,33 @@ import multiprocessing as mp  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-from . import (exp_ablate, exp_bound, exp_budget, exp_decomposition, exp_pilot, exp_policies,  # noqa: E402
-               exp_temperature, exp_trainsize)
+from . import (exp_ablate, exp_bound, exp_budget, exp_decomposition, exp_fig6b, exp_pilot,  # noqa: E402
+               exp_policies, exp_temperature, exp_trainsize)
 from .common import (RESULTS_DIR, ROOT, TASK_DEFAULTS, RunCache, _worker_init, environment,  # noqa: E402
                      load_json, run_tasks, save_json, task_key)
 
-EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_pilot,
-                                 exp_trainsize, exp_bound, exp_ablate)}
-ENGINE_FILES = ("accounting.py", "distance.py", "evolution.py", "metrics.py", "policy.py", "presets.py",
-                "schema.py", "sensitivity.py", "votes.py", "data.py", "exact.py")
+EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_fig6b,
+                                 exp_pilot, exp_trainsize, exp_bound, exp_ablate)}
+#: blowfish_core sources that determine a run's result (everything run_synthesis imports,
+#: plus the modules the schedule code may move to); mechanisms/ is hashed whole.
+ENGINE_FILES = ("accounting.py", "calibration.py", "distance.py", "domain.py", "edges.py", "errors.py",
+                "evolution.py", "exact.py", "input_checks.py", "ledger.py", "methods.py", "metrics.py",
+                "policy.py", "presets.py", "pubmix.py", "schedules.py", "schema.py", "selection.py",
+                "sensitivity.py", "votes.py", "data.py")
+ENGINE_DIRS = ("mechanisms",)
 
 
 def engine_hash() -> str:
     """Short hash of the engine sources that determine a run's result."""
     h = hashlib.sha256()
-    for f in ENGINE_FILES:
-        p = os.path.join(ROOT, "blowfish_core", f)
+    core = os.path.join(ROOT, "blowfish_core")
+    files = list(ENGINE_FILES)
+    for d in ENGINE_DIRS:
+        p = os.path.join(core, d)
+        if os.path.isdir(p):
+            files += sorted(f"{d}/{f}" for f in os.listdir(p) if f.endswith(".py"))
+    for f in files:
+        p = os.path.join(core, f)
         if os.path.exists(p):
             with open(p, "rb") as fh:
                 h.update(f.encode() + fh.read())
@@ -81,6 +93,12 @@ def run_experiment(mod, mode: str, pool, cache, log) -> dict:
     else:
         tasks = mod.plan(scale)
         results, stats = run_tasks(tasks, pool=pool, cache=cache, log=log, label=mod.ID)
+        if hasattr(mod, "plan_targets"):  # two-stage experiment: stage 2 is planned from stage 1's results only
+            more = mod.plan_targets(scale, results)
+            res2, st2 = run_tasks(more, pool=pool, cache=cache, log=log, label=f"{mod.ID} targets")
+            results.update(res2)
+            tasks = list(tasks) + list(more)
+            stats = {k: (stats[k] + st2[k] if k != "runs" else len({task_key(t) for t in tasks})) for k in stats}
         runs = [compact_run(t, results[task_key(t)]) for t in {task_key(t): t for t in tasks}.values()]
         out = {"id": mod.ID, "mode": mode, "scale": scale, "runs": runs, "stats": stats}
     out["wall_seconds"] = round(time.perf_counter() - t0, 2)

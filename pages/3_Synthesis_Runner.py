@@ -186,8 +186,20 @@ with c3:
     st.number_input("Release size (records)", key="rn_release", disabled=lock, step=1)
     st.number_input("Threshold H (App. B)", key="rn_h", disabled=lock, format="%g", step=1.0)
     st.selectbox("Selection", ["hybrid", "sample", "rank"], key="rn_selection", disabled=lock,
-                 help="hybrid (default): 'sample' selection up to round 3, then 'rank' (top parents kept + 3 "
-                      "mutated children each)")
+                 help="hybrid (default): 'sample' selection up to round 3, then 'rank' (the top parents kept "
+                      "+ mutated children; see Advanced: schedule)")
+    with st.expander("Advanced: schedule (DESIGN §3)"):
+        st.selectbox("Schedule", ui.SCHEDULE_CHOICES, key="rn_schedule", disabled=lock,
+                     help="hybrid (default): rank rounds keep the top m/2 parents + 1 mutated child each, the "
+                          "release is the top final noisy counts (the reference library's reading). "
+                          "hybrid-256x3: the earlier reading (top m/4 kept + 3 children each, release drawn "
+                          "proportionally to the counts), for comparison")
+        st.radio("Rank by", ui.RANK_BY_CHOICES, key="rn_rank_by", disabled=lock, horizontal=True,
+                 help="clipped (default): the H-thresholded, clipped noisy counts; raw: the unclipped noisy "
+                      "counts (as the reference library)")
+        st.radio("Mutation index", ui.MUTATION_INDEX_CHOICES, key="rn_mutation_index", disabled=lock,
+                 horizontal=True, help="t (default): round t mutates at rate_t; t-1: at rate_(t-1) (as the "
+                                       "reference library)")
     st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", disabled=lock, step=1)
     st.number_input("First seed", key="rn_first_seed", disabled=lock, step=1)
 for _k in S:

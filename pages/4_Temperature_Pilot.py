@@ -318,7 +318,8 @@ def do_pilot() -> None:
         seeds = ui.seeds_from_inputs(P["pl_seeds"], P["pl_first_seed"])
         cfg = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
                                      "rn_release": P["pl_release"], "rn_h": R["rn_h"],
-                                     "rn_selection": R["rn_selection"]})
+                                     "rn_selection": R["rn_selection"],
+                                     **{k: R[k] for k in ui.SCHEDULE_KEYS if k in R}})
     except BlowfishError as e:
         status.error(f"Cannot run the pilot: {e}")
         return
@@ -363,7 +364,8 @@ try:
     _acc_seeds = ui.seeds_from_inputs(P["pl_seeds"], P["pl_first_seed"])
     _acc_cfg = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
                                       "rn_release": P["pl_release"], "rn_h": R["rn_h"],
-                                      "rn_selection": R["rn_selection"]})
+                                      "rn_selection": R["rn_selection"],
+                                     **{k: R[k] for k in ui.SCHEDULE_KEYS if k in R}})
 except BlowfishError:
     _acc_seeds, _acc_cfg = None, None
 if _acc_cfg is not None and isinstance(n_t, int) and n_t > 0:
@@ -412,7 +414,8 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
                 seeds_p = ui.seeds_from_inputs(1, P["pl_first_seed"])
                 cfg_p = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
                                                "rn_release": P["pl_release"], "rn_h": R["rn_h"],
-                                               "rn_selection": R["rn_selection"]})
+                                               "rn_selection": R["rn_selection"],
+                                     **{k: R[k] for k in ui.SCHEDULE_KEYS if k in R}})
                 out = choose_tau_private(studio.schema, studio.policy, studio.private, st.session_state["pl_rho"],
                                          taus_p, rho_sel=st.session_state["pl_rho_sel"], seed=seeds_p[0],
                                          config=cfg_p, metric=studio.metric_fn(), delta=st.session_state["pl_delta"],

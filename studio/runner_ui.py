@@ -30,7 +30,7 @@ from typing import Any, Callable, MutableMapping
 import pandas as pd
 
 from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import SynthConfig
+from blowfish_core.evolution import MUTATION_INDEX, RANK_BY, SCHEDULES, SynthConfig
 from blowfish_core.experiment import PairedResult, RunRequest, run_paired, validate_request
 from blowfish_core import methods as method_table, parsing
 from blowfish_core.mechanisms import get_mechanism
@@ -73,7 +73,9 @@ def session_budget_settings(s: dict[str, Any], view: Any) -> dict[str, Any]:
 
 
 #: Runner defaults: the paper's setting (App. F.2: 8 rounds, 512 then 1024 candidates,
-#: release 512, hybrid selection, H = 0) with 6 paired seeds instead of 12, at
+#: release 512, hybrid selection, H = 0; the engine's default 'hybrid' schedule of DESIGN §3:
+#: rank rounds keep the top m/2 with one child each, release = the top final counts, ranked by
+#: the clipped counts, round t mutating at rate_t) with 6 paired seeds instead of 12, at
 #: rho = 6e-4 (one of the paper's three highlighted budgets, epsilon ~ 0.17 by Eq. (1)).
 RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_methods": ["tab-pe", "hard", "bf-soft"],
@@ -90,11 +92,21 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_release": 512,
     "rn_h": 0.0,
     "rn_selection": "hybrid",
+    "rn_schedule": "hybrid",
+    "rn_rank_by": SCHEDULES["hybrid"]["rank_by"],
+    "rn_mutation_index": SCHEDULES["hybrid"]["mutation_index"],
     "rn_seeds": 6,
     "rn_first_seed": 0,
     "rn_sweep_grid": "1e-4, 6e-4, 3e-3, 1e-2",
     "rn_sweep_seeds": 3,
 }
+
+#: the Runner's "Advanced: schedule" choices, straight from the engine's tables.
+SCHEDULE_CHOICES = list(SCHEDULES)
+RANK_BY_CHOICES = list(RANK_BY)
+MUTATION_INDEX_CHOICES = list(MUTATION_INDEX)
+#: the settings keys of the schedule (the Pilot passes the Runner's along).
+SCHEDULE_KEYS = ("rn_schedule", "rn_rank_by", "rn_mutation_index")
 
 
 def runner_settings(state: MutableMapping[str, Any], tau: float | None = None,
@@ -147,7 +159,7 @@ def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion
     """
     eps_mode = mode == BUDGET_MODES[1]
     b = parsing.parse_budget(None if eps_mode else rho, epsilon if eps_mode else None, delta,
-                             conversion=conversion, flags=False)
+                             conversion=conversion if eps_mode else None, flags=False)
     return b.rho, b.delta, b.source
 
 
@@ -188,13 +200,19 @@ def parse_population(text: str | None, rounds: int) -> list[int] | None:
 
 
 def config_from_inputs(s: dict[str, Any]) -> SynthConfig:
-    """SynthConfig from the Runner/Pilot widgets (rounds, population text, release, H, selection)."""
+    """SynthConfig from the Runner/Pilot widgets (rounds, population text, release, H, selection,
+    and the Advanced schedule: rn_schedule, rn_rank_by, rn_mutation_index; missing keys take
+    RUNNER_DEFAULTS).  The named schedule first, the widgets on top (SynthConfig.from_schedule)."""
     rounds = s["rn_rounds"]
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise BlowfishError(f"rounds must be a whole number >= 1 (got {rounds!r})")
     pop = parse_population(str(s.get("rn_population") or "").strip() or None, rounds)
-    return SynthConfig(rounds=rounds, population=pop, release=s["rn_release"], threshold_h=float(s["rn_h"]),
-                       selection=s["rn_selection"]).validate()
+    d = RUNNER_DEFAULTS
+    return SynthConfig.from_schedule(
+        s.get("rn_schedule", d["rn_schedule"]), rounds=rounds, population=pop, release=s["rn_release"],
+        threshold_h=float(s["rn_h"]), selection=s["rn_selection"],
+        rank_by=s.get("rn_rank_by", d["rn_rank_by"]),
+        mutation_index=s.get("rn_mutation_index", d["rn_mutation_index"])).validate()
 
 
 def methods_from_inputs(methods: list[str], decomposition: bool) -> list[str]:
@@ -250,7 +268,8 @@ def fingerprint(req: RunRequest, studio_version: int, dataset: str) -> str:
         "v": studio_version, "data": dataset, "methods": req.methods, "rho": req.rho, "delta": req.delta,
         "tau": req.tau, "seeds": req.seeds, "rounds": req.config.rounds, "pop": req.config.sizes(),
         "release": req.config.release, "h": req.config.threshold_h, "sel": req.config.selection,
-        "src": req.budget_source, "mech": req.mechanism, "eps": req.epsilon,
+        "children": req.config.children, "release_mode": req.config.release_mode, "rank_by": req.config.rank_by,
+        "mutation_index": req.config.mutation_index, "src": req.budget_source, "mech": req.mechanism, "eps": req.epsilon,
     }, sort_keys=True)
 
 

@@ -362,7 +362,7 @@ def _accuracy_app():
     from studio.state import get_studio
 
     s = get_studio()
-    cfg = SynthConfig(rounds=2, population=[64, 64], release=64)
+    cfg = SynthConfig(rounds=2, population=[64, 64], release=32)
     accuracy_first_section(s, s.public.iloc[:600], len(s.private), 0.03, [0, 1], cfg, s.metric_fn())
 
 

@@ -320,3 +320,31 @@ def test_cli_bad_budget_and_method_are_one_line_errors(capsys):
     assert code == 2 and "unknown method 'magic'" in out.err
     code, out = run_cli(base + ["--rho", "0.1", "--method", "bf-soft"], capsys)
     assert code == 2 and "--tau is required" in out.err
+
+
+def test_conversion_with_rho_is_refused_not_ignored(tmp_path, capsys):
+    """--conversion converts epsilon; with --rho it would be silently ignored, so it is refused (CLI and API)."""
+    code = cli.main(["synth", "--preset", "xor3", "--n", "3000", "--rho", "1", "--conversion", "eq1",
+                     "--seeds", "0", "--out", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--conversion eq1 converts --epsilon to rho; with --rho there is nothing to convert. " \
+           "Fix: drop --conversion" in err
+    assert not (tmp_path / "o.csv").exists()
+    from blowfish_core.errors import BlowfishError
+    from blowfish_core.parsing import parse_budget
+
+    with pytest.raises(BlowfishError, match=r"^conversion eq1 converts epsilon to rho; with rho there is nothing"):
+        parse_budget(1.0, None, None, "gaussian", "eq1", flags=False)
+    # the default (None) with rho, and any conversion with epsilon, still work
+    assert parse_budget(1.0).rho == 1.0
+    assert parse_budget(None, 1.0, 1e-5, "gaussian", "eq1").source == "epsilon=1, delta=1e-05 via eq1"
+
+
+def test_protect_same_attribute_twice_is_refused(capsys):
+    """Two --protect items for one attribute: the later would win silently, so both are named and refused."""
+    code = cli.main(["reach", "--preset", "adult", "--protect", "age=threshold:3", "--protect", "age=threshold:5"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert ("--protect names an attribute more than once (age: age=threshold:3, age=threshold:5). "
+            "Fix: give each attribute once") in err

@@ -160,14 +160,89 @@ def test_run_main_and_report_render(tmp_path, monkeypatch):
     assert f"{np.mean(errs):.3f}" in text
 
 
-def test_top_release_rebuilds_the_runs_noisy_histogram():
-    """The ablation's top-count release recomputes round T's noisy histogram from the paired
-    noise stream; execute() checks it against the ledger's survivor count (RuntimeError if not)."""
+def test_tasks_follow_the_new_default_reading_and_the_engine_makes_the_release():
+    """Issue 12: task defaults = DESIGN §3's reading (children 1, top release, by the engine);
+    the previous reading is the named schedule 'hybrid-256x3'; defaults stay out of the key."""
+    import dataclasses
+
+    from blowfish_core.evolution import SynthConfig
+    from experiments.common import engine_supports, synth_config
+
     base = dict(dataset="xor3", method="bf-soft", rho=1e-3, tau=0.03, seed=1)
-    top = execute(task(release_rule="top", **base))
-    same = execute(task(**base))
-    assert top["calibration"] == same["calibration"] == {"bound": 8}
-    assert 0 <= top["error"] <= 2
-    # one child per kept parent changes the rank rounds, not the first (sample) rounds
-    assert task_key(task(children=1, **base)) != task_key(task(**base))
-    assert "children" not in task_key(task(**base))      # defaults stay out of the key (cache-compatible)
+    cfg = synth_config(task(**base))
+    assert (cfg.children, cfg.release_mode) == (1, "top")
+    old = synth_config(task(schedule="hybrid-256x3", **base))
+    assert (old.children, old.release_mode) == (3, "sample")
+    key = task_key(task(**base))
+    for f in ("children", "release_rule", "rank_by", "mutation_index", "schedule"):
+        assert f not in key                          # defaults stay out of the key
+    assert task_key(task(schedule="hybrid-256x3", **base)) != key
+    fields = {f.name for f in dataclasses.fields(SynthConfig)}
+    raw = task(rank_by="raw", **base)
+    if "rank_by" in fields:
+        assert synth_config(raw).rank_by == "raw"
+    else:                                            # an engine without the option refuses, naming the field
+        assert not engine_supports(raw)
+        with pytest.raises(ValueError, match="rank_by"):
+            synth_config(raw)
+    top = execute(task(**base))
+    sample = execute(task(release_rule="sample", **base))
+    assert top["calibration"] == sample["calibration"] == {"bound": 8}
+    assert 0 <= top["error"] <= 2 and top["error"] != sample["error"]
+
+
+def test_crossing_check_ratio_and_within_2x_exact():
+    from experiments.findings import crossing_check
+
+    c = crossing_check(1e-3, 2e-3)
+    assert c["ratio"] == pytest.approx(2.0) and c["ratio_text"] == "2.00" and c["within_2x"]
+    c = crossing_check(4e-4, 1.1e-3)
+    assert c["ratio"] == pytest.approx(2.75) and c["ratio_text"] == "2.75" and not c["within_2x"]
+    c = crossing_check(2.2e-3, 1.1e-3)
+    assert c["ratio"] == pytest.approx(0.5) and c["within_2x"]
+    assert crossing_check(2.3e-3, 1.1e-3)["within_2x"] is False
+    assert crossing_check(None, 1e-3) == {"ratio": None, "ratio_text": "—", "within_2x": False}
+
+
+def test_must_show_table_says_which_claims_fail():
+    """The issue-12 checks table on a synthetic stats dict: yes/no and the failed list come from the data."""
+    from experiments.findings import must_show
+
+    taus = {"0.015": {"crossing_rho": 1.4e-3}, "0.03": {"crossing_rho": 8.4e-4}, "0.06": {"crossing_rho": 1e-4}}
+    red = lambda m, lo, hi: {"mean": m, "lo": lo, "hi": hi, "n": 12}  # noqa: E731
+    summ = {"fig2": {"datasets": {"adult": {"taus": taus}}},
+            "trainsize": {"rows": [{"n": 12000, "reduction": red(27.5, 20.0, 35.0)},
+                                   {"n": 48000, "reduction": red(-3.0, -9.0, 3.0)},
+                                   {"n": 100000, "reduction": red(-77.0, -90.0, -60.0)}]}}
+    table, failed = must_show(summ)
+    lines = table.splitlines()
+    assert len(lines) == 2 + 3 + 3
+    assert "| adult crossing at τ = 0.015 within 2× of Table 4 | 2.0e-3 | 1.4e-3 | 1.43 | yes |" in lines
+    assert "| adult crossing at τ = 0.03 within 2× of Table 4 | 1.1e-3 | 8.4e-4 | 1.31 | yes |" in lines
+    assert "| adult crossing at τ = 0.06 within 2× of Table 4 | 5.5e-4 | 1.0e-4 | 5.50 | no |" in lines
+    assert failed == ["adult crossing at τ = 0.06 within 2× of Table 4",
+                      "XOR-3 training size n = 48,000: mean reduction positive"]
+    assert any(line.startswith("| XOR-3 training size n = 100,000: mean reduction negative") and
+               line.endswith("| yes |") for line in lines)
+
+
+def test_fig6b_pilot_choice_uses_pilot_runs_only():
+    """Stage 2 of fig6b is planned from the pilot's runs: lowest mean pilot error, ties to Hard."""
+    from experiments import exp_fig6b
+    from experiments.common import PILOT_N  # noqa: F401
+
+    sc = {"rhos": [1e-4], "policies": ["balance"], "target_seeds": [0, 1], "pilot_seeds": [100, 101]}
+    nt = 27126
+    kw = exp_fig6b._pilot_kw(1e-4, "balance", nt)
+    taus = exp_fig6b.taus_for("balance")
+    assert len(taus) == 9 and 0.003 in taus and 0.6 in taus      # App. F.8: 8 listed + the q = 0.2 tau
+    res = {task_key(task(method="hard", seed=s, **kw)): {"error": 0.5} for s in sc["pilot_seeds"]}
+    for tau in taus:
+        for s in sc["pilot_seeds"]:
+            res[task_key(task(method="bf-soft", tau=tau, seed=s, **kw))] = {"error": 0.3 if tau == 0.015 else 0.6}
+    rec = exp_fig6b.choose(res, sc, "balance", 1e-4, nt)
+    assert (rec.method, rec.tau) == ("bf-soft", 0.015)
+    for tau in taus:                                   # a tie with Hard goes to Hard
+        for s in sc["pilot_seeds"]:
+            res[task_key(task(method="bf-soft", tau=tau, seed=s, **kw))] = {"error": 0.5}
+    assert exp_fig6b.choose(res, sc, "balance", 1e-4, nt).method == "hard"

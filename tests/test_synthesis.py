@@ -321,7 +321,7 @@ def test_adult_tiny_run_on_real_table(adult_path, tmp_path):
 
 
 def test_release_mode_top_takes_the_largest_counts_and_children_one_keeps_half():
-    """release_mode='top' releases the top-count candidates of round T; default stays 'sample'."""
+    """release_mode='top' releases the top-count candidates of round T; it is the default (DESIGN §3)."""
     import numpy as np
     import blowfish_core as bc
     from blowfish_core.evolution import SynthConfig, run_synthesis
@@ -337,6 +337,6 @@ def test_release_mode_top_takes_the_largest_counts_and_children_one_keeps_half()
     H = vote_histogram(p.schema, C_T, X)
     top = C_T[np.argsort(-H, kind="stable")[:8]]
     assert np.array_equal(np.sort(res.release, axis=0), np.sort(top, axis=0))
-    assert SynthConfig().release_mode == "sample"
+    assert SynthConfig().release_mode == "top" and SynthConfig().children == 1
     with pytest.raises(bc.BlowfishError, match="release mode"):
         SynthConfig(release_mode="best").validate()
