@@ -137,3 +137,28 @@ def test_same_candidates_twice_in_a_row(client, table, vote):
     for _ in range(3):
         np.testing.assert_array_equal(eng.histogram(schema, C.copy(), as_vote(vote, 0.05)), want)
     eng.close()
+
+
+def test_two_engines_in_a_row_on_one_client(client, table):
+    """A second engine on the same data after the first is closed and dropped (same scatter content):
+    its partitions and schema are its own keys, so it still votes like the local engine."""
+    import gc
+
+    from blowfish_core.votes import vote_histogram
+
+    schema = Schema.from_dict(SCHEMA)
+    U, counts = group_records(schema.encode(table))
+    C = schema.sample_uniform(np.random.default_rng(4), 64)
+    want = vote_histogram(schema, C, U, counts, "hard")
+    for _ in range(3):
+        eng = DaskEngine(client, schema, U, counts, [64], partitions=2)
+        np.testing.assert_array_equal(eng.histogram(schema, C, as_hard()), want)
+        eng.close()
+        del eng
+        gc.collect()
+
+
+def as_hard():
+    from blowfish_core.votes import HardVote
+
+    return HardVote()
