@@ -133,15 +133,51 @@ def child_b(rows: int, method: str, engine: str) -> dict:
         eng = DaskEngine(client, schema, U, counts, cfg.sizes())
     load0 = _load()
     w0 = client.run(time.process_time) if client is not None else {}
+    vote_wall = [0.0]
+    if eng is not None:  # time the client's wait for each round's histogram (the workers' part)
+        hist = eng.histogram
+
+        def timed_histogram(*a, **k):
+            t = time.perf_counter()
+            try:
+                return hist(*a, **k)
+            finally:
+                vote_wall[0] += time.perf_counter() - t
+
+        eng.histogram = timed_histogram
+    stream = None
+    if client is not None:
+        import distributed
+
+        stream = distributed.get_task_stream(client)
+        stream.__enter__()
     t0, c0 = time.perf_counter(), time.process_time()
     run_synthesis(schema, U, policy, method, 1e-3, 0.03, cfg, 0,
                   grouped=None if eng else (U, counts, domain_index(schema, U)), engine=eng)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     w1 = client.run(time.process_time) if client is not None else {}
     worker_cpu = sorted(w1[k] - w0[k] for k in w1)
+    task_wall: dict = {}
+    blas = None
+    if stream is not None:
+        stream.__exit__(None, None, None)
+        for t in stream.data:
+            for ss in t.get("startstops", []):
+                if ss.get("action") == "compute":
+                    task_wall[t["worker"]] = task_wall.get(t["worker"], 0.0) + ss["stop"] - ss["start"]
+
+        def _blas_threads():
+            from threadpoolctl import threadpool_info
+
+            return sorted({int(i.get("num_threads", 0)) for i in threadpool_info() if i.get("user_api") == "blas"})
+
+        blas = sorted({n for v in client.run(_blas_threads).values() for n in v})
     out = {"worker_cpu": worker_cpu, "rows": rows, "unique": int(U.shape[0]), "prep_seconds": prep,
-           "seconds": time.perf_counter() - t0,
-           "cpu": time.process_time() - c0, "peak_rss": _maxrss_bytes(), "load": [load0, _load()],
-           "partitions": eng.partitions if eng else None}
+           "seconds": seconds, "cpu": cpu, "peak_rss": _maxrss_bytes(), "load": [load0, _load()],
+           "partitions": eng.partitions if eng else None,
+           "partition_rows": [b - a for a, b in zip(eng.bounds[:-1], eng.bounds[1:])] if eng else None,
+           "vote_wall": vote_wall[0] if eng else None,
+           "task_wall": sorted(task_wall.values()), "worker_blas_threads": blas}
     if client is not None:
         client.close()
         cluster.close()
@@ -220,6 +256,15 @@ def main(argv: list[str] | None = None) -> int:
                           f"load {r['load'][0]} -> {r['load'][1]}"
                           + (f", {r['partitions']} partitions, worker CPU s "
                              + "/".join(f"{v:.1f}" for v in r["worker_cpu"]) if r["partitions"] else ""), flush=True)
+                    if r.get("partitions"):
+                        tw = r["task_wall"]
+                        print(f"      {e}: waiting for the workers' histograms {r['vote_wall']:.1f} s of {r['seconds']:.1f} s "
+                              f"(client's own rounds: {r['seconds'] - r['vote_wall']:.1f} s); vote tasks ran "
+                              + "/".join(f"{v:.1f}" for v in tw) + " s wall per worker for "
+                              + "/".join(f"{v:.1f}" for v in r["worker_cpu"]) + " s CPU (wall >> CPU: the workers "
+                              f"waited for a core); partition rows {min(r['partition_rows']):,}-"
+                              f"{max(r['partition_rows']):,}; worker BLAS threads {r['worker_blas_threads']}",
+                              flush=True)
         for m in methods:
             loc, d1, d2 = (res["b"].get(f"{m}/{e}") for e in ("local", "dask1", "dask2"))
             if m == "bf-soft" and loc:

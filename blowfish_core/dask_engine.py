@@ -131,7 +131,7 @@ class DaskEngine:
         parts = [(np.ascontiguousarray(U[a:b]), np.ascontiguousarray(counts[a:b]), np.ascontiguousarray(I[a:b]))
                  for a, b in zip(bounds[:-1], bounds[1:])]
         self.bounds = bounds
-        self._schema_f = client.scatter(schema, broadcast=True)
+        self._schema_f = client.scatter(schema, broadcast=True, hash=False)  # fresh keys: see histogram
         # place partitions so every worker holds about the same number of records (largest first
         # to the least-loaded worker); tasks then run where their partition is
         addrs = sorted(client.scheduler_info().get("workers", {}))
@@ -140,10 +140,10 @@ class DaskEngine:
             load = {w: 0 for w in addrs}
             for i in sorted(range(len(parts)), key=lambda i: -parts[i][0].shape[0]):
                 w = min(addrs, key=lambda a: (load[a], a))
-                futs[i] = client.scatter([parts[i]], workers=[w])[0]
+                futs[i] = client.scatter([parts[i]], workers=[w], hash=False)[0]
                 load[w] += parts[i][0].shape[0]
         else:
-            futs = client.scatter(parts)
+            futs = client.scatter(parts, hash=False)
         self._parts = futs  # list of futures, in partition order
         self.quantum = q
 
@@ -157,7 +157,9 @@ class DaskEngine:
         if self.quantum % chunk_rows(m):
             raise BlowfishError(f"the Dask engine was partitioned for populations {sorted(set(self.sizes))}; "
                                 f"got m = {m}. Fix: build it with the run's schedule")
-        Cf = self.client.scatter(np.asarray(C, dtype=float), broadcast=True)
+        # hash=False: a fresh key every round (re-scattering equal candidates under the same key
+        # while the previous round's future is released loses the data on the workers)
+        Cf = self.client.scatter(np.asarray(C, dtype=float), broadcast=True, hash=False)
         futs = [self.client.submit(_partition_votes, self._schema_f, Cf, p, vote, pure=False) for p in self._parts]
         H = np.zeros(m)
         for f in futs:  # fixed partition order, block order inside each partition

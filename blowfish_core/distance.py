@@ -25,6 +25,10 @@ BLOCK_BYTES = 32 * 2**20
 #: size of one (rows, m) float64 tile that stays in a core's L2 cache while it is
 #: gathered, summed and reduced (hard votes, nearest candidates, softmax rows).
 TILE_BYTES = 512 * 2**10
+#: size of one (rows, m) float32 tile of :meth:`GowerKernel.nearest` (256 rows at m = 1,024).
+TILE32_BYTES = 1 * 2**20
+#: most (record, candidate) near-tie pairs held before :meth:`GowerKernel.nearest` decides them.
+PAIRS_MAX = 2**21
 #: attributes with at most this many domain values use lookup tables.
 LOOKUP_MAX = 4096
 #: largest fused joint lookup table (bytes) per population.
@@ -211,6 +215,149 @@ class GowerKernel:
             else:
                 D += buf
         return D
+
+    # ------------------------------------------------------------ nearest (float32 + exact fallback)
+    def _tables32(self, I: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+        """Float32 lookup tables for the records of I (n, p): per group (its table, each record's row),
+        and the largest table entry summed over groups (a bound on the tables' part of a distance)."""
+        tabs, rows, top = [], [], 0.0
+        for members, sizes, _ in self.groups:
+            gi = self._group_index(I, members, sizes)
+            bound = int(np.prod(sizes))
+            if gi.size and (gi.min() < 0 or gi.max() >= bound):
+                raise IndexError(f"domain index out of range for attributes {members}: "
+                                 f"records must be encoded with the kernel's schema")
+            if len(members) == 1:
+                T = self._tables[members[0]].astype(np.float32)
+                r = gi
+            else:  # rows for the joint codes the records use, summed in float32 from float32 tables
+                codes, r = np.unique(gi, return_inverse=True)
+                digits, rest = [], codes
+                for L in reversed(sizes):
+                    digits.append(rest % L)
+                    rest = rest // L
+                digits.reverse()
+                T = np.take(self._tables[members[0]].astype(np.float32), digits[0], axis=0, mode="clip")
+                for j, d in zip(members[1:], digits[1:]):
+                    T += np.take(self._tables[j].astype(np.float32), d, axis=0, mode="clip")
+            tabs.append(T)
+            rows.append(np.asarray(r, dtype=np.intp).reshape(-1))
+            top += float(sum(np.abs(self._tables[j]).max(initial=0.0) for j in members))
+        return tabs, rows, top
+
+    def _exact(self, X: np.ndarray, I: np.ndarray, r: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """The float64 distances of :meth:`block` for the (record r, candidate j) pairs, bit for bit:
+        the same per-group float64 entries (a joint entry is the left-to-right sum of its members'
+        entries, as in ``_fill``) added in the same order."""
+        D = None
+        for members, _sizes, _T in self.groups:
+            e = self._tables[members[0]][I[r, members[0]], j]
+            for k in members[1:]:
+                e = e + self._tables[k][I[r, k], j]
+            D = e if D is None else D + e
+        for i in self.direct:
+            buf = np.empty(r.size)
+            self.schema.attributes[i].term_into(X[r, i], self.C[j, i], buf)
+            buf *= self.w[i]
+            D = buf if D is None else D + buf
+        return D
+
+    def _resolve(self, X: np.ndarray, I: np.ndarray, pend_r: list, pend_j: list, out: np.ndarray) -> None:
+        """Decide the near-tie records: exact float64 distances of their (record, candidate) pairs,
+        the smallest per record, lowest candidate index on exact ties.  Empties the lists."""
+        if not pend_r:
+            return
+        rec = np.concatenate(pend_r)
+        jj = np.concatenate(pend_j)
+        pend_r.clear()
+        pend_j.clear()
+        vals = self._exact(X, I, rec, jj)
+        order = np.lexsort((jj, vals, rec))  # by record, then distance, then index
+        rs = rec[order]
+        firsts = order[np.r_[True, rs[1:] != rs[:-1]]]
+        out[rec[firsts]] = jj[firsts]
+
+    def nearest(self, X: np.ndarray, I: np.ndarray | None = None, rows: int | None = None) -> np.ndarray:
+        """argmin_j d(x, c_j) per record (ties -> lowest index): int (n,), identical to
+        ``np.argmin`` over the float64 distances of :meth:`block`, computed mostly in float32.
+
+        Float32 tiles of ``rows`` records (default :func:`tile_rows` at 4 bytes) give D32.  Every
+        distance is a sum of p non-negative float64 summands x_i (table entries w_i d_i, or
+        w_i d_i computed for direct attributes); D32 rounds each x_i to float32 and adds them in
+        float32, so with u = 2^-24 and S = sum_i max x_i (the largest possible distance),
+        ``|D32 - sum x_i| <= gamma_p(u) S`` (gamma_k = k u / (1 - k u), Higham 2002 §4.2), and the
+        float64 engine's sum obeys the same with u64 = 2^-53.  So ``|D32 - D64| <= E`` with
+        ``E = 2 p (u + u64) S`` (twice the first-order bound).  Where the float32 gap between the
+        best and second-best candidate exceeds 2E, the float32 argmin is the unique float64
+        argmin; in the other rows (exact ties, near ties) only the candidates within 2E of the
+        float32 minimum can be the float64 argmin, and those pairs are recomputed exactly in
+        float64 (:meth:`_exact`) and the lowest index among the smallest is taken.
+        """
+        if I is None:
+            I = domain_index(self.schema, X)
+        n, m = X.shape[0], self.m
+        out = np.empty(n, dtype=np.intp)
+        if n == 0:
+            return out
+        tabs, gidx, top = self._tables32(I)
+        step = max(1, int(rows)) if rows is not None else tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
+        pend_r: list[np.ndarray] = []
+        pend_j: list[np.ndarray] = []
+        pending = 0
+        h = min(step, n)
+        D = np.empty((h, m), dtype=np.float32)
+        buf = np.empty((h, m), dtype=np.float32)
+        buf64 = np.empty((h, m)) if self.direct else None
+        p = self.schema.p
+        u = 2.0 ** -24 + 2.0 ** -53
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            d = D[: e - s]
+            b = buf[: e - s]
+            S = top
+            first = True
+            for T, gi in zip(tabs, gidx):
+                if first:
+                    np.take(T, gi[s:e], axis=0, out=d, mode="clip")
+                    first = False
+                else:
+                    np.take(T, gi[s:e], axis=0, out=b, mode="clip")
+                    d += b
+            for i in self.direct:
+                t = buf64[: e - s]
+                self.schema.attributes[i].term_into(X[s:e, i, None], self.C[None, :, i], t)
+                t *= self.w[i]
+                S += float(np.abs(t).max(initial=0.0))
+                if first:
+                    d[...] = t
+                    first = False
+                else:
+                    b[...] = t
+                    d += b
+            E2 = 2.0 * (2.0 * p * u * S)  # 2E
+            best = np.argmin(d, axis=1)
+            ar = np.arange(e - s)
+            m1 = d[ar, best].astype(np.float64)
+            d[ar, best] = np.inf
+            m2 = d[ar, np.argmin(d, axis=1)].astype(np.float64)  # second best (argmin is faster than min)
+            near = np.flatnonzero(m2 - m1 <= E2)
+            if near.size:
+                d[near, best[near]] = m1[near]
+                # float32 threshold rounded up: a superset of the candidates within 2E (all recomputed)
+                thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
+                flat = np.flatnonzero(d[near] <= thr[:, None])  # (2-D np.nonzero is ~30x slower)
+                rr, jj = np.divmod(flat, m)
+                pend_r.append(near[rr] + s)
+                pend_j.append(jj)
+                pending += jj.size
+                if pending > PAIRS_MAX:  # bounded memory however many ties (e.g. equal candidates)
+                    out[s:e] = best
+                    self._resolve(X, I, pend_r, pend_j, out)
+                    pending = 0
+                    continue
+            out[s:e] = best
+        self._resolve(X, I, pend_r, pend_j, out)
+        return out
 
     def iter_blocks(self, X: np.ndarray, I: np.ndarray | None = None,
                     rows: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:

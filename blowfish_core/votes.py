@@ -68,10 +68,16 @@ class HardVote:
 
     def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
                   I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
-        """H = sum_x counts[x] e_nn(x): float64 (m,), reduced tile by tile (exact for whole counts)."""
+        """H = sum_x counts[x] e_nn(x): float64 (m,), reduced tile by tile (exact for whole counts).
+
+        nn(x) from :meth:`GowerKernel.nearest` (float32 distances, near ties recomputed exactly
+        in float64): the same argmin as float64 distances, so the same histogram (issue 15)."""
         H = np.zeros(kernel.m)
-        for sl, D in kernel.iter_blocks(U, I, rows=tile_rows(kernel.m)):
-            H += np.bincount(np.argmin(D, axis=1), weights=counts[sl], minlength=kernel.m)
+        nn = kernel.nearest(U, I)
+        step = tile_rows(kernel.m)
+        for s in range(0, U.shape[0], step):  # the same per-tile float sums as before
+            e = min(s + step, U.shape[0])
+            H += np.bincount(nn[s:e], weights=counts[s:e], minlength=kernel.m)
         return H
 
     def rows(self, D: np.ndarray) -> np.ndarray:
@@ -192,7 +198,4 @@ def _one_hot(idx: np.ndarray, m: int) -> np.ndarray:
 def nearest(schema: Schema, C: np.ndarray, X: np.ndarray, kernel: GowerKernel | None = None) -> np.ndarray:
     """nn(x) = argmin_j d(x, c_j) for each record (ties -> lowest index): int (n,)."""
     k = kernel if kernel is not None else GowerKernel(schema, C)
-    out = np.empty(X.shape[0], dtype=np.intp)
-    for sl, D in k.iter_blocks(X, rows=tile_rows(k.m)):
-        out[sl] = np.argmin(D, axis=1)
-    return out
+    return k.nearest(X)

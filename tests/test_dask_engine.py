@@ -120,3 +120,45 @@ def test_without_dask_the_cli_says_how_to_install(monkeypatch, tmp_path, capsys)
                    "--rho", "1e-2", "--out", str(tmp_path / "o.csv"), "--engine", "dask", "--quiet"])
     err = capsys.readouterr().err
     assert rc == 2 and 'pip install "dask[distributed]"' in err
+
+
+@pytest.mark.parametrize("vote", ["hard", "soft"])
+def test_same_candidates_twice_in_a_row(client, table, vote):
+    """Equal candidates in consecutive rounds (same scatter content): the second round must not
+    lose the first round's released data (candidates scattered under fresh keys) and gives the
+    local engine's histogram both times."""
+    from blowfish_core.votes import as_vote, vote_histogram
+
+    schema = Schema.from_dict(SCHEMA)
+    U, counts = group_records(schema.encode(table))
+    eng = DaskEngine(client, schema, U, counts, [64], partitions=2)
+    C = schema.sample_uniform(np.random.default_rng(3), 64)
+    want = vote_histogram(schema, C, U, counts, vote, tau=0.05)
+    for _ in range(3):
+        np.testing.assert_array_equal(eng.histogram(schema, C.copy(), as_vote(vote, 0.05)), want)
+    eng.close()
+
+
+def test_two_engines_in_a_row_on_one_client(client, table):
+    """A second engine on the same data after the first is closed and dropped (same scatter content):
+    its partitions and schema are its own keys, so it still votes like the local engine."""
+    import gc
+
+    from blowfish_core.votes import vote_histogram
+
+    schema = Schema.from_dict(SCHEMA)
+    U, counts = group_records(schema.encode(table))
+    C = schema.sample_uniform(np.random.default_rng(4), 64)
+    want = vote_histogram(schema, C, U, counts, "hard")
+    for _ in range(3):
+        eng = DaskEngine(client, schema, U, counts, [64], partitions=2)
+        np.testing.assert_array_equal(eng.histogram(schema, C, as_hard()), want)
+        eng.close()
+        del eng
+        gc.collect()
+
+
+def as_hard():
+    from blowfish_core.votes import HardVote
+
+    return HardVote()

@@ -1,0 +1,117 @@
+"""GowerKernel.nearest: float32 distances with an exact float64 fallback for near ties gives the
+same argmin (lowest index on exact ties) as np.argmin over the float64 distances (issue 15).
+
+The float32 error bound (GowerKernel.nearest docstring): |D32 - D64| <= E = 2 p (2^-24 + 2^-53) S,
+S the largest possible distance; rows whose float32 best/second-best gap is <= 2E are recomputed
+exactly.  Discrete domains with candidates drawn from a small pool make exact ties the common case.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from blowfish_core.distance import GowerKernel, domain_index, tile_rows
+from blowfish_core.schema import Attribute, Schema
+from blowfish_core.votes import nearest
+
+SET = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def tie_schemas(draw) -> Schema:
+    p = draw(st.integers(1, 6))
+    attrs = []
+    for i in range(p):
+        kind = draw(st.sampled_from(["binary", "cat", "ord", "int", "hier", "cont", "bigint"]))
+        n = f"a{i}"
+        if kind == "binary":
+            a = Attribute(n, "binary", levels=["no", "yes"])
+        elif kind == "cat":
+            a = Attribute(n, "categorical", levels=[f"v{j}" for j in range(draw(st.integers(2, 5)))])
+        elif kind == "ord":
+            a = Attribute(n, "ordinal", levels=list(range(draw(st.integers(2, 7)))))
+        elif kind == "int":
+            a = Attribute(n, "numeric", lo=0, hi=draw(st.integers(1, 40)), integer=True)
+        elif kind == "hier":
+            a = Attribute(n, "hierarchical", tree={"A": {"A1": ["a", "b"], "A2": ["c"]}, "B": ["d", "e"]})
+        elif kind == "cont":
+            a = Attribute(n, "numeric", lo=0.0, hi=draw(st.floats(0.5, 100.0)))
+        else:  # > LOOKUP_MAX values: the direct path
+            a = Attribute(n, "numeric", lo=0, hi=100000, integer=True)
+        attrs.append(a)
+    if draw(st.booleans()):
+        attrs = [dataclasses.replace(a, weight=draw(st.sampled_from([0.1, 0.25, 1 / 3, 0.7, 1.0])))
+                 for a in attrs]
+    return Schema(attrs)
+
+
+def reference(kernel: GowerKernel, X: np.ndarray) -> np.ndarray:
+    """The float64 engine's argmin: np.argmin over GowerKernel.block distances."""
+    return np.argmin(kernel.block(X, domain_index(kernel.schema, X)), axis=1)
+
+
+@SET
+@given(schema=tie_schemas(), seed=st.integers(0, 2**31 - 1), m=st.integers(1, 70), n=st.integers(1, 120),
+       pool=st.integers(1, 12), rows=st.sampled_from([None, 1, 7, 64]), small_joint=st.booleans())
+def test_nearest32_equals_float64_argmin_with_many_ties(schema, seed, m, n, pool, rows, small_joint):
+    rng = np.random.default_rng(seed)
+    P = schema.sample_uniform(rng, pool)  # a small pool: duplicate candidates and exact ties
+    C = P[rng.integers(pool, size=m)]
+    X = np.vstack([P[rng.integers(pool, size=n // 2)], schema.sample_uniform(rng, n - n // 2)])
+    k = GowerKernel(schema, C, joint_bytes=8 * m if small_joint else 64 * 2**20)
+    got = k.nearest(X, rows=rows)
+    np.testing.assert_array_equal(got, reference(k, X))
+
+
+@SET
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(2, 40), scale=st.sampled_from([1e-12, 1e-9, 1e-7, 1e-6]))
+def test_nearest32_resolves_gaps_below_float32_resolution(seed, m, scale):
+    """Candidates closer than float32 can tell apart (continuous attribute): the fallback decides."""
+    rng = np.random.default_rng(seed)
+    schema = Schema([Attribute("x", "numeric", lo=0.0, hi=1.0), Attribute("b", "binary", levels=["n", "y"]),
+                     Attribute("y", "numeric", lo=0.0, hi=1.0)])
+    X = schema.sample_uniform(rng, 30)
+    C = np.repeat(X[:1], m, axis=0)
+    C[:, 0] = np.clip(X[0, 0] + rng.normal(0, scale, m), 0, 1)
+    C[:, 2] = np.clip(X[0, 2] + rng.normal(0, scale, m), 0, 1)
+    X[:10] = C[rng.integers(m, size=10)]  # records on (or next to) candidates
+    X[10:20, 0] = np.clip(X[0, 0] + rng.normal(0, scale, 10), 0, 1)
+    k = GowerKernel(schema, C)
+    np.testing.assert_array_equal(k.nearest(X), reference(k, X))
+
+
+def test_nearest_exact_ties_take_the_lowest_index():
+    schema = Schema([Attribute("a", "binary", levels=["n", "y"]), Attribute("b", "categorical", levels=["u", "v", "w"])])
+    C = np.array([[1.0, 2.0], [0.0, 1.0], [0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    X = np.array([[0.0, 1.0], [0.0, 2.0], [1.0, 1.0], [1.0, 2.0]])
+    # distances (weights 1/2): x0 -> [1, 0, .5, 0, 1]; x1 -> [.5, .5, .5, .5, 1]; x2 -> [.5, .5, 1, .5, .5]
+    np.testing.assert_array_equal(nearest(schema, C, X), [1, 0, 0, 0])
+
+
+def test_nearest_default_tile_is_cache_sized():
+    assert tile_rows(1024, 2 * 2**20) == 256
+
+
+@settings(max_examples=30, deadline=None)
+@given(schema=tie_schemas(), seed=st.integers(0, 2**31 - 1), m=st.integers(1, 40), limit=st.sampled_from([0, 5, 50]))
+def test_nearest32_decides_near_ties_in_bounded_batches(schema, seed, m, limit):
+    """All candidates equal (every record ties with all of them): decided in batches of at most
+    PAIRS_MAX pairs, still the float64 argmin (index 0)."""
+    import blowfish_core.distance as dist
+
+    rng = np.random.default_rng(seed)
+    C = np.repeat(schema.sample_uniform(rng, 1), m, axis=0)
+    X = schema.sample_uniform(rng, 60)
+    k = GowerKernel(schema, C)
+    old = dist.PAIRS_MAX
+    dist.PAIRS_MAX = limit
+    try:
+        got = k.nearest(X, rows=7)
+    finally:
+        dist.PAIRS_MAX = old
+    np.testing.assert_array_equal(got, reference(k, X))
+    assert not got.any()
