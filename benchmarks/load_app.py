@@ -29,6 +29,13 @@ the target.  The server is always stopped.
     python benchmarks/load_app.py                    # 25 sessions, burst then server; target p95 < 10 s
     python benchmarks/load_app.py --sessions 5 --arrival-window 30
     python benchmarks/load_app.py --sessions 3 --warmup 1 --scenarios server --profile --profile-top 40
+    python benchmarks/load_app.py --app floor        # the same steps on a two-page app with one slider
+                                                     # and one number: the floor of ANY Streamlit app here
+
+``--app floor`` runs the identical student steps against a minimal Streamlit app (two pages, each a
+title, one slider and one st.metric; no engine, no charts), written to test-artifacts/load/.  Its
+page times are what the framework and 25 headless browsers on this machine cost by themselves, so
+a target below them cannot be met by any change to the studio's pages.
 """
 
 from __future__ import annotations
@@ -63,18 +70,45 @@ PAGES = (
 )
 
 
+#: the floor app's pages, the same (url path, title, slider label, metric label) shape as PAGES.
+FLOOR_PAGES = (("Page_A", "Page A", "Step", "Value"), ("Page_B", "Page B", "Step", "Value"))
+FLOOR_APP = """import streamlit as st
+
+
+def _page(title):
+    def run():
+        st.title(title)
+        x = st.select_slider("Step", options=list(range(101)), value=50)
+        st.metric("Value", x * 2)
+    return run
+
+
+st.navigation([st.Page(_page("Page A"), title="Page A", url_path="Page_A"),
+               st.Page(_page("Page B"), title="Page B", url_path="Page_B")]).run()
+"""
+
+
+def write_floor_app(log_dir: str) -> str:
+    """Write the minimal two-page app (FLOOR_APP) into ``log_dir``; returns its path."""
+    path = os.path.join(log_dir, "floor_app.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(FLOOR_APP)
+    return path
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def start_server(port: int, log_path: str, prefix: str, cprofile: bool = False) -> subprocess.Popen:
+def start_server(port: int, log_path: str, prefix: str, cprofile: bool = False,
+                 app: str = "app.py") -> subprocess.Popen:
     """``streamlit run app.py`` on 127.0.0.1:port through benchmarks/profile_server.py (which times the
     script threads and writes ``prefix``.N.json on SIGUSR1; cProfile too with ``cprofile``), once its
     health endpoint answers."""
     launcher = [os.path.join(ROOT, "benchmarks", "profile_server.py"), prefix] + (["--cprofile"] if cprofile else [])
-    cmd = [sys.executable, *launcher, "run", "app.py", "--server.headless", "true",
+    cmd = [sys.executable, *launcher, "run", app, "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     log = open(log_path, "w", encoding="utf-8")
@@ -404,7 +438,13 @@ def main(argv: list[str] | None = None) -> int:
                     "(benchmarks/profile_server.py): writes test-artifacts/load/server.N.prof per scenario")
     ap.add_argument("--profile-top", type=int, default=0, help="with --profile: print this many top functions "
                     "(cumulative time) per scenario")
+    ap.add_argument("--app", choices=("studio", "floor"), default="studio",
+                    help="studio (default: app.py's Policy Designer and Voronoi Explorer) or floor (the same steps "
+                    "on a minimal two-page app: the framework's and the browsers' own cost on this machine)")
     args = ap.parse_args(argv)
+    global PAGES
+    if args.app == "floor":
+        PAGES = FLOOR_PAGES
     if not os.path.exists(CHROMIUM):
         print(f"error: {CHROMIUM} is missing (apt-get install -y chromium)", file=sys.stderr)
         return 2
@@ -418,9 +458,10 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = os.path.join(ROOT, "test-artifacts", "load")
     os.makedirs(log_dir, exist_ok=True)
     prefix = os.path.join(log_dir, "server")
-    print(f"load_app: {args.sessions} sessions, scenarios {', '.join(names)}; Policy Designer by URL, then "
-          f"Voronoi Explorer by {args.navigation}", flush=True)
-    proc = start_server(port, os.path.join(log_dir, "streamlit.log"), prefix, cprofile=args.profile)
+    print(f"load_app: {args.app} app, {args.sessions} sessions, scenarios {', '.join(names)}; {PAGES[0][1]} by URL, "
+          f"then {PAGES[1][1]} by {args.navigation}", flush=True)
+    app = write_floor_app(log_dir) if args.app == "floor" else "app.py"
+    proc = start_server(port, os.path.join(log_dir, "streamlit.log"), prefix, cprofile=args.profile, app=app)
     outcomes: list[Outcome] = []
     try:
         if args.warmup:

@@ -87,9 +87,10 @@ def add_schedule_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--children", type=_int, default=None,
                    help="rank rounds: mutated children per kept parent, the top m/(1+children) kept "
                         "(default from --schedule: 1 for hybrid, 3 for hybrid-256x3)")
-    p.add_argument("--release-mode", choices=["sample", "top"], default=None,
-                   help="top: the release distinct candidates with the largest final noisy counts (default for "
-                        "hybrid); sample: drawn proportionally to them (default for hybrid-256x3)")
+    p.add_argument("--release-mode", choices=["top", "top-distinct", "sample"], default=None,
+                   help="top: the --release candidates with the largest final noisy counts, each once (default "
+                        "for hybrid); top-distinct: the same with equal records once; sample: drawn proportionally "
+                        "to the counts (default for hybrid-256x3)")
     p.add_argument("--rank-by", choices=["clipped", "raw"], default=None,
                    help="what rank rounds and the top release rank by: clipped (default: the H-thresholded, "
                         "clipped noisy counts) or raw (the unclipped noisy counts, as the reference library)")

@@ -11,8 +11,9 @@ Per round t = 1..T on population C_t (m_t candidates):
   4. post-processing only: entries below the public threshold H are zeroed and
      negative entries clipped (App. B); C_{t+1} = ResampleMutate(H~_t, C_t).
 After round T the release (``release`` records) is taken from C_T by post-processing of the
-round-T noisy counts, unmutated: release_mode 'top' (default) = the ``release`` distinct
-candidates with the largest counts; 'sample' = drawn proportionally to the clipped counts.
+round-T noisy counts, unmutated: release_mode 'top' (default) = the ``release`` candidates
+with the largest counts (each candidate of C_T once); 'top-distinct' = the same with equal
+records counted once; 'sample' = drawn proportionally to the clipped counts.
 
 Sampling release steps (mechanism ``pubmix`` / ``linmix``, papers/003; hard votes
 only): steps 3-4 become "draw n_samples_t i.i.d. bin indices from
@@ -21,8 +22,8 @@ histogram on C_t, mechanisms/pubmix.py), with n_samples_t = m_{t+1} (t < T) or t
 release size (t = T), and (beta_t, f_t) fixed before the run (PubMix.plan).  "sample"
 selection uses the draws as the parents; "rank" selection ranks by the counts among
 the draws (post-processing); the release is made from the round-T draws: release_mode
-'sample' = the draws themselves, 'top' (default) = the distinct candidates with the most
-draws.  The mixture and H_t are never stored.
+'sample' = the draws themselves, 'top' (default) = the candidates with the most
+draws ('top-distinct': equal records once).  The mixture and H_t are never stored.
 
 Default schedule ("hybrid", the paper's setting read as the reference library does,
 DESIGN §3; the named schedules are in :data:`SCHEDULES`): 8 rounds, 512 candidates in
@@ -31,7 +32,7 @@ produced by "sample" selection (parents drawn proportionally to the clipped coun
 one mutated child each, parents not kept); later ones by "rank" selection (the top
 m/(1+children) parents kept plus ``children`` mutated children each; children = 1 by
 default, so at the paper's sizes the top 512 = ``release`` parents are kept plus one
-child each); the release is the 512 distinct candidates with the largest final noisy
+child each); the release is the 512 candidates with the largest final noisy
 counts.  Ranking uses the clipped counts (``rank_by='clipped'``) or the raw noisy
 counts (``'raw'``, as the reference library).  The previous reading (top m/4 kept with
 3 children, release drawn proportionally) is the named schedule ``hybrid-256x3``.
@@ -69,7 +70,7 @@ from .sensitivity import DEFAULT_MAX_EDGES
 from .votes import vote_histogram
 
 SELECTIONS = ("hybrid", "sample", "rank")
-RELEASE_MODES = ("top", "sample")
+RELEASE_MODES = ("top", "top-distinct", "sample")
 RANK_BY = ("clipped", "raw")
 MUTATION_INDEX = ("t", "t-1")
 
@@ -101,9 +102,10 @@ class SynthConfig:
     'sample' or 'rank'.  switch_round: hybrid switches to rank for populations of
     rounds > switch_round.  children: mutated children per kept parent in rank mode
     (default 1: the top m/(1+children) = m/2 kept, i.e. 512 = release at the paper's sizes).
-    release_mode: 'top' (default: the ``release`` distinct candidates of C_T with the largest
-    final noisy counts, unmutated; when C_T has fewer distinct records, those repeat in rank
-    order) or 'sample' (drawn proportionally to the last clipped noisy counts).
+    release_mode: 'top' (default: the ``release`` candidates of C_T with the largest final
+    noisy counts, unmutated, each candidate once; when m_T < release they repeat in rank order),
+    'top-distinct' (the same, equal records counted once: the distinct records in rank order)
+    or 'sample' (drawn proportionally to the last clipped noisy counts).
     rank_by: what rank selection and the 'top' release rank by: 'clipped' (default: the
     H-thresholded, clipped counts) or 'raw' (the unclipped noisy counts, as the reference
     library).  mutation_index: 't' (default: round t mutates at rate_t) or 't-1' (at rate_{t-1},
@@ -170,7 +172,7 @@ class SynthConfig:
         if not math.isfinite(self.threshold_h) or self.threshold_h < 0:
             raise BlowfishError(f"threshold H must be a finite number >= 0 (got {self.threshold_h})")
         if self.release_mode not in RELEASE_MODES:
-            raise BlowfishError(f"release mode must be 'sample' or 'top' (got {self.release_mode!r})")
+            raise BlowfishError(f"release mode must be one of {', '.join(RELEASE_MODES)} (got {self.release_mode!r})")
         if self.rank_by not in RANK_BY:
             raise BlowfishError(f"rank_by must be 'clipped' or 'raw' (got {self.rank_by!r})")
         if self.mutation_index not in MUTATION_INDEX:
@@ -477,7 +479,8 @@ def run_synthesis(
                       "how": cal.how})
     # --- release: post-processing of the last noisy histogram (sampling: the round-T draws)
     if sampling:
-        idx = draws if cfg.release_mode == "sample" else top_distinct(C, rank_order(w), cfg.release)
+        idx = draws if cfg.release_mode == "sample" else top_release(C, rank_order(w), cfg.release,
+                                                                     cfg.release_mode == "top-distinct")
         release = C[idx]
     else:
         release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0), scores, C)]
@@ -504,14 +507,14 @@ def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng)
     return pubmix_sample(Hist / n_priv, p_noise, plan.beta_t[i], plan.n_samples[i], rng)
 
 
-def top_distinct(C: np.ndarray | None, order: np.ndarray, n: int) -> np.ndarray:
-    """The first n indices of ``order`` whose records (rows of C, (m, p)) are distinct.
+def top_release(C: np.ndarray | None, order: np.ndarray, n: int, distinct: bool = False) -> np.ndarray:
+    """The first n indices of ``order`` (candidate indices in rank order, best first).
 
-    A record that appears several times in C counts once, at its best-ranked copy.  When C
-    has fewer than n distinct records, the distinct ones repeat cyclically in rank order
-    (documented choice, docs/DECISIONS.md).  C None: no de-duplication.  Post-processing only.
+    Each candidate appears once; when there are fewer than n, they repeat cyclically in rank
+    order.  distinct=True ('top-distinct'): a record that appears several times in C ((m, p))
+    counts once, at its best-ranked copy, before the cut.  Post-processing only.
     """
-    if C is not None and order.size:
+    if distinct and C is not None and order.size:
         _, first = np.unique(C[order], axis=0, return_index=True)
         order = order[np.sort(first)]
     return np.resize(order[: min(n, order.size)], n)
@@ -522,8 +525,9 @@ def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator,
     """Indices into C_T of n released records, from the last clipped noisy counts w (m_T,).
 
     mode 'sample': drawn proportionally to w (uniformly when every w is 0), by n uniforms of
-    ``rng``; 'top': the n distinct records of C (m_T, p) with the largest counts (rank_order(w,
-    scores): scores = the raw noisy counts for rank_by='raw'; stable order), see top_distinct.
+    ``rng``; 'top': the n candidates of C (m_T, p) with the largest counts (rank_order(w,
+    scores): scores = the raw noisy counts for rank_by='raw'; stable order); 'top-distinct': the
+    same with equal records once; see top_release.
     Post-processing only (no privacy cost).
     """
     total = w.sum()
@@ -531,6 +535,6 @@ def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator,
     cdf = np.cumsum(prob)
     cdf[-1] = 1.0
     u = rng.random(n)
-    if mode == "top":
-        return top_distinct(C, rank_order(w, scores), n)
+    if mode in ("top", "top-distinct"):
+        return top_release(C, rank_order(w, scores), n, mode == "top-distinct")
     return np.searchsorted(cdf, u, side="right")

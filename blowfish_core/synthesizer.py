@@ -239,8 +239,8 @@ class Synthesizer:
         Post-processing only.  The k-th call (k = 0, 1, ...) uses release stream k, so the first
         ``sample(config.release)`` equals the run's (and the CLI's) release.  PubMix/LinMix: the
         first ``sample(config.release)`` returns the run's release (made from the round-T draws:
-        the draws themselves with release_mode 'sample', the distinct candidates with the most
-        draws with 'top', the default); any other call
+        the draws themselves with release_mode 'sample', the candidates with the most draws
+        with 'top', the default, or 'top-distinct'); any other call
         resamples the released draws (post-processing of the release, no new draw from the mixture).
         Reference methods
         (MST, AIM): the first ``sample(config.release)`` is the fitted release; other calls draw

@@ -1,5 +1,5 @@
 """The named schedules of ResampleMutate (DESIGN §3, issue 12): the default 'hybrid' reading
-(rank rounds keep the top m/2 with one child each, release = the top final counts, distinct),
+(rank rounds keep the top m/2 with one child each, release = the top final counts),
 the earlier 'hybrid-256x3' reading, rank_by and mutation_index; the same release from the
 Runner (AppTest), the CLI and the API."""
 
@@ -96,24 +96,42 @@ def test_rank_by_clipped_vs_raw_on_a_tiny_vector():
     assert release_indices(w, 3, "top", rng, noisy, C).tolist() == [1, 4, 3]
 
 
-def test_top_release_is_distinct_then_repeats_in_rank_order():
-    """C = [a, a, b, c, b] with counts [5, 4, 3, 2, 1]: the distinct records in rank order are the
-    rows 0 (a), 2 (b), 3 (c); a release of 5 repeats them in that order: 0, 2, 3, 0, 2."""
+def test_top_release_takes_candidates_in_rank_order_then_repeats():
+    """C = [a, a, b, c, b] with counts [5, 4, 3, 2, 1]: 'top' takes candidates (equal records included)
+    in rank order, each once, and repeats them when the release is larger than C_T."""
     C = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, 0.0]])
     w = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
     rng = np.random.default_rng(0)
-    assert release_indices(w, 2, "top", rng, None, C).tolist() == [0, 2]
-    assert release_indices(w, 3, "top", rng, None, C).tolist() == [0, 2, 3]
-    assert release_indices(w, 5, "top", rng, None, C).tolist() == [0, 2, 3, 0, 2]
+    assert release_indices(w, 2, "top", rng, None, C).tolist() == [0, 1]
+    assert release_indices(w, 3, "top", rng, None, C).tolist() == [0, 1, 2]
+    assert release_indices(w, 7, "top", rng, None, C).tolist() == [0, 1, 2, 3, 4, 0, 1]
+    assert release_indices(w[::-1].copy(), 3, "top", rng, None, C).tolist() == [4, 3, 2]
+
+
+def test_top_distinct_release_counts_equal_records_once():
+    """The same C and counts: the distinct records in rank order are rows 0 (a), 2 (b), 3 (c); a
+    release of 5 repeats them in that order: 0, 2, 3, 0, 2."""
+    C = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, 0.0]])
+    w = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
+    rng = np.random.default_rng(0)
+    assert release_indices(w, 2, "top-distinct", rng, None, C).tolist() == [0, 2]
+    assert release_indices(w, 3, "top-distinct", rng, None, C).tolist() == [0, 2, 3]
+    assert release_indices(w, 5, "top-distinct", rng, None, C).tolist() == [0, 2, 3, 0, 2]
     # best-ranked copy: with the counts reversed, row 4 stands for b and row 1 for a
-    assert release_indices(w[::-1].copy(), 3, "top", rng, None, C).tolist() == [4, 3, 1]
+    assert release_indices(w[::-1].copy(), 3, "top-distinct", rng, None, C).tolist() == [4, 3, 1]
 
 
-def test_default_release_has_no_duplicate_records():
+def test_default_release_is_the_top_final_counts():
+    """The default release is C_T at the `release` largest clipped final counts (stable order)."""
     X = XOR.schema.encode(bc.load_preset_data(XOR, n=400).private)
     cfg = SynthConfig(rounds=3, population=[32, 64, 64], release=20)
     res = ev.run_synthesis(XOR.schema, X, XOR.default_policy(), "tab-pe", 1e-2, config=cfg, seed=3)
-    assert len(np.unique(res.release, axis=0)) == min(20, len(np.unique(res.final_population, axis=0)))
+    order = np.argsort(-res.final_weights, kind="stable")[:20]
+    np.testing.assert_array_equal(res.release, res.final_population[order])
+    d = ev.run_synthesis(XOR.schema, X, XOR.default_policy(), "tab-pe", 1e-2, seed=3,
+                         config=SynthConfig(rounds=3, population=[32, 64, 64], release=20,
+                                            release_mode="top-distinct"))
+    assert len(np.unique(d.release, axis=0)) == min(20, len(np.unique(d.final_population, axis=0)))
 
 
 # ------------------------------------------------------------------ mutation_index: the rate used
