@@ -127,8 +127,17 @@ def child_b(rows: int, method: str, engine: str) -> dict:
 
         from blowfish_core.dask_engine import DaskEngine
 
-        cluster = distributed.LocalCluster(n_workers=int(engine[4:]), threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
+        import dask
+
+        env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+        if not os.environ.get("BENCH_KEEP_MALLOC_TRIM"):
+            # dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536 in its workers; any value turns off glibc's
+            # dynamic mmap threshold, so every temporary over 128 KiB is a fresh mmap + page faults:
+            # the hard vote ran 2.6x slower in a worker than in this process (issue 15c)
+            env.pop("MALLOC_TRIM_THRESHOLD_", None)
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": env}):
+            cluster = distributed.LocalCluster(n_workers=int(engine[4:]), threads_per_worker=1, processes=True,
+                                               dashboard_address=None)
         client = distributed.Client(cluster)
         eng = DaskEngine(client, schema, U, counts, cfg.sizes())
     load0 = _load()
@@ -158,7 +167,7 @@ def child_b(rows: int, method: str, engine: str) -> dict:
     w1 = client.run(time.process_time) if client is not None else {}
     worker_cpu = sorted(w1[k] - w0[k] for k in w1)
     task_wall: dict = {}
-    blas = None
+    blas = trim = None
     if stream is not None:
         stream.__exit__(None, None, None)
         for t in stream.data:
@@ -172,12 +181,14 @@ def child_b(rows: int, method: str, engine: str) -> dict:
             return sorted({int(i.get("num_threads", 0)) for i in threadpool_info() if i.get("user_api") == "blas"})
 
         blas = sorted({n for v in client.run(_blas_threads).values() for n in v})
+        trim = sorted({str(v) for v in client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values()})
     out = {"worker_cpu": worker_cpu, "rows": rows, "unique": int(U.shape[0]), "prep_seconds": prep,
            "seconds": seconds, "cpu": cpu, "peak_rss": _maxrss_bytes(), "load": [load0, _load()],
            "partitions": eng.partitions if eng else None,
            "partition_rows": [b - a for a, b in zip(eng.bounds[:-1], eng.bounds[1:])] if eng else None,
            "vote_wall": vote_wall[0] if eng else None,
-           "task_wall": sorted(task_wall.values()), "worker_blas_threads": blas}
+           "task_wall": sorted(task_wall.values()), "worker_blas_threads": blas,
+           "worker_malloc_trim": trim}
     if client is not None:
         client.close()
         cluster.close()
@@ -204,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", default="hard,bf-soft")
     ap.add_argument("--engines", default="local,dask1,dask2")
     ap.add_argument("--chunk-rows", type=int, default=200_000)
+    ap.add_argument("--keep-malloc-trim", action="store_true",
+                    help="keep dask's MALLOC_TRIM_THRESHOLD_=65536 in the workers (default: removed, see child_b)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -218,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
 
+    if args.keep_malloc_trim:
+        os.environ["BENCH_KEEP_MALLOC_TRIM"] = "1"  # inherited by the children
     methods = [m for m in args.methods.split(",") if m]
     parts = args.parts.split(",")
     res: dict = {"fraction": args.fraction, "cores": os.cpu_count()}
@@ -261,9 +276,12 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"      {e}: waiting for the workers' histograms {r['vote_wall']:.1f} s of {r['seconds']:.1f} s "
                               f"(client's own rounds: {r['seconds'] - r['vote_wall']:.1f} s); vote tasks ran "
                               + "/".join(f"{v:.1f}" for v in tw) + " s wall per worker for "
-                              + "/".join(f"{v:.1f}" for v in r["worker_cpu"]) + " s CPU (wall >> CPU: the workers "
-                              f"waited for a core); partition rows {min(r['partition_rows']):,}-"
-                              f"{max(r['partition_rows']):,}; worker BLAS threads {r['worker_blas_threads']}",
+                              + "/".join(f"{v:.1f}" for v in r["worker_cpu"]) + " s CPU ("
+                              + ("wall >> CPU: the workers waited for a core" if sum(tw) > 1.25 * sum(r["worker_cpu"])
+                                 else "wall ~ CPU: the workers had their cores")
+                              + f"); partition rows {min(r['partition_rows']):,}-"
+                              f"{max(r['partition_rows']):,}; worker BLAS threads {r['worker_blas_threads']}, "
+                              f"MALLOC_TRIM_THRESHOLD_ {r['worker_malloc_trim']}",
                               flush=True)
         for m in methods:
             loc, d1, d2 = (res["b"].get(f"{m}/{e}") for e in ("local", "dask1", "dask2"))
