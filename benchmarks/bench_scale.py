@@ -123,22 +123,11 @@ def child_b(rows: int, method: str, engine: str) -> dict:
     cfg = SynthConfig()
     eng, client, cluster = None, None, None
     if engine.startswith("dask"):
-        import distributed
+        from blowfish_core.dask_engine import DaskEngine, connect
 
-        from blowfish_core.dask_engine import DaskEngine
-
-        import dask
-
-        env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
-        if not os.environ.get("BENCH_KEEP_MALLOC_TRIM"):
-            # dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536 in its workers; any value turns off glibc's
-            # dynamic mmap threshold, so every temporary over 128 KiB is a fresh mmap + page faults:
-            # the hard vote ran 2.6x slower in a worker than in this process (issue 15c)
-            env.pop("MALLOC_TRIM_THRESHOLD_", None)
-        with dask.config.set({"distributed.nanny.pre-spawn-environ": env}):
-            cluster = distributed.LocalCluster(n_workers=int(engine[4:]), threads_per_worker=1, processes=True,
-                                               dashboard_address=None)
-        client = distributed.Client(cluster)
+        # local cluster without dask's MALLOC_TRIM_THRESHOLD_ unless --keep-malloc-trim (dask_engine.connect)
+        client = connect(workers=int(engine[4:]), keep_malloc_trim=bool(os.environ.get("BENCH_KEEP_MALLOC_TRIM")))
+        cluster = client.cluster
         eng = DaskEngine(client, schema, U, counts, cfg.sizes())
     load0 = _load()
     w0 = client.run(time.process_time) if client is not None else {}

@@ -56,9 +56,16 @@ def require_dask():
     return distributed
 
 
-def connect(scheduler: str | None = None, workers: int | None = None, processes: bool = True):
+def connect(scheduler: str | None = None, workers: int | None = None, processes: bool = True,
+            keep_malloc_trim: bool = False):
     """A dask.distributed Client: to ``scheduler`` (an address such as tcp://host:8786) or to a
-    new local cluster of ``workers`` single-threaded workers.  Raises BlowfishError."""
+    new local cluster of ``workers`` single-threaded workers.  Raises BlowfishError.
+
+    Local clusters start their workers without dask's MALLOC_TRIM_THRESHOLD_=65536 (unless
+    keep_malloc_trim): any value turns off glibc's dynamic mmap threshold, so every vote
+    temporary over 128 KiB became a fresh mmap with page faults and the hard vote ran 2.6x
+    slower in a worker (docs/BENCHMARKS.md, issue 15).  Results are unchanged.
+    """
     distributed = require_dask()
     if scheduler and workers:
         raise BlowfishError("give --scheduler ADDRESS or --workers N, not both")
@@ -71,8 +78,14 @@ def connect(scheduler: str | None = None, workers: int | None = None, processes:
     n = 2 if workers is None else workers
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise BlowfishError(f"--workers must be a whole number >= 1 (got {workers!r})")
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
-                                       dashboard_address=None)
+    import dask
+
+    env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+    if not keep_malloc_trim:
+        env.pop("MALLOC_TRIM_THRESHOLD_", None)
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": env}):
+        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                                           dashboard_address=None)
     return distributed.Client(cluster)
 
 
