@@ -28,7 +28,7 @@ Task fields (defaults in :data:`TASK_DEFAULTS`):
     threshold_h, selection, children   ResampleMutate settings (ablations only; children = mutated
               children per kept parent in the rank rounds, default 1 = DESIGN §3's reading)
     release_rule  'top' (default: the engine's release, SynthConfig.release_mode -- the
-              ``release`` distinct candidates of C_T with the largest noisy counts of round T,
+              ``release`` candidates of C_T with the largest noisy counts of round T (each once),
               DESIGN §3) | 'sample' (the previous reading: draws proportional to the clipped
               noisy counts).  Passed to the engine; nothing is recomputed outside it.
     rank_by   'clipped' (default) | 'raw': which noisy counts rank the candidates of a rank

@@ -8,7 +8,7 @@ the alternatives, all post-processing of the same noisy histograms (no privacy c
 
 * ``default``      -- the new default (DESIGN §3, schedule "hybrid"): rank rounds keep the
                       top ``release`` parents plus one mutated child each; release = the
-                      512 distinct candidates of C_T with the largest final noisy counts.
+                      512 candidates of C_T with the largest final noisy counts (each once).
 * ``hybrid-256x3`` -- the previous reading (named schedule): rank rounds keep the top 256 of
                       1,024 plus 3 mutated children each; release = 512 draws from C_T
                       proportional to the clipped noisy counts of round T.

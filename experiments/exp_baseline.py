@@ -281,7 +281,7 @@ def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float, run_se
     L.append("**Hard and BF-Soft columns.** They are read from the "
              "fixed-temperature sweep of §1 (experiments/results/fig2.full.json, 8 paired seeds), run with the "
              "default schedule (DESIGN §3: rank rounds keep the top m/2 parents with one child each, release = the "
-             "512 distinct candidates with the largest final noisy counts); MST and AIM do not depend on it. " + " ".join(
+             "512 candidates with the largest final noisy counts); MST and AIM do not depend on it. " + " ".join(
                  f"{d.capitalize()}: every Hard round was certified at Δ = √2, so Tab-PE's release equals Hard's "
                  "(same paired noise) and the Hard column is also Tab-PE." if ref.get(d, {}).get("tab_pe_equals_hard")
                  else "" for d in summ))

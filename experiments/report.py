@@ -138,7 +138,7 @@ def generate(mode: str = "auto", results_dir: str = RESULTS_DIR, out: str = REPO
              "release 512, equal budget split, public threshold H = 0. Default schedule \"hybrid\" (issue 12): the "
              "populations of rounds 2–3 are drawn by \"sample\" (512 parents ∝ clipped noisy counts, one mutated "
              "child each, parents not kept); rounds 4–8 by \"rank\", keeping the top 512 candidates by clipped noisy "
-             "count plus one mutated child each; the release is the 512 distinct candidates of the last population "
+             "count plus one mutated child each; the release is the 512 candidates of the last population "
              "with the largest final noisy counts (unmutated). The previous reading (rank rounds keep 256 parents with "
              "3 children, release drawn ∝ clipped counts) is the named schedule `hybrid-256x3`, compared in §8. "
              "PWErr with 20 equal-width bins on numeric attributes, HOErr on the 16-cell (B_1, B_2, B_3, Y) joint.")
