@@ -25,7 +25,7 @@ from blowfish_core.sensitivity import noise_ratio
 
 from . import paper
 from .common import PILOT_N, ci, dataset_available, fmt_sci, lookup, prepared, reduction, task
-from .plots import COLORS, new, save
+from .plots import COLORS, new, reduction_panel, save
 
 ID = "fig6b"
 TITLE = "Bank policies with a pilot-selected method (Figure 6b)"
@@ -167,13 +167,7 @@ def figures(summ: dict, figdir: str) -> list[str]:
             if p is not None:
                 a.plot([p["reduction"]], [yi], "D", color=COLORS["pilot"], label="paper" if first else None)
                 first = False
-        a.axvline(0, color="k", lw=0.6)
-        a.set_yticks(y)
-        a.set_yticklabels(names, fontsize=7)
-        a.invert_yaxis()
-        a.set_xlabel("paired error reduction vs Hard (%)")
-        a.set_title(f"Bank, pilot-selected, rho = {float(rho):g}")
-        a.legend(fontsize=7)
+        reduction_panel(a, names, f"Bank, pilot-selected, rho = {float(rho):g}")
     return [save(fig, f"{figdir}/fig6b_bank_pilot.png")]
 
 

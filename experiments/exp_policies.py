@@ -14,7 +14,7 @@ from blowfish_core.sensitivity import noise_ratio
 
 from . import paper
 from .common import ci, dataset_available, fmt_sci, lookup, reduction, task
-from .plots import COLORS, new, save
+from .plots import COLORS, new, reduction_panel, save
 
 ID = "fig6a"
 TITLE = "Policies that keep or lose the gain (Figure 6a)"
@@ -91,13 +91,7 @@ def figures(summ: dict, figdir: str) -> list[str]:
         if float(rho) == 1e-4:
             a.plot([paper.FIG6A["age"]["reduction"]], [0], "D", color=COLORS["pilot"], label="paper")
             a.plot([paper.FIG6A["all five"]["reduction"]], [len(names) - 1], "D", color=COLORS["pilot"])
-        a.axvline(0, color="k", lw=0.6)
-        a.set_yticks(y)
-        a.set_yticklabels(names, fontsize=7)
-        a.invert_yaxis()
-        a.set_xlabel("paired error reduction vs Hard (%)")
-        a.set_title(f"Adult, tau = {TAU}, rho = {float(rho):g}")
-        a.legend(fontsize=7)
+        reduction_panel(a, names, f"Adult, tau = {TAU}, rho = {float(rho):g}")
     return [save(fig, f"{figdir}/fig6a_policies.png")]
 
 

@@ -24,6 +24,17 @@ def band(ax, x, mean, lo, hi, label: str, color: str, marker: str = "o", ls: str
     ax.fill_between(x, lo, hi, color=color, alpha=0.18, lw=0)
 
 
+def reduction_panel(ax, names: list[str], title: str) -> None:
+    """Finish a horizontal panel of paired error reductions vs Hard, one row per policy (Figure 6a/6b)."""
+    ax.axvline(0, color="k", lw=0.6)
+    ax.set_yticks(list(range(len(names))))
+    ax.set_yticklabels(names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("paired error reduction vs Hard (%)")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+
+
 def save(fig, path: str) -> str:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.tight_layout()
