@@ -102,6 +102,7 @@ class GowerKernel:
             else:
                 groups.append(([i], [L]))
         self._tables = tables
+        self._bound: float | None = None  # distance_bound(), computed on first use
         #: per group: (member attributes, their domain sizes, table); a joint group's
         #: table is compact (used codes only) and ``_slot[g]`` maps a joint code to its row.
         self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
@@ -251,10 +252,12 @@ class GowerKernel:
         """S: an upper bound on any distance of this kernel (Gower units), sum_i of the largest weighted
         term: the tables' largest entries, and |w_i| for direct attributes (terms in [0, 1]).
         Public (schema and candidates only)."""
-        S = 0.0
-        for T in self._tables.values():
-            S += float(np.abs(T).max(initial=0.0))
-        return S + float(sum(abs(float(self.w[i])) for i in self.direct))
+        if self._bound is None:
+            S = 0.0
+            for T in self._tables.values():
+                S += float(np.abs(T).max(initial=0.0))
+            self._bound = S + float(sum(abs(float(self.w[i])) for i in self.direct))
+        return self._bound
 
     def tile32(self, X: np.ndarray, tabs: list[np.ndarray], gidx: list[np.ndarray], s: int, e: int,
                d: np.ndarray, buf: np.ndarray, buf64: np.ndarray | None, S: float = 0.0) -> float:
