@@ -141,7 +141,8 @@ class SoftVote:
         inv = 1.0 / self.tau
         if not inv < 1e30:
             return False
-        return math.expm1(2.0 * self._delta(kernel)) <= SOFT32_MAX_REL
+        delta = self._delta(kernel)
+        return delta < 1.0 and math.expm1(2.0 * delta) <= SOFT32_MAX_REL  # (a huge delta overflows expm1)
 
     def _delta(self, kernel: GowerKernel) -> float:
         """delta of :meth:`rel_error`: the float32 exponent's error bound per entry (natural-log units)."""
