@@ -114,7 +114,7 @@ def budget_from_epsilon(epsilon: float, delta: float | None = DEFAULT_DELTA, rou
         raise BlowfishError(f"rounds must be a whole number >= 1 (got {rounds!r})")
     mech = get_mechanism(mechanism)
     if mech.budget_name == "epsilon":
-        b = parse_budget(None, epsilon, delta, mech.name, conversion, flags=False)
+        b = parse_budget(None, epsilon, delta, mech.name, None, flags=False)  # pure DP: nothing to convert
         eps = float(b.epsilon)
         per = tuple(float(x) for x in mech.split(eps, rounds))
         tip = (f"Pure ε-DP (Laplace mechanism): no δ. ε_t = {fmt_sig(per[0], 3)} per round over {rounds} rounds; "

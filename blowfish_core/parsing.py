@@ -107,6 +107,10 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
     """
     mech = parse_mechanism(mechanism, "--mechanism" if flags else "mechanism")
     f = (lambda s: f"--{s}") if flags else (lambda s: s)
+    gaussian = get_mechanism(mech).budget_name == "rho" and not getattr(get_mechanism(mech), "samples", False)
+    if conversion is not None and not gaussian:
+        raise BlowfishError(f"{f('conversion')} {conversion} converts a Gaussian (zCDP) budget; {mech} takes "
+                            f"{f('epsilon')} as it is. Fix: drop {f('conversion')}")
     if getattr(get_mechanism(mech), "samples", False):  # PubMix / LinMix: (epsilon, delta), PLD ledger
         if rho is not None:
             raise BlowfishError(f"{f('rho')} is a zCDP budget; {f('noise')} {mech} is (epsilon, delta)-DP. "

@@ -76,8 +76,10 @@ class RunSettings:
 
     @property
     def budget_conversion(self) -> str | None:
-        """The epsilon -> rho conversion to pass on: None when the budget is rho (nothing to convert)."""
-        return self.conversion if self.epsilon is not None else None
+        """The epsilon -> rho conversion to pass on: None when the budget is rho or pure epsilon (nothing to convert)."""
+        if self.epsilon is None or get_mechanism(self.mechanism).budget_name != "rho":
+            return None
+        return self.conversion
 
     def validate(self) -> RunSettings:
         """Check every setting with the CLI's parsers; BlowfishError naming the field."""

@@ -15,6 +15,8 @@ from blowfish_core.cli import main as cli_main
 from blowfish_core.evolution import RunStopped
 from blowfish_core.presets import load_preset_data
 from blowfish_core.runner import MAX_SEEDS
+from blowfish_core.verdicts import sweep_verdict_from_result
+from studio import flow
 from studio import runner_ui as ui
 from studio.state import Studio
 
@@ -261,8 +263,12 @@ def test_decomposition_and_sweep():
     assert not at.exception and any("budget grid" in e.value for e in at.error)
     _set(at, rn_sweep_grid="1e-4, 1e-2", rn_sweep_seeds=2)
     at.button(key="rn_sweep_btn").click().run()
-    assert not at.exception and not at.error
+    # no input error; the only alert of the error colour may be the sweep's verdict banner
+    assert not at.exception and not [e for e in at.error if not flow.is_verdict(e)]
     res = at.session_state["runner_sweep"]["result"]
+    v = sweep_verdict_from_result(res)
+    shown = at.error if v.level == "bad" else at.success if v.level == "good" else at.info
+    assert f"**{v.headline}.** {v.detail}" in [e.value for e in shown]
     metrics = {m.label: m.value for m in at.metric}
     if res.crossing_rho is None:
         assert metrics["Crossing budget rho"] == "none on this grid"

@@ -348,3 +348,15 @@ def test_protect_same_attribute_twice_is_refused(capsys):
     assert code == 2
     assert ("--protect names an attribute more than once (age: age=threshold:3, age=threshold:5). "
             "Fix: give each attribute once") in err
+
+
+@pytest.mark.parametrize("flags,mech", [(["--mechanism", "laplace", "--conversion", "exact"], "laplace"),
+                                        (["--noise", "pubmix", "--conversion", "eq1"], "pubmix")])
+def test_conversion_with_a_non_gaussian_budget_is_refused(tmp_path, capsys, flags, mech):
+    """Laplace (pure epsilon) and PubMix ((epsilon, delta), PLD) take epsilon as it is: a conversion is refused."""
+    code = cli.main(["synth", "--preset", "xor3", "--n", "3000", "--epsilon", "1", "--seeds", "0",
+                     "--out", str(tmp_path / "o.csv"), *flags])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (f"--conversion {flags[-1]} converts a Gaussian (zCDP) budget; {mech} takes --epsilon as it is. "
+            "Fix: drop --conversion") in err

@@ -249,6 +249,6 @@ def test_report_section_comes_from_the_stored_baseline_results(tmp_path):
     assert exp_baseline.section(str(tmp_path)) is None
     text = exp_baseline.section()
     assert text.startswith("## 12. Reference: MST and AIM (standard DP)")
-    assert "before issue 12's new default" in text and "| our step | source |" in text
+    assert "run with the default schedule (DESIGN §3" in text and "| our step | source |" in text
     assert "### Adult" in text and "### Bank" in text and text.count("MST is lower at all") == 2
     assert "PYTHONHASHSEED" in text
