@@ -89,8 +89,9 @@ def add_schedule_args(p: argparse.ArgumentParser) -> None:
                         "(default from --schedule: 1 for hybrid, 3 for hybrid-256x3)")
     p.add_argument("--release-mode", choices=["top", "top-distinct", "sample"], default=None,
                    help="top: the --release candidates with the largest final noisy counts, each once (default "
-                        "for hybrid); top-distinct: the same with equal records once; sample: drawn proportionally "
-                        "to the counts (default for hybrid-256x3)")
+                        "for hybrid); top-distinct: the same with equal records once; both repeat in rank order when "
+                        "there are fewer than --release; sample: drawn proportionally to the counts (default for "
+                        "hybrid-256x3)")
     p.add_argument("--rank-by", choices=["clipped", "raw"], default=None,
                    help="what rank rounds and the top release rank by: clipped (default: the H-thresholded, "
                         "clipped noisy counts) or raw (the unclipped noisy counts, as the reference library)")

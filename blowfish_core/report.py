@@ -301,11 +301,18 @@ def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> di
 
 def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
     # (from public settings and noisy counts only: safe in the public part)
-    """Plain-language warnings for the report: empty policy (when allowed) and rounds
-    in which no candidate survived the threshold H (parents then drawn uniformly)."""
+    """Plain-language warnings for the report: empty policy (when allowed), a top release larger
+    than the last population (candidates repeat), and rounds in which no candidate survived the
+    threshold H (parents then drawn uniformly)."""
     out: list[str] = []
     if any_policy_aware(req.methods) and policy_is_empty(req.schema, req.policy):
         out.append(NO_PROTECTION_WARNING)
+    cfg = req.config
+    m_last = cfg.sizes()[-1]
+    if cfg.release_mode in ("top", "top-distinct") and cfg.release > m_last:
+        out.append(f"release {cfg.release} > the {m_last} candidates of the last round: the top release repeats "
+                   "candidates in rank order. Fix: keep the release at most half the last population "
+                   f"(e.g. --release {m_last // 2}), or use --release-mode sample")
     for r in runs:
         empty = [rd["t"] for rd in r["rounds"] if rd["surviving"] == 0]
         if empty:

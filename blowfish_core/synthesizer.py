@@ -237,7 +237,8 @@ class Synthesizer:
         """n records (default: config.release) from the last noisy histogram, decoded.
 
         Post-processing only.  The k-th call (k = 0, 1, ...) uses release stream k, so the first
-        ``sample(config.release)`` equals the run's (and the CLI's) release.  PubMix/LinMix: the
+        ``sample(config.release)`` equals the run's (and the CLI's) release; with release_mode
+        'top' / 'top-distinct' (the default) every call returns the top-n candidates (no draw).  PubMix/LinMix: the
         first ``sample(config.release)`` returns the run's release (made from the round-T draws:
         the draws themselves with release_mode 'sample', the candidates with the most draws
         with 'top', the default, or 'top-distinct'); any other call

@@ -233,3 +233,20 @@ def test_runner_advanced_schedule_goes_into_the_config():
                                             rank_by="raw", mutation_index="t-1")
     with pytest.raises(bc.BlowfishError, match="rank_by"):
         ui.config_from_inputs(dict(base, rn_rank_by="abs"))
+
+
+def test_top_release_larger_than_the_last_population_is_warned(tmp_path):
+    """--release 100 with 64 candidates in the last round: the report's public warnings say the top release
+    repeats candidates and how to fix it; a release of half the population gives no such warning."""
+    import json
+
+    rep = tmp_path / "r.json"
+    _cli(tmp_path, "big", "--method", "hard", "--rho", "1", "--rounds", "2", "--population", "64x2",
+         "--release", "100", "--seeds", "0", "--quiet", "--report", str(rep))
+    want = ("release 100 > the 64 candidates of the last round: the top release repeats candidates in rank "
+            "order. Fix: keep the release at most half the last population (e.g. --release 32), or use "
+            "--release-mode sample")
+    assert want in json.loads(rep.read_text())["public"]["warnings"]
+    _cli(tmp_path, "half", "--method", "hard", "--rho", "1", "--rounds", "2", "--population", "64x2",
+         "--release", "32", "--seeds", "0", "--quiet", "--report", str(rep))
+    assert not any("top release repeats" in w for w in json.loads(rep.read_text())["public"]["warnings"])
