@@ -200,6 +200,13 @@ with c3:
         st.radio("Mutation index", ui.MUTATION_INDEX_CHOICES, key="rn_mutation_index", disabled=lock,
                  horizontal=True, help="t (default): round t mutates at rate_t; t-1: at rate_(t-1) (as the "
                                        "reference library)")
+        st.selectbox("Children per kept parent (rank rounds)", ui.CHILDREN_CHOICES, key="rn_children",
+                     disabled=lock, help="from the schedule: 1 for hybrid (top m/2 kept), 3 for hybrid-256x3 "
+                                         "(top m/4 kept); the top m/(1 + children) parents are kept")
+        st.selectbox("Release", ui.RELEASE_MODE_CHOICES, key="rn_release_mode", disabled=lock,
+                     help="from the schedule: top for hybrid, sample for hybrid-256x3. top: the release candidates "
+                          "with the largest final noisy counts, each once; top-distinct: the same with equal "
+                          "records once; sample: drawn proportionally to the counts")
     st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", disabled=lock, step=1)
     st.number_input("First seed", key="rn_first_seed", disabled=lock, step=1)
 for _k in S:

@@ -30,7 +30,7 @@ from typing import Any, Callable, MutableMapping
 import pandas as pd
 
 from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import MUTATION_INDEX, RANK_BY, SCHEDULES, SynthConfig
+from blowfish_core.evolution import MUTATION_INDEX, RANK_BY, RELEASE_MODES, SCHEDULES, SynthConfig
 from blowfish_core.experiment import PairedResult, RunRequest, run_paired, validate_request
 from blowfish_core import methods as method_table, parsing
 from blowfish_core.mechanisms import get_mechanism
@@ -95,6 +95,8 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_schedule": "hybrid",
     "rn_rank_by": SCHEDULES["hybrid"]["rank_by"],
     "rn_mutation_index": SCHEDULES["hybrid"]["mutation_index"],
+    "rn_children": "from the schedule",
+    "rn_release_mode": "from the schedule",
     "rn_seeds": 6,
     "rn_first_seed": 0,
     "rn_sweep_grid": "1e-4, 6e-4, 3e-3, 1e-2",
@@ -105,8 +107,12 @@ RUNNER_DEFAULTS: dict[str, Any] = {
 SCHEDULE_CHOICES = list(SCHEDULES)
 RANK_BY_CHOICES = list(RANK_BY)
 MUTATION_INDEX_CHOICES = list(MUTATION_INDEX)
+#: children per kept parent and the release rule: the schedule's own value first, then explicit choices.
+FROM_SCHEDULE = "from the schedule"
+CHILDREN_CHOICES = [FROM_SCHEDULE, 1, 2, 3]
+RELEASE_MODE_CHOICES = [FROM_SCHEDULE, *RELEASE_MODES]
 #: the settings keys of the schedule (the Pilot passes the Runner's along).
-SCHEDULE_KEYS = ("rn_schedule", "rn_rank_by", "rn_mutation_index")
+SCHEDULE_KEYS = ("rn_schedule", "rn_rank_by", "rn_mutation_index", "rn_children", "rn_release_mode")
 
 
 def runner_settings(state: MutableMapping[str, Any], tau: float | None = None,
@@ -201,8 +207,9 @@ def parse_population(text: str | None, rounds: int) -> list[int] | None:
 
 def config_from_inputs(s: dict[str, Any]) -> SynthConfig:
     """SynthConfig from the Runner/Pilot widgets (rounds, population text, release, H, selection,
-    and the Advanced schedule: rn_schedule, rn_rank_by, rn_mutation_index; missing keys take
-    RUNNER_DEFAULTS).  The named schedule first, the widgets on top (SynthConfig.from_schedule)."""
+    and the Advanced schedule: rn_schedule, rn_rank_by, rn_mutation_index, rn_children and
+    rn_release_mode (FROM_SCHEDULE = the schedule's value); missing keys take RUNNER_DEFAULTS).
+    The named schedule first, the widgets on top (SynthConfig.from_schedule)."""
     rounds = s["rn_rounds"]
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise BlowfishError(f"rounds must be a whole number >= 1 (got {rounds!r})")
@@ -212,7 +219,14 @@ def config_from_inputs(s: dict[str, Any]) -> SynthConfig:
         s.get("rn_schedule", d["rn_schedule"]), rounds=rounds, population=pop, release=s["rn_release"],
         threshold_h=float(s["rn_h"]), selection=s["rn_selection"],
         rank_by=s.get("rn_rank_by", d["rn_rank_by"]),
-        mutation_index=s.get("rn_mutation_index", d["rn_mutation_index"])).validate()
+        mutation_index=s.get("rn_mutation_index", d["rn_mutation_index"]),
+        children=_unless_schedule(s.get("rn_children", d["rn_children"])),
+        release_mode=_unless_schedule(s.get("rn_release_mode", d["rn_release_mode"]))).validate()
+
+
+def _unless_schedule(v: Any) -> Any:
+    """None (keep the schedule's value) for FROM_SCHEDULE, else the widget's value."""
+    return None if v == FROM_SCHEDULE else v
 
 
 def methods_from_inputs(methods: list[str], decomposition: bool) -> list[str]:

@@ -250,3 +250,14 @@ def test_top_release_larger_than_the_last_population_is_warned(tmp_path):
     _cli(tmp_path, "half", "--method", "hard", "--rho", "1", "--rounds", "2", "--population", "64x2",
          "--release", "32", "--seeds", "0", "--quiet", "--report", str(rep))
     assert not any("top release repeats" in w for w in json.loads(rep.read_text())["public"]["warnings"])
+
+
+def test_runner_children_and_release_mode_override_the_schedule():
+    """The Runner's Advanced children / release choices: 'from the schedule' keeps the schedule's value."""
+    base = dict(ui.RUNNER_DEFAULTS, rn_rounds=4, rn_population="32x2,64x2", rn_release=20)
+    assert ui.config_from_inputs(base).children == 1 and ui.config_from_inputs(base).release_mode == "top"
+    got = ui.config_from_inputs(dict(base, rn_children=3, rn_release_mode="top-distinct"))
+    assert got == SynthConfig.from_schedule("hybrid", rounds=4, population=[32, 32, 64, 64], release=20,
+                                            children=3, release_mode="top-distinct")
+    old = ui.config_from_inputs(dict(base, rn_schedule="hybrid-256x3"))
+    assert (old.children, old.release_mode) == (3, "sample")
