@@ -7,6 +7,7 @@ no Python traceback.  The UI calls the same engine functions.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -18,7 +19,7 @@ from .data import read_text_file
 from .errors import BlowfishError
 from .exports import to_csv_safe
 from .input_checks import check_generated_n, check_integer_bounds
-from .intake import IntakeResult, check_sep, intake_csv
+from .intake import IntakeResult, check_sep, domain_problems, intake_csv
 from .evolution import SCHEDULES, SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data, split_line
@@ -249,9 +250,12 @@ def _missing_levels(items: list[str]) -> dict[str, str]:
     return out
 
 
-def read_data(args, columns: list[str] | None = None, release_size: int | None = None) -> IntakeResult:
+def read_data(args, columns: list[str] | None = None, release_size: int | None = None,
+              schema: Any = None) -> IntakeResult:
     """--data through the intake step (blowfish_core.intake.intake_csv) with the intake
-    flags; every problem in one DataError (raise_for_problems).  Memoized on ``args``;
+    flags; every problem in one DataError (raise_for_problems), with ``schema`` also the
+    cells outside its public domain (intake.domain_problems, on the whole table before any
+    split, with row numbers).  Memoized on ``args``;
     :func:`intake_lines` gives the separator, header, notes and warnings to print (after
     the checks, so an error stays one ``error:`` block on stderr)."""
     cached = getattr(args, "_intake", None)
@@ -263,6 +267,8 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
     res = intake_csv(args.data, sep=_sep(args), no_header=True if (args.no_header or names) else None,
                      names=names, columns=columns, drop_missing=drop_arg,
                      missing_level=_missing_levels(args.missing_level), release_size=release_size)
+    if schema is not None and res.ok:
+        res = dataclasses.replace(res, problems=domain_problems(schema, res))
     res.raise_for_problems()
     args._intake = res
     return res
@@ -441,7 +447,7 @@ def cmd_synth(args) -> int:
         if args.chunk_rows is not None:
             raise BlowfishError("--chunk-rows applies to --schema runs (a preset splits its table in memory). "
                                 "Fix: drop it, or pass --schema with the preset's schema file")
-        table = read_data(args, schema.names, args.release).frame if args.data else None
+        table = read_data(args, schema.names, args.release, schema).frame if args.data else None
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
                                  data_seed=args.data_seed or 0)
         data, source_txt = split.private, split.source.replace("table (", f"{args.data} (", 1)
@@ -560,7 +566,7 @@ def _read_private(args, schema: Schema, cfg):
 
         return DaskEngine.read_csv(_dask_client(args), args.data, schema, cfg.sizes(), sep=sep)
     if not chunked:
-        return read_data(args, schema.names, cfg.release).frame  # the intake step (issue 11)
+        return read_data(args, schema.names, cfg.release, schema).frame  # the intake step (issue 11)
     from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
 
     def said(k, n):

@@ -251,6 +251,50 @@ def check_sep(sep: str | None) -> str | None:
     return sep
 
 
+def domain_problems(schema: Any, res: "IntakeResult") -> tuple[Problem, ...]:
+    """Cells of the intake's frame outside ``schema``'s declared public domain, one Problem per
+    column (kind 'outside-domain') with its count and up to five spreadsheet row numbers.
+
+    Checked on the whole table, before any split (so a preset's pilot rows are checked too).
+    Numeric attributes: numbers outside [lo, hi] (cells that are not numbers are the intake's
+    'not-numbers' problems); every other attribute: values its encode_value refuses (one call
+    per distinct value).  Missing cells are left to the intake's 'missing' problems.
+    """
+    from .domain import NumericAttribute
+    from .errors import SchemaError
+
+    frame, rn = res.frame, np.asarray(res.row_numbers)
+    out: list[Problem] = []
+    for a in schema.attributes:
+        if a.name not in frame.columns:
+            continue
+        col = frame[a.name]
+        present = col.notna().to_numpy()
+        if isinstance(a, NumericAttribute):
+            x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+            bad = present & np.isfinite(x) & ((x < a.lo) | (x > a.hi))
+            where = f"outside [{a.lo:g}, {a.hi:g}]"
+            fix = "widen the declared bounds or remove those rows; values are never clipped silently"
+        else:
+            refused = set()
+            for v in pd.unique(col[present]):
+                try:
+                    a.encode_value(v)
+                except SchemaError:
+                    refused.add(v)
+            bad = present & col.isin(refused).to_numpy()
+            where = "outside the declared categories"
+            fix = f"add them to the levels of '{a.name}' or remove those rows"
+        if bad.any():
+            rows = rn[bad].tolist()
+            ex = list(dict.fromkeys(col[bad].astype(str).tolist()))[:3]
+            n = int(bad.sum())
+            out.append(Problem(a.name, "outside-domain", n, tuple(rows[:MAX_ROWS_LISTED]),
+                               f"column '{a.name}': {n} cell(s) {where} of the public domain (e.g. {ex}) in "
+                               f"{_rows_text(rows, n)}. Fix: {fix}"))
+    return tuple(out)
+
+
 def _rows_text(rows: Sequence[int], count: int) -> str:
     shown = ", ".join(str(r) for r in rows[:MAX_ROWS_LISTED])
     more = count - min(len(rows), MAX_ROWS_LISTED)

@@ -193,7 +193,8 @@ def test_column_absent_from_csv(files, capsys):
 
 def test_value_outside_public_domain(files, capsys):
     expect_error(capsys, synth(files, "oob", "--method", "hard", "--rho", "1"),
-                 "column 'a'", "2 row(s)", "outside the declared public domain [0, 100]")
+                 "column 'a': 2 cell(s) outside [0, 100] of the public domain (e.g. ['200', '300']) in rows 3, 4. "
+                 "Fix: widen the declared bounds or remove those rows")
 
 
 def test_bounds_wider_than_float_range(files, capsys, tmp_path):

@@ -223,3 +223,27 @@ def test_pilot_help_says_the_preset_splits_data(capsys):
     assert ("--data CSV private table. With --preset adult|bank the preset splits it into a private part and "
             "held-out pilot rows, as in the paper (Adult 80/20, Bank 60/40; the public pilot runs on the held-out "
             "rows, n_t = the private part's size); to use a separate public file pass --public.") in text
+
+
+def test_cells_outside_a_presets_domain_are_all_listed_before_the_split(tmp_path, capsys):
+    """--preset with --data: cells outside the public domain are found on the whole table (a pilot-split row
+    too), every column in one message, with spreadsheet row numbers."""
+    from blowfish_core import cli as _cli
+
+    rows = ["age,workclass,hours.per.week,education.num,income"]
+    rows += [f"{30 + i % 40},Private,40,9,<=50K" for i in range(40)]
+    rows[1] = "31,Spaceman,40,9,<=50K"          # row 2
+    rows[6] = "300,Private,40,9,<=50K"          # row 7
+    rows[9] = '35,"=HYPERLINK(""x"")",40,9,<=50K'  # row 10
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join(rows) + "\n")
+    code = _cli.main(["synth", "--preset", "adult", "--data", str(path), "--method", "hard", "--rho", "1",
+                      "--seeds", "0", "--out", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "2 problem(s) found" in err
+    assert ("column 'age': 1 cell(s) outside [17, 90] of the public domain (e.g. ['300']) in row 7. "
+            "Fix: widen the declared bounds or remove those rows") in err
+    assert ("column 'workclass': 2 cell(s) outside the declared categories of the public domain "
+            "(e.g. ['Spaceman', '=HYPERLINK(\"x\")']) in rows 2, 10. Fix: add them to the levels of 'workclass'") in err
+    assert not (tmp_path / "o.csv").exists()

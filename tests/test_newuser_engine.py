@@ -233,7 +233,9 @@ def test_threshold_h_no_survivors_warned(tmp_path, capsys):
 
 
 def test_no_warnings_normally():
-    rep = run_paired(xor_request(XOR.default_policy(), ["hard"])).report
+    # a normal setting: the release at most half the last population (TINY's 20 of 16 is warned about)
+    normal = SynthConfig(rounds=2, population=[16, 16], release=8)
+    rep = run_paired(xor_request(XOR.default_policy(), ["hard"], config=normal)).report
     assert rep["warnings"] == []
 
 
