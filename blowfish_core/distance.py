@@ -102,6 +102,7 @@ class GowerKernel:
             else:
                 groups.append(([i], [L]))
         self._tables = tables
+        self._bound: float | None = None  # distance_bound(), computed on first use
         #: per group: (member attributes, their domain sizes, table); a joint group's
         #: table is compact (used codes only) and ``_slot[g]`` maps a joint code to its row.
         self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
@@ -217,9 +218,11 @@ class GowerKernel:
         return D
 
     # ------------------------------------------------------------ nearest (float32 + exact fallback)
-    def _tables32(self, I: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+    def tables32(self, I: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], float]:
         """Float32 lookup tables for the records of I (n, p): per group (its table, each record's row),
-        and the largest table entry summed over groups (a bound on the tables' part of a distance)."""
+        and the largest table entry summed over groups (a bound on the tables' part of a distance).
+        Used by :meth:`nearest` and the float32 soft vote (:meth:`tile32`).
+        Raises IndexError for a domain index out of range."""
         tabs, rows, top = [], [], 0.0
         for members, sizes, _ in self.groups:
             gi = self._group_index(I, members, sizes)
@@ -244,6 +247,48 @@ class GowerKernel:
             rows.append(np.asarray(r, dtype=np.intp).reshape(-1))
             top += float(sum(np.abs(self._tables[j]).max(initial=0.0) for j in members))
         return tabs, rows, top
+
+    def distance_bound(self) -> float:
+        """S: an upper bound on any distance of this kernel (Gower units), sum_i of the largest weighted
+        term: the tables' largest entries, and |w_i| for direct attributes (terms in [0, 1]).
+        Public (schema and candidates only)."""
+        if self._bound is None:
+            S = 0.0
+            for T in self._tables.values():
+                S += float(np.abs(T).max(initial=0.0))
+            self._bound = S + float(sum(abs(float(self.w[i])) for i in self.direct))
+        return self._bound
+
+    def tile32(self, X: np.ndarray, tabs: list[np.ndarray], gidx: list[np.ndarray], s: int, e: int,
+               d: np.ndarray, buf: np.ndarray, buf64: np.ndarray | None, S: float = 0.0) -> float:
+        """Float32 distances of records X[s:e] into d ((e - s, m) float32), from :meth:`tables32`.
+
+        buf: (>= e - s, m) float32 scratch; buf64: (>= e - s, m) float64 scratch for the direct
+        (continuous) attributes, whose terms are computed in float64 and rounded once.  Returns
+        S plus the largest weighted direct term of each direct attribute in this tile (the tile's
+        bound on a distance, given S = the tables' part).
+        """
+        b = buf[: e - s]
+        first = True
+        for T, gi in zip(tabs, gidx):
+            if first:
+                np.take(T, gi[s:e], axis=0, out=d, mode="clip")
+                first = False
+            else:
+                np.take(T, gi[s:e], axis=0, out=b, mode="clip")
+                d += b
+        for i in self.direct:
+            t = buf64[: e - s]
+            self.schema.attributes[i].term_into(X[s:e, i, None], self.C[None, :, i], t)
+            t *= self.w[i]
+            S += float(np.abs(t).max(initial=0.0))
+            if first:
+                d[...] = t
+                first = False
+            else:
+                b[...] = t
+                d += b
+        return S
 
     def _exact(self, X: np.ndarray, I: np.ndarray, r: np.ndarray, j: np.ndarray) -> np.ndarray:
         """The float64 distances of :meth:`block` for the (record r, candidate j) pairs, bit for bit:
@@ -299,7 +344,7 @@ class GowerKernel:
         out = np.empty(n, dtype=np.intp)
         if n == 0:
             return out
-        tabs, gidx, top = self._tables32(I)
+        tabs, gidx, top = self.tables32(I)
         step = max(1, int(rows)) if rows is not None else tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
         pend_r: list[np.ndarray] = []
         pend_j: list[np.ndarray] = []
@@ -313,27 +358,7 @@ class GowerKernel:
         for s in range(0, n, step):
             e = min(s + step, n)
             d = D[: e - s]
-            b = buf[: e - s]
-            S = top
-            first = True
-            for T, gi in zip(tabs, gidx):
-                if first:
-                    np.take(T, gi[s:e], axis=0, out=d, mode="clip")
-                    first = False
-                else:
-                    np.take(T, gi[s:e], axis=0, out=b, mode="clip")
-                    d += b
-            for i in self.direct:
-                t = buf64[: e - s]
-                self.schema.attributes[i].term_into(X[s:e, i, None], self.C[None, :, i], t)
-                t *= self.w[i]
-                S += float(np.abs(t).max(initial=0.0))
-                if first:
-                    d[...] = t
-                    first = False
-                else:
-                    b[...] = t
-                    d += b
+            S = self.tile32(X, tabs, gidx, s, e, d, buf, buf64, top)
             E2 = 2.0 * (2.0 * p * u * S)  # 2E
             best = np.argmin(d, axis=1)
             ar = np.arange(e - s)

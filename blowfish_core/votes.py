@@ -18,13 +18,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from .distance import GowerKernel, chunk_rows, domain_index, tile_rows
+from .distance import TILE32_BYTES, GowerKernel, chunk_rows, domain_index, tile_rows
 from .input_checks import check_tau_normal
 from .errors import BudgetError
 from .schema import Schema
 
 
 _BLAS = None
+
+#: largest per-entry relative vote error (bound of :meth:`SoftVote.rel_error`'s softmax part) for
+#: which the soft vote runs in float32 (issue 15d); a smaller tau runs in float64.
+SOFT32_MAX_REL = 1e-3
 
 
 def one_blas_thread():
@@ -97,18 +101,101 @@ class SoftVote:
 
     def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
                   I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
-        """H = counts @ softmax rows: float64 (m,); independent of the tile size (one mat-vec per block)."""
+        """H = counts @ softmax rows: float64 (m,), the sum of :meth:`block_sums` in block order.
+
+        Within ``rel_error(kernel) * H64_j`` (+ 1e-12 n) of the float64 softmax histogram per bin."""
         H = np.zeros(kernel.m)
         for part in self.block_sums(U, counts, I, kernel):
             H += part
         return H
+
+    def rel_error(self, kernel: GowerKernel) -> float:
+        """Relative error bound per bin of the histogram vs the float64 softmax histogram; 0.0 on the
+        float64 path.  Derivation (u = 2^-24, p attributes, S = the kernel's largest distance
+        :meth:`GowerKernel.distance_bound`, r = float32 tile rows):
+
+        * distances: ``|D32 - D| <= E = 2 p (u + 2^-53) S`` (:meth:`GowerKernel.nearest`);
+        * the exponent ``-(D32 - min D32) / tau`` in float32 (one subtraction, k = fl(-1/tau), one
+          product), then exp (<= 4 u, numpy's float32 exp, with 4 u spare): off by at most
+          ``delta = (E + 3 u S) / tau + 8 u`` per entry beyond a per-row constant (the row shift
+          cancels in the softmax);
+        * the softmax ratio then moves each vote entry by a factor within ``exp(+-2 delta)``; the
+          weight ``counts / row sum`` (float64 sum, one float32 rounding) and the product add 2 u;
+        * the float32 mat-vec of r rows of non-negative terms: ``gamma_r <= (r + 1) u`` relative
+          (Higham 2002 §3.1); the float64 block sums are exact to 1e-15.
+
+        So ``|H32_j - H64_j| <= (expm1(2 delta) (1 + (r + 3) u) + (r + 3) u) H64_j``.
+        """
+        if not self.float32_ok(kernel):
+            return 0.0
+        u = 2.0 ** -24
+        delta = self._delta(kernel)
+        r = tile_rows(kernel.m, 2 * TILE32_BYTES)
+        g = (r + 3) * u
+        return math.expm1(2.0 * delta) * (1.0 + g) + g
+
+    def float32_ok(self, kernel: GowerKernel) -> bool:
+        """Whether the float32 block applies: its per-entry vote error bound is at most
+        ``SOFT32_MAX_REL`` (small tau makes float32 distance rounding matter; then float64) and
+        1/tau is a float32 number.  Depends on tau, the schema and the candidates only (public)."""
+        inv = 1.0 / self.tau
+        if not inv < 1e30:
+            return False
+        delta = self._delta(kernel)
+        return delta < 1.0 and math.expm1(2.0 * delta) <= SOFT32_MAX_REL  # (a huge delta overflows expm1)
+
+    def _delta(self, kernel: GowerKernel) -> float:
+        """delta of :meth:`rel_error`: the float32 exponent's error bound per entry (natural-log units)."""
+        u = 2.0 ** -24
+        S = kernel.distance_bound()
+        E = 2.0 * kernel.schema.p * (u + 2.0 ** -53) * S
+        return (E + 3.0 * u * S) / self.tau + 8.0 * u
 
     def block_sums(self, U: np.ndarray, counts: np.ndarray, I: np.ndarray, kernel: GowerKernel):
         """Yield ``counts[s:e] @ softmax rows`` per block of ``chunk_rows(m)`` records: float64 (m,).
 
         The histogram is their sum in block order; the Dask engine sums the blocks of every
         partition in the same order, so its histogram is the same float sum (issue 15).
+        Float32 (issue 15d, when :meth:`float32_ok`): each block is cut into float32 tiles of
+        ``tile_rows(m, 2 TILE32_BYTES)`` records (256 at m = 1,024); per tile the Gower distances
+        (:meth:`GowerKernel.tile32`), the stable softmax in float32 (subtract the row minimum,
+        times fl(-1/tau), exp), the weights ``counts / row sum`` (row sums in float64) and one
+        float32 mat-vec, added to the block's float64 sum.  Otherwise float64 rows in tiles of
+        ``tile_rows(m)`` and one float64 mat-vec per block (the pre-15d engine).
         """
+        if self.float32_ok(kernel):
+            yield from self._block_sums32(U, counts, I, kernel)
+        else:
+            yield from self._block_sums64(U, counts, I, kernel)
+
+    def _block_sums32(self, U, counts, I, kernel):
+        n, m = U.shape[0], kernel.m
+        if n == 0:
+            return
+        step = chunk_rows(m)
+        tile = tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
+        tabs, gidx, top = kernel.tables32(I)
+        h = min(tile, n)
+        D = np.empty((h, m), dtype=np.float32)
+        buf = np.empty((h, m), dtype=np.float32)
+        buf64 = np.empty((h, m)) if kernel.direct else None
+        k = np.float32(-1.0 / self.tau)
+        with one_blas_thread():
+            for s in range(0, n, step):
+                e = min(s + step, n)
+                Hb = np.zeros(m)
+                for a in range(s, e, tile):
+                    b = min(a + tile, e)
+                    d = D[: b - a]
+                    kernel.tile32(U, tabs, gidx, a, b, d, buf, buf64, top)
+                    d -= d.min(axis=1, keepdims=True)
+                    d *= k
+                    np.exp(d, out=d)
+                    wts = (counts[a:b] / d.sum(axis=1, dtype=np.float64)).astype(np.float32)
+                    Hb += wts @ d
+                yield Hb
+
+    def _block_sums64(self, U, counts, I, kernel):
         n = U.shape[0]
         tile = tile_rows(kernel.m)
         step = chunk_rows(kernel.m)
