@@ -89,15 +89,32 @@ class HardVote:
         return _one_hot(np.argmin(D, axis=1), D.shape[1])
 
 
+#: the soft vote's arithmetic: 'float64' (every entry to 1e-15; releases) or 'float32' (float32
+#: tiles within :meth:`SoftVote.rel_error`; seeded study runs).  run_synthesis takes it from the
+#: run's randomness source (``streams.vote_precision``), as it takes the noise sampler.
+PRECISIONS = ("float64", "float32")
+
+
 @dataclass(frozen=True)
 class SoftVote:
-    """Soft vote v(x) = softmax_j(-d(x, c_j) / tau) (BF-Soft, Eq. (2)); tau > 0 (BudgetError otherwise)."""
+    """Soft vote v(x) = softmax_j(-d(x, c_j) / tau) (BF-Soft, Eq. (2)); tau > 0 (BudgetError otherwise).
+
+    precision: 'float64' (default) or 'float32' (:data:`PRECISIONS`; ValueError otherwise).
+    Float32 tiles are about 2.5x faster and within ``rel_error(kernel)`` per bin of the float64
+    histogram (issue 15d), but the vote it computes can then differ from the exact softmax by up
+    to ``2 rel_error`` in L2 per record, beyond the sensitivity bound the calibration states; so
+    releases (OS randomness) vote in float64 and only seeded study runs, whose noise is known
+    from the seed anyway, vote in float32 (docs/DECISIONS.md, issue 15 session 4).
+    """
 
     tau: float
+    precision: str = "float64"
     name: ClassVar[str] = "soft"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tau", check_tau(self.tau))
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)} (got {self.precision!r})")
 
     def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
                   I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
@@ -111,7 +128,7 @@ class SoftVote:
 
     def rel_error(self, kernel: GowerKernel) -> float:
         """Relative error bound per bin of the histogram vs the float64 softmax histogram; 0.0 on the
-        float64 path.  Derivation (u = 2^-24, p attributes, S = the kernel's largest distance
+        float64 path (precision 'float64', or a tau too small for float32).  Derivation (u = 2^-24, p attributes, S = the kernel's largest distance
         :meth:`GowerKernel.distance_bound`, r = float32 tile rows):
 
         * distances: ``|D32 - D| <= E = 2 p (u + 2^-53) S`` (:meth:`GowerKernel.nearest`);
@@ -135,9 +152,11 @@ class SoftVote:
         return math.expm1(2.0 * delta) * (1.0 + g) + g
 
     def float32_ok(self, kernel: GowerKernel) -> bool:
-        """Whether the float32 block applies: its per-entry vote error bound is at most
-        ``SOFT32_MAX_REL`` (small tau makes float32 distance rounding matter; then float64) and
-        1/tau is a float32 number.  Depends on tau, the schema and the candidates only (public)."""
+        """Whether the float32 block applies: precision 'float32', its per-entry vote error bound
+        at most ``SOFT32_MAX_REL`` (small tau makes float32 distance rounding matter; then float64)
+        and 1/tau a float32 number.  Depends on tau, the schema and the candidates only (public)."""
+        if self.precision != "float32":
+            return False
         inv = 1.0 / self.tau
         if not inv < 1e30:
             return False
