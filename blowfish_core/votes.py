@@ -101,10 +101,11 @@ class SoftVote:
 
     precision: 'float64' (default) or 'float32' (:data:`PRECISIONS`; ValueError otherwise).
     Float32 tiles are about 2.5x faster and within ``rel_error(kernel)`` per bin of the float64
-    histogram (issue 15d), but the vote it computes can then differ from the exact softmax by up
-    to ``2 rel_error`` in L2 per record, beyond the sensitivity bound the calibration states; so
-    releases (OS randomness) vote in float64 and only seeded study runs, whose noise is known
-    from the seed anyway, vote in float32 (docs/DECISIONS.md, issue 15 session 4).
+    histogram (issue 15d), but then one record's change can move the histogram by more than the
+    sensitivity the calibration states (its float32 row is off by up to ``rel_error`` per entry,
+    and the tile's float32 mat-vec re-rounds the other records' sums); so releases (OS randomness)
+    vote in float64 and only seeded study runs, whose noise is known from the seed anyway, vote
+    in float32 (docs/DECISIONS.md, issue 15 session 4).
     """
 
     tau: float
