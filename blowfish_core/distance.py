@@ -29,6 +29,7 @@ TILE_BYTES = 512 * 2**10
 TILE32_BYTES = 1 * 2**20
 #: most (record, candidate) near-tie pairs held before :meth:`GowerKernel.nearest` decides them.
 PAIRS_MAX = 2**21
+SORT_ROWS = True
 #: attributes with at most this many domain values use lookup tables.
 LOOKUP_MAX = 4096
 #: largest fused joint lookup table (bytes) per population.
@@ -363,6 +364,12 @@ class GowerKernel:
         C = self.C if keep is None else self.C[keep]
         m = C.shape[0]
         tabs, gidx, top = self._tables32(I, keep)
+        # records in the order of their row in the largest table (stable): a tile's gathers then
+        # read that table's rows in increasing order (about 10% faster when it is out of cache)
+        rec = (np.argsort(gidx[max(range(len(tabs)), key=lambda g: tabs[g].shape[0])], kind="stable")
+               if SORT_ROWS and tabs else np.arange(n))
+        gidx = [gi[rec] for gi in gidx]
+        Xr = X[rec] if self.direct else X
         step = max(1, int(rows)) if rows is not None else tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
         pend_r: list[np.ndarray] = []
         pend_j: list[np.ndarray] = []
@@ -371,6 +378,7 @@ class GowerKernel:
         D = np.empty((h, m), dtype=np.float32)
         buf = np.empty((h, m), dtype=np.float32)
         buf64 = np.empty((h, m)) if self.direct else None
+        base = np.arange(h, dtype=np.intp) * m  # flat index of each tile row's first entry
         p = self.schema.p
         u = 2.0 ** -24 + 2.0 ** -53
         for s in range(0, n, step):
@@ -388,7 +396,7 @@ class GowerKernel:
                     d += b
             for i in self.direct:
                 t = buf64[: e - s]
-                self.schema.attributes[i].term_into(X[s:e, i, None], C[None, :, i], t)
+                self.schema.attributes[i].term_into(Xr[s:e, i, None], C[None, :, i], t)
                 t *= self.w[i]
                 S += float(np.abs(t).max(initial=0.0))
                 if first:
@@ -398,20 +406,21 @@ class GowerKernel:
                     b[...] = t
                     d += b
             E2 = 2.0 * (2.0 * p * u * S)  # 2E
-            best = np.argmin(d, axis=1)
-            out[s:e] = best if keep is None else keep[best]
-            ar = np.arange(e - s)
-            m1 = d[ar, best].astype(np.float64)
-            d[ar, best] = np.inf
-            m2 = d[ar, np.argmin(d, axis=1)].astype(np.float64)  # second best (argmin is faster than min)
-            near = np.flatnonzero(m2 - m1 <= E2)
+            best = d.argmin(axis=1)
+            out[rec[s:e]] = best if keep is None else keep[best]
+            flat_d = d.reshape(-1)  # a view (D is C-contiguous): flat indices instead of 2-D fancy ones
+            at = base[: e - s] + best
+            m1 = flat_d[at].astype(np.float64)
+            flat_d[at] = np.inf
+            m2 = flat_d[base[: e - s] + d.argmin(axis=1)]  # second best (argmin is faster than min)
+            near = np.flatnonzero(m2 - m1 <= E2)  # float32 - float64: the gap in float64
             if near.size:
-                d[near, best[near]] = m1[near]
+                flat_d[at[near]] = m1[near]
                 # float32 threshold rounded up: a superset of the candidates within 2E (all recomputed)
                 thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
                 flat = np.flatnonzero(d[near] <= thr[:, None])  # (2-D np.nonzero is ~30x slower)
                 rr, jj = np.divmod(flat, m)
-                pend_r.append(near[rr] + s)
+                pend_r.append(rec[near[rr] + s])
                 pend_j.append(jj if keep is None else keep[jj])
                 pending += jj.size
                 if pending > PAIRS_MAX:  # bounded memory however many ties

@@ -60,10 +60,11 @@ def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.nd
 
 
 def whole_counts(counts: np.ndarray) -> bool:
-    """True when counts ((u,) float) are whole numbers with sum |counts| <= 2^53, so any
-    order of summing any subset of them is exact in float64 (NaN / inf: False)."""
+    """True when counts ((u,) float) are whole numbers with sum |counts| <= 2^52 (the check's own
+    float sum, with room for its rounding, so the exact sum is < 2^53): then any order of summing
+    any subset of them is exact in float64 (NaN / inf: False)."""
     c = np.asarray(counts, dtype=float)
-    return bool(np.all(c == np.rint(c))) and float(np.abs(c).sum()) <= 2.0 ** 53
+    return bool(np.all(c == np.rint(c))) and float(np.abs(c).sum()) <= 2.0 ** 52
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class HardVote:
 
         nn(x) from :meth:`GowerKernel.nearest` (float32 distances, near ties recomputed exactly
         in float64): the same argmin as float64 distances, so the same histogram (issue 15).
-        Whole counts (grouped records) with sum |counts| <= 2^53: every partial sum is an exact
+        Whole counts (grouped records) with sum |counts| <= 2^52: every partial sum is an exact
         integer, so one bincount gives the same float64 values as the tile-by-tile sums (15e)."""
         nn = kernel.nearest(U, I)
         if whole_counts(counts):
