@@ -29,7 +29,6 @@ TILE_BYTES = 512 * 2**10
 TILE32_BYTES = 1 * 2**20
 #: most (record, candidate) near-tie pairs held before :meth:`GowerKernel.nearest` decides them.
 PAIRS_MAX = 2**21
-SORT_ROWS = True
 #: attributes with at most this many domain values use lookup tables.
 LOOKUP_MAX = 4096
 #: largest fused joint lookup table (bytes) per population.
@@ -68,8 +67,10 @@ def distinct_rows(C: np.ndarray) -> np.ndarray:
     is one group of equal rows).  A stable lexicographic sort of the bit patterns puts equal
     rows next to each other in index order; the first of each run is its first occurrence."""
     B = np.ascontiguousarray(C, dtype=np.float64)
-    if B.shape[0] <= 1 or B.shape[1] == 0:  # no row, one row, or all rows empty (equal)
-        return np.arange(min(B.shape[0], 1 if B.shape[1] == 0 else B.shape[0]))
+    if B.shape[1] == 0:  # rows without attributes are all equal
+        return np.arange(min(B.shape[0], 1))
+    if B.shape[0] <= 1:
+        return np.arange(B.shape[0])
     B = B.view(np.uint64)
     order = np.lexsort(B.T[::-1])  # primary key: column 0; stable for equal rows
     S = B[order]
@@ -364,12 +365,6 @@ class GowerKernel:
         C = self.C if keep is None else self.C[keep]
         m = C.shape[0]
         tabs, gidx, top = self._tables32(I, keep)
-        # records in the order of their row in the largest table (stable): a tile's gathers then
-        # read that table's rows in increasing order (about 10% faster when it is out of cache)
-        rec = (np.argsort(gidx[max(range(len(tabs)), key=lambda g: tabs[g].shape[0])], kind="stable")
-               if SORT_ROWS and tabs else np.arange(n))
-        gidx = [gi[rec] for gi in gidx]
-        Xr = X[rec] if self.direct else X
         step = max(1, int(rows)) if rows is not None else tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
         pend_r: list[np.ndarray] = []
         pend_j: list[np.ndarray] = []
@@ -396,7 +391,7 @@ class GowerKernel:
                     d += b
             for i in self.direct:
                 t = buf64[: e - s]
-                self.schema.attributes[i].term_into(Xr[s:e, i, None], C[None, :, i], t)
+                self.schema.attributes[i].term_into(X[s:e, i, None], C[None, :, i], t)
                 t *= self.w[i]
                 S += float(np.abs(t).max(initial=0.0))
                 if first:
@@ -407,7 +402,7 @@ class GowerKernel:
                     d += b
             E2 = 2.0 * (2.0 * p * u * S)  # 2E
             best = d.argmin(axis=1)
-            out[rec[s:e]] = best if keep is None else keep[best]
+            out[s:e] = best if keep is None else keep[best]
             flat_d = d.reshape(-1)  # a view (D is C-contiguous): flat indices instead of 2-D fancy ones
             at = base[: e - s] + best
             m1 = flat_d[at].astype(np.float64)
@@ -420,7 +415,7 @@ class GowerKernel:
                 thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
                 flat = np.flatnonzero(d[near] <= thr[:, None])  # (2-D np.nonzero is ~30x slower)
                 rr, jj = np.divmod(flat, m)
-                pend_r.append(rec[near[rr] + s])
+                pend_r.append(near[rr] + s)
                 pend_j.append(jj if keep is None else keep[jj])
                 pending += jj.size
                 if pending > PAIRS_MAX:  # bounded memory however many ties
