@@ -14,7 +14,10 @@ including the ``GowerKernel`` build:
   the second-best candidate of every record, and for the near-tie records (float32 gap
   <= 2E, E = 2 p (2^-24 + 2^-53) S) their candidates within 2E recomputed exactly in
   float64.  Its argmin is identical to float64 distances (the printed check against the
-  float64 reference must read 0), so releases are unchanged;
+  float64 reference must read 0), so releases are unchanged.  Since 15e it votes over the
+  distinct candidates only (equal rows have equal distances; a winner maps back to its
+  first occurrence), which removes most exact ties, and builds its float32 joint tables
+  without table-sized temporaries and without a sort (the floor below still has both);
 * soft, study runs (``SoftVote(tau, "float32")``, what every seeded run uses; issue 15d):
   float32 tiles of 256 rows (distances, stable softmax, one float32 mat-vec per tile,
   accumulated in float64 per 2,048-row block: the Dask engine's layout), the floor's

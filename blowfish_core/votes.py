@@ -63,6 +63,14 @@ def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.nd
     return P
 
 
+def whole_counts(counts: np.ndarray) -> bool:
+    """True when counts ((u,) float) are whole numbers with sum |counts| <= 2^52 (the check's own
+    float sum, with room for its rounding, so the exact sum is < 2^53): then any order of summing
+    any subset of them is exact in float64 (NaN / inf: False)."""
+    c = np.asarray(counts, dtype=float)
+    return bool(np.all(c == np.rint(c))) and float(np.abs(c).sum()) <= 2.0 ** 52
+
+
 @dataclass(frozen=True)
 class HardVote:
     """Hard vote v(x) = e_nn(x) (Eq. (2), tau -> 0): one-hot on the nearest candidate."""
@@ -75,9 +83,13 @@ class HardVote:
         """H = sum_x counts[x] e_nn(x): float64 (m,), reduced tile by tile (exact for whole counts).
 
         nn(x) from :meth:`GowerKernel.nearest` (float32 distances, near ties recomputed exactly
-        in float64): the same argmin as float64 distances, so the same histogram (issue 15)."""
-        H = np.zeros(kernel.m)
+        in float64): the same argmin as float64 distances, so the same histogram (issue 15).
+        Whole counts (grouped records) with sum |counts| <= 2^52: every partial sum is an exact
+        integer, so one bincount gives the same float64 values as the tile-by-tile sums (15e)."""
         nn = kernel.nearest(U, I)
+        if whole_counts(counts):
+            return np.bincount(nn, weights=counts, minlength=kernel.m)
+        H = np.zeros(kernel.m)
         step = tile_rows(kernel.m)
         for s in range(0, U.shape[0], step):  # the same per-tile float sums as before
             e = min(s + step, U.shape[0])
