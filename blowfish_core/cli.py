@@ -100,6 +100,34 @@ def add_schedule_args(p: argparse.ArgumentParser) -> None:
                    help="round t mutates at rate_t (t, default) or at rate_(t-1) (t-1, as the reference library)")
 
 
+#: (flag, args attribute, default) of the flags only Algorithm 1's loop reads (not --release).
+_LOOP_FLAGS = (("--rounds", "rounds", 8), ("--population", "population", None), ("--threshold-h", "threshold_h", 0.0),
+               ("--schedule", "schedule", "hybrid"), ("--selection", "selection", None), ("--children", "children", None),
+               ("--release-mode", "release_mode", None), ("--rank-by", "rank_by", None),
+               ("--mutation-index", "mutation_index", None))
+
+
+def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig, methods: list[str] | None = None) -> None:
+    """Refuse schedule flags the run would ignore (never silently): any of them with only reference
+    methods (MST, AIM do not run Algorithm 1), --children with sample selection (children are made
+    in rank rounds only), --rank-by when nothing is ranked (sample selection and a sample release).
+    Raises BlowfishError naming the flags and the fix."""
+    if methods and all(get_method(m).is_reference for m in methods):
+        given = [f for f, attr, default in _LOOP_FLAGS if getattr(args, attr, default) != default]
+        if given:
+            raise BlowfishError(f"{', '.join(given)}: Algorithm 1's schedule flags, but --method {','.join(methods)} "
+                                f"runs no Algorithm 1 loop, so they would be ignored. Fix: drop them, or add an "
+                                f"Algorithm 1 method (e.g. --method hard,{methods[0]})")
+    if cfg.selection == "sample" and getattr(args, "children", None) is not None:
+        raise BlowfishError(f"--children {args.children}: children per kept parent are made in rank rounds only, "
+                            "and --selection sample has none; it would be ignored. Fix: drop --children or use "
+                            "--selection hybrid or rank")
+    if cfg.selection == "sample" and cfg.release_mode == "sample" and getattr(args, "rank_by", None) is not None:
+        raise BlowfishError(f"--rank-by {args.rank_by}: nothing is ranked with --selection sample and --release-mode "
+                            "sample; it would be ignored. Fix: drop --rank-by, or use --selection hybrid or rank, or "
+                            "--release-mode top")
+
+
 def config_from_args(args: argparse.Namespace) -> SynthConfig:
     """SynthConfig from the add_schedule_args flags: --schedule, then the explicit flags on top.
     Raises BlowfishError naming the field for a bad value."""
@@ -109,9 +137,14 @@ def config_from_args(args: argparse.Namespace) -> SynthConfig:
         release_mode=args.release_mode, rank_by=args.rank_by, mutation_index=args.mutation_index).validate()
 
 
+def _prog() -> str:
+    """The command as the user typed it: 'blowfish' (the console script) or 'python -m blowfish_core'."""
+    return "blowfish" if os.path.basename(sys.argv[0] or "") == "blowfish" else "python -m blowfish_core"
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(
-        prog="python -m blowfish_core",
+        prog=_prog(),
         description="Blowfish Studio engine: policy-aware differentially private synthesis "
                     "(Tab-PE, Hard, BF-Soft; paper 'Soft Voting for Policy-Aware Private Data Synthesis').",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -442,6 +475,7 @@ def cmd_synth(args) -> int:
     seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     _check_outputs(args, methods, seeds)
     cfg = config_from_args(args)
+    check_schedule_flags(args, cfg, methods)
     metric, split_txt = None, None
     if preset is not None and not args.schema:
         if args.chunk_rows is not None:
@@ -834,6 +868,7 @@ def cmd_pilot(args) -> int:
     if args.public and args.report and os.path.abspath(args.public) == os.path.abspath(args.report):
         raise BlowfishError(f"--report would overwrite the input --public {args.public}. Fix: choose another path")
     cfg = config_from_args(args)
+    check_schedule_flags(args, cfg)
     reach = record_reach(schema, policy)
     taus = parse_tau_grid(args.tau_grid) if args.tau_grid is not None else tau_grid(reach)
     metric = preset.metric_fn() if preset is not None and not args.schema else None

@@ -98,6 +98,25 @@ def quantum(sizes: list[int]) -> int:
     return q
 
 
+def balanced_bounds(n: int, q: int, k: int) -> list[int]:
+    """Partition bounds over n distinct records: (parts + 1) ints from 0 to n.
+
+    Every partition is a whole number of vote blocks of q rows (the last may end early at n),
+    and the block counts of the min(k, ceil(n / q)) partitions differ by at most one, so two
+    workers given alternate partitions hold the same work to within one block.
+    """
+    if n <= 0:
+        return [0]
+    blocks = -(-n // q)
+    k = max(1, min(int(k), blocks))
+    base, extra = divmod(blocks, k)
+    bounds, b = [0], 0
+    for i in range(k):
+        b += base + (1 if i < extra else 0)
+        bounds.append(min(b * q, n))
+    return bounds
+
+
 def _partition_votes(schema: Schema, C: np.ndarray, part: tuple, vote) -> np.ndarray:
     """On a worker: the partition's histogram parts, (blocks, m) float64 (hard: one row)."""
     U, counts, I = part
@@ -138,12 +157,10 @@ class DaskEngine:
         q = quantum(self.sizes)
         nw = max(1, len(client.scheduler_info().get("workers", {})))
         k = partitions or 4 * nw
-        per = max(q, int(math.ceil(self.n_unique / k / q)) * q)  # whole multiples of the block quantum
-        bounds = list(range(0, self.n_unique, per)) + [self.n_unique]
+        self.bounds = bounds = balanced_bounds(self.n_unique, q, k)
         I = domain_index(schema, U)
         parts = [(np.ascontiguousarray(U[a:b]), np.ascontiguousarray(counts[a:b]), np.ascontiguousarray(I[a:b]))
                  for a, b in zip(bounds[:-1], bounds[1:])]
-        self.bounds = bounds
         self._schema_f = client.scatter(schema, broadcast=True, hash=False)  # fresh keys: see histogram
         # place partitions so every worker holds about the same number of records (largest first
         # to the least-loaded worker); tasks then run where their partition is

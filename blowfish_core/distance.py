@@ -60,6 +60,38 @@ def domain_index(schema: Schema, X: np.ndarray) -> np.ndarray:
     return idx
 
 
+def distinct_rows(C: np.ndarray) -> np.ndarray:
+    """Index of the first occurrence of each distinct row of C ((m, p) float64), increasing: int (k,).
+
+    Rows are equal when their float64 bit patterns are (so +0.0 and -0.0 differ; each row
+    is one group of equal rows).  A stable lexicographic sort of the bit patterns puts equal
+    rows next to each other in index order; the first of each run is its first occurrence."""
+    B = np.ascontiguousarray(C, dtype=np.float64)
+    if B.shape[1] == 0:  # rows without attributes are all equal
+        return np.arange(min(B.shape[0], 1))
+    if B.shape[0] <= 1:
+        return np.arange(B.shape[0])
+    B = B.view(np.uint64)
+    order = np.lexsort(B.T[::-1])  # primary key: column 0; stable for equal rows
+    S = B[order]
+    starts = np.r_[True, (S[1:] != S[:-1]).any(axis=1)]
+    return np.sort(order[starts])
+
+
+def used_codes(gi: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct codes, each entry's position among them) of int codes gi in [0, bound):
+    ``np.unique(gi, return_inverse=True)``, computed with a presence table in O(n + bound)
+    instead of a sort when bound is not much larger than n (the joint codes of grouped records)."""
+    gi = np.asarray(gi, dtype=np.intp).reshape(-1)
+    if bound > 8 * gi.size + 65536:
+        return np.unique(gi, return_inverse=True)
+    present = np.zeros(bound, dtype=bool)
+    present[gi] = True
+    slot = np.cumsum(present, dtype=np.intp)
+    slot -= 1
+    return np.flatnonzero(present), slot[gi]
+
+
 class GowerKernel:
     """Distances from many records to one fixed candidate population.
 
@@ -102,6 +134,7 @@ class GowerKernel:
             else:
                 groups.append(([i], [L]))
         self._tables = tables
+        self._bound: float | None = None  # distance_bound(), computed on first use
         #: per group: (member attributes, their domain sizes, table); a joint group's
         #: table is compact (used codes only) and ``_slot[g]`` maps a joint code to its row.
         self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
@@ -217,9 +250,30 @@ class GowerKernel:
         return D
 
     # ------------------------------------------------------------ nearest (float32 + exact fallback)
-    def _tables32(self, I: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+    def distinct(self) -> np.ndarray | None:
+        """First occurrence of each distinct candidate row, in increasing index order: int (k,),
+        or None when the m candidates are all distinct.  Rows are compared bit for bit (their
+        float64 encodings), so candidates in one group have bit-identical distances to every
+        record (each term is an elementwise function of (x_i, c_i))."""
+        if not hasattr(self, "_distinct"):
+            self._distinct = distinct_rows(self.C)
+            if self._distinct.size == self.m:
+                self._distinct = None
+        return self._distinct
+
+    def tables32(self, I: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+        """:meth:`_tables32` for all m candidates: the float32 soft vote's tables (:meth:`tile32`).
+        Raises IndexError for a domain index out of range."""
+        return self._tables32(I)
+
+    def _tables32(self, I: np.ndarray, cols: np.ndarray | None = None
+                  ) -> tuple[list[np.ndarray], list[np.ndarray], float]:
         """Float32 lookup tables for the records of I (n, p): per group (its table, each record's row),
-        and the largest table entry summed over groups (a bound on the tables' part of a distance)."""
+        and the largest table entry summed over groups (a bound on the tables' part of a distance).
+
+        cols: the candidate columns to keep (None: all m).  A joint group's table has a row for each
+        joint code the records use (:func:`used_codes`), summed in float32 from the members' float32
+        tables (left to right) tile by tile, so no table-sized temporary is allocated."""
         tabs, rows, top = [], [], 0.0
         for members, sizes, _ in self.groups:
             gi = self._group_index(I, members, sizes)
@@ -227,23 +281,71 @@ class GowerKernel:
             if gi.size and (gi.min() < 0 or gi.max() >= bound):
                 raise IndexError(f"domain index out of range for attributes {members}: "
                                  f"records must be encoded with the kernel's schema")
+            t32 = [(self._tables[j] if cols is None else np.take(self._tables[j], cols, axis=1)).astype(np.float32)
+                   for j in members]
             if len(members) == 1:
-                T = self._tables[members[0]].astype(np.float32)
-                r = gi
-            else:  # rows for the joint codes the records use, summed in float32 from float32 tables
-                codes, r = np.unique(gi, return_inverse=True)
+                T, r = t32[0], gi
+            else:
+                codes, r = used_codes(gi, bound)
                 digits, rest = [], codes
                 for L in reversed(sizes):
                     digits.append(rest % L)
                     rest = rest // L
                 digits.reverse()
-                T = np.take(self._tables[members[0]].astype(np.float32), digits[0], axis=0, mode="clip")
-                for j, d in zip(members[1:], digits[1:]):
-                    T += np.take(self._tables[j].astype(np.float32), d, axis=0, mode="clip")
+                T = np.take(t32[0], digits[0], axis=0, mode="clip")
+                step = tile_rows(T.shape[1], 2 * TILE32_BYTES)
+                tmp = np.empty((min(step, T.shape[0]), T.shape[1]), dtype=np.float32)
+                for s in range(0, T.shape[0], step):
+                    e = min(s + step, T.shape[0])
+                    for t, d in zip(t32[1:], digits[1:]):
+                        np.take(t, d[s:e], axis=0, out=tmp[: e - s], mode="clip")
+                        T[s:e] += tmp[: e - s]
             tabs.append(T)
             rows.append(np.asarray(r, dtype=np.intp).reshape(-1))
             top += float(sum(np.abs(self._tables[j]).max(initial=0.0) for j in members))
         return tabs, rows, top
+
+    def distance_bound(self) -> float:
+        """S: an upper bound on any distance of this kernel (Gower units), sum_i of the largest weighted
+        term: the tables' largest entries, and |w_i| for direct attributes (terms in [0, 1]).
+        Public (schema and candidates only)."""
+        if self._bound is None:
+            S = 0.0
+            for T in self._tables.values():
+                S += float(np.abs(T).max(initial=0.0))
+            self._bound = S + float(sum(abs(float(self.w[i])) for i in self.direct))
+        return self._bound
+
+    def tile32(self, X: np.ndarray, tabs: list[np.ndarray], gidx: list[np.ndarray], s: int, e: int,
+               d: np.ndarray, buf: np.ndarray, buf64: np.ndarray | None, S: float = 0.0) -> float:
+        """Float32 distances of records X[s:e] into d ((e - s, m) float32), from :meth:`tables32`.
+
+        buf: (>= e - s, m) float32 scratch; buf64: (>= e - s, m) float64 scratch for the direct
+        (continuous) attributes, whose terms are computed in float64 and rounded once.  Returns
+        S plus the largest weighted direct term of each direct attribute in this tile (the tile's
+        bound on a distance, given S = the tables' part).
+        """
+        b = buf[: e - s]
+        first = True
+        for T, gi in zip(tabs, gidx):
+            if first:
+                np.take(T, gi[s:e], axis=0, out=d, mode="clip")
+                first = False
+            else:
+                np.take(T, gi[s:e], axis=0, out=b, mode="clip")
+                d += b
+        for i in self.direct:
+            t = buf64[: e - s]
+            self.schema.attributes[i].term_into(X[s:e, i, None], self.C[None, :, i], t)
+            t *= self.w[i]
+            S += float(np.abs(t).max(initial=0.0))
+            if first:
+                d[...] = t
+                first = False
+            else:
+                b[...] = t
+                d += b
+        return S
 
     def _exact(self, X: np.ndarray, I: np.ndarray, r: np.ndarray, j: np.ndarray) -> np.ndarray:
         """The float64 distances of :meth:`block` for the (record r, candidate j) pairs, bit for bit:
@@ -281,6 +383,14 @@ class GowerKernel:
         """argmin_j d(x, c_j) per record (ties -> lowest index): int (n,), identical to
         ``np.argmin`` over the float64 distances of :meth:`block`, computed mostly in float32.
 
+        Duplicate candidates (issue 15e): the vote runs over the k distinct candidates
+        (:meth:`distinct`, first occurrences in increasing index order) and a winner is mapped back
+        to its first occurrence.  Equal rows have bit-equal float64 distances, so the lowest index
+        reaching the float64 minimum over all m is the first occurrence of its row; among the
+        first occurrences the order is the original one, so the lowest-index rule is kept.  (Equal
+        candidates were exact ties in every record whose nearest is one of them: in a run's late
+        population most near-tie records came from them.)
+
         Float32 tiles of ``rows`` records (default :func:`tile_rows` at 4 bytes) give D32.  Every
         distance is a sum of p non-negative float64 summands x_i (table entries w_i d_i, or
         w_i d_i computed for direct attributes); D32 rounds each x_i to float32 and adds them in
@@ -295,11 +405,14 @@ class GowerKernel:
         """
         if I is None:
             I = domain_index(self.schema, X)
-        n, m = X.shape[0], self.m
+        n = X.shape[0]
         out = np.empty(n, dtype=np.intp)
         if n == 0:
             return out
-        tabs, gidx, top = self._tables32(I)
+        keep = self.distinct()
+        C = self.C if keep is None else self.C[keep]
+        m = C.shape[0]
+        tabs, gidx, top = self._tables32(I, keep)
         step = max(1, int(rows)) if rows is not None else tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
         pend_r: list[np.ndarray] = []
         pend_j: list[np.ndarray] = []
@@ -308,6 +421,7 @@ class GowerKernel:
         D = np.empty((h, m), dtype=np.float32)
         buf = np.empty((h, m), dtype=np.float32)
         buf64 = np.empty((h, m)) if self.direct else None
+        base = np.arange(h, dtype=np.intp) * m  # flat index of each tile row's first entry
         p = self.schema.p
         u = 2.0 ** -24 + 2.0 ** -53
         for s in range(0, n, step):
@@ -325,7 +439,7 @@ class GowerKernel:
                     d += b
             for i in self.direct:
                 t = buf64[: e - s]
-                self.schema.attributes[i].term_into(X[s:e, i, None], self.C[None, :, i], t)
+                self.schema.attributes[i].term_into(X[s:e, i, None], C[None, :, i], t)
                 t *= self.w[i]
                 S += float(np.abs(t).max(initial=0.0))
                 if first:
@@ -335,27 +449,26 @@ class GowerKernel:
                     b[...] = t
                     d += b
             E2 = 2.0 * (2.0 * p * u * S)  # 2E
-            best = np.argmin(d, axis=1)
-            ar = np.arange(e - s)
-            m1 = d[ar, best].astype(np.float64)
-            d[ar, best] = np.inf
-            m2 = d[ar, np.argmin(d, axis=1)].astype(np.float64)  # second best (argmin is faster than min)
-            near = np.flatnonzero(m2 - m1 <= E2)
+            best = d.argmin(axis=1)
+            out[s:e] = best if keep is None else keep[best]
+            flat_d = d.reshape(-1)  # a view (D is C-contiguous): flat indices instead of 2-D fancy ones
+            at = base[: e - s] + best
+            m1 = flat_d[at].astype(np.float64)
+            flat_d[at] = np.inf
+            m2 = flat_d[base[: e - s] + d.argmin(axis=1)]  # second best (argmin is faster than min)
+            near = np.flatnonzero(m2 - m1 <= E2)  # float32 - float64: the gap in float64
             if near.size:
-                d[near, best[near]] = m1[near]
+                flat_d[at[near]] = m1[near]
                 # float32 threshold rounded up: a superset of the candidates within 2E (all recomputed)
                 thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
                 flat = np.flatnonzero(d[near] <= thr[:, None])  # (2-D np.nonzero is ~30x slower)
                 rr, jj = np.divmod(flat, m)
                 pend_r.append(near[rr] + s)
-                pend_j.append(jj)
+                pend_j.append(jj if keep is None else keep[jj])
                 pending += jj.size
-                if pending > PAIRS_MAX:  # bounded memory however many ties (e.g. equal candidates)
-                    out[s:e] = best
+                if pending > PAIRS_MAX:  # bounded memory however many ties
                     self._resolve(X, I, pend_r, pend_j, out)
                     pending = 0
-                    continue
-            out[s:e] = best
         self._resolve(X, I, pend_r, pend_j, out)
         return out
 

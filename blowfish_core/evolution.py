@@ -229,6 +229,7 @@ class SeededStreams:
     Seeded (study) streams, paired across methods (rng_for).  ``sampler`` names the noise
     sampler the run's mechanism uses (mechanisms.get_mechanism(name, sampler)): 'numpy'
     (the floating-point normal / Laplace of the round's stream; study runs only).
+    ``vote_precision`` 'float32': the soft vote's float32 tiles (votes.SoftVote, issue 15).
     Anything with the same call signature and attributes can be passed to
     run_synthesis(streams=...); see :class:`OsEntropyStreams` for a release.
     """
@@ -236,6 +237,7 @@ class SeededStreams:
     seed: int
     sampler = "numpy"
     seeded = True
+    vote_precision = "float32"  # study runs: the float32 soft vote (votes.SoftVote; issue 15)
     randomness = SEEDED_NOTE
 
     def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
@@ -250,12 +252,14 @@ class OsEntropyStreams:
     the public draws (initial population, selection, mutation, release).  The noise is not
     drawn from these streams: ``sampler = 'opendp'`` selects OpenDP's floating-point-safe
     samplers (mechanisms.opendp_samplers; the discrete Gaussian / Laplace for hard votes),
-    which draw from the OS CSPRNG themselves.  The entropy is never exposed: repr, the
+    which draw from the OS CSPRNG themselves; ``vote_precision = 'float64'``: the soft vote to
+    1e-15, so the vote's sensitivity is the calibrated one.  The entropy is never exposed: repr, the
     report and the ledger say only :data:`RANDOMNESS`.
     """
 
     sampler = "opendp"
     seeded = False
+    vote_precision = "float64"  # releases: the soft vote to 1e-15 (votes.SoftVote; issue 15)
     randomness = "unseeded, OS entropy, sampler opendp"
     __slots__ = ("_ss",)
 
@@ -397,7 +401,9 @@ def run_synthesis(
     mech = get_mechanism(mechanism, sampler=getattr(rng, "sampler", "numpy"))
     seed = seed if getattr(rng, "seeded", True) else None
     cfg = (config or SynthConfig()).validate()
-    vote = meth.make_vote(tau if meth.needs_tau else None)
+    # ... and so does the soft vote's arithmetic (float32 for seeded study runs, float64 for
+    # releases and for any streams object that does not say)
+    vote = meth.make_vote(tau if meth.needs_tau else None, precision=getattr(rng, "vote_precision", "float64"))
     if meth.needs_tau:
         tau = vote.tau
     policy.validate(schema)

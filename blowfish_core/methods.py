@@ -58,14 +58,16 @@ class Method:
     mechanisms: tuple[str, ...] | None = None
     note: str = ""
 
-    def make_vote(self, tau: float | None) -> Vote:
-        """The round's vote: HardVote() or SoftVote(tau) (BudgetError for a bad tau).
+    def make_vote(self, tau: float | None, precision: str = "float64") -> Vote:
+        """The round's vote: HardVote() or SoftVote(tau, precision) (BudgetError for a bad tau).
+
+        precision: the soft vote's arithmetic (votes.PRECISIONS); the hard vote is exact either way.
 
         Raises BlowfishError for a reference method (it has no vote: it is not Algorithm 1).
         """
         if self.vote is None:
             raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
-        return SoftVote(tau) if self.vote is SoftVote else self.vote()
+        return SoftVote(tau, precision) if self.vote is SoftVote else self.vote()
 
     @property
     def is_reference(self) -> bool:

@@ -18,13 +18,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from .distance import GowerKernel, chunk_rows, domain_index, tile_rows
+from .distance import TILE32_BYTES, GowerKernel, chunk_rows, domain_index, tile_rows
 from .input_checks import check_tau_normal
 from .errors import BudgetError
 from .schema import Schema
 
 
 _BLAS = None
+
+#: largest per-entry relative vote error (bound of :meth:`SoftVote.rel_error`'s softmax part) for
+#: which the soft vote runs in float32 (issue 15d); a smaller tau runs in float64.
+SOFT32_MAX_REL = 1e-3
 
 
 def one_blas_thread():
@@ -59,6 +63,14 @@ def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.nd
     return P
 
 
+def whole_counts(counts: np.ndarray) -> bool:
+    """True when counts ((u,) float) are whole numbers with sum |counts| <= 2^52 (the check's own
+    float sum, with room for its rounding, so the exact sum is < 2^53): then any order of summing
+    any subset of them is exact in float64 (NaN / inf: False)."""
+    c = np.asarray(counts, dtype=float)
+    return bool(np.all(c == np.rint(c))) and float(np.abs(c).sum()) <= 2.0 ** 52
+
+
 @dataclass(frozen=True)
 class HardVote:
     """Hard vote v(x) = e_nn(x) (Eq. (2), tau -> 0): one-hot on the nearest candidate."""
@@ -71,9 +83,13 @@ class HardVote:
         """H = sum_x counts[x] e_nn(x): float64 (m,), reduced tile by tile (exact for whole counts).
 
         nn(x) from :meth:`GowerKernel.nearest` (float32 distances, near ties recomputed exactly
-        in float64): the same argmin as float64 distances, so the same histogram (issue 15)."""
-        H = np.zeros(kernel.m)
+        in float64): the same argmin as float64 distances, so the same histogram (issue 15).
+        Whole counts (grouped records) with sum |counts| <= 2^52: every partial sum is an exact
+        integer, so one bincount gives the same float64 values as the tile-by-tile sums (15e)."""
         nn = kernel.nearest(U, I)
+        if whole_counts(counts):
+            return np.bincount(nn, weights=counts, minlength=kernel.m)
+        H = np.zeros(kernel.m)
         step = tile_rows(kernel.m)
         for s in range(0, U.shape[0], step):  # the same per-tile float sums as before
             e = min(s + step, U.shape[0])
@@ -85,30 +101,133 @@ class HardVote:
         return _one_hot(np.argmin(D, axis=1), D.shape[1])
 
 
+#: the soft vote's arithmetic: 'float64' (every entry to 1e-15; releases) or 'float32' (float32
+#: tiles within :meth:`SoftVote.rel_error`; seeded study runs).  run_synthesis takes it from the
+#: run's randomness source (``streams.vote_precision``), as it takes the noise sampler.
+PRECISIONS = ("float64", "float32")
+
+
 @dataclass(frozen=True)
 class SoftVote:
-    """Soft vote v(x) = softmax_j(-d(x, c_j) / tau) (BF-Soft, Eq. (2)); tau > 0 (BudgetError otherwise)."""
+    """Soft vote v(x) = softmax_j(-d(x, c_j) / tau) (BF-Soft, Eq. (2)); tau > 0 (BudgetError otherwise).
+
+    precision: 'float64' (default) or 'float32' (:data:`PRECISIONS`; ValueError otherwise).
+    Float32 tiles are about 2.5x faster and within ``rel_error(kernel)`` per bin of the float64
+    histogram (issue 15d), but then one record's change can move the histogram by more than the
+    sensitivity the calibration states (its float32 row is off by up to ``rel_error`` per entry,
+    and the tile's float32 mat-vec re-rounds the other records' sums); so releases (OS randomness)
+    vote in float64 and only seeded study runs, whose noise is known from the seed anyway, vote
+    in float32 (docs/DECISIONS.md, issue 15 session 4).
+    """
 
     tau: float
+    precision: str = "float64"
     name: ClassVar[str] = "soft"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tau", check_tau(self.tau))
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)} (got {self.precision!r})")
 
     def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
                   I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
-        """H = counts @ softmax rows: float64 (m,); independent of the tile size (one mat-vec per block)."""
+        """H = counts @ softmax rows: float64 (m,), the sum of :meth:`block_sums` in block order.
+
+        Within ``rel_error(kernel) * H64_j`` (+ 1e-12 n) of the float64 softmax histogram per bin."""
         H = np.zeros(kernel.m)
         for part in self.block_sums(U, counts, I, kernel):
             H += part
         return H
+
+    def rel_error(self, kernel: GowerKernel) -> float:
+        """Relative error bound per bin of the histogram vs the float64 softmax histogram; 0.0 on the
+        float64 path (precision 'float64', or a tau too small for float32).  Derivation (u = 2^-24, p attributes, S = the kernel's largest distance
+        :meth:`GowerKernel.distance_bound`, r = float32 tile rows):
+
+        * distances: ``|D32 - D| <= E = 2 p (u + 2^-53) S`` (:meth:`GowerKernel.nearest`);
+        * the exponent ``-(D32 - min D32) / tau`` in float32 (one subtraction, k = fl(-1/tau), one
+          product), then exp (<= 4 u, numpy's float32 exp, with 4 u spare): off by at most
+          ``delta = (E + 3 u S) / tau + 8 u`` per entry beyond a per-row constant (the row shift
+          cancels in the softmax);
+        * the softmax ratio then moves each vote entry by a factor within ``exp(+-2 delta)``; the
+          weight ``counts / row sum`` (float64 sum, one float32 rounding) and the product add 2 u;
+        * the float32 mat-vec of r rows of non-negative terms: ``gamma_r <= (r + 1) u`` relative
+          (Higham 2002 §3.1); the float64 block sums are exact to 1e-15.
+
+        So ``|H32_j - H64_j| <= (expm1(2 delta) (1 + (r + 3) u) + (r + 3) u) H64_j``.
+        """
+        if not self.float32_ok(kernel):
+            return 0.0
+        u = 2.0 ** -24
+        delta = self._delta(kernel)
+        r = tile_rows(kernel.m, 2 * TILE32_BYTES)
+        g = (r + 3) * u
+        return math.expm1(2.0 * delta) * (1.0 + g) + g
+
+    def float32_ok(self, kernel: GowerKernel) -> bool:
+        """Whether the float32 block applies: precision 'float32', its per-entry vote error bound
+        at most ``SOFT32_MAX_REL`` (small tau makes float32 distance rounding matter; then float64)
+        and 1/tau a float32 number.  Depends on tau, the schema and the candidates only (public)."""
+        if self.precision != "float32":
+            return False
+        inv = 1.0 / self.tau
+        if not inv < 1e30:
+            return False
+        delta = self._delta(kernel)
+        return delta < 1.0 and math.expm1(2.0 * delta) <= SOFT32_MAX_REL  # (a huge delta overflows expm1)
+
+    def _delta(self, kernel: GowerKernel) -> float:
+        """delta of :meth:`rel_error`: the float32 exponent's error bound per entry (natural-log units)."""
+        u = 2.0 ** -24
+        S = kernel.distance_bound()
+        E = 2.0 * kernel.schema.p * (u + 2.0 ** -53) * S
+        return (E + 3.0 * u * S) / self.tau + 8.0 * u
 
     def block_sums(self, U: np.ndarray, counts: np.ndarray, I: np.ndarray, kernel: GowerKernel):
         """Yield ``counts[s:e] @ softmax rows`` per block of ``chunk_rows(m)`` records: float64 (m,).
 
         The histogram is their sum in block order; the Dask engine sums the blocks of every
         partition in the same order, so its histogram is the same float sum (issue 15).
+        Float32 (issue 15d, when :meth:`float32_ok`): each block is cut into float32 tiles of
+        ``tile_rows(m, 2 TILE32_BYTES)`` records (256 at m = 1,024); per tile the Gower distances
+        (:meth:`GowerKernel.tile32`), the stable softmax in float32 (subtract the row minimum,
+        times fl(-1/tau), exp), the weights ``counts / row sum`` (row sums in float64) and one
+        float32 mat-vec, added to the block's float64 sum.  Otherwise float64 rows in tiles of
+        ``tile_rows(m)`` and one float64 mat-vec per block (the pre-15d engine).
         """
+        if self.float32_ok(kernel):
+            yield from self._block_sums32(U, counts, I, kernel)
+        else:
+            yield from self._block_sums64(U, counts, I, kernel)
+
+    def _block_sums32(self, U, counts, I, kernel):
+        n, m = U.shape[0], kernel.m
+        if n == 0:
+            return
+        step = chunk_rows(m)
+        tile = tile_rows(m, 2 * TILE32_BYTES)  # 4-byte entries
+        tabs, gidx, top = kernel.tables32(I)
+        h = min(tile, n)
+        D = np.empty((h, m), dtype=np.float32)
+        buf = np.empty((h, m), dtype=np.float32)
+        buf64 = np.empty((h, m)) if kernel.direct else None
+        k = np.float32(-1.0 / self.tau)
+        with one_blas_thread():
+            for s in range(0, n, step):
+                e = min(s + step, n)
+                Hb = np.zeros(m)
+                for a in range(s, e, tile):
+                    b = min(a + tile, e)
+                    d = D[: b - a]
+                    kernel.tile32(U, tabs, gidx, a, b, d, buf, buf64, top)
+                    d -= d.min(axis=1, keepdims=True)
+                    d *= k
+                    np.exp(d, out=d)
+                    wts = (counts[a:b] / d.sum(axis=1, dtype=np.float64)).astype(np.float32)
+                    Hb += wts @ d
+                yield Hb
+
+    def _block_sums64(self, U, counts, I, kernel):
         n = U.shape[0]
         tile = tile_rows(kernel.m)
         step = chunk_rows(kernel.m)

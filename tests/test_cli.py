@@ -347,3 +347,32 @@ def test_missing_preset_table_names_data_first_and_no_absent_folder(capsys, monk
     line = expect_error(capsys, ["pilot", "--preset", "bank", "--rho", "1e-3", "--dry-run"])
     assert line == ("error: preset 'bank' needs its table: pass --data PATH/bank-full.csv (UCI; see README 'Data'), "
                     f"or put it in {tmp_path / 'shared' / 'data'}")
+
+
+def test_usage_names_the_command_as_typed(monkeypatch, capsys):
+    """`blowfish --help` says `usage: blowfish ...`; `python -m blowfish_core --help` says that."""
+    from blowfish_core import cli
+
+    for argv0, want in (("/venv/bin/blowfish", "usage: blowfish synth "),
+                        ("/repo/blowfish_core/__main__.py", "usage: python -m blowfish_core synth ")):
+        monkeypatch.setattr(sys, "argv", [argv0])
+        assert cli.main(["synth", "--help"]) == 0
+        assert capsys.readouterr().out.startswith(want)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "mst", "--rank-by", "raw", "--rounds", "4"],
+     "error: --rounds, --rank-by: Algorithm 1's schedule flags, but --method mst runs no Algorithm 1 loop, so they "
+     "would be ignored. Fix: drop them, or add an Algorithm 1 method (e.g. --method hard,mst)"),
+    (["--method", "hard", "--selection", "sample", "--children", "2"],
+     "error: --children 2: children per kept parent are made in rank rounds only, and --selection sample has none; "
+     "it would be ignored. Fix: drop --children or use --selection hybrid or rank"),
+    (["--method", "hard", "--selection", "sample", "--release-mode", "sample", "--rank-by", "raw"],
+     "error: --rank-by raw: nothing is ranked with --selection sample and --release-mode sample; it would be ignored. "
+     "Fix: drop --rank-by, or use --selection hybrid or rank, or --release-mode top"),
+])
+def test_schedule_flags_a_run_would_ignore_are_refused(extra, message, tmp_path, capsys):
+    out = tmp_path / "o.csv"
+    rc = main(["synth", "--preset", "xor3", "--n", "2000", "--rho", "1", "--seeds", "0", "--out", str(out)] + extra)
+    assert rc == 2 and capsys.readouterr().err.strip() == message
+    assert not out.exists()

@@ -15,7 +15,7 @@ from blowfish_core.schema import Schema
 from blowfish_core.synthesizer import Synthesizer
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed")
-from blowfish_core.dask_engine import DaskEngine, quantum  # noqa: E402
+from blowfish_core.dask_engine import DaskEngine, balanced_bounds, quantum  # noqa: E402
 
 SCHEMA = {"attributes": [
     {"name": "a", "type": "numeric", "lo": 0, "hi": 999, "integer": True},
@@ -51,6 +51,20 @@ def _policy():
 def test_quantum_is_the_block_lcm():
     assert quantum([512, 1024]) == chunk_rows(512) == 2 * chunk_rows(1024)
     assert quantum([1024, 1024]) == chunk_rows(1024)
+
+
+def test_balanced_bounds_whole_blocks_within_one_block():
+    """Hand-checked: 300,000 records in blocks of 4,096 = 73 whole blocks + 992 rows (74 blocks);
+    8 partitions get 10, 10, 9, ..., 9 blocks, the last ending at n."""
+    b = balanced_bounds(300_000, 4096, 8)
+    assert np.diff(b).tolist() == [40960, 40960] + [36864] * 5 + [300_000 - 40960 * 2 - 36864 * 5]
+    assert balanced_bounds(0, 4096, 8) == [0]
+    assert balanced_bounds(4097, 4096, 8) == [0, 4096, 4097]  # never more partitions than blocks
+    for n, k in ((1_000_000, 8), (12_345, 3), (8192, 2)):
+        d = np.diff(balanced_bounds(n, 4096, k))
+        assert all(x % 4096 == 0 for x in d[:-1]) and sum(d) == n
+        blocks = -(-d // 4096)
+        assert blocks.max() - blocks.min() <= 1
 
 
 @pytest.mark.parametrize("partitions", [2, 3])

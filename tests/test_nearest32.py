@@ -14,9 +14,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.distance import GowerKernel, domain_index, tile_rows
+from blowfish_core.distance import GowerKernel, distinct_rows, domain_index, tile_rows, used_codes
 from blowfish_core.schema import Attribute, Schema
-from blowfish_core.votes import nearest
+from blowfish_core.votes import HardVote, nearest, vote_histogram, whole_counts
 
 SET = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -99,8 +99,7 @@ def test_nearest_default_tile_is_cache_sized():
 @settings(max_examples=30, deadline=None)
 @given(schema=tie_schemas(), seed=st.integers(0, 2**31 - 1), m=st.integers(1, 40), limit=st.sampled_from([0, 5, 50]))
 def test_nearest32_decides_near_ties_in_bounded_batches(schema, seed, m, limit):
-    """All candidates equal (every record ties with all of them): decided in batches of at most
-    PAIRS_MAX pairs, still the float64 argmin (index 0)."""
+    """All candidates equal: one distinct candidate, so every record's nearest is index 0."""
     import blowfish_core.distance as dist
 
     rng = np.random.default_rng(seed)
@@ -115,3 +114,100 @@ def test_nearest32_decides_near_ties_in_bounded_batches(schema, seed, m, limit):
         dist.PAIRS_MAX = old
     np.testing.assert_array_equal(got, reference(k, X))
     assert not got.any()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(2, 40), limit=st.sampled_from([0, 5, 50]))
+def test_nearest32_decides_near_ties_in_bounded_batches_distinct_candidates(seed, m, limit):
+    """Distinct candidates 1e-12 apart in a continuous attribute (every record near-ties with all of
+    them): decided in batches of at most PAIRS_MAX pairs, still the float64 argmin."""
+    import blowfish_core.distance as dist
+
+    rng = np.random.default_rng(seed)
+    schema = Schema([Attribute("x", "numeric", lo=0.0, hi=1.0), Attribute("b", "binary", levels=["n", "y"])])
+    C = np.repeat(schema.sample_uniform(rng, 1), m, axis=0)
+    C[:, 0] = np.clip(C[0, 0] + 1e-12 * rng.permutation(m), 0, 1)
+    X = schema.sample_uniform(rng, 60)
+    k = GowerKernel(schema, C)
+    assert k.distinct() is None or k.distinct().size > 1
+    old = dist.PAIRS_MAX
+    dist.PAIRS_MAX = limit
+    try:
+        got = k.nearest(X, rows=7)
+    finally:
+        dist.PAIRS_MAX = old
+    np.testing.assert_array_equal(got, reference(k, X))
+
+
+# ---------------------------------------------------------------- duplicate candidates (issue 15e)
+def test_distinct_rows_first_occurrences_in_index_order():
+    C = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [0.0, 1.0], [0.0, 2.0]])
+    np.testing.assert_array_equal(distinct_rows(C), [0, 1, 3])
+    np.testing.assert_array_equal(distinct_rows(C[[3, 2, 0, 3, 1]]), [0, 1, 4])  # E, A, A, E, B
+    np.testing.assert_array_equal(distinct_rows(np.array([[0.0], [-0.0], [0.0]])), [0, 1])  # bit patterns
+    assert distinct_rows(np.zeros((0, 3))).size == 0 and distinct_rows(np.ones((1, 3))).tolist() == [0]
+
+
+def test_nearest_duplicate_candidates_hand_checked():
+    """C = [A, B, A, B, E] with A = (y, u), B = (n, v), E = (n, w); weights 1/2.
+    x0 = (y, u): A at 0 (indices 0, 2) -> 0.  x1 = (n, v): B at 0 (indices 1, 3) -> 1.
+    x2 = (y, v): A and B both at .5, E at 1 -> 0 (lowest index over all five).
+    x3 = (n, u): A .5, B .5, E .5 -> 0.  x4 = (n, w): E at 0 -> 4."""
+    schema = Schema([Attribute("a", "binary", levels=["n", "y"]), Attribute("b", "categorical", levels=["u", "v", "w"])])
+    A, B, E = [1.0, 0.0], [0.0, 1.0], [0.0, 2.0]
+    C = np.array([A, B, A, B, E])
+    X = np.array([A, B, [1.0, 1.0], [0.0, 0.0], E])
+    k = GowerKernel(schema, C)
+    np.testing.assert_array_equal(k.distinct(), [0, 1, 4])
+    np.testing.assert_array_equal(k.nearest(X), [0, 1, 0, 0, 4])
+    np.testing.assert_array_equal(k.nearest(X), reference(k, X))
+    # B's first copy before A's: the tie x2 now goes to B (index 0), x0 to A's first copy (index 1)
+    C2 = np.array([B, A, B, A, E])
+    np.testing.assert_array_equal(nearest(schema, C2, X), [1, 0, 0, 0, 4])
+    H = vote_histogram(schema, C, X, np.array([3.0, 1.0, 2.0, 5.0, 1.0]), HardVote())
+    np.testing.assert_array_equal(H, [10.0, 1.0, 0.0, 0.0, 1.0])  # copies never get a vote
+
+
+def test_distinct_none_when_all_candidates_differ():
+    schema = Schema([Attribute("a", "ordinal", levels=list(range(5)))])
+    C = np.arange(5.0)[:, None]
+    assert GowerKernel(schema, C).distinct() is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(codes=st.lists(st.integers(0, 300), min_size=0, max_size=200), big=st.booleans())
+def test_used_codes_equals_np_unique(codes, big):
+    gi = np.array(codes, dtype=np.intp)
+    bound = 10**7 if big else 301  # big: the np.unique fallback
+    got_codes, got_inv = used_codes(gi, bound)
+    want_codes, want_inv = np.unique(gi, return_inverse=True)
+    np.testing.assert_array_equal(got_codes, want_codes)
+    np.testing.assert_array_equal(got_inv, want_inv.reshape(-1))
+
+
+def test_whole_counts():
+    assert whole_counts(np.array([1.0, 2.0, 7.0])) and whole_counts(np.zeros(0))
+    assert not whole_counts(np.array([1.0, 0.5]))
+    assert not whole_counts(np.array([1.0, np.nan])) and not whole_counts(np.array([np.inf]))
+    assert not whole_counts(np.array([2.0**52, 1.0])) and whole_counts(np.array([2.0**51, 1.0]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(schema=tie_schemas(), seed=st.integers(0, 2**31 - 1), m=st.integers(1, 50), n=st.integers(1, 300),
+       whole=st.booleans())
+def test_hard_histogram_equals_the_tile_by_tile_sums(schema, seed, m, n, whole):
+    """One bincount for whole counts, the per-tile float sums otherwise: bit for bit the float64
+    per-tile reference (fractional counts keep their summation order)."""
+    rng = np.random.default_rng(seed)
+    P = schema.sample_uniform(rng, 8)
+    C = P[rng.integers(8, size=m)]
+    X = schema.sample_uniform(rng, n)
+    counts = rng.integers(1, 10**6, size=n).astype(float) if whole else rng.random(n) * 7.3
+    k = GowerKernel(schema, C)
+    nn = reference(k, X)
+    want = np.zeros(m)
+    step = tile_rows(m)
+    for s in range(0, n, step):
+        want += np.bincount(nn[s:s + step], weights=counts[s:s + step], minlength=m)
+    got = vote_histogram(schema, C, X, counts, HardVote())
+    assert got.tobytes() == want.tobytes()
