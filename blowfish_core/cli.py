@@ -220,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_schedule_args(s)
     s.add_argument("--seeds", default=None,
                    help="comma list of seeds for a STUDY run: paired across methods and reproducible, every output "
-                        "says 'seeded: for study, not for publication'.  Default: no seeds = a release (OS entropy, "
-                        "OpenDP's samplers, nothing about the randomness recorded; several methods are not paired)")
+                        "says 'seeded: for study, not for publication'; BF-Soft votes in float32 tiles.  Default: no seeds "
+                        "= a release (OS entropy, OpenDP's samplers, the soft vote in float64, nothing about the "
+                        "randomness recorded; several methods are not paired)")
     s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method (and seed)")
     s.add_argument("--out-dir", metavar="DIR",
                    help="also write every release as DIR/<method>.csv (unseeded) or DIR/<method>_seed<S>.csv")

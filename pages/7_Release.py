@@ -94,7 +94,8 @@ st.code(cli_command(settings), language="bash", wrap_lines=True)
 
 st.subheader("Make a release")
 st.caption("An unseeded release of the settings above: randomness from the operating system, noise from OpenDP's "
-           "floating-point-safe samplers (the discrete Gaussian for hard votes); nothing about the randomness is "
+           "floating-point-safe samplers (the discrete Gaussian for hard votes), soft votes in float64 (study runs use "
+           "float32 tiles); nothing about the randomness is "
            "recorded except “unseeded, OS entropy, sampler opendp”. The release bundle holds only what may be "
            "published (release CSV, schema, policy, budget, ledger).")
 flow.tutorial("The run bundle above reruns a seeded study run anywhere; 'Make a release' draws fresh randomness: "
