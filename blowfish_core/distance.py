@@ -317,14 +317,17 @@ class GowerKernel:
         return self._bound
 
     def tile32(self, X: np.ndarray, tabs: list[np.ndarray], gidx: list[np.ndarray], s: int, e: int,
-               d: np.ndarray, buf: np.ndarray, buf64: np.ndarray | None, S: float = 0.0) -> float:
+               d: np.ndarray, buf: np.ndarray, buf64: np.ndarray | None, S: float = 0.0,
+               C: np.ndarray | None = None) -> float:
         """Float32 distances of records X[s:e] into d ((e - s, m) float32), from :meth:`tables32`.
 
         buf: (>= e - s, m) float32 scratch; buf64: (>= e - s, m) float64 scratch for the direct
         (continuous) attributes, whose terms are computed in float64 and rounded once.  Returns
         S plus the largest weighted direct term of each direct attribute in this tile (the tile's
-        bound on a distance, given S = the tables' part).
+        bound on a distance, given S = the tables' part).  C: the candidates the tables were built
+        for (default all m; :meth:`nearest` passes the distinct ones).
         """
+        C = self.C if C is None else C
         b = buf[: e - s]
         first = True
         for T, gi in zip(tabs, gidx):
@@ -336,7 +339,7 @@ class GowerKernel:
                 d += b
         for i in self.direct:
             t = buf64[: e - s]
-            self.schema.attributes[i].term_into(X[s:e, i, None], self.C[None, :, i], t)
+            self.schema.attributes[i].term_into(X[s:e, i, None], C[None, :, i], t)
             t *= self.w[i]
             S += float(np.abs(t).max(initial=0.0))
             if first:
@@ -427,27 +430,7 @@ class GowerKernel:
         for s in range(0, n, step):
             e = min(s + step, n)
             d = D[: e - s]
-            b = buf[: e - s]
-            S = top
-            first = True
-            for T, gi in zip(tabs, gidx):
-                if first:
-                    np.take(T, gi[s:e], axis=0, out=d, mode="clip")
-                    first = False
-                else:
-                    np.take(T, gi[s:e], axis=0, out=b, mode="clip")
-                    d += b
-            for i in self.direct:
-                t = buf64[: e - s]
-                self.schema.attributes[i].term_into(X[s:e, i, None], C[None, :, i], t)
-                t *= self.w[i]
-                S += float(np.abs(t).max(initial=0.0))
-                if first:
-                    d[...] = t
-                    first = False
-                else:
-                    b[...] = t
-                    d += b
+            S = self.tile32(X, tabs, gidx, s, e, d, buf, buf64, top, C=C)
             E2 = 2.0 * (2.0 * p * u * S)  # 2E
             best = d.argmin(axis=1)
             out[s:e] = best if keep is None else keep[best]

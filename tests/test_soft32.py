@@ -11,7 +11,6 @@ float32 rounding and the histogram to n within 1e-6 n.  Small tau (bound over
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import pytest
@@ -20,42 +19,11 @@ from hypothesis import strategies as st
 
 from blowfish_core.distance import GowerKernel, chunk_rows, domain_index, group_records, tile_rows
 from blowfish_core.schema import Attribute, Schema
+from strategies import schemas  # tests/strategies.py
 from blowfish_core.votes import SOFT32_MAX_REL, SoftVote, soft_rows, vote_histogram, vote_vectors
 
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 U32 = 2.0 ** -24
-
-
-@st.composite
-def attributes(draw, idx: int) -> Attribute:
-    kind = draw(st.sampled_from(["int", "cont", "bigint", "ordinal", "categorical", "binary", "hier"]))
-    name = f"a{idx}"
-    if kind == "int":
-        lo = draw(st.integers(-50, 50))
-        return Attribute(name, "numeric", lo=lo, hi=lo + draw(st.integers(1, 120)), integer=True)
-    if kind == "cont":
-        lo = draw(st.floats(-100, 100, allow_nan=False))
-        return Attribute(name, "numeric", lo=lo, hi=lo + draw(st.floats(0.5, 500, allow_nan=False)))
-    if kind == "bigint":  # > LOOKUP_MAX values: the direct path
-        return Attribute(name, "numeric", lo=-10000, hi=110000, integer=True)
-    if kind == "ordinal":
-        return Attribute(name, "ordinal", levels=list(range(draw(st.integers(2, 9)))))
-    if kind == "categorical":
-        return Attribute(name, "categorical", levels=[f"v{j}" for j in range(draw(st.integers(2, 6)))])
-    if kind == "binary":
-        return Attribute(name, "binary", levels=["no", "yes"])
-    sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
-    if sum(sizes) < 2:
-        sizes = [2]
-    return Attribute(name, "hierarchical", tree={f"g{g}": [f"g{g}l{j}" for j in range(s)] for g, s in enumerate(sizes)})
-
-
-@st.composite
-def schemas(draw, max_p: int = 6) -> Schema:
-    attrs = [draw(attributes(i)) for i in range(draw(st.integers(1, max_p)))]
-    if draw(st.booleans()):
-        attrs = [dataclasses.replace(a, weight=draw(st.floats(0.05, 1.0, allow_nan=False))) for a in attrs]
-    return Schema(attrs)
 
 
 def reference64(schema, C, U, counts, tau):
@@ -74,7 +42,7 @@ def data(schema, seed, m, n, big_counts):
 
 
 @HSET
-@given(schema=schemas(), seed=st.integers(0, 2**32 - 1), m=st.integers(1, 90), n=st.integers(1, 700),
+@given(schema=schemas(max_p=6), seed=st.integers(0, 2**32 - 1), m=st.integers(1, 90), n=st.integers(1, 700),
        tau=st.floats(-2.0, 0.5).map(lambda e: 10.0**e), big_counts=st.booleans())
 def test_soft32_histogram_within_derived_and_measured_tolerance(schema, seed, m, n, tau, big_counts):
     C, U, counts = data(schema, seed, m, n, big_counts)
@@ -92,7 +60,7 @@ def test_soft32_histogram_within_derived_and_measured_tolerance(schema, seed, m,
 
 
 @HSET
-@given(schema=schemas(), seed=st.integers(0, 2**32 - 1), m=st.integers(1, 90),
+@given(schema=schemas(max_p=6), seed=st.integers(0, 2**32 - 1), m=st.integers(1, 90),
        tau=st.floats(-2.0, 0.5).map(lambda e: 10.0**e))
 def test_soft32_each_record_weights_sum_to_one(schema, seed, m, tau):
     rng = np.random.default_rng(seed)
