@@ -309,10 +309,11 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
         out.append(NO_PROTECTION_WARNING)
     cfg = req.config
     m_last = cfg.sizes()[-1]
-    if cfg.release_mode in ("top", "top-distinct") and cfg.release > m_last:
+    loop = any(not get_method(m).is_reference for m in req.methods)  # MST / AIM run no Algorithm 1 loop
+    if loop and cfg.release_mode in ("top", "top-distinct") and cfg.release > m_last:
         out.append(f"release {cfg.release} > the {m_last} candidates of the last round: the top release repeats "
                    "candidates in rank order. Fix: keep the release at most half the last population "
-                   f"(e.g. --release {m_last // 2}), or use --release-mode sample")
+                   f"(e.g. --release {max(1, m_last // 2)}), or use --release-mode sample")
     for r in runs:
         empty = [rd["t"] for rd in r["rounds"] if rd["surviving"] == 0]
         if empty:

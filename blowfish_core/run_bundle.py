@@ -25,7 +25,7 @@ from typing import Any
 from .accounting import PrivacyLedger, epsilon_eq1
 from .errors import BlowfishError
 from .evolution import SynthConfig
-from .experiment import policy_is_empty
+from .experiment import check_soft_tau, policy_is_empty
 from .mechanisms import get_mechanism
 from .methods import any_policy_aware, get_method
 from .parsing import parse_budget, parse_methods, require_tau
@@ -101,6 +101,7 @@ class RunSettings:
                 and policy_is_empty(self.schema, self.policy)):
             raise BlowfishError("the policy protects nothing: Hard/BF-Soft would release noise-free histograms. "
                                 "Fix: protect at least one attribute before exporting")
+        check_soft_tau(self.schema, self.policy, methods, self.tau)
         src = self._source()
         if src == "generated" and self.data_path is None and self.sep != ",":
             raise BlowfishError("sep applies to a CSV; a generated table has none")

@@ -38,7 +38,7 @@ from ._lazy import pd  # pandas, imported on first use (issue 15)
 from .distance import domain_index, group_records
 from .errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from .evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
-from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty, run_method
+from .experiment import EMPTY_POLICY_MESSAGE, check_soft_tau, policy_is_empty, run_method
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .mechanisms import get_mechanism
@@ -158,7 +158,7 @@ class Synthesizer:
         mech_name = parse_noise(self.noise, None if self.mechanism == "gaussian" else self.mechanism)
         budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
         mech = get_mechanism(mech_name)
-        require_tau([method], self.tau)
+        require_tau([method], self.tau, "tau")
         if self.streams is None and self.seed is not None:
             if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
                 raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seed!r})")
@@ -168,6 +168,7 @@ class Synthesizer:
         if (get_method(method).policy_aware and not self.allow_empty_policy
                 and policy_is_empty(self.schema, self.policy)):
             raise BlowfishError(EMPTY_POLICY_MESSAGE)
+        check_soft_tau(self.schema, self.policy, [method], self.tau)
         public = None
         if getattr(mech, "samples", False):
             check_sampling(mech, get_method(method), self.policy, cfg.threshold_h, self.public is not None,
