@@ -209,9 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--method", default="tab-pe,hard,bf-soft",
                    help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft); "
                         f"{' and '.join(reference_methods())} are reference methods (standard DP, not "
-                        "policy-aware, zCDP only; they ignore the policy and --tau; optional extra: "
+                        "policy-aware, zCDP only; they ignore the policy, and --tau is refused for them; optional extra: "
                         "pip install .[baseline])")
-    s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())})")
+    s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())}; "
+                                              "refused without them)")
     s.add_argument("--mechanism", default=None,
                    help=f"additive noise mechanism of --noise gaussian: {', '.join(ADDITIVE)} (default gaussian: zCDP, "
                         "--rho or --epsilon/--delta; laplace: pure DP, --epsilon only)")

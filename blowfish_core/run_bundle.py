@@ -262,12 +262,13 @@ config = SynthConfig(rounds={c.rounds!r}, population={c.sizes()!r}, release={c.r
                      mutation_index={c.mutation_index!r})
 METHODS = {parse_methods(s.methods, "methods")!r}
 SEEDS = {[int(x) for x in s.seeds]!r}
+TAU = {None if s.tau is None else _num(s.tau)}  # soft votes only (a tau is refused for the others)
 OUT = HERE / {s.out!r}
 OUT_DIR = {None if not s.out_dir else s.out_dir!r}
 
 for method in METHODS:
     for seed in SEEDS:
-        syn = bc.Synthesizer(schema, policy, method=method, tau={None if s.tau is None else _num(s.tau)},
+        syn = bc.Synthesizer(schema, policy, method=method, tau=TAU if bc.get_method(method).needs_tau else None,
                              {budget_txt}, mechanism={get_mechanism(s.mechanism).name!r},
                              conversion={s.budget_conversion!r}, seed=seed, config=config,
                              allow_empty_policy={bool(s.allow_empty_policy)!r}).fit(df)

@@ -158,7 +158,7 @@ class Synthesizer:
         mech_name = parse_noise(self.noise, None if self.mechanism == "gaussian" else self.mechanism)
         budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
         mech = get_mechanism(mech_name)
-        require_tau([method], self.tau, "tau")
+        require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
             if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
                 raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seed!r})")
