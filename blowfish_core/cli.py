@@ -64,8 +64,18 @@ class _Parser(argparse.ArgumentParser):
     argument, exit code 2, no usage dump; numbers like -1e-5 are read as values."""
 
     def __init__(self, *a, **kw):
+        kw.setdefault("allow_abbrev", False)  # '--meth hard' is an error, not --method (issue 15h)
         super().__init__(*a, **kw)
         self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+    def parse_args(self, args=None, namespace=None):  # noqa: D401 - argparse hook
+        """As argparse, but unknown arguments point to the subcommand's help (``blowfish synth --help``)."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            cmd = getattr(ns, "command", None)
+            prog = f"{self.prog} {cmd}" if cmd else self.prog
+            self.exit(2, f"error: unrecognized arguments: {' '.join(extras)} (see {prog} --help)\n")
+        return ns
 
     def error(self, message: str):  # noqa: D401 - argparse hook
         if message.endswith("expected one argument"):
@@ -115,8 +125,10 @@ def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig, methods: li
     if methods and all(get_method(m).is_reference for m in methods):
         given = [f for f, attr, default in _LOOP_FLAGS if getattr(args, attr, default) != default]
         if given:
-            raise BlowfishError(f"{', '.join(given)}: Algorithm 1's schedule flags, but --method {','.join(methods)} "
-                                f"runs no Algorithm 1 loop, so they would be ignored. Fix: drop them, or add an "
+            what = "Algorithm 1's schedule flags" if len(given) > 1 else "an Algorithm 1 schedule flag"
+            raise BlowfishError(f"{', '.join(given)}: {what}, but --method {','.join(methods)} "
+                                f"runs no Algorithm 1 loop, so {'they' if len(given) > 1 else 'it'} would be "
+                                f"ignored. Fix: drop {'them' if len(given) > 1 else 'it'}, or add an "
                                 f"Algorithm 1 method (e.g. --method hard,{methods[0]})")
     if cfg.selection == "sample" and getattr(args, "children", None) is not None:
         raise BlowfishError(f"--children {args.children}: children per kept parent are made in rank rounds only, "
@@ -197,9 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--method", default="tab-pe,hard,bf-soft",
                    help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft); "
                         f"{' and '.join(reference_methods())} are reference methods (standard DP, not "
-                        "policy-aware, zCDP only; they ignore the policy and --tau; optional extra: "
+                        "policy-aware, zCDP only; they ignore the policy, and --tau is refused for them; optional extra: "
                         "pip install .[baseline])")
-    s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())})")
+    s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())}; "
+                                              "refused without them)")
     s.add_argument("--mechanism", default=None,
                    help=f"additive noise mechanism of --noise gaussian: {', '.join(ADDITIVE)} (default gaussian: zCDP, "
                         "--rho or --epsilon/--delta; laplace: pure DP, --epsilon only)")
@@ -244,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--chunk-rows", type=_int, default=None, metavar="N",
                    help="read --data (with --schema) in chunks of N rows, grouping identical records as it goes "
                         "(memory bounded by the distinct records); automatic for files over --in-memory-mb")
-    s.add_argument("--in-memory-mb", type=_float, default=100.0, metavar="MB",
+    s.add_argument("--in-memory-mb", type=_float, default=IN_MEMORY_MB, metavar="MB",
                    help="files up to this size are read whole; larger ones in chunks (default 100)")
     s.add_argument("--engine", choices=["local", "dask"], default="local",
                    help="where the vote histograms are computed: this process (default) or a Dask cluster "
@@ -331,6 +344,7 @@ _INTAKE_FIXES = (
     (re.compile(r"drop_missing=\['([^']*)'\]"), lambda m: f"--drop-missing '{m.group(1)}'"),
     (re.compile(r"missing_level=\{'([^']*)': '([^']*)'\}"), lambda m: f"--missing-level '{m.group(1)}={m.group(2)}'"),
     (re.compile(r"columns=\[\.\.\.\]"), lambda m: "--columns a,b,..."),
+    (re.compile(r"\(in drop_missing / missing_level\)"), lambda m: "(in --drop-missing / --missing-level)"),
 )
 
 
@@ -396,6 +410,55 @@ def _check_ignored_options(args, preset) -> None:
     if not split and args.split_seed is not None:
         raise BlowfishError("--split-seed only applies to the Adult/Bank presets (private/pilot split); "
                             "it would be ignored here. Fix: drop it")
+    if getattr(args, "command", None) != "synth":
+        return  # the pilot's --sep (default ',') also reads --public
+    if not args.data:
+        given = [flag for flag, v in (("--sep", args.sep), ("--no-header", args.no_header or None),
+                                      ("--names", args.names), ("--drop-missing", args.drop_missing),
+                                      ("--missing-level", args.missing_level or None), ("--columns", args.columns))
+                 if v is not None]
+        if given:
+            many = len(given) > 1
+            raise BlowfishError(f"{', '.join(given)} {'read' if many else 'reads'} --data, but this run generates "
+                                f"its table (no --data), so {'they' if many else 'it'} would be ignored. Fix: drop "
+                                f"{'them' if many else 'it'}, or give --data CSV")
+    check_in_memory_mb(args.in_memory_mb)
+    if args.in_memory_mb != IN_MEMORY_MB and not args.schema:
+        raise BlowfishError("--in-memory-mb applies to --schema runs (they read --data whole or in chunks; "
+                            f"{'a preset reads its table whole' if args.data else 'this run generates its table'}); "
+                            "it would be ignored here. Fix: drop it, or pass --schema with the table's schema file")
+    if args.engine == "dask" and args.scheduler is not None:
+        from .dask_engine import check_scheduler
+
+        check_scheduler(args.scheduler)
+
+
+#: --in-memory-mb's default (MB).
+IN_MEMORY_MB = 100.0
+
+
+def check_in_memory_mb(mb: float) -> float:
+    """--in-memory-mb: a finite number >= 0 (BlowfishError naming the flag)."""
+    if not math.isfinite(mb) or mb < 0:
+        raise BlowfishError(f"--in-memory-mb must be a finite number >= 0 (got {mb:g}). Fix: e.g. --in-memory-mb 100")
+    return mb
+
+
+def _check_columns(args, schema: Schema) -> None:
+    """--columns with a schema from --schema or a preset: the schema decides what is modelled, so
+    unknown columns are refused by name, and any other set would be ignored (BlowfishError)."""
+    cols = _list(getattr(args, "columns", None))
+    if cols is None:
+        return
+    unknown = [c for c in cols if c not in schema.names]
+    src = "--schema" if args.schema else f"preset {args.preset}"
+    if unknown:
+        raise BlowfishError(f"--columns: no column {', '.join(repr(c) for c in unknown)} in the schema ({src}); "
+                            f"its columns are {', '.join(schema.names)}. Fix: name schema columns, or drop --columns")
+    if sorted(cols) != sorted(schema.names):
+        raise BlowfishError(f"--columns {','.join(cols)}: the schema ({src}) models exactly "
+                            f"{','.join(schema.names)}, so --columns would be ignored. Fix: drop --columns, or edit "
+                            "the schema to model those columns")
 
 
 def _write(flag: str, path: str, write) -> None:
@@ -412,6 +475,8 @@ def resolve_setting(args) -> tuple[Schema, Policy, Any]:
         schema = Schema.from_json(read_text_file(args.schema, "schema"))
     elif preset is not None:
         schema = preset.schema
+    if args.schema or preset is not None:
+        _check_columns(args, schema)
     elif getattr(args, "data", None):
         schema = read_data(args, _list(getattr(args, "columns", None)),
                            getattr(args, "release", None)).schema()

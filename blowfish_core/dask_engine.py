@@ -35,6 +35,7 @@ worker) and to read the CSV path (a shared file system or a URL fsspec understan
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -56,6 +57,31 @@ def require_dask():
     return distributed
 
 
+#: the protocols of a dask.distributed scheduler address.
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ucx", "ws", "wss")
+SCHEDULER_FIX = "Fix: give PROTOCOL://HOST:PORT, e.g. tcp://host:8786 (or drop --scheduler for a local cluster)"
+_ADDRESS = re.compile(r"^(?:(?P<proto>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d{1,5})/?$")
+
+
+def check_scheduler(scheduler: str) -> str:
+    """A scheduler address PROTOCOL://HOST:PORT (or HOST:PORT, tcp) as dask.distributed takes it.
+
+    Raises BlowfishError naming --scheduler, with an example address, for an empty string (it would
+    otherwise start a local cluster silently), a missing port or an unknown protocol.
+    """
+    text = scheduler.strip() if isinstance(scheduler, str) else scheduler
+    if not isinstance(text, str) or not text:
+        raise BlowfishError(f"--scheduler {scheduler!r}: empty address. {SCHEDULER_FIX}")
+    m = _ADDRESS.match(text)
+    if m is None or not 0 < int(m.group("port")) < 65536:
+        raise BlowfishError(f"--scheduler {scheduler!r}: not a scheduler address (HOST:PORT is missing or malformed). "
+                            f"{SCHEDULER_FIX}")
+    if m.group("proto") is not None and m.group("proto").lower() not in SCHEDULER_PROTOCOLS:
+        raise BlowfishError(f"--scheduler {scheduler!r}: unknown protocol '{m.group('proto')}' (dask uses "
+                            f"{', '.join(SCHEDULER_PROTOCOLS)}). {SCHEDULER_FIX}")
+    return text
+
+
 def connect(scheduler: str | None = None, workers: int | None = None, processes: bool = True,
             keep_malloc_trim: bool = False):
     """A dask.distributed Client: to ``scheduler`` (an address such as tcp://host:8786) or to a
@@ -66,12 +92,16 @@ def connect(scheduler: str | None = None, workers: int | None = None, processes:
     temporary over 128 KiB became a fresh mmap with page faults and the hard vote ran 2.6x
     slower in a worker (docs/BENCHMARKS.md, issue 15).  Results are unchanged.
     """
+    if scheduler is not None:
+        check_scheduler(scheduler)
     distributed = require_dask()
     if scheduler and workers:
         raise BlowfishError("give --scheduler ADDRESS or --workers N, not both")
     if scheduler:
         try:
             return distributed.Client(scheduler, timeout="20s")
+        except ValueError as e:  # an address dask cannot parse after all
+            raise BlowfishError(f"--scheduler {scheduler!r}: not a scheduler address ({e}). {SCHEDULER_FIX}") from None
         except (OSError, TimeoutError) as e:
             raise BlowfishError(f"--scheduler {scheduler}: cannot connect ({e}). Fix: check the address "
                                 "and that the scheduler is running (dask scheduler)") from None

@@ -211,6 +211,21 @@ class SynthResult:
     final_weights: np.ndarray | None = None
     final_scores: np.ndarray | None = None
     sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None
+    #: the soft vote's arithmetic as used (votes.SoftVote.precision_used): 'float32', 'float64', or
+    #: 'float32 in round(s) ..; float64 in round(s) ..' when it changed; None without a soft vote.
+    vote_precision: str | None = None
+
+
+def vote_precision_text(per_round: list[str]) -> str | None:
+    """One text for the per-round precisions: the precision when every round used it, else which rounds
+    used which ('float32 in round(s) 1, 2; float64 in round(s) 3'); None for no round."""
+    if not per_round:
+        return None
+    kinds = sorted(set(per_round), key=per_round.index)
+    if len(kinds) == 1:
+        return kinds[0]
+    return "; ".join(f"{k} in round(s) {', '.join(str(t) for t, p in enumerate(per_round, 1) if p == k)}"
+                     for k in kinds)
 
 
 def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
@@ -436,6 +451,7 @@ def run_synthesis(
     pops: list[np.ndarray] = []
     w = np.zeros(0)
     scores = None
+    precisions: list[str] = []  # the soft vote's arithmetic per round (votes.SoftVote.precision_used)
     for t in range(1, T + 1):
         rt = time.perf_counter()
         if should_stop is not None and should_stop():
@@ -443,6 +459,8 @@ def run_synthesis(
         if keep_populations:
             pops.append(C.copy())
         kernel = GowerKernel(schema, C)
+        if hasattr(vote, "precision_used"):
+            precisions.append(vote.precision_used(kernel))
         # --- vote histogram (private data touched here only)
         Hist = (vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel) if engine is None
                 else engine.histogram(schema, C, vote))
@@ -491,7 +509,8 @@ def run_synthesis(
     else:
         release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0), scores, C)]
     return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
-                       pops if keep_populations else None, C, w, scores if scores is not None else w)
+                       pops if keep_populations else None, C, w, scores if scores is not None else w,
+                       vote_precision=vote_precision_text(precisions))
 
 
 def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> np.ndarray:

@@ -109,6 +109,29 @@ def policy_is_empty(schema: Schema, policy: Policy) -> bool:
     return (not policy.participation) and record_reach(schema, policy) == 0.0
 
 
+def check_soft_tau(schema: Schema, policy: Policy, methods, tau: float | None) -> None:
+    """Refuse a tau so large that a soft vote's noise ratio q = tanh(r / (2 tau)) is below
+    sensitivity.MIN_NOISE_RATIO (BudgetError with a tau that works; docs/DECISIONS.md "tau floor").
+
+    r: the record-level reach for BF-Soft (Cor. 5.5), the Gower diameter for the standard-DP soft
+    vote and the soft vote with Hard's noise (the spread of its distances).  Methods without tau and
+    a reach of 0 (an empty policy, refused or allowed on its own) are not checked here.
+    """
+    if tau is None:
+        return
+    from .calibration import SoftBound
+    from .sensitivity import check_noise_ratio
+
+    for m in methods:
+        meth = get_method(m)
+        if not meth.needs_tau:
+            continue
+        if isinstance(meth.calibrator, SoftBound) and meth.calibrator.reach == "policy":
+            check_noise_ratio(record_reach(schema, policy), tau)
+        else:
+            check_noise_ratio(schema.gower_diameter, tau, "the Gower diameter (standard DP)")
+
+
 def run_method(schema: Schema, X: np.ndarray, policy: Policy, method, rho: float | None, tau: float | None = None,
                config: SynthConfig | None = None, seed: int = 0, **kw: Any) -> SynthResult:
     """Run one method once, by how the method table says it runs (``Method.runner``):
@@ -176,6 +199,8 @@ def validate_request(req: RunRequest) -> None:
     if (any_policy_aware(req.methods) and not req.allow_empty_policy
             and policy_is_empty(req.schema, req.policy)):
         raise BlowfishError(EMPTY_POLICY_MESSAGE)
+    if needs_tau(req.methods):
+        check_soft_tau(req.schema, req.policy, req.methods, req.tau)
     for m in req.methods:
         if get_method(m).is_reference:
             from .baselines.run import require_reference

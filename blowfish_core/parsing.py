@@ -33,9 +33,16 @@ def parse_methods(text: str | list[str], name: str = "--method") -> list[str]:
 
 
 def require_tau(methods: list[str], tau: float | None, name: str = "--tau") -> float | None:
-    """tau validated when a chosen method needs it (BlowfishError when missing, BudgetError when bad)."""
+    """tau validated when a chosen method needs it (BlowfishError when missing, BudgetError when bad),
+    and refused when none does (it would be ignored, yet the report would record a tau and a noise ratio)."""
     need = [m for m in methods if METHODS[m].needs_tau]
     if not need:
+        if tau is not None:
+            names = tau_methods()
+            fix = f"--method {','.join(methods)},bf-soft" if name.startswith("--") else "method 'bf-soft'"
+            raise BlowfishError(f"{name} {tau!r}: no chosen method ({', '.join(methods)}) uses tau; only the soft "
+                                f"votes ({', '.join(tau_methods())}) do, so it would be ignored. Fix: drop {name}, "
+                                f"or choose a soft-vote method (e.g. {fix})")
         return tau
     if tau is None:
         names = tau_methods()

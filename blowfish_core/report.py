@@ -104,6 +104,8 @@ def build_public(result: PairedResult) -> dict[str, Any]:
         if r.seed is not None:
             entry["seed"] = r.seed
         entry["file"] = files[(r.method, r.seed)]
+        if r.synth.vote_precision is not None:
+            entry["vote_precision"] = r.synth.vote_precision
         entry["rounds"] = [row.to_dict() for row in r.ledger]
         ledger.append(entry)
     out: dict[str, Any] = {
@@ -115,7 +117,7 @@ def build_public(result: PairedResult) -> dict[str, Any]:
         "n_private_note": ("n is public under bounded (substitution) adjacency" if not req.policy.participation
                            else "withheld: with participation edges the number of records is not public"),
         **_setting(result, pol),
-        "config": _config(req),
+        "config": _config(req, result),
         "methods": list(req.methods),
         "method_notions": {m: get_method(m).notion_text for m in req.methods},
         "blowfish_protection": not policy_is_empty(schema, req.policy),
@@ -151,7 +153,22 @@ def build_internal(result: PairedResult) -> dict[str, Any]:
     }
 
 
-def _config(req: RunRequest) -> dict[str, Any]:
+def _vote_precision(result: PairedResult | None) -> dict[str, str] | None:
+    """{method: the soft vote's arithmetic as used} for the soft-vote methods (votes.SoftVote:
+    float32 tiles in seeded study runs unless tau is too small for them, float64 in releases);
+    several seeds that differ are joined with ' | '.  None when no run has a soft vote."""
+    if result is None:
+        return None
+    out: dict[str, list[str]] = {}
+    for r in result.runs:
+        if r.synth.vote_precision is not None:
+            seen = out.setdefault(r.method, [])
+            if r.synth.vote_precision not in seen:
+                seen.append(r.synth.vote_precision)
+    return {m: " | ".join(v) for m, v in out.items()} or None
+
+
+def _config(req: RunRequest, result: PairedResult | None = None) -> dict[str, Any]:
     return {
         "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
         "threshold_h": req.config.threshold_h, "selection": req.config.selection,
@@ -159,6 +176,7 @@ def _config(req: RunRequest) -> dict[str, Any]:
         "release_mode": req.config.release_mode, "rank_by": req.config.rank_by,
         "mutation_index": req.config.mutation_index,
         "mutation": [req.config.mutation_start, req.config.mutation_end],
+        "vote_precision": _vote_precision(result),
     }
 
 
@@ -183,6 +201,7 @@ def build_report(result: PairedResult) -> dict[str, Any]:
         "seed": r.seed,
         result.metric_name: r.error,
         "seconds": round(r.seconds, 4),
+        "vote_precision": r.synth.vote_precision,
         "rounds": [row.to_dict() for row in r.ledger],
     } for r in result.runs]
     pol = policy_summary(schema, req.policy, req.tau)
@@ -202,7 +221,7 @@ def build_report(result: PairedResult) -> dict[str, Any]:
         "noise": get_mechanism(req.mechanism).name if getattr(get_mechanism(req.mechanism), "samples", False)
         else "gaussian",
         "public_source": req.public_source or None,
-        "config": _config(req),
+        "config": _config(req, result),
         "metric": _metric(result),
         "methods": list(req.methods),
         "method_notions": {m: get_method(m).notion_text for m in req.methods},
@@ -309,10 +328,11 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
         out.append(NO_PROTECTION_WARNING)
     cfg = req.config
     m_last = cfg.sizes()[-1]
-    if cfg.release_mode in ("top", "top-distinct") and cfg.release > m_last:
+    loop = any(not get_method(m).is_reference for m in req.methods)  # MST / AIM run no Algorithm 1 loop
+    if loop and cfg.release_mode in ("top", "top-distinct") and cfg.release > m_last:
         out.append(f"release {cfg.release} > the {m_last} candidates of the last round: the top release repeats "
                    "candidates in rank order. Fix: keep the release at most half the last population "
-                   f"(e.g. --release {m_last // 2}), or use --release-mode sample")
+                   f"(e.g. --release {max(1, m_last // 2)}), or use --release-mode sample")
     for r in runs:
         empty = [rd["t"] for rd in r["rounds"] if rd["surviving"] == 0]
         if empty:

@@ -25,7 +25,7 @@ from typing import Any
 from .accounting import PrivacyLedger, epsilon_eq1
 from .errors import BlowfishError
 from .evolution import SynthConfig
-from .experiment import policy_is_empty
+from .experiment import check_soft_tau, policy_is_empty
 from .mechanisms import get_mechanism
 from .methods import any_policy_aware, get_method
 from .parsing import parse_budget, parse_methods, require_tau
@@ -101,6 +101,7 @@ class RunSettings:
                 and policy_is_empty(self.schema, self.policy)):
             raise BlowfishError("the policy protects nothing: Hard/BF-Soft would release noise-free histograms. "
                                 "Fix: protect at least one attribute before exporting")
+        check_soft_tau(self.schema, self.policy, methods, self.tau)
         src = self._source()
         if src == "generated" and self.data_path is None and self.sep != ",":
             raise BlowfishError("sep applies to a CSV; a generated table has none")
@@ -261,12 +262,13 @@ config = SynthConfig(rounds={c.rounds!r}, population={c.sizes()!r}, release={c.r
                      mutation_index={c.mutation_index!r})
 METHODS = {parse_methods(s.methods, "methods")!r}
 SEEDS = {[int(x) for x in s.seeds]!r}
+TAU = {None if s.tau is None else _num(s.tau)}  # soft votes only (a tau is refused for the others)
 OUT = HERE / {s.out!r}
 OUT_DIR = {None if not s.out_dir else s.out_dir!r}
 
 for method in METHODS:
     for seed in SEEDS:
-        syn = bc.Synthesizer(schema, policy, method=method, tau={None if s.tau is None else _num(s.tau)},
+        syn = bc.Synthesizer(schema, policy, method=method, tau=TAU if bc.get_method(method).needs_tau else None,
                              {budget_txt}, mechanism={get_mechanism(s.mechanism).name!r},
                              conversion={s.budget_conversion!r}, seed=seed, config=config,
                              allow_empty_policy={bool(s.allow_empty_policy)!r}).fit(df)

@@ -28,6 +28,7 @@ from .distance import GowerKernel, domain_index
 from .edges import CONTINUOUS_GRID, iter_edge_blocks, search_edges  # noqa: F401  (CONTINUOUS_GRID re-exported)
 from .policy import Policy, ValueEdges, record_edge_count
 from .schema import Schema
+from .errors import BudgetError
 from .votes import check_tau
 
 SQRT2 = math.sqrt(2.0)
@@ -36,7 +37,9 @@ SQRT2 = math.sqrt(2.0)
 DEFAULT_MAX_EDGES = 200_000
 #: candidate contexts tried by the crossing search before exhaustive/fallback.
 CROSSING_CONTEXTS = 256
-
+#: the smallest noise ratio q = tanh(r / (2 tau)) a soft vote may run at (docs/DECISIONS.md
+#: "tau floor"): below it the soft vote is uniform to 1e-6 and sigma_t is near float rounding.
+MIN_NOISE_RATIO = 1e-6
 
 
 def noise_ratio(reach: float, tau: float) -> float:
@@ -47,7 +50,22 @@ def noise_ratio(reach: float, tau: float) -> float:
     tau = check_tau(tau)
     if reach < 0 or not math.isfinite(reach):
         raise ValueError(f"reach must be a finite number >= 0 (got {reach})")
-    return float(math.tanh(reach / (2.0 * tau)))
+    return float(math.tanh(reach / 2.0 / tau))  # not reach / (2 tau): 2 tau overflows for tau > 8.9e307
+
+
+def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record-level reach") -> float:
+    """q = noise_ratio(reach, tau), refused below MIN_NOISE_RATIO (reach > 0).
+
+    A reach of 0 is not refused here (an empty policy has its own refusal, experiment.EMPTY_POLICY_MESSAGE).
+    Raises BudgetError naming tau, with a tau that works (the reach itself: q = tanh(1/2) = 0.46).
+    """
+    q = noise_ratio(reach, tau)
+    if reach > 0 and q < MIN_NOISE_RATIO:
+        raise BudgetError(
+            f"tau = {tau:g} is too large for {what} r = {reach:.4g}: the noise ratio q = tanh(r / (2 tau)) = "
+            f"{q:.3g} is below {MIN_NOISE_RATIO:g}: its sensitivity and noise (q times Hard's) would be near float "
+            f"rounding, a release with almost no noise. Fix: use tau at most about r, e.g. tau {reach:.3g} (q = 0.46), or tau 0.03 as in the paper")
+    return q
 
 
 def soft_bound(reach: float, tau: float, norm: str = "l2") -> float:

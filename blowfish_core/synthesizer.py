@@ -38,7 +38,7 @@ from ._lazy import pd  # pandas, imported on first use (issue 15)
 from .distance import domain_index, group_records
 from .errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from .evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
-from .experiment import EMPTY_POLICY_MESSAGE, policy_is_empty, run_method
+from .experiment import EMPTY_POLICY_MESSAGE, check_soft_tau, policy_is_empty, run_method
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .mechanisms import get_mechanism
@@ -168,6 +168,7 @@ class Synthesizer:
         if (get_method(method).policy_aware and not self.allow_empty_policy
                 and policy_is_empty(self.schema, self.policy)):
             raise BlowfishError(EMPTY_POLICY_MESSAGE)
+        check_soft_tau(self.schema, self.policy, [method], self.tau)
         public = None
         if getattr(mech, "samples", False):
             check_sampling(mech, get_method(method), self.policy, cfg.threshold_h, self.public is not None,

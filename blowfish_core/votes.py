@@ -164,6 +164,11 @@ class SoftVote:
         g = (r + 3) * u
         return math.expm1(2.0 * delta) * (1.0 + g) + g
 
+    def precision_used(self, kernel: GowerKernel) -> str:
+        """The arithmetic this round's histogram runs in: 'float32' (tiles, when :meth:`float32_ok`)
+        or 'float64' (a release, or a tau too small for float32).  Public (tau, schema, candidates)."""
+        return "float32" if self.float32_ok(kernel) else "float64"
+
     def float32_ok(self, kernel: GowerKernel) -> bool:
         """Whether the float32 block applies: precision 'float32', its per-entry vote error bound
         at most ``SOFT32_MAX_REL`` (small tau makes float32 distance rounding matter; then float64)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pytest
 
 import blowfish_core as bc
@@ -181,25 +180,31 @@ def test_mst_report_ledger_sums_to_rho(cli_mst):
 
 
 @needs_mbi
-def test_mst_accepts_an_empty_policy_and_ignores_tau(tmp_path, data, cli_mst):
-    """The policy and tau do not enter MST: an empty policy is accepted (no flag needed, unlike
-    Hard/BF-Soft) and --tau is ignored (as for Tab-PE): the release is byte-identical."""
+def test_mst_accepts_an_empty_policy_and_refuses_tau(tmp_path, capsys, data, cli_mst):
+    """The policy does not enter MST: an empty policy is accepted (no flag needed, unlike Hard/BF-Soft)
+    and the release is byte-identical.  tau does not enter it either, so --tau / tau= is refused (it
+    would be ignored while the report recorded a tau and a noise ratio; issue 15h)."""
     csv, _ = cli_mst
     rc, csv_empty, rep = _cli(tmp_path, "empty", "--method", "mst", "--rho", str(RHO), "--seeds", str(SEED),
-                              "--protect", "X_1=none", "--tau", "0.03")
+                              "--protect", "X_1=none")
     assert rc == 0 and csv_empty == csv
-    assert rep["blowfish_protection"] is False and rep["warnings"] == [] and rep["tau"] == 0.03
+    assert rep["blowfish_protection"] is False and rep["warnings"] == [] and rep["tau"] is None
+    capsys.readouterr()
+    assert _cli(tmp_path, "tau", "--method", "mst", "--rho", str(RHO), "--tau", "0.03")[0] == 2
+    assert ("error: --tau 0.03: no chosen method (mst) uses tau; only the soft votes (bf-soft, soft-dp, "
+            "soft-hard-noise) do, so it would be ignored. Fix: drop --tau, or choose a soft-vote method "
+            "(e.g. --method mst,bf-soft)") in capsys.readouterr().err
     # Hard is still refused on the empty policy
     assert _cli(tmp_path, "hard", "--method", "hard", "--rho", str(RHO), "--protect", "X_1=none")[0] == 2
-    # the API: an empty Policy() and a tau are accepted and change nothing
+    # the API: an empty Policy() is accepted and changes nothing; a tau is refused
     cfg = SynthConfig(release=RELEASE)
     a = bc.Synthesizer(XOR.schema, Policy(), method="mst", rho=RHO, seed=SEED, config=cfg).fit(data)
-    b = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="mst", rho=RHO, tau=0.03, seed=SEED,
+    with pytest.raises(BlowfishError, match=r"^--tau 0\.03: no chosen method \(mst\) uses tau"):
+        bc.Synthesizer(XOR.schema, XOR.default_policy(), method="mst", rho=RHO, tau=0.03, seed=SEED,
                        config=cfg).fit(data)
     path = tmp_path / "api.csv"
     to_csv_safe(a.sample(RELEASE), str(path))
     assert path.read_bytes() == csv
-    assert np.array_equal(a.result_.release, b.result_.release) and a.ledger_ == b.ledger_
     validate_request(RunRequest(XOR.schema, Policy(), data, ["mst"], RHO))  # no allow_empty_policy needed
 
 

@@ -78,7 +78,7 @@ def test_run_sh_and_run_py_equal_the_cli_byte_for_byte(tmp_path):
 
 
 def test_epsilon_budget_generated_size_and_out_dir(tmp_path):
-    s = xor_settings(methods=["hard"], rho=None, epsilon=0.7, delta=1e-6, conversion="eq1", n=3000,
+    s = xor_settings(methods=["hard"], tau=None, rho=None, epsilon=0.7, delta=1e-6, conversion="eq1", n=3000,
                      data_seed=5, seeds=[0, 1], out="out/rel.csv", out_dir="all", report=None)
     files = write_bundle(s, tmp_path / "b")
     run(["sh", str(files["run.sh"])], tmp_path)
