@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from ._lazy import pd  # pandas, imported on first use (issue 15)
 
-from .data import DEFAULT_MAX_BYTES, read_text
+from .data import DEFAULT_MAX_BYTES, NO_DATA_ROWS, read_text
 from .errors import DataError, SchemaError
 from .schema import MOSTLY_NUMERIC, Attribute, Schema
 
@@ -79,6 +79,39 @@ _DATE_PATTERNS = (
     (re.compile(r"^\d{1,2}-[A-Za-z]{3}-\d{2,4}$"), None),
 )
 _INT64_MAX = 2**63 - 1
+def missing_level_numeric(column: str, level: str) -> str:
+    """The refusal of a missing level for a column the schema declares numeric (before reading)."""
+    return (f"column '{column}' is numeric in the schema; a missing level ({level!r}) is for text columns "
+            f"and would make it text. Fix: drop the rows with a missing value instead (drop_missing=['{column}'])")
+
+
+def no_rows_left(label: str, dropped: int, empty: Sequence[str]) -> str:
+    """Every row was dropped for a missing value; ``empty``: dropping columns empty in every row."""
+    if empty:
+        shown = ("column " if len(empty) == 1 else "columns ") + ", ".join(repr(c) for c in empty)
+        return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values: {shown} "
+                f"{'is' if len(empty) == 1 else 'are'} empty in every row. Fix: {empty_column_fix(len(empty))}"
+                ", and drop rows only for the other columns")
+    return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values. "
+            "Fix: declare a missing level instead of dropping")
+
+
+def empty_column_fix(k: int = 1) -> str:
+    """The fix for modelled column(s) empty in every row (dropping rows or a missing level cannot help)."""
+    it = "it" if k == 1 else "them"
+    return f"remove {it} from the schema, or leave {it} out of the modelled columns (columns=[...])"
+
+
+def size_warnings(n: int, release_size: int | None) -> list[str]:
+    """The warnings for a table of n rows: fewer rows than the release, under MIN_ROWS rows."""
+    warns = []
+    if release_size is not None and n < release_size:
+        warns.append(f"the table has {n} rows, fewer than the release size ({release_size}): the synthetic table "
+                     f"would hold more records than the original. Fix: release at most {n} records or use a larger table")
+    if n < MIN_ROWS:
+        warns.append(f"the table has only {n} rows (under {MIN_ROWS:,}): the noise will dominate the vote "
+                     "histogram and the synthetic data will be of little use")
+    return warns
 
 
 # ------------------------------------------------------------------ results
@@ -505,7 +538,7 @@ def intake_csv(
         numbered.append((i + 1, t))
     numbered = [(i, r) for i, r in numbered if any(v != "" for v in r)]
     if not numbered:
-        raise DataError(f"{label}: the file is empty. Fix: upload a CSV with a header row and data rows")
+        raise DataError(f"{label}: the file is empty. Fix: give a CSV file with a header row and data rows")
     notes: list[str] = []
     warns: list[str] = []
     problems: list[Problem] = []
@@ -553,7 +586,7 @@ def intake_csv(
                 f"with columns named {named}. Fix: confirm with no_header=True and names=[{', '.join(offered[:4])}"
                 f"{', ...' if k > 4 else ''}] (offered), or add a header row to the file"))
     if not data:
-        raise DataError(f"{label}: the file has a header but no data rows")
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
     # column names: empty or duplicated names are problems; the frame gets unique names
     seen: dict[str, int] = {}
     for j, c in enumerate(cols):
@@ -607,6 +640,7 @@ def intake_csv(
         if mostly:
             miss |= s.isin(MISSING_TOKENS)
         missing_mask[c] = miss
+    missing_mask_all = {c: bool(m.all()) for c, m in missing_mask.items()}
     drop = np.zeros(len(raw), dtype=bool)
     for c in drop_cols:
         drop |= missing_mask[c].to_numpy()
@@ -617,8 +651,7 @@ def intake_csv(
     rownum = rownum[~drop]
     missing_mask = {c: m[~drop].reset_index(drop=True) for c, m in missing_mask.items()}
     if len(raw) == 0:
-        raise DataError(f"{label}: no rows are left after dropping {dropped} row(s) with missing values. "
-                        "Fix: declare a missing level instead of dropping")
+        raise DataError(no_rows_left(label, dropped, [c for c in drop_cols if missing_mask_all[c]]))
 
     # ---- per-column guesses
     frame = {}
@@ -733,7 +766,10 @@ def intake_csv(
         chosen = [c for c in cols if c in picked]
         for c in chosen:
             g = guesses[c]
-            if not g.modelled:
+            if g.kind == "empty":  # picked (or in the schema) but empty in every row: nothing to model
+                col_problems[c] = [Problem(c, "missing", n, tuple(rownum[:MAX_ROWS_LISTED].tolist()),
+                                           f"column '{c}' is empty in every row ({n} rows). Fix: {empty_column_fix()}")]
+            elif not g.modelled:
                 notes.append(f"column '{c}' is modelled because it was picked, although it is {g.kind} ({g.reason})")
         reason_out = "not picked"
     else:
@@ -762,12 +798,7 @@ def intake_csv(
             notes.append(f"column '{g.name}' is not modelled: {g.reason}")
 
     # ---- size warnings
-    if release_size is not None and n < release_size:
-        warns.append(f"the table has {n} rows, fewer than the release size ({release_size}): the synthetic table "
-                     f"would hold more records than the original. Fix: release at most {n} records or use a larger table")
-    if n < MIN_ROWS:
-        warns.append(f"the table has only {n} rows (under {MIN_ROWS:,}): the noise will dominate the vote "
-                     "histogram and the synthetic data will be of little use")
+    warns.extend(size_warnings(n, release_size))
     df = pd.DataFrame(frame, columns=cols)
     return IntakeResult(
         frame=df, source=label, sep=sep_used, sep_sniffed=sep_given is None, sep_name=SEP_NAMES.get(sep_used, repr(sep_used)),
