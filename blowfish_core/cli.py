@@ -308,7 +308,9 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
                      missing_level=_missing_levels(args.missing_level), release_size=release_size,
                      max_bytes=NO_SIZE_CAP)
     if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8)
-        res = dataclasses.replace(res, problems=res.problems + domain_problems(schema, res))
+        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
+        res = dataclasses.replace(res, problems=tuple(sorted(res.problems + domain_problems(schema, res),
+                                                             key=lambda p: order.get(p.column, -1))))
     res.raise_for_problems()
     args._intake = res
     return res

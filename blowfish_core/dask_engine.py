@@ -277,8 +277,8 @@ class DaskEngine:
             raise DataError(f"{label}: bad cells in column(s) {', '.join(repr(a) for a in names if any(a == c for c in probs['column']))} "
                             "(the Dask reader does not number rows; the first problem of each column, counted "
                             "in the first part of the file that has it):\n" + "\n".join(f"- {m}" for m in lines)
-                            + "\nFix: drop --engine dask (the local chunked reader lists every bad cell with its "
-                            "row numbers), correct those cells, then run again")
+                            + "\nFix: read it with the local engine (drop --engine dask; engine='local' in the API), "
+                            "which lists every bad cell with its row numbers, correct those cells, then run again")
         if len(sizes_s) == 0:
             raise DataError(f"{label}: {NO_DATA_ROWS}")
         U = np.array(sizes_s.index.tolist(), dtype=float).reshape(len(sizes_s), len(names))
