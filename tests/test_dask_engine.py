@@ -225,8 +225,8 @@ def test_dask_read_csv_bad_cells_one_message_one_fix_and_no_worker_traceback(cli
         "column, counted in the first part of the file that has it):\n"
         "- column 'a': 1 row(s) are not numbers (e.g. 'x').\n"
         "- column 'd': 1 row(s) have categories outside the declared public domain (e.g. ['zz']).\n"
-        "Fix: drop --engine dask (the local chunked reader lists every bad cell with its row numbers), correct "
-        "those cells, then run again")
+        "Fix: read it with the local engine (drop --engine dask; engine='local' in the API), which lists every bad "
+        "cell with its row numbers, correct those cells, then run again")
     assert str(ei.value).count("Fix:") == 1
     assert [r.getMessage() for r in records] == []
     assert "Traceback" not in capfd.readouterr().err
