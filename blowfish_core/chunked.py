@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -143,6 +144,27 @@ def sniff_file_separator(path: str | os.PathLike, label: str | None = None) -> s
     return sniff_separator(text.rsplit("\n", 1)[0] if "\n" in text.rstrip("\n") else text)
 
 
+_SKIPPED = re.compile(r"Skipping line (\d+): expected \d+ fields, saw (\d+)")
+
+
+def _skipped_lines(said: list, fields: dict[int, list], skipped: np.ndarray) -> np.ndarray:
+    """Take pandas' "Skipping line N: expected k fields, saw m" warnings out of ``said`` into
+    ``fields`` (m -> [count, first rows]); returns the sorted lines skipped so far.  pandas
+    numbers them like the spreadsheet rows (1-based, the header is line 1) when no quoted cell
+    spans lines before them."""
+    new = []
+    for w in list(said):
+        if issubclass(w.category, pd.errors.ParserWarning) and "Skipping line" in str(w.message):
+            said.remove(w)
+            for line, nf in _SKIPPED.findall(str(w.message)):
+                ent = fields.setdefault(int(nf), [0, []])
+                ent[0] += 1
+                if len(ent[1]) < MAX_ROWS_LISTED:
+                    ent[1].append(int(line))
+                new.append(int(line))
+    return np.sort(np.concatenate([skipped, np.asarray(new, dtype=np.int64)])) if new else skipped
+
+
 class _Problems:
     """Bad cells found while reading, per (column, kind): count, first rows, first values.
 
@@ -161,8 +183,9 @@ class _Problems:
         for v in values:
             if len(ent[2]) >= 3:
                 break
-            if str(v) not in ent[2]:
-                ent[2].append(str(v))
+            t = str(int(v)) if isinstance(v, (float, np.floating)) and float(v).is_integer() else str(v)
+            if t not in ent[2]:  # a whole number read as float (a column with empty cells): as written
+                ent[2].append(t)
 
     def __bool__(self) -> bool:
         return bool(self.found)
@@ -343,20 +366,25 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
     first_row = 2 if header else 1
     grouper = _Grouper()
     found = _Problems()
+    fields: dict[int, list] = {}  # rows with more fields than the header: field count -> [count, first rows]
+    skipped = np.zeros(0, dtype=np.int64)  # their lines (pandas skips them), to number the other rows
     n = chunks = dropped = 0
     seen = dict.fromkeys(drop_cols, False)  # a dropping column with a value somewhere
     records = 0  # data records seen so far, blank ones included (row number = records + first_row)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)  # bad cells are reported with their rows
             reader = pd.read_csv(path, sep="," if sep == ", " else sep, skipinitialspace=sep == ", ",
                                  header=0 if header else None, names=cols, keep_default_na=False,
                                  na_values=[""], index_col=False, skip_blank_lines=False,
-                                 chunksize=int(chunk_rows), encoding="utf-8-sig")
+                                 chunksize=int(chunk_rows), encoding="utf-8-sig", on_bad_lines="warn")
             with reader:
                 for chunk in reader:
-                    rows = np.arange(records, records + len(chunk), dtype=np.int64) + first_row
+                    skipped = _skipped_lines(said, fields, skipped)
+                    k = np.arange(records, records + len(chunk), dtype=np.int64)
+                    rows = k + first_row + np.searchsorted(skipped - np.arange(skipped.size) - first_row, k,
+                                                           side="right") if skipped.size else k + first_row
                     records += len(chunk)
                     isna = chunk.isna()
                     keep = ~isna.all(axis=1).to_numpy()  # blank records (intake drops them too)
@@ -387,16 +415,20 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                             _bad_cells(schema, chunk, rows, found)
                     if on_chunk is not None:
                         on_chunk(chunks, n)
-    except pd.errors.ParserWarning:
-        raise DataError(f"{label}: some rows have more fields than the header ({len(cols)} columns). "
-                        "Fix: check the quoting and the number of fields per row") from None
     except pd.errors.ParserError as e:
         raise DataError(f"{label}: malformed CSV ({str(e).strip().splitlines()[-1]}). "
                         "Fix: check the quoting and the number of fields per row") from None
     except UnicodeDecodeError as e:
         raise DataError(_not_utf8(path, label, e)) from None
-    if found:
-        msgs = found.messages(schema, n)
+    skipped = _skipped_lines(said, fields, skipped)
+    for w in said:  # anything else pandas said is passed on
+        warnings.warn(w.message, w.category, stacklevel=2)
+    if fields or found:
+        from .intake import _rows_text
+
+        msgs = [f"{c} row(s) have {nf} fields instead of {len(cols)} ({_rows_text(r, c)}). "
+                "Fix: check the quoting, the separator and the number of fields per row"
+                for nf, (c, r) in sorted(fields.items())] + found.messages(schema, n)
         if len(msgs) == 1:
             raise DataError(f"{label}: {msgs[0]}")
         raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + "\n".join(f"- {m}" for m in msgs))

@@ -261,3 +261,24 @@ def test_cli_preset_path_has_no_app_size_cap(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and err == (f"error: {p}: contains NUL bytes; this looks like a binary file, not a CSV. "
                                "Fix: export the table as a UTF-8 CSV\n")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1000])
+def test_rows_with_more_fields_are_listed_with_the_cell_problems(tmp_path, chunk):
+    """pandas skips rows with too many fields (reported with their rows); the rows after them keep
+    their spreadsheet numbers.  (A row with too few fields reads as empty cells.)"""
+    text = ("age;hours;edu;job;y\n30;40;10;admin;yes\n31;40;10;admin;no;extra\n\n200;40;10;admin;no\n"
+            "32;40;10;admin;no;1;2\n33;40;10;zz;no\n33;40;10;blue;no;x\n")
+    _, data = _files(tmp_path, text)
+    with pytest.raises(DataError) as ei:
+        read_grouped(data, Schema.from_dict(SCHEMA), sep=";", chunk_rows=chunk)
+    assert str(ei.value) == (
+        f"{data}: 4 problem(s) found:\n"
+        "- 2 row(s) have 6 fields instead of 5 (rows 3, 8). Fix: check the quoting, the separator and the number "
+        "of fields per row\n"
+        "- 1 row(s) have 7 fields instead of 5 (row 6). Fix: check the quoting, the separator and the number of "
+        "fields per row\n"
+        "- column 'age': 1 cell(s) outside [17, 90] of the public domain (e.g. ['200']) in row 5. Fix: widen the "
+        "declared bounds or remove those rows; values are never clipped silently\n"
+        "- column 'job': 1 cell(s) outside the declared categories of the public domain (e.g. ['zz']) in row 7. "
+        "Fix: add them to the levels of 'job' or remove those rows")
