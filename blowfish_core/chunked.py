@@ -14,11 +14,21 @@ column's type per chunk; a column the schema models as levels that mixes numbers
 text in the file could read as numbers in one chunk and text in another (the in-memory
 reader sees the whole column).  Cells that are written consistently are not affected.
 
+The intake's options apply (issue 15g): ``names`` / ``no_header`` for a file without a
+header row, ``drop_missing``, ``missing_level`` (text columns only; a numeric column or a
+level outside the declared levels is refused before reading), a duplicated or empty header
+name is refused, and the size warnings of :func:`blowfish_core.intake.size_warnings` come
+back in ``GroupedTable.warnings``.
+
 Bad rows are refused with their **spreadsheet row numbers** (the convention of
 :mod:`blowfish_core.intake`: row 1 is the header, the first record is row 2, blank lines
 count, a quoted field spanning lines is one row), which do not depend on the chunk size.
-Reading stops at the end of the first chunk with a bad row; the error lists up to five
-rows per column and how many were found in that chunk.
+Every chunk is read: one DataError lists every problem of the file -- rows with more
+fields than the header, then per schema column the cells that are not numbers, missing,
+or outside the public domain -- each with its count and first five rows (memory bounded:
+five rows and three examples per problem).  A row with fewer fields than the header reads
+as empty cells (the whole-file intake calls it a field-count problem).  The messages are
+the whole-file intake's (interface-neutral: fixes name the intake options).
 """
 
 from __future__ import annotations

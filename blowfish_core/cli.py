@@ -303,6 +303,13 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
     drop = args.drop_missing
     drop_arg: Any = True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ())
     names = _list(args.names)
+    from .data import DEFAULT_MAX_BYTES
+
+    size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
+    if size > DEFAULT_MAX_BYTES and not getattr(args, "quiet", False):
+        print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; a preset splits its rows in "
+              "memory; expect RAM of about 25x the file). For a table larger than memory pass --schema "
+              "(read in chunks)", file=sys.stderr)
     res = intake_csv(args.data, sep=_sep(args), no_header=True if (args.no_header or names) else None,
                      names=names, columns=columns, drop_missing=drop_arg,
                      missing_level=_missing_levels(args.missing_level), release_size=release_size,
