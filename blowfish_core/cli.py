@@ -307,8 +307,8 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
 
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
     if size > DEFAULT_MAX_BYTES and not getattr(args, "quiet", False):
-        print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; a preset splits its rows in "
-              "memory; expect RAM of about 25x the file). For a table larger than memory pass --schema "
+        print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; expect RAM of about 25x the "
+              "file size). A preset splits its rows in memory; for a table larger than memory pass --schema "
               "(read in chunks)", file=sys.stderr)
     res = intake_csv(args.data, sep=_sep(args), no_header=True if (args.no_header or names) else None,
                      names=names, columns=columns, drop_missing=drop_arg,
