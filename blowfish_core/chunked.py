@@ -45,7 +45,7 @@ import numpy as np
 from ._lazy import pd
 from .errors import DataError, SchemaError
 from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message
-from .intake import empty_column_fix, missing_level_numeric, no_rows_left
+from .intake import empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message
 from .schema import Schema
 
 #: rows per chunk (about 10-50 MB of pandas frame for tables of ~15 columns).
@@ -206,7 +206,7 @@ class _Problems:
         from .intake import _rows_text
 
         out = []
-        order = {"not-numbers": 0, "missing": 1, "outside-domain": 2, "other": 3}
+        order = {"not-numbers": 0, "missing": 1, "outside-domain": 2, "not-whole": 3, "other": 4}
         for a in schema.attributes:
             for kind in sorted((k for c, k in self.found if c == a.name), key=order.get):
                 n, rows, ex = self.found[(a.name, kind)]
@@ -225,6 +225,8 @@ class _Problems:
                     out.append(f"column '{a.name}': {n} cell(s) outside [{a.lo:g}, {a.hi:g}] of the public domain "
                                f"(e.g. {ex}) in {where}. Fix: widen the declared bounds or remove those rows; "
                                "values are never clipped silently")
+                elif kind == "not-whole":
+                    out.append(not_whole_message(a.name, n, ex, where))
                 elif kind == "outside-domain":
                     out.append(f"column '{a.name}': {n} cell(s) outside the declared categories of the public "
                                f"domain (e.g. {ex}) in {where}. Fix: add them to the levels of '{a.name}' or "
@@ -249,21 +251,26 @@ def _bad_cells(schema: Schema, chunk, rows: np.ndarray, found: _Problems) -> Non
             why = str(e)
         miss = col.isna().to_numpy(copy=True)  # pandas 3 hands out read-only arrays: own a copy
         found.add(a.name, "missing", rows[miss], [])
-        present = col[~miss]
-        refused: dict[str, list] = {}
-        for v in pd.unique(present):
-            try:
-                a.encode_series(pd.Series([v], dtype=present.dtype))
-            except SchemaError:
-                kind = "outside-domain"
-                if isinstance(a, NumericAttribute):
-                    x = pd.to_numeric(pd.Series([v]), errors="coerce").iloc[0]
-                    kind = "not-numbers" if not np.isfinite(x) else "outside-domain"
-                refused.setdefault(kind, []).append(v)
-        for kind, vals in refused.items():
-            bad = present.isin(vals).to_numpy(copy=True)
-            found.add(a.name, kind, rows[~miss][bad], present[bad].unique()[:3])
-        if not refused and not miss.any():  # a column-level refusal (should not happen): keep its message
+        present, prow = col[~miss], rows[~miss]
+        refused: dict[str, np.ndarray] = {}
+        if isinstance(a, NumericAttribute):  # vectorised: a numbers column may have a value per row
+            x = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float, copy=True)
+            notnum = ~np.isfinite(x)
+            out = ~notnum & ((x < a.lo) | (x > a.hi))
+            refused = {"not-numbers": notnum, "outside-domain": out}
+            if a.integer:
+                refused["not-whole"] = ~notnum & ~out & (np.mod(np.where(notnum, 0.0, x), 1) != 0)
+        else:
+            vals = []
+            for v in pd.unique(present):  # a levels column: few distinct values
+                try:
+                    a.encode_series(pd.Series([v], dtype=present.dtype))
+                except SchemaError:
+                    vals.append(v)
+            refused = {"outside-domain": present.isin(vals).to_numpy(copy=True)}
+        for kind, bad in refused.items():
+            found.add(a.name, kind, prow[bad], present[bad].unique()[:3])
+        if not any(b.any() for b in refused.values()) and not miss.any():  # a column-level refusal: its message
             found.why[a.name] = why
             found.add(a.name, "other", rows[:1], [])
 

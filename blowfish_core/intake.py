@@ -102,6 +102,12 @@ def empty_column_fix(k: int = 1) -> str:
     return f"remove {it} from the schema, or leave {it} out of the modelled columns (columns=[...])"
 
 
+def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
+    """Cells with a fraction in a column the schema declares integer."""
+    return (f"column '{column}': {n} cell(s) are not whole numbers (e.g. {list(examples)}) in {where}, but the "
+            "schema declares the column integer. Fix: correct those cells, or set integer to false in the schema")
+
+
 def size_warnings(n: int, release_size: int | None) -> list[str]:
     """The warnings for a table of n rows: fewer rows than the release, under MIN_ROWS rows."""
     warns = []
@@ -121,8 +127,9 @@ class Problem:
 
     column: the column's name ('' for the whole file); kind: 'header', 'fields',
     'duplicate-name', 'not-numbers', 'missing', 'too-large', 'missing-level',
-    'unknown-column'; count: cells or rows affected; rows: up to five row numbers
-    (spreadsheet rows, see the module docstring); message: names the column, the
+    'unknown-column', 'outside-domain', 'not-whole' (the last two: domain_problems);
+    count: cells or rows affected; rows: up to five row numbers (spreadsheet rows, see the
+    module docstring); message: names the column, the
     count, the rows and ends with "Fix: ...".
     """
 
@@ -289,9 +296,10 @@ def domain_problems(schema: Any, res: "IntakeResult") -> tuple[Problem, ...]:
     column (kind 'outside-domain') with its count and up to five spreadsheet row numbers.
 
     Checked on the whole table, before any split (so a preset's pilot rows are checked too).
-    Numeric attributes: numbers outside [lo, hi] (cells that are not numbers are the intake's
-    'not-numbers' problems); every other attribute: values its encode_value refuses (one call
-    per distinct value).  Missing cells are left to the intake's 'missing' problems.
+    Numeric attributes: numbers outside [lo, hi], and for an integer attribute numbers with a
+    fraction (kind 'not-whole'); cells that are not numbers are the intake's 'not-numbers'
+    problems.  Every other attribute: values its encode_value refuses (one call per distinct
+    value).  Missing cells are left to the intake's 'missing' problems.
     """
     from .domain import NumericAttribute
     from .errors import SchemaError
@@ -303,11 +311,13 @@ def domain_problems(schema: Any, res: "IntakeResult") -> tuple[Problem, ...]:
             continue
         col = frame[a.name]
         present = col.notna().to_numpy()
+        frac = None  # integer attributes: cells with a fraction
         if isinstance(a, NumericAttribute):
             x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
             bad = present & np.isfinite(x) & ((x < a.lo) | (x > a.hi))
             where = f"outside [{a.lo:g}, {a.hi:g}]"
             fix = "widen the declared bounds or remove those rows; values are never clipped silently"
+            frac = present & np.isfinite(x) & ~bad & (np.mod(np.nan_to_num(x), 1) != 0) if a.integer else None
         else:
             refused = set()
             for v in pd.unique(col[present]):
@@ -325,6 +335,11 @@ def domain_problems(schema: Any, res: "IntakeResult") -> tuple[Problem, ...]:
             out.append(Problem(a.name, "outside-domain", n, tuple(rows[:MAX_ROWS_LISTED]),
                                f"column '{a.name}': {n} cell(s) {where} of the public domain (e.g. {ex}) in "
                                f"{_rows_text(rows, n)}. Fix: {fix}"))
+        if frac is not None and frac.any():
+            rows, n = rn[frac].tolist(), int(frac.sum())
+            ex = list(dict.fromkeys(col[frac].astype(str).tolist()))[:3]
+            out.append(Problem(a.name, "not-whole", n, tuple(rows[:MAX_ROWS_LISTED]),
+                               not_whole_message(a.name, n, ex, _rows_text(rows, n))))
     return tuple(out)
 
 

@@ -282,3 +282,20 @@ def test_rows_with_more_fields_are_listed_with_the_cell_problems(tmp_path, chunk
         "declared bounds or remove those rows; values are never clipped silently\n"
         "- column 'job': 1 cell(s) outside the declared categories of the public domain (e.g. ['zz']) in row 7. "
         "Fix: add them to the levels of 'job' or remove those rows")
+
+
+def test_a_fraction_in_an_integer_column_is_named_as_such_in_both_paths(tmp_path, capsys):
+    """Was: the chunked path called 30.5 'outside [17, 90]'; the whole-file path failed only in the run."""
+    lines = _table(1200)
+    lines[9] = "30.5;40;10;admin;yes"   # row 10
+    lines[19] = "95.5;40;10;admin;yes"  # row 20: outside the bounds (one problem per cell)
+    schema, data = _files(tmp_path, "\n".join(lines) + "\n")
+    for extra in ([], ["--chunk-rows", "4"]):
+        rc, out, err = _synth(capsys, tmp_path, schema, data, *extra)
+        assert rc == 2 and out == ""
+        assert err == (
+            f"error: {data}: 2 problem(s) found:\n"
+            "- column 'age': 1 cell(s) outside [17, 90] of the public domain (e.g. ['95.5']) in row 20. Fix: widen "
+            "the declared bounds or remove those rows; values are never clipped silently\n"
+            "- column 'age': 1 cell(s) are not whole numbers (e.g. ['30.5']) in row 10, but the schema declares the "
+            "column integer. Fix: correct those cells, or set integer to false in the schema\n")
