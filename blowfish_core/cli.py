@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from .data import read_text_file
-from .errors import BlowfishError
+from .errors import BlowfishError, DataError
 from .exports import to_csv_safe
 from .input_checks import check_generated_n, check_integer_bounds
 from .intake import IntakeResult, check_sep, domain_problems, intake_csv
@@ -297,6 +297,11 @@ def _missing_levels(items: list[str]) -> dict[str, str]:
     return out
 
 
+#: the command line reads a file of any size (the 100 MB cap, data.DEFAULT_MAX_BYTES, is the app's
+#: upload limit): a --preset run or a small --schema file is read whole, in memory (docs/DECISIONS.md).
+NO_SIZE_CAP = sys.maxsize
+
+
 def read_data(args, columns: list[str] | None = None, release_size: int | None = None,
               schema: Any = None) -> IntakeResult:
     """--data through the intake step (blowfish_core.intake.intake_csv) with the intake
@@ -311,11 +316,21 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
     drop = args.drop_missing
     drop_arg: Any = True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ())
     names = _list(args.names)
+    from .data import DEFAULT_MAX_BYTES
+
+    size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
+    if size > DEFAULT_MAX_BYTES and not getattr(args, "quiet", False):
+        print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; expect RAM of about 25x the "
+              "file size). A preset splits its rows in memory; for a table larger than memory pass --schema "
+              "(read in chunks)", file=sys.stderr)
     res = intake_csv(args.data, sep=_sep(args), no_header=True if (args.no_header or names) else None,
                      names=names, columns=columns, drop_missing=drop_arg,
-                     missing_level=_missing_levels(args.missing_level), release_size=release_size)
-    if schema is not None and res.ok:
-        res = dataclasses.replace(res, problems=domain_problems(schema, res))
+                     missing_level=_missing_levels(args.missing_level), release_size=release_size,
+                     max_bytes=NO_SIZE_CAP)
+    if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8)
+        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
+        res = dataclasses.replace(res, problems=tuple(sorted(res.problems + domain_problems(schema, res),
+                                                             key=lambda p: order.get(p.column, -1))))
     res.raise_for_problems()
     args._intake = res
     return res
@@ -324,7 +339,7 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
 def read_other(path: str, args, columns: list[str] | None = None):
     """A further table (--public, the pilot's --data) through the same intake step as --data,
     without --data's header/missing-value flags: its frame (every problem in one DataError)."""
-    res = intake_csv(path, sep=_sep(args), columns=columns)
+    res = intake_csv(path, sep=_sep(args), columns=columns, max_bytes=NO_SIZE_CAP)
     res.raise_for_problems()
     return res.frame
 
@@ -332,7 +347,9 @@ def read_other(path: str, args, columns: list[str] | None = None):
 def intake_lines(args) -> list[str]:
     """The intake's separator / header / notes / warnings lines of --data ([] without)."""
     res = getattr(args, "_intake", None)
-    return [] if res is None else [_cli_message(f"data: {t}" if i == 0 else t) for i, t in enumerate(res.summary_lines())]
+    lines = list(getattr(args, "_read_lines", []))  # a chunked / Dask read's notes and warnings
+    return lines if res is None else \
+        [_cli_message(f"data: {t}" if i == 0 else t) for i, t in enumerate(res.summary_lines())] + lines
 
 
 _SEP_FIX = re.compile(r"Fix: choose the (semicolon|tab|pipe) separator or save it comma-separated")
@@ -646,25 +663,45 @@ def cmd_synth(args) -> int:
 def _read_private(args, schema: Schema, cfg):
     """The private table of a --schema run: a DataFrame (small file), or for a file over
     --in-memory-mb / with --chunk-rows a chunked.GroupedTable (or, with --engine dask, a
-    dask_engine.DaskEngine that read it on the workers).  Issue 15."""
+    dask_engine.DaskEngine that read it on the workers).  Issue 15.
+
+    Every intake flag (--no-header, --names, --drop-missing, --missing-level) applies to the
+    chunked read too; the Dask reader refuses them (and says how to read locally).  A
+    --missing-level for a column the schema declares numeric is refused before anything runs."""
+    from .domain import NumericAttribute
+    from .intake import missing_level_numeric
+
     if not math.isfinite(args.in_memory_mb) or args.in_memory_mb < 0:
         raise BlowfishError(f"--in-memory-mb must be a number >= 0 (got {args.in_memory_mb})")
     if args.chunk_rows is not None and args.chunk_rows < 1:
         raise BlowfishError(f"--chunk-rows must be a whole number >= 1 (got {args.chunk_rows})")
+    levels = _missing_levels(args.missing_level)
+    attrs = {a.name: a for a in schema.attributes}
+    for c, v in levels.items():
+        if isinstance(attrs.get(c), NumericAttribute):
+            raise DataError(missing_level_numeric(c, v))
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
     chunked = args.chunk_rows is not None or size > args.in_memory_mb * 2**20
+    if args.engine == "dask" and chunked:
+        used = [f for f, v in (("--no-header", args.no_header), ("--names", args.names),
+                               ("--drop-missing", args.drop_missing), ("--missing-level", args.missing_level)) if v]
+        if used:
+            raise BlowfishError(f"{', '.join(used)}: the Dask reader does not apply the intake flags. Fix: drop "
+                                "--engine dask to read the file with the local chunked reader (it applies them), "
+                                "or prepare the file first (header row, no missing cells)")
     sep = _sep(args)
-    if chunked and sep is None:  # detect it on the file's head, as the intake does for a small file
-        from .intake import sniff_separator
+    if chunked and sep is None and os.path.isfile(args.data):  # detect it on the head, as the intake does
+        from .chunked import sniff_file_separator
 
-        with open(args.data, encoding="utf-8", errors="replace") as f:
-            sep = sniff_separator(f.read(1 << 16).rsplit("\n", 1)[0])  # whole lines only
+        sep = sniff_file_separator(args.data)
         if not args.quiet:
             print(f"separator: {sep!r} (detected; set --sep to override)", file=sys.stderr)
     if args.engine == "dask" and chunked:
         from .dask_engine import DaskEngine
 
-        return DaskEngine.read_csv(_dask_client(args), args.data, schema, cfg.sizes(), sep=sep)
+        eng = DaskEngine.read_csv(_dask_client(args), args.data, schema, cfg.sizes(), sep=sep)
+        args._read_lines = [f"WARNING: {w}" for w in eng.warnings(cfg.release)]
+        return eng
     if not chunked:
         return read_data(args, schema.names, cfg.release, schema).frame  # the intake step (issue 11)
     from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
@@ -673,11 +710,16 @@ def _read_private(args, schema: Schema, cfg):
         if not args.quiet:
             print(f"  read chunk {k}: {n:,} rows so far", file=sys.stderr)
 
+    drop = args.drop_missing
+    names = _list(args.names)
     g = read_grouped(args.data, schema, sep=sep, chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
-                     on_chunk=said)
+                     on_chunk=said, no_header=bool(args.no_header or names), names=names,
+                     drop_missing=True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ()),
+                     missing_level=levels, release_size=cfg.release)
     if not args.quiet:
         print(f"read {args.data} in {g.chunks} chunk(s): {g.n_rows:,} rows, {g.n_unique:,} distinct records",
               file=sys.stderr)
+    args._read_lines = [_cli_message(f"note: {t}") for t in g.notes] + [f"WARNING: {t}" for t in g.warnings]
     return g
 
 

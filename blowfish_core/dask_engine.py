@@ -40,6 +40,7 @@ import re
 import numpy as np
 
 from .distance import GowerKernel, chunk_rows, domain_index
+from .data import NO_DATA_ROWS
 from .errors import BlowfishError, DataError, SchemaError
 from .schema import Schema
 
@@ -157,6 +158,9 @@ def _partition_votes(schema: Schema, C: np.ndarray, part: tuple, vote) -> np.nda
 
 
 def _encode_partition(df, schema: Schema):
+    """On a worker: the partition's encoded records, or -- for a partition with a bad cell --
+    one row of +inf (never an encoded value), so no worker raises (and logs a traceback) for
+    a user's bad cell; :func:`_partition_problems` then says what is wrong."""
     import pandas as pd
 
     names = [a.name for a in schema.attributes]
@@ -164,7 +168,26 @@ def _encode_partition(df, schema: Schema):
     df = df[~df.isna().all(axis=1)]
     if len(df) == 0:
         return pd.DataFrame({n: np.zeros(0) for n in names})
-    return pd.DataFrame(schema.encode(df[names]), columns=names)
+    try:
+        return pd.DataFrame(schema.encode(df[names]), columns=names)
+    except SchemaError:
+        return pd.DataFrame({n: [np.inf] for n in names})
+
+
+def _partition_problems(df, schema: Schema):
+    """On a worker: one row per column with bad cells, (column, message) of Attribute.encode_series."""
+    import pandas as pd
+
+    df = df.rename(columns=lambda c: str(c).strip())
+    df = df[~df.isna().all(axis=1)]
+    out = []
+    for a in schema.attributes:
+        try:
+            a.encode_series(df[a.name])
+        except SchemaError as e:
+            out.append((a.name, str(e)))
+    return pd.DataFrame(out, columns=["column", "message"]) if out else \
+        pd.DataFrame({"column": pd.Series([], dtype=object), "message": pd.Series([], dtype=object)})
 
 
 class DaskEngine:
@@ -244,21 +267,60 @@ class DaskEngine:
         require_dask()
         import dask.dataframe as dd
 
+        from .chunked import _header
+
+        label = str(path)
         names = [a.name for a in schema.attributes]
+        cols = _header(label, sep, label)  # on the client: empty, non-UTF-8, duplicated, missing columns
+        dups = sorted({c for c in cols if cols.count(c) > 1})
+        if dups:
+            raise DataError(f"{label}: column '{dups[0]}' appears more than once in the header (row 1). "
+                            "Fix: give every column a unique name")
+        missing = [n for n in names if n not in cols]
+        if missing:
+            raise DataError(f"{label}: column(s) {missing} of the schema are not in the file (columns: {cols}). "
+                            "Fix: rename the columns or edit the schema")
         try:
             ddf = dd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""],
                               blocksize=blocksize, skip_blank_lines=False)
             meta = {n: "f8" for n in names}
             enc = ddf.map_partitions(_encode_partition, schema, meta=meta)
             sizes_s = enc.groupby(names).size().compute()
-        except (SchemaError, KeyError, ValueError) as e:
-            raise DataError(f"{path}: {e}. Fix: read it with the local engine to see the bad rows' numbers") from None
+            bad = len(sizes_s) > 0 and bool(np.isinf(np.asarray(sizes_s.index.tolist(), dtype=float)).any())
+            if bad:
+                probs = ddf.map_partitions(_partition_problems, schema,
+                                           meta={"column": object, "message": object}).compute()
+        except (KeyError, ValueError) as e:
+            raise DataError(f"{label}: cannot read it as CSV ({e}). Fix: check the separator and the quoting, "
+                            "or drop --engine dask to read it with the local reader") from None
+        except UnicodeDecodeError:
+            from .data import first_bad_utf8_line, not_utf8_message
+
+            where = first_bad_utf8_line(label)
+            raise DataError(not_utf8_message(label, *where) if where else f"{label}: not UTF-8 text") from None
+        if bad:
+            lines = []
+            for a in names:  # one line per column: the first partition's message (counts are per partition)
+                msgs = probs.loc[probs["column"] == a, "message"].tolist()
+                if msgs:
+                    lines.append(msgs[0].split(" Fix: ")[0])
+            raise DataError(f"{label}: bad cells in column(s) {', '.join(repr(a) for a in names if any(a == c for c in probs['column']))} "
+                            "(the Dask reader does not number rows; the first problem of each column, counted "
+                            "in the first part of the file that has it):\n" + "\n".join(f"- {m}" for m in lines)
+                            + "\nFix: read it with the local engine (drop --engine dask; engine='local' in the API), "
+                            "which lists every bad cell with its row numbers, correct those cells, then run again")
         if len(sizes_s) == 0:
-            raise DataError(f"{path}: the file has a header but no data rows")
+            raise DataError(f"{label}: {NO_DATA_ROWS}")
         U = np.array(sizes_s.index.tolist(), dtype=float).reshape(len(sizes_s), len(names))
         c = sizes_s.to_numpy().astype(float)
         Us, idx = np.unique(U, axis=0, return_index=True)  # the local engine's order
         return cls(client, schema, Us, c[idx], sizes, partitions)
+
+    def warnings(self, release_size: int | None) -> list[str]:
+        """The intake's size warnings for the records read (fewer than the release, under 1,000 rows)."""
+        from .intake import size_warnings
+
+        return size_warnings(int(self.counts.sum()), release_size)
 
     def close(self) -> None:
         for f in self._parts:

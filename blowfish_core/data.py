@@ -53,16 +53,15 @@ def read_text(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | No
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise DataError(
-            f"{label}: not UTF-8 text (bad byte at position {e.start}). Fix: save the file as UTF-8 CSV"
-        ) from None
+        bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+        raise DataError(not_utf8_message(label, raw.count(b"\n", 0, e.start + bom) + 1, raw[e.start + bom])) from None
     if "\x00" in text:
         raise DataError(
             f"{label}: contains NUL bytes; this looks like a binary file, not a CSV. "
             "Fix: export the table as a UTF-8 CSV"
         )
     if not text.strip():
-        raise DataError(f"{label}: the file is empty. Fix: upload a CSV with a header row and data rows")
+        raise DataError(f"{label}: the file is empty. Fix: give a CSV file with a header row and data rows")
     return label, text
 
 
@@ -98,7 +97,7 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
     if any(c == "" for c in stripped):
         raise DataError(f"{label}: a column has an empty name (column {stripped.index('') + 1}). Fix: name every column")
     if len([ln for ln in lines[1:] if ln.strip()]) == 0:
-        raise DataError(f"{label}: the file has a header but no data rows")
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
     try:
         # index_col=False: a row with more fields than the header must not silently
         # become an index; pandas warns (ParserWarning) and we turn that into an error.
@@ -118,8 +117,34 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
         raise DataError(f"{label}: cannot read as CSV ({e})") from None
     df.columns = [str(c).strip() for c in df.columns]
     if df.shape[0] == 0:
-        raise DataError(f"{label}: the file has a header but no data rows")
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
     return df
+
+
+#: a file with a header row and nothing under it (every reader uses this wording).
+NO_DATA_ROWS = ("the file has a header but no data rows. Fix: add the data rows under the header "
+                "(or check that this is the right file)")
+#: the fix for a file that is not UTF-8 (the tool reads UTF-8 only; there is no encoding option).
+NOT_UTF8_FIX = ("Fix: save the file as UTF-8 CSV (in a spreadsheet: Save as > CSV UTF-8; on the command line: "
+                "iconv -f latin1 -t utf-8 old.csv > new.csv)")
+
+
+def not_utf8_message(label: str, line: int, byte: int) -> str:
+    """A file that is not UTF-8: the first bad byte's value and its 1-based line (the
+    spreadsheet row, unless a quoted cell spans lines before it)."""
+    return f"{label}: not UTF-8 text (byte {byte:#04x} on line {line}). {NOT_UTF8_FIX}"
+
+
+def first_bad_utf8_line(path: Any) -> tuple[int, int] | None:
+    """(1-based line, byte value) of a file's first bytes that are not UTF-8, or None.  Reads line by line."""
+    with open(path, "rb") as f:
+        for i, line in enumerate(f, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                if not (i == 1 and line.startswith(b"\xef\xbb\xbf") and e.start < 3):
+                    return i, line[e.start]
+    return None
 
 
 def _too_big(label: str, size: int, limit: int) -> str:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from ._lazy import pd  # pandas, imported on first use (issue 15)
 
-from .data import DEFAULT_MAX_BYTES, read_text
+from .data import DEFAULT_MAX_BYTES, NO_DATA_ROWS, read_text
 from .errors import DataError, SchemaError
 from .schema import MOSTLY_NUMERIC, Attribute, Schema
 
@@ -79,6 +79,45 @@ _DATE_PATTERNS = (
     (re.compile(r"^\d{1,2}-[A-Za-z]{3}-\d{2,4}$"), None),
 )
 _INT64_MAX = 2**63 - 1
+def missing_level_numeric(column: str, level: str) -> str:
+    """The refusal of a missing level for a column the schema declares numeric (before reading)."""
+    return (f"column '{column}' is numeric in the schema; a missing level ({level!r}) is for text columns "
+            f"and would make it text. Fix: drop the rows with a missing value instead (drop_missing=['{column}'])")
+
+
+def no_rows_left(label: str, dropped: int, empty: Sequence[str]) -> str:
+    """Every row was dropped for a missing value; ``empty``: dropping columns empty in every row."""
+    if empty:
+        shown = ("column " if len(empty) == 1 else "columns ") + ", ".join(repr(c) for c in empty)
+        return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values: {shown} "
+                f"{'is' if len(empty) == 1 else 'are'} empty in every row. Fix: {empty_column_fix(len(empty))}"
+                ", and drop rows only for the other columns")
+    return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values. "
+            "Fix: declare a missing level instead of dropping")
+
+
+def empty_column_fix(k: int = 1) -> str:
+    """The fix for modelled column(s) empty in every row (dropping rows or a missing level cannot help)."""
+    it = "it" if k == 1 else "them"
+    return f"remove {it} from the schema, or leave {it} out of the modelled columns (columns=[...])"
+
+
+def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
+    """Cells with a fraction in a column the schema declares integer."""
+    return (f"column '{column}': {n} cell(s) are not whole numbers (e.g. {list(examples)}) in {where}, but the "
+            "schema declares the column integer. Fix: correct those cells, or set integer to false in the schema")
+
+
+def size_warnings(n: int, release_size: int | None) -> list[str]:
+    """The warnings for a table of n rows: fewer rows than the release, under MIN_ROWS rows."""
+    warns = []
+    if release_size is not None and n < release_size:
+        warns.append(f"the table has {n} rows, fewer than the release size ({release_size}): the synthetic table "
+                     f"would hold more records than the original. Fix: release at most {n} records or use a larger table")
+    if n < MIN_ROWS:
+        warns.append(f"the table has only {n} rows (under {MIN_ROWS:,}): the noise will dominate the vote "
+                     "histogram and the synthetic data will be of little use")
+    return warns
 
 
 # ------------------------------------------------------------------ results
@@ -88,8 +127,9 @@ class Problem:
 
     column: the column's name ('' for the whole file); kind: 'header', 'fields',
     'duplicate-name', 'not-numbers', 'missing', 'too-large', 'missing-level',
-    'unknown-column'; count: cells or rows affected; rows: up to five row numbers
-    (spreadsheet rows, see the module docstring); message: names the column, the
+    'unknown-column', 'outside-domain', 'not-whole' (the last two: domain_problems);
+    count: cells or rows affected; rows: up to five row numbers (spreadsheet rows, see the
+    module docstring); message: names the column, the
     count, the rows and ends with "Fix: ...".
     """
 
@@ -256,9 +296,10 @@ def domain_problems(schema: Any, res: "IntakeResult") -> tuple[Problem, ...]:
     column (kind 'outside-domain') with its count and up to five spreadsheet row numbers.
 
     Checked on the whole table, before any split (so a preset's pilot rows are checked too).
-    Numeric attributes: numbers outside [lo, hi] (cells that are not numbers are the intake's
-    'not-numbers' problems); every other attribute: values its encode_value refuses (one call
-    per distinct value).  Missing cells are left to the intake's 'missing' problems.
+    Numeric attributes: numbers outside [lo, hi], and for an integer attribute numbers with a
+    fraction (kind 'not-whole'); cells that are not numbers are the intake's 'not-numbers'
+    problems.  Every other attribute: values its encode_value refuses (one call per distinct
+    value).  Missing cells are left to the intake's 'missing' problems.
     """
     from .domain import NumericAttribute
     from .errors import SchemaError
@@ -270,11 +311,13 @@ def domain_problems(schema: Any, res: "IntakeResult") -> tuple[Problem, ...]:
             continue
         col = frame[a.name]
         present = col.notna().to_numpy()
+        frac = None  # integer attributes: cells with a fraction
         if isinstance(a, NumericAttribute):
             x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
             bad = present & np.isfinite(x) & ((x < a.lo) | (x > a.hi))
             where = f"outside [{a.lo:g}, {a.hi:g}]"
             fix = "widen the declared bounds or remove those rows; values are never clipped silently"
+            frac = present & np.isfinite(x) & ~bad & (np.mod(np.nan_to_num(x), 1) != 0) if a.integer else None
         else:
             refused = set()
             for v in pd.unique(col[present]):
@@ -292,6 +335,11 @@ def domain_problems(schema: Any, res: "IntakeResult") -> tuple[Problem, ...]:
             out.append(Problem(a.name, "outside-domain", n, tuple(rows[:MAX_ROWS_LISTED]),
                                f"column '{a.name}': {n} cell(s) {where} of the public domain (e.g. {ex}) in "
                                f"{_rows_text(rows, n)}. Fix: {fix}"))
+        if frac is not None and frac.any():
+            rows, n = rn[frac].tolist(), int(frac.sum())
+            ex = list(dict.fromkeys(col[frac].astype(str).tolist()))[:3]
+            out.append(Problem(a.name, "not-whole", n, tuple(rows[:MAX_ROWS_LISTED]),
+                               not_whole_message(a.name, n, ex, _rows_text(rows, n))))
     return tuple(out)
 
 
@@ -505,7 +553,7 @@ def intake_csv(
         numbered.append((i + 1, t))
     numbered = [(i, r) for i, r in numbered if any(v != "" for v in r)]
     if not numbered:
-        raise DataError(f"{label}: the file is empty. Fix: upload a CSV with a header row and data rows")
+        raise DataError(f"{label}: the file is empty. Fix: give a CSV file with a header row and data rows")
     notes: list[str] = []
     warns: list[str] = []
     problems: list[Problem] = []
@@ -553,7 +601,7 @@ def intake_csv(
                 f"with columns named {named}. Fix: confirm with no_header=True and names=[{', '.join(offered[:4])}"
                 f"{', ...' if k > 4 else ''}] (offered), or add a header row to the file"))
     if not data:
-        raise DataError(f"{label}: the file has a header but no data rows")
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
     # column names: empty or duplicated names are problems; the frame gets unique names
     seen: dict[str, int] = {}
     for j, c in enumerate(cols):
@@ -607,6 +655,7 @@ def intake_csv(
         if mostly:
             miss |= s.isin(MISSING_TOKENS)
         missing_mask[c] = miss
+    missing_mask_all = {c: bool(m.all()) for c, m in missing_mask.items()}
     drop = np.zeros(len(raw), dtype=bool)
     for c in drop_cols:
         drop |= missing_mask[c].to_numpy()
@@ -617,8 +666,7 @@ def intake_csv(
     rownum = rownum[~drop]
     missing_mask = {c: m[~drop].reset_index(drop=True) for c, m in missing_mask.items()}
     if len(raw) == 0:
-        raise DataError(f"{label}: no rows are left after dropping {dropped} row(s) with missing values. "
-                        "Fix: declare a missing level instead of dropping")
+        raise DataError(no_rows_left(label, dropped, [c for c in drop_cols if missing_mask_all[c]]))
 
     # ---- per-column guesses
     frame = {}
@@ -733,7 +781,10 @@ def intake_csv(
         chosen = [c for c in cols if c in picked]
         for c in chosen:
             g = guesses[c]
-            if not g.modelled:
+            if g.kind == "empty":  # picked (or in the schema) but empty in every row: nothing to model
+                col_problems[c] = [Problem(c, "missing", n, tuple(rownum[:MAX_ROWS_LISTED].tolist()),
+                                           f"column '{c}' is empty in every row ({n} rows). Fix: {empty_column_fix()}")]
+            elif not g.modelled:
                 notes.append(f"column '{c}' is modelled because it was picked, although it is {g.kind} ({g.reason})")
         reason_out = "not picked"
     else:
@@ -762,12 +813,7 @@ def intake_csv(
             notes.append(f"column '{g.name}' is not modelled: {g.reason}")
 
     # ---- size warnings
-    if release_size is not None and n < release_size:
-        warns.append(f"the table has {n} rows, fewer than the release size ({release_size}): the synthetic table "
-                     f"would hold more records than the original. Fix: release at most {n} records or use a larger table")
-    if n < MIN_ROWS:
-        warns.append(f"the table has only {n} rows (under {MIN_ROWS:,}): the noise will dominate the vote "
-                     "histogram and the synthetic data will be of little use")
+    warns.extend(size_warnings(n, release_size))
     df = pd.DataFrame(frame, columns=cols)
     return IntakeResult(
         frame=df, source=label, sep=sep_used, sep_sniffed=sep_given is None, sep_name=SEP_NAMES.get(sep_used, repr(sep_used)),

@@ -29,6 +29,7 @@ Randomness (issue 11, DESIGN §7):
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -146,7 +147,10 @@ class Synthesizer:
 
         df: the private table, original column names and formats (every schema column), or
         the path of a CSV file of any size: read in chunks and grouped as it goes
-        (chunked.read_grouped; with engine='dask', read by the Dask workers).
+        (chunked.read_grouped; with engine='dask', read by the Dask workers), its separator
+        detected; every bad cell is reported in one DataError, and the size warnings
+        (fewer rows than the release, under 1,000 rows) are issued as UserWarnings and kept
+        in ``data_warnings_``.
         Raises BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field.
         """
         self._check_arguments()
@@ -197,16 +201,26 @@ class Synthesizer:
             if client is None:
                 client = own_client = connect(workers=2)
         try:
+            self.data_warnings_: tuple[str, ...] = ()
+            if is_path:
+                from .chunked import sniff_file_separator
+
+                sep = sniff_file_separator(os.fspath(df))  # as the command line does
             if is_path and self.engine == "dask":
-                engine = DaskEngine.read_csv(client, os.fspath(df), self.schema, cfg.sizes())
+                engine = DaskEngine.read_csv(client, os.fspath(df), self.schema, cfg.sizes(), sep=sep)
                 U, counts = engine.U, engine.counts
+                self.data_warnings_ = tuple(engine.warnings(cfg.release))
             elif is_path:
                 from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
 
-                g = read_grouped(df, self.schema, chunk_rows=self.chunk_rows or DEFAULT_CHUNK_ROWS)
+                g = read_grouped(df, self.schema, sep=sep, chunk_rows=self.chunk_rows or DEFAULT_CHUNK_ROWS,
+                                 release_size=cfg.release)
                 U, counts = g.U, g.counts
+                self.data_warnings_ = g.warnings
             else:
                 U, counts = group_records(self.schema.encode(df))
+            for w in self.data_warnings_:
+                warnings.warn(w, UserWarning, stacklevel=2)
             if self.engine == "dask" and engine is None:
                 engine = DaskEngine(client, self.schema, U, counts, cfg.sizes())
             res: SynthResult = run_method(

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from blowfish_core.distance import chunk_rows, group_records
+from blowfish_core.errors import DataError
 from blowfish_core.evolution import SynthConfig, run_synthesis
 from blowfish_core.policy import Policy
 from blowfish_core.schema import Schema
@@ -193,3 +194,39 @@ def test_local_cluster_workers_run_without_dask_malloc_trim():
             cluster = c.cluster
             c.close()
             cluster.close()
+
+
+def test_dask_read_csv_bad_cells_one_message_one_fix_and_no_worker_traceback(client, tmp_path, capfd):
+    """Issue 15g (finding 9): a user's bad cell is not a worker failure (no ERROR / Traceback log
+    lines), the message names each column once and has one fix, and says rows are not numbered."""
+    import logging
+
+    schema = Schema.from_dict(SCHEMA)
+    p = tmp_path / "bad.csv"
+    p.write_text("a,b,c,d\n1,0.5,3,p\nx,0.5,3,p\n2,0.5,3,zz\n")
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    h = Keep(level=logging.WARNING)
+    loggers = [logging.getLogger(n) for n in ("distributed", "distributed.worker", "distributed.core")]
+    for lg in loggers:
+        lg.addHandler(h)
+    try:
+        with pytest.raises(DataError) as ei:
+            DaskEngine.read_csv(client, str(p), schema, [512])
+    finally:
+        for lg in loggers:
+            lg.removeHandler(h)
+    assert str(ei.value) == (
+        f"{p}: bad cells in column(s) 'a', 'd' (the Dask reader does not number rows; the first problem of each "
+        "column, counted in the first part of the file that has it):\n"
+        "- column 'a': 1 row(s) are not numbers (e.g. 'x').\n"
+        "- column 'd': 1 row(s) have categories outside the declared public domain (e.g. ['zz']).\n"
+        "Fix: read it with the local engine (drop --engine dask; engine='local' in the API), which lists every bad "
+        "cell with its row numbers, correct those cells, then run again")
+    assert str(ei.value).count("Fix:") == 1
+    assert [r.getMessage() for r in records] == []
+    assert "Traceback" not in capfd.readouterr().err
