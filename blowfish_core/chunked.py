@@ -45,7 +45,7 @@ import numpy as np
 from ._lazy import pd
 from .errors import DataError, SchemaError
 from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message
-from .intake import empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message
+from .intake import empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message, separator_hint
 from .schema import Schema
 
 #: rows per chunk (about 10-50 MB of pandas frame for tables of ~15 columns).
@@ -360,9 +360,10 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
         cols = [f"column_{j + 1}" for j in range(len(first))]
     missing = [a.name for a in schema.attributes if a.name not in cols]
     if missing:
-        raise DataError(f"{label}: column(s) {missing} of the schema are not in the file (columns: {cols}). "
-                        + ("Fix: rename the columns or edit the schema" if header or names is not None else
-                           "Fix: name the columns (names=[...]) or edit the schema"))
+        hint = separator_hint(cols)
+        raise DataError(f"{label}: column(s) {missing} of the schema are not in the file (columns: {cols})"
+                        + (hint if hint else ". " + ("Fix: rename the columns or edit the schema" if header or names is not None
+                                                     else "Fix: name the columns (names=[...]) or edit the schema")))
     level = {str(c): str(v) for c, v in dict(missing_level or {}).items()}
     drop_cols = list(cols) if drop_missing is True else [str(c) for c in (drop_missing or ())]
     for c in list(level) + drop_cols:

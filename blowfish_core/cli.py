@@ -23,12 +23,12 @@ from .intake import IntakeResult, check_sep, domain_problems, intake_csv
 from .evolution import SCHEDULES, SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data, split_line
-from .experiment import RunRequest, run_paired, validate_request
+from .experiment import RunRequest, check_soft_tau, run_paired, validate_request
 from .report import INTERNAL_LABEL, bundle_files, ledger_text, policy_summary, release_files
 from .evolution import RANDOMNESS, SEEDED_NOTE
 from .schema import Schema
 from .mechanisms import ADDITIVE, get_mechanism
-from .methods import METHODS, get_method, reference_methods, tau_methods
+from .methods import METHODS, SOFT, get_method, reference_methods, tau_methods
 from .parsing import (apply_protect, parse_budget, parse_methods, parse_noise, parse_population, parse_seeds,
                       require_tau)
 from .votes import check_tau
@@ -979,6 +979,8 @@ def cmd_pilot(args) -> int:
     check_schedule_flags(args, cfg)
     reach = record_reach(schema, policy)
     taus = parse_tau_grid(args.tau_grid) if args.tau_grid is not None else tau_grid(reach)
+    for t in taus:  # every grid tau before any run (the soft role of the pilot: BF-Soft)
+        check_soft_tau(schema, policy, [SOFT.name], t)
     metric = preset.metric_fn() if preset is not None and not args.schema else None
     metric_name = preset.metric if preset is not None and not args.schema else "pwerr"
     data, n_t, public, source, psrc = _pilot_inputs(args, preset)

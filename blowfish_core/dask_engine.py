@@ -83,6 +83,24 @@ def check_scheduler(scheduler: str) -> str:
     return text
 
 
+_RUNNING_FIX = "Fix: check the address and that a dask scheduler is running there (dask scheduler)"
+
+
+def _reachable(scheduler: str, timeout: float = 3.0) -> None:
+    """Fail fast when nothing accepts TCP connections at the scheduler's HOST:PORT (dask itself
+    waits its whole 20 s connect timeout).  Raises BlowfishError naming --scheduler."""
+    import socket
+
+    m = _ADDRESS.match(scheduler.strip())
+    if (m.group("proto") or "tcp").lower() == "ucx":  # not necessarily TCP underneath
+        return
+    host = m.group("host").strip("[]")
+    try:
+        socket.create_connection((host, int(m.group("port"))), timeout=timeout).close()
+    except OSError as e:
+        raise BlowfishError(f"--scheduler {scheduler}: cannot connect ({e.strerror or e}). {_RUNNING_FIX}") from None
+
+
 def connect(scheduler: str | None = None, workers: int | None = None, processes: bool = True,
             keep_malloc_trim: bool = False):
     """A dask.distributed Client: to ``scheduler`` (an address such as tcp://host:8786) or to a
@@ -99,13 +117,16 @@ def connect(scheduler: str | None = None, workers: int | None = None, processes:
     if scheduler and workers:
         raise BlowfishError("give --scheduler ADDRESS or --workers N, not both")
     if scheduler:
+        _reachable(scheduler)
         try:
             return distributed.Client(scheduler, timeout="20s")
         except ValueError as e:  # an address dask cannot parse after all
             raise BlowfishError(f"--scheduler {scheduler!r}: not a scheduler address ({e}). {SCHEDULER_FIX}") from None
         except (OSError, TimeoutError) as e:
-            raise BlowfishError(f"--scheduler {scheduler}: cannot connect ({e}). Fix: check the address "
-                                "and that the scheduler is running (dask scheduler)") from None
+            raise BlowfishError(f"--scheduler {scheduler}: cannot connect ({e}). {_RUNNING_FIX}") from None
+        except Exception as e:  # something answered that is not a dask scheduler (e.g. an HTTP server)
+            raise BlowfishError(f"--scheduler {scheduler}: no dask scheduler answered there ({type(e).__name__}). "
+                                f"{_RUNNING_FIX}") from None
     n = 2 if workers is None else workers
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise BlowfishError(f"--workers must be a whole number >= 1 (got {workers!r})")
@@ -278,8 +299,10 @@ class DaskEngine:
                             "Fix: give every column a unique name")
         missing = [n for n in names if n not in cols]
         if missing:
-            raise DataError(f"{label}: column(s) {missing} of the schema are not in the file (columns: {cols}). "
-                            "Fix: rename the columns or edit the schema")
+            from .intake import separator_hint
+
+            raise DataError(f"{label}: column(s) {missing} of the schema are not in the file (columns: {cols})"
+                            + (separator_hint(cols) or ". Fix: rename the columns or edit the schema"))
         try:
             ddf = dd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""],
                               blocksize=blocksize, skip_blank_lines=False)

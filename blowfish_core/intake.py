@@ -385,6 +385,20 @@ def _check_quotes(text: str, sep: str, label: str) -> None:
                             "Fix: check the quoting and the number of fields per row") from None
 
 
+def separator_hint(columns) -> str:
+    """'' or, when a column name holds a separator (';', tab, '|', ','), a sentence saying the separator
+    was not detected and how to give it: a row near the top with another number of fields (or an
+    unclosed quote) stops :func:`sniff_separator`, and the whole header then reads as one column."""
+    for c in columns:
+        for sep, shown in ((";", "';'"), ("\t", "'\\t'"), ("|", "'|'"), (",", "','")):
+            if sep in str(c):
+                return (f". The header reads as {len(columns)} column(s) and {str(c)[:60]!r} holds {shown}: the "
+                        "separator was not detected (a row near the top with another number of fields, or an "
+                        f"unclosed quote, stops the detection). Fix: give it (--sep {shown} on the command line, "
+                        f"sep={shown} in Python); the rows with a wrong number of fields are then listed")
+    return ""
+
+
 def sniff_separator(text: str, sample_lines: int = 64) -> str:
     """The separator of a CSV text: one of SEPARATORS.
 
@@ -777,7 +791,8 @@ def intake_csv(
         unknown = [c for c in picked if c not in guesses]
         if unknown:
             raise DataError(f"{label}: columns {unknown} are not in the table. Columns: {', '.join(cols[:20])}"
-                            f"{' ...' if len(cols) > 20 else ''}")
+                            f"{' ...' if len(cols) > 20 else ''}" + (separator_hint(cols) or
+                                                                     ". Fix: name columns of the table"))
         chosen = [c for c in cols if c in picked]
         for c in chosen:
             g = guesses[c]

@@ -63,7 +63,7 @@ def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record
     if reach > 0 and q < MIN_NOISE_RATIO:
         raise BudgetError(
             f"tau = {tau:g} is too large for {what} r = {reach:.4g}: the noise ratio q = tanh(r / (2 tau)) = "
-            f"{q:.3g} is below {MIN_NOISE_RATIO:g}: its sensitivity and noise (q times Hard's) would be near float "
+            f"{q:.3g}" + (f" ({q!r})" if f"{q:.3g}" == f"{MIN_NOISE_RATIO:g}" else "") + f" is below {MIN_NOISE_RATIO:g}: its sensitivity and noise (q times Hard's) would be near float "
             f"rounding, a release with almost no noise. Fix: use tau at most about r, e.g. tau {reach:.3g} (q = 0.46), or tau 0.03 as in the paper")
     return q
 

@@ -142,6 +142,27 @@ class Synthesizer:
                                 f"{type(self.config).__name__}). Fix: config=SynthConfig(rounds=2, ...)")
 
     # ------------------------------------------------------------------ fit
+    def _check_engine_options(self, is_path: bool) -> None:
+        """Refuse chunk_rows / client settings fit would ignore or could not use (BlowfishError naming
+        the field): chunk_rows a whole number >= 1 and only with a CSV path read by the local engine;
+        client only with engine='dask', and then a dask.distributed Client."""
+        c = self.chunk_rows
+        if c is not None:
+            if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1:
+                raise BlowfishError(f"chunk_rows must be a whole number >= 1 (got {c!r}). Fix: e.g. chunk_rows=200000, "
+                                    "or None for the default")
+            if not is_path or self.engine == "dask":
+                raise BlowfishError(f"chunk_rows={c}: only a CSV path read by the local engine is read in chunks "
+                                    f"({'a DataFrame is already in memory' if not is_path else 'the Dask workers read in blocks'}); "
+                                    "it would be ignored. Fix: drop chunk_rows")
+        if self.client is not None:
+            if self.engine != "dask":
+                raise BlowfishError("client only applies to engine='dask'; it would be ignored. "
+                                    "Fix: drop client or set engine='dask'")
+            if not all(hasattr(self.client, a) for a in ("scheduler_info", "scatter", "submit")):
+                raise BlowfishError(f"client must be a dask.distributed Client (got {type(self.client).__name__}). "
+                                    "Fix: client=distributed.Client('tcp://host:8786'), or None for a local cluster")
+
     def fit(self, df: "pd.DataFrame | str | os.PathLike") -> Synthesizer:
         """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
 
@@ -190,6 +211,7 @@ class Synthesizer:
         is_path = isinstance(df, (str, os.PathLike))
         if not is_path and not isinstance(df, pd.DataFrame):
             raise BlowfishError(f"fit needs a pandas DataFrame or a CSV path (got {type(df).__name__})")
+        self._check_engine_options(is_path)
         seed = None if self.seed is None else int(self.seed)
         self._streams = self.streams if self.streams is not None else make_streams(seed)
         engine, own_client = None, None

@@ -211,3 +211,30 @@ def test_get_params_returns_the_constructor_arguments():
     assert (p["method"], p["tau"], p["rho"], p["seed"], p["epsilon"], p["engine"]) == ("bf-soft", 0.03, 1e-3, 4,
                                                                                         None, "local")
     assert bc.Synthesizer(**p).get_params() == p
+
+
+def test_fit_refuses_engine_options_it_would_ignore(tmp_path):
+    """chunk_rows and client are checked at fit, naming the field (a fresh user's findings)."""
+    import blowfish_core as bc
+    from blowfish_core.presets import get_preset, load_preset_data
+
+    xor = get_preset("xor3")
+    df = load_preset_data(xor, n=300).private
+    path = tmp_path / "x.csv"
+    df.to_csv(path, index=False)
+
+    def err(data, **kw):
+        with pytest.raises(bc.BlowfishError) as e:
+            bc.Synthesizer(xor.schema, xor.default_policy(), method="hard", rho=1e-2, seed=0, **kw).fit(data)
+        return str(e.value)
+
+    assert err(path, chunk_rows=0) == ("chunk_rows must be a whole number >= 1 (got 0). Fix: e.g. chunk_rows=200000, "
+                                       "or None for the default")
+    assert err(df, chunk_rows=7) == ("chunk_rows=7: only a CSV path read by the local engine is read in chunks "
+                                     "(a DataFrame is already in memory); it would be ignored. Fix: drop chunk_rows")
+    assert err(df, client=object()) == ("client only applies to engine='dask'; it would be ignored. "
+                                        "Fix: drop client or set engine='dask'")
+    pytest.importorskip("distributed")
+    assert err(df, engine="dask", client="tcp://localhost:1") == (
+        "client must be a dask.distributed Client (got str). Fix: client=distributed.Client('tcp://host:8786'), "
+        "or None for a local cluster")

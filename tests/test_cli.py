@@ -376,3 +376,13 @@ def test_schedule_flags_a_run_would_ignore_are_refused(extra, message, tmp_path,
     rc = main(["synth", "--preset", "xor3", "--n", "2000", "--rho", "1", "--seeds", "0", "--out", str(out)] + extra)
     assert rc == 2 and capsys.readouterr().err.strip() == message
     assert not out.exists()
+
+
+def test_bf_soft_bound_line_only_for_methods_with_bf_softs_noise(tmp_path, capsys):
+    """soft-hard-noise has Hard's noise: no 'BF-Soft at tau' line for it alone (a fresh user's finding)."""
+    base = ["synth", "--preset", "xor3", "--n", "2000", "--rho", "1", "--seeds", "0", "--tau", "0.03",
+            "--rounds", "2", "--population", "64x2", "--release", "32", "--out", str(tmp_path / "o.csv")]
+    assert main(base + ["--method", "soft-hard-noise"]) == 0
+    assert "BF-Soft at tau" not in capsys.readouterr().out
+    assert main(base + ["--method", "bf-soft"]) == 0
+    assert "BF-Soft at tau = 0.03: noise ratio q = " in capsys.readouterr().out

@@ -230,3 +230,45 @@ def test_dask_read_csv_bad_cells_one_message_one_fix_and_no_worker_traceback(cli
     assert str(ei.value).count("Fix:") == 1
     assert [r.getMessage() for r in records] == []
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_scheduler_that_refuses_or_is_not_dask_fails_fast_with_one_line():
+    """Nothing listening: refused at once (not after dask's 20 s); an HTTP-like server that answers
+    garbage: a BlowfishError, not dask's traceback (a fresh user's findings)."""
+    import socket
+    import threading
+    import time
+
+    from blowfish_core.dask_engine import connect
+    from blowfish_core.errors import BlowfishError
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nobody listens on it now
+    t0 = time.perf_counter()
+    with pytest.raises(BlowfishError, match=rf"^--scheduler tcp://127.0.0.1:{port}: cannot connect \(.*\)\. "
+                                            r"Fix: check the address and that a dask scheduler is running there"):
+        connect(f"tcp://127.0.0.1:{port}")
+    assert time.perf_counter() - t0 < 5
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def answer():
+        for _ in range(8):
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            c.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n" * 64)
+            c.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        with pytest.raises(BlowfishError, match=r"^--scheduler tcp://127.0.0.1:\d+: (no dask scheduler answered there|"
+                                                r"cannot connect)"):
+            connect(f"tcp://127.0.0.1:{srv.getsockname()[1]}")
+    finally:
+        srv.close()

@@ -299,3 +299,20 @@ def test_a_fraction_in_an_integer_column_is_named_as_such_in_both_paths(tmp_path
             "the declared bounds or remove those rows; values are never clipped silently\n"
             "- column 'age': 1 cell(s) are not whole numbers (e.g. ['30.5']) in row 10, but the schema declares the "
             "column integer. Fix: correct those cells, or set integer to false in the schema\n")
+
+
+@pytest.mark.parametrize("flags", [[], ["--chunk-rows", "7"]])
+def test_undetected_separator_says_so_with_the_fix(tmp_path, capsys, flags):
+    """A ';' file whose 6th row has 7 fields: the separator is not detected and the header reads as one
+    column; the message says so and gives --sep (a fresh user's finding), whole-file and chunked."""
+    lines = _table(60)
+    lines[5] = lines[5] + ";1;2"
+    schema, data = _files(tmp_path, "\n".join(lines) + "\n")
+    rc, out, err = _synth(capsys, tmp_path, schema, data, *flags)
+    hint = ("The header reads as 1 column(s) and 'age;hours;edu;job;y' holds ';': the separator was not detected "
+            "(a row near the top with another number of fields, or an unclosed quote, stops the detection). "
+            "Fix: give it (--sep ';' on the command line, sep=';' in Python); the rows with a wrong number of "
+            "fields are then listed")
+    assert rc == 2 and err.strip().endswith(hint) and err.count("\n") == 1
+    rc, out, err = _synth(capsys, tmp_path, schema, data, "--sep", ";", *flags)
+    assert rc == 2 and "row 6" in err
