@@ -362,8 +362,11 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
     if missing:
         hint = separator_hint(cols)
         raise DataError(f"{label}: column(s) {missing} of the schema are not in the file (columns: {cols})"
-                        + (hint if hint else ". " + ("Fix: rename the columns or edit the schema" if header or names is not None
-                                                     else "Fix: name the columns (names=[...]) or edit the schema")))
+                        + (hint if hint else ". " + (
+                            "Fix: rename the columns or edit the schema" if names is not None else
+                            "Fix: rename the columns or edit the schema; if the first row is data, not a header, name "
+                            f"the columns (no_header=True and names=[{', '.join(a.name for a in schema.attributes)}])"
+                            if header else "Fix: name the columns (names=[...]) or edit the schema")))
     level = {str(c): str(v) for c, v in dict(missing_level or {}).items()}
     drop_cols = list(cols) if drop_missing is True else [str(c) for c in (drop_missing or ())]
     for c in list(level) + drop_cols:

@@ -361,6 +361,7 @@ _INTAKE_FIXES = (
     (re.compile(r"drop_missing=\['([^']*)'\]"), lambda m: f"--drop-missing '{m.group(1)}'"),
     (re.compile(r"missing_level=\{'([^']*)': '([^']*)'\}"), lambda m: f"--missing-level '{m.group(1)}={m.group(2)}'"),
     (re.compile(r"columns=\[\.\.\.\]"), lambda m: "--columns a,b,..."),
+    (re.compile(r"\(names=\[\.\.\.\]\)"), lambda m: "(--no-header --names a,b,...)"),
     (re.compile(r"\(in drop_missing / missing_level\)"), lambda m: "(in --drop-missing / --missing-level)"),
 )
 

@@ -791,8 +791,10 @@ def intake_csv(
         unknown = [c for c in picked if c not in guesses]
         if unknown:
             raise DataError(f"{label}: columns {unknown} are not in the table. Columns: {', '.join(cols[:20])}"
-                            f"{' ...' if len(cols) > 20 else ''}" + (separator_hint(cols) or
-                                                                     ". Fix: name columns of the table"))
+                            f"{' ...' if len(cols) > 20 else ''}" + (separator_hint(cols) or (
+                                ". Fix: name columns of the table" if header else
+                                f". The file has no header row ({header_reason}). Fix: name its columns "
+                                f"(no_header=True and names=[{', '.join(picked)}]) or add a header row")))
         chosen = [c for c in cols if c in picked]
         for c in chosen:
             g = guesses[c]

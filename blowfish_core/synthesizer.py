@@ -163,7 +163,9 @@ class Synthesizer:
                 raise BlowfishError(f"client must be a dask.distributed Client (got {type(self.client).__name__}). "
                                     "Fix: client=distributed.Client('tcp://host:8786'), or None for a local cluster")
 
-    def fit(self, df: "pd.DataFrame | str | os.PathLike") -> Synthesizer:
+    def fit(self, df: "pd.DataFrame | str | os.PathLike", *, no_header: bool = False,
+            names: "list[str] | None" = None, drop_missing: "list[str] | bool" = (),
+            missing_level: "dict[str, str] | None" = None) -> Synthesizer:
         """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
 
         df: the private table, original column names and formats (every schema column), or
@@ -172,8 +174,22 @@ class Synthesizer:
         detected; every bad cell is reported in one DataError, and the size warnings
         (fewer rows than the release, under 1,000 rows) are issued as UserWarnings and kept
         in ``data_warnings_``.
+        no_header, names, drop_missing (column names, or True for all), missing_level
+        ({column: marker}, text columns): the intake's reading options (the CLI's --no-header,
+        --names, --drop-missing, --missing-level), for a CSV path read by the local engine only
+        (refused with a DataFrame or engine='dask', where they would be ignored).
         Raises BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field.
         """
+        read_opts = {"no_header": no_header, "names": names, "drop_missing": drop_missing,
+                     "missing_level": missing_level}
+        given = [k for k, v in read_opts.items() if v not in (False, None, (), [], {})]
+        if given and (not isinstance(df, (str, os.PathLike)) or self.engine == "dask"):
+            raise BlowfishError(f"{', '.join(given)}: reading options for a CSV path read by the local engine; "
+                                + ("a DataFrame is already read" if not isinstance(df, (str, os.PathLike)) else
+                                   "the Dask reader does not apply them")
+                                + ", so they would be ignored. Fix: "
+                                + ("clean the DataFrame first (e.g. df.dropna(subset=[...])) and drop them"
+                                   if not isinstance(df, (str, os.PathLike)) else "use engine='local' to read the file"))
         self._check_arguments()
         if not isinstance(self.method, str):
             raise BlowfishError(f"method must be one name such as 'bf-soft' (got {self.method!r})")
@@ -236,7 +252,8 @@ class Synthesizer:
                 from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
 
                 g = read_grouped(df, self.schema, sep=sep, chunk_rows=self.chunk_rows or DEFAULT_CHUNK_ROWS,
-                                 release_size=cfg.release)
+                                 release_size=cfg.release, no_header=bool(no_header), names=names,
+                                 drop_missing=drop_missing, missing_level=missing_level)
                 U, counts = g.U, g.counts
                 self.data_warnings_ = g.warnings
             else:

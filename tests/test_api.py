@@ -238,3 +238,36 @@ def test_fit_refuses_engine_options_it_would_ignore(tmp_path):
     assert err(df, engine="dask", client="tcp://localhost:1") == (
         "client must be a dask.distributed Client (got str). Fix: client=distributed.Client('tcp://host:8786'), "
         "or None for a local cluster")
+
+
+def test_fit_takes_the_reading_options_its_messages_name(tmp_path):
+    """The API's missing-cell message says drop_missing=['hours']: fit(path, drop_missing=...) applies it,
+    and the options are refused where they would be ignored (a DataFrame)."""
+    import json
+
+    import blowfish_core as bc
+    from blowfish_core.policy import Policy
+    from blowfish_core.schema import Schema
+
+    schema = Schema.from_dict({"attributes": [
+        {"name": "age", "type": "numeric", "lo": 17, "hi": 90, "integer": True},
+        {"name": "hours", "type": "numeric", "lo": 1, "hi": 99, "integer": True}]})
+    policy = Policy.from_dict({"attributes": {"age": {"type": "threshold", "theta": 5}}})
+    rows = ["age,hours"] + [f"{20 + i % 50},{1 + i % 90}" for i in range(60)]
+    rows[10] = "30,"
+    path = tmp_path / "m.csv"
+    path.write_text("\n".join(rows) + "\n")
+    syn = bc.Synthesizer(schema, policy, method="hard", rho=1e-2, seed=0,
+                         config=bc.SynthConfig(rounds=2, population=[32, 32], release=16))
+    with pytest.raises(bc.DataError, match=r"in row 11\. Fix: drop those rows \(drop_missing=\['hours'\]\)$"):
+        syn.fit(path)
+    with pytest.warns(UserWarning):
+        syn.fit(path, drop_missing=["hours"])
+    assert syn.sample(16).shape == (16, 2)
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    with pytest.raises(bc.BlowfishError, match=r"^drop_missing: reading options for a CSV path read by the local "
+                                               r"engine; a DataFrame is already read, so they would be ignored"):
+        syn.fit(df, drop_missing=["hours"])
+    assert json.dumps(syn.get_params(), default=str)

@@ -316,3 +316,17 @@ def test_undetected_separator_says_so_with_the_fix(tmp_path, capsys, flags):
     assert rc == 2 and err.strip().endswith(hint) and err.count("\n") == 1
     rc, out, err = _synth(capsys, tmp_path, schema, data, "--sep", ";", *flags)
     assert rc == 2 and "row 6" in err
+
+
+def test_headerless_file_without_names_says_how_to_name_the_columns(tmp_path, capsys):
+    """A file without a header row and no --names: both readers give the CLI flags that fix it."""
+    lines = _table(40, sep=",")[1:]
+    schema, data = _files(tmp_path, "\n".join(lines) + "\n")
+    rc, out, err = _synth(capsys, tmp_path, schema, data)
+    assert rc == 2 and err.strip().endswith("Fix: name its columns (--no-header --names age,hours,edu,job,y) "
+                                            "or add a header row")
+    rc, out, err = _synth(capsys, tmp_path, schema, data, "--chunk-rows", "7")
+    assert rc == 2 and err.strip().endswith("if the first row is data, not a header, name the columns "
+                                            "(--no-header --names age,hours,edu,job,y)")
+    rc, out, err = _synth(capsys, tmp_path, schema, data, "--no-header", "--names", "age,hours,edu,job,y")
+    assert rc == 0
