@@ -130,6 +130,7 @@ def _header(path: str, sep: str, label: str) -> list[str]:
 
 
 def _not_utf8(path, label: str, e: UnicodeDecodeError) -> str:
+    """The not-UTF-8 message with the first bad line of the file (data.first_bad_utf8_line)."""
     where = first_bad_utf8_line(path)
     return not_utf8_message(label, *where) if where else f"{label}: not UTF-8 text. {NOT_UTF8_FIX}"
 
@@ -148,8 +149,7 @@ def sniff_file_separator(path: str | os.PathLike, label: str | None = None) -> s
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         if e.start < len(head) - 4:  # not just a character cut at the end of the head
-            where = first_bad_utf8_line(path)
-            raise DataError(not_utf8_message(label, *where) if where else f"{label}: not UTF-8 text. {NOT_UTF8_FIX}") from None
+            raise DataError(_not_utf8(path, label, e)) from None
         text = head[:e.start].decode("utf-8-sig")
     return sniff_separator(text.rsplit("\n", 1)[0] if "\n" in text.rstrip("\n") else text)
 

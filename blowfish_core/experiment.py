@@ -119,14 +119,13 @@ def check_soft_tau(schema: Schema, policy: Policy, methods, tau: float | None) -
     """
     if tau is None:
         return
-    from .calibration import SoftBound
     from .sensitivity import check_noise_ratio
 
     for m in methods:
         meth = get_method(m)
         if not meth.needs_tau:
             continue
-        if isinstance(meth.calibrator, SoftBound) and meth.calibrator.reach == "policy":
+        if meth.soft_policy_bound:
             check_noise_ratio(record_reach(schema, policy), tau)
         else:
             check_noise_ratio(schema.gower_diameter, tau, "the Gower diameter (standard DP)")

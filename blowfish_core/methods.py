@@ -87,6 +87,12 @@ class Method:
         return self.notion == "blowfish"
 
     @property
+    def soft_policy_bound(self) -> bool:
+        """True when the noise follows BF-Soft's closed-form bound over the policy's record-level
+        reach (Cor. 5.5: SoftBound('policy')); not the standard-DP soft vote, not Hard's noise."""
+        return isinstance(self.calibrator, SoftBound) and self.calibrator.reach == "policy"
+
+    @property
     def integer_votes(self) -> bool:
         """True when the vote histogram holds whole counts (hard votes): a release-mode
         sampler then adds discrete noise (OpenDP's discrete Gaussian / Laplace).  A property

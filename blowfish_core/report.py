@@ -396,11 +396,7 @@ def ledger_text(report: dict[str, Any]) -> str:
     lines.append(
         f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
         f"record-level reach r = {report['reach']:.4g} (Gower units).")
-    from .calibration import SoftBound
-
-    # the methods whose noise is BF-Soft's bound (not soft-hard-noise, which has Hard's noise)
-    soft_policy = [m for m in methods if isinstance(get_method(m).calibrator, SoftBound)
-                   and get_method(m).calibrator.reach == "policy"]
+    soft_policy = [m for m in methods if get_method(m).soft_policy_bound]  # not soft-hard-noise (Hard's noise)
     if report.get("noise_ratio_q") is not None and (soft_policy or not methods):
         if acct == "pure-sum":  # l1 sensitivities (Laplace): 2 q vs 2
             lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "

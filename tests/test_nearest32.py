@@ -21,6 +21,18 @@ from blowfish_core.votes import HardVote, nearest, vote_histogram, whole_counts
 SET = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def _nearest_with_pairs_max(k, X, limit: int):
+    """k.nearest(X) in 7-row tiles with distance.PAIRS_MAX set to limit (near-tie batch size)."""
+    import blowfish_core.distance as dist
+
+    old = dist.PAIRS_MAX
+    dist.PAIRS_MAX = limit
+    try:
+        return k.nearest(X, rows=7)
+    finally:
+        dist.PAIRS_MAX = old
+
+
 @st.composite
 def tie_schemas(draw) -> Schema:
     p = draw(st.integers(1, 6))
@@ -100,18 +112,11 @@ def test_nearest_default_tile_is_cache_sized():
 @given(schema=tie_schemas(), seed=st.integers(0, 2**31 - 1), m=st.integers(1, 40), limit=st.sampled_from([0, 5, 50]))
 def test_nearest32_decides_near_ties_in_bounded_batches(schema, seed, m, limit):
     """All candidates equal: one distinct candidate, so every record's nearest is index 0."""
-    import blowfish_core.distance as dist
-
     rng = np.random.default_rng(seed)
     C = np.repeat(schema.sample_uniform(rng, 1), m, axis=0)
     X = schema.sample_uniform(rng, 60)
     k = GowerKernel(schema, C)
-    old = dist.PAIRS_MAX
-    dist.PAIRS_MAX = limit
-    try:
-        got = k.nearest(X, rows=7)
-    finally:
-        dist.PAIRS_MAX = old
+    got = _nearest_with_pairs_max(k, X, limit)
     np.testing.assert_array_equal(got, reference(k, X))
     assert not got.any()
 
@@ -121,8 +126,6 @@ def test_nearest32_decides_near_ties_in_bounded_batches(schema, seed, m, limit):
 def test_nearest32_decides_near_ties_in_bounded_batches_distinct_candidates(seed, m, limit):
     """Distinct candidates 1e-12 apart in a continuous attribute (every record near-ties with all of
     them): decided in batches of at most PAIRS_MAX pairs, still the float64 argmin."""
-    import blowfish_core.distance as dist
-
     rng = np.random.default_rng(seed)
     schema = Schema([Attribute("x", "numeric", lo=0.0, hi=1.0), Attribute("b", "binary", levels=["n", "y"])])
     C = np.repeat(schema.sample_uniform(rng, 1), m, axis=0)
@@ -130,12 +133,7 @@ def test_nearest32_decides_near_ties_in_bounded_batches_distinct_candidates(seed
     X = schema.sample_uniform(rng, 60)
     k = GowerKernel(schema, C)
     assert k.distinct() is None or k.distinct().size > 1
-    old = dist.PAIRS_MAX
-    dist.PAIRS_MAX = limit
-    try:
-        got = k.nearest(X, rows=7)
-    finally:
-        dist.PAIRS_MAX = old
+    got = _nearest_with_pairs_max(k, X, limit)
     np.testing.assert_array_equal(got, reference(k, X))
 
 
