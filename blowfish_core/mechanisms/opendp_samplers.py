@@ -218,8 +218,12 @@ def opendp_noisy_max(scores: Any, sensitivity: float, epsilon: float) -> int:
 
     scores: (K,) finite float, score units (higher is better); sensitivity: Delta of every score
     (l-infinity over neighbouring tables, score units); epsilon: the selection's pure-DP budget.
-    OpenDP's ``make_noisy_max`` with ``max_divergence`` (Gumbel noise, OS CSPRNG, no floating-point
-    textbook sampler) at scale :func:`noisy_max_scale`; its privacy map is checked to equal epsilon.
+    OpenDP's ``make_noisy_max`` with ``zero_concentrated_divergence``: Gumbel noise (OS CSPRNG, no
+    floating-point textbook sampler), i.e. exactly the exponential mechanism's distribution, at scale
+    :func:`noisy_max_scale`; its privacy map (rho = epsilon^2 / 8, the bounded-range zCDP cost the
+    ledger records) is checked.  (With ``max_divergence`` OpenDP draws exponential noise instead --
+    permute-and-flip, MS20 -- which is epsilon-DP but not the distribution the ledger's epsilon^2/8
+    assumes, so it is not used.)
     Returns an int in [0, K).  Raises BudgetError for bad arguments or a map mismatch.
     """
     dp = _opendp()
@@ -228,8 +232,8 @@ def opendp_noisy_max(scores: Any, sensitivity: float, epsilon: float) -> int:
         raise BudgetError("scores must be a non-empty 1-D array of finite numbers")
     scale = noisy_max_scale(sensitivity, epsilon)
     space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
-    meas = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=scale)
-    eps_map = float(meas.map(float(sensitivity)))
-    if eps_map > float(epsilon) * (1 + 1e-9):
-        raise BudgetError(f"OpenDP's noisy-max map gives epsilon {eps_map:g} > {epsilon:g}")
+    meas = dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=scale)
+    rho_map, rho_claim = float(meas.map(float(sensitivity))), float(epsilon) ** 2 / 8.0
+    if rho_map > rho_claim * (1 + 1e-9):
+        raise BudgetError(f"OpenDP's noisy-max map gives rho {rho_map:g} > epsilon^2/8 = {rho_claim:g}")
     return int(meas([float(x) for x in s]))
