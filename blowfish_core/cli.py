@@ -23,7 +23,9 @@ from .intake import IntakeResult, check_sep, domain_problems, intake_csv
 from .evolution import SCHEDULES, SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data, split_line
-from .experiment import RunRequest, check_soft_tau, run_paired, validate_request
+from . import release_gate
+from .experiment import RunSpec, check_soft_tau, run_paired
+from .release_gate import DEFAULT_DELTA
 from .report import INTERNAL_LABEL, bundle_files, ledger_text, policy_summary, release_files
 from .evolution import RANDOMNESS, SEEDED_NOTE
 from .schema import Schema
@@ -252,6 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "so spreadsheets do not run them as formulas)")
     s.add_argument("--allow-empty-policy", action="store_true",
                    help="run Hard/BF-Soft even when the policy protects nothing (their releases then carry NO noise)")
+    s.add_argument("--allow-data-domain", action="store_true",
+                   help="release (no --seeds) even though the public domain was read off the private table (no "
+                        "--schema): the bundle then says 'domain read from the private data: this release is not "
+                        "differentially private' in its first line; refused without this flag")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
     # issue 15: tables of any size, and the vote step on Dask
     s.add_argument("--chunk-rows", type=_int, default=None, metavar="N",
@@ -597,12 +603,19 @@ def cmd_synth(args) -> int:
                     os.remove(p)
                 _write(flag, path, probe)
     grouped, engine = _grouped_and_engine(args, schema, data, cfg)
-    req = RunRequest(schema, policy, None if grouped is not None else data, methods, budget.rho,
-                     budget.delta or 1e-5, args.tau, seeds, cfg,
-                     metric=metric, budget_source=budget.source, data_source=source_txt,
-                     allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism, epsilon=budget.epsilon,
-                     public=public, public_source=public_txt, grouped=grouped, engine=engine)
-    validate_request(req)  # every setting error before any work (and before --out is created)
+    unprotected = len(public) if (sampling and public is not None and not args.public and preset is not None
+                                  and preset.generator is None) else 0  # a preset's held-out rows as public
+    req = RunSpec.build(schema, policy, None if grouped is not None else data, methods, budget.rho,
+                        budget.delta or DEFAULT_DELTA, args.tau, seeds, cfg,
+                        metric=metric, budget_source=budget.source, data_source=source_txt,
+                        allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism,
+                        epsilon=budget.epsilon, public=public, public_source=public_txt, grouped=grouped,
+                        engine=engine, allow_data_domain=args.allow_data_domain, unprotected_rows=unprotected)
+    if seeds is None:  # a release: the gate's checks before any work (release_gate.publish repeats them)
+        release_gate.check(release_gate.claim_of(req))
+    elif args.allow_data_domain:
+        raise BlowfishError("--allow-data-domain applies to a release (no --seeds); a seeded study run is never "
+                            "published. Fix: drop it")
 
     def progress(ev):
         if not args.quiet:
@@ -612,14 +625,18 @@ def cmd_synth(args) -> int:
             print(f"  {ev['method']:<8} {who} round {ev['round']}/{ev['rounds']}  "
                   f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}{how}", file=sys.stderr)
 
-    for line in intake_lines(args):
-        print(line)
-    if split_txt:
-        print(split_txt)
+    # row counts are printed only where n is public (bounded adjacency without participation edges)
+    data_lines = intake_lines(args) + ([split_txt] if split_txt else [])
+    if not policy.participation:
+        for line in data_lines:
+            print(line)
     print(f"randomness: {SEEDED_NOTE}" if seeds is not None else f"randomness: {RANDOMNESS}"
           + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
              if len(methods) > 1 else ""))
-    result = run_paired(req, progress=progress)
+    if seeds is None:  # THE release gate (issue 21): OS entropy, safe samplers, public domain, total
+        result = release_gate.release_synthesis(req, progress=progress).result
+    else:
+        result = run_paired(req, progress=progress)
     rep = result.report
     first = result.run(methods[0], None if seeds is None else seeds[0]).release
     _write("--out", args.out, lambda: to_csv_safe(first, args.out, raw=args.raw_values))
@@ -647,6 +664,9 @@ def cmd_synth(args) -> int:
     metric_name = rep["metric"]["name"]
     n_runs = f"{len(seeds)} seed(s)" if seeds is not None else "1 unseeded run"
     print(f"{INTERNAL_LABEL.upper()}:")
+    if policy.participation:  # n is private with participation edges: the data lines are internal
+        for line in data_lines:
+            print(line)
     print(f"{metric_name} by method (mean over {n_runs}, 95% t-interval, low end clipped at 0):")
     for m, v in rep["summary"]["per_method"].items():
         print(f"  {m:<16} {v['mean']:.4f}  {_ci_text(v['ci95'], '.4f')}")
@@ -654,7 +674,11 @@ def cmd_synth(args) -> int:
     if rr:
         kind = "paired reduction" if seeds is not None else "reduction (one unpaired run each)"
         print(f"  BF-Soft vs Hard {kind} R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
-    print("PUBLIC (may be published with the release):")
+    pub = getattr(result, "publication", None)
+    print("PUBLIC PARAMETERS (NOT differentially private: the domain was read from the private data):"
+          if pub is not None and pub.data_domain else
+          "PUBLIC (may be published with the release):" if pub is not None else
+          f"PUBLIC PARAMETERS ({SEEDED_NOTE}):")
     print(ledger_text(rep))  # includes the report's warnings and the randomness line
     wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]
     print(f"wrote {', '.join(wrote)}" + (f" and the release bundle {args.bundle}" if args.bundle else ""))
@@ -814,6 +838,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets,
                 "pilot": cmd_pilot}[args.command](args)
+    except release_gate.GateError as e:  # structured: the CLI's names for the fields (--schema, ...)
+        print(f"error: {e.render('cli')}", file=sys.stderr)
+        return 2
     except BlowfishError as e:
         print(f"error: {_cli_message(str(e))}", file=sys.stderr)
         return 2

@@ -377,6 +377,8 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         X = U
         if req.reference is not None:
             ref = schema.encode(req.reference)
+        elif getattr(metric_fn, "grouped_ok", False):  # a metric that reads no rows (the API's NO_METRIC)
+            ref = U
         elif metric_fn is None:
             from functools import partial
 

@@ -285,7 +285,6 @@ def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | No
     entropy.  Returns the Publication; ``publication.result`` is the PairedResult (its public
     report carries the gate's label and total).  Raises GateError / BlowfishError."""
     from .experiment import run_paired
-    from .methods import get_method
 
     claim = claim_of(spec)
     box: dict[str, Any] = {}
@@ -293,11 +292,8 @@ def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | No
     def produce(entropy: Callable[[], Any]) -> list[Part]:
         res = run_paired(spec, progress=progress, should_stop=should_stop, streams_factory=entropy)
         box["result"] = res
-        mech = spec.mechanism
-        return [Part(f"{r.method}.csv", tuple(r.ledger),
-                     r.synth.sampler_used or (release_sampler(mech) if not get_method(r.method).is_reference
-                                              else None) or "",
-                     r.synth.randomness or "", r.release) for r in res.runs]
+        return [Part(f"{r.method}.csv", tuple(r.ledger), r.synth.noise_sampler or "", r.synth.randomness or "",
+                     r.release) for r in res.runs]
 
     pub = publish(claim, produce)
     res = box["result"]

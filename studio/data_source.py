@@ -18,6 +18,8 @@ from typing import Any
 import pandas as pd
 
 import blowfish_core as bc
+from blowfish_core import release_gate
+from blowfish_core.experiment import RunSpec
 from blowfish_core.errors import DataError, PolicyError, SchemaError
 from blowfish_core.exports import to_csv_safe
 from blowfish_core.intake import SEP_NAMES, IntakeResult, intake_csv
@@ -494,26 +496,32 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
 
 
 # ------------------------------------------------------------ release (issue 11)
-#: methods offered by the "Make a release" action.
-RELEASE_METHODS = ("bf-soft", "hard", "tab-pe")
+#: methods offered by the "Make a release" action: the release gate's private methods (Method.releasable)
+#: that run Algorithm 1 here (issue 21: analysis-only methods are never offered in release controls).
+RELEASE_METHODS = tuple(m for m in ("bf-soft", "hard", "tab-pe") if bc.get_method(m).releasable)
 
 
 def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, release: int = DEFAULT_RELEASE,
-                 seed: int | None = None):
-    """One release of ``studio``'s table: unseeded by default (OS entropy, OpenDP noise).
+                 seed: int | None = None, allow_data_domain: bool = False):
+    """One release of ``studio``'s table through the release gate (release_gate.release_synthesis):
+    OS entropy, OpenDP noise, a declared public domain (a data-derived one only with
+    ``allow_data_domain``, then labelled not differentially private), a private method.
 
-    seed: a whole number for a study run (its outputs say "seeded: for study, not for
-    publication").  Returns the engine's PairedResult (public_report / eval_report).
-    Raises BlowfishError naming the problem (no table, bad budget, empty policy, ...)."""
+    seed: a whole number for a study run instead (run_paired; its outputs say "seeded: for study,
+    not for publication" and never go through the gate).  Returns the engine's PairedResult
+    (public_report / eval_report; ``publication`` set for a release).
+    Raises GateError / BlowfishError naming the problem (no table, bad budget, empty policy, ...)."""
     if not studio.has_rows:
         raise DataError("a release needs the private table. Fix: upload it (or choose a table) above")
     cfg = bc.SynthConfig(rounds=int(rounds), release=int(release))
     metric = bc.get_preset(studio.preset).metric_fn() if studio.preset else None
-    req = bc.RunRequest(studio.schema, studio.policy, studio.private, [method], float(rho),
-                        tau=studio.tau if bc.get_method(method).needs_tau else None,
-                        seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
-                        data_source=studio.dataset_name)
-    return bc.run_paired(req)
+    spec = RunSpec.build(studio.schema, studio.policy, studio.private, [method], float(rho),
+                         tau=studio.tau if bc.get_method(method).needs_tau else None,
+                         seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
+                         data_source=studio.dataset_name, allow_data_domain=bool(allow_data_domain))
+    if seed is not None:
+        return bc.run_paired(spec)
+    return release_gate.release_synthesis(spec).result
 
 
 def bundle_zip(result) -> bytes:
