@@ -28,6 +28,7 @@ Randomness (issue 11, DESIGN §7):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Callable
@@ -40,7 +41,7 @@ from .distance import domain_index, group_records
 from .errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from .evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
 from .experiment import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, policy_is_empty, run_method
-from .release_gate import DEFAULT_DELTA, check, claim_of, release_synthesis
+from .release_gate import DEFAULT_DELTA, check, claim_of, compose_total, release_synthesis
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .mechanisms import get_mechanism
@@ -251,10 +252,14 @@ class Synthesizer:
         self._check_engine_options(is_path)
         seed = None if self.seed is None else int(self.seed)
         self._streams = self.streams if self.streams is not None else make_streams(seed)
+        # the one validated run specification (issue 21): every check, the integer bounds included
+        spec0 = RunSpec.build(self.schema, self.policy, None, [method], budget.rho, budget.delta or DEFAULT_DELTA,
+                              self.tau, None if seed is None else [seed], cfg, metric=NO_METRIC,
+                              budget_source=budget.source, allow_empty_policy=self.allow_empty_policy,
+                              mechanism=budget.mechanism, epsilon=budget.epsilon, public=self.public,
+                              allow_data_domain=self.allow_data_domain)
         if self.streams is None and seed is None:  # a release: the gate's checks before reading the data
-            check(claim_of(RunSpec(self.schema, self.policy, None, [method], budget.rho,
-                                   budget.delta or DEFAULT_DELTA, self.tau, None, cfg, mechanism=budget.mechanism,
-                                   epsilon=budget.epsilon, allow_data_domain=self.allow_data_domain)))
+            check(claim_of(spec0))
         engine, own_client = None, None
         if self.engine == "dask":
             from .dask_engine import DaskEngine, connect, require_dask
@@ -289,11 +294,7 @@ class Synthesizer:
                 engine = DaskEngine(client, self.schema, U, counts, cfg.sizes())
             self.publication_ = None
             if self.streams is None and seed is None:  # a release: THE release gate (issue 21)
-                spec = RunSpec.build(self.schema, self.policy, None, [method], budget.rho,
-                                     budget.delta or DEFAULT_DELTA, self.tau, None, cfg, metric=NO_METRIC,
-                                     budget_source=budget.source, allow_empty_policy=self.allow_empty_policy,
-                                     mechanism=budget.mechanism, epsilon=budget.epsilon, public=self.public,
-                                     grouped=(U, counts), engine=engine, allow_data_domain=self.allow_data_domain)
+                spec = dataclasses.replace(spec0, grouped=(U, counts), engine=engine)  # still validated
                 self.publication_ = release_synthesis(spec)
             res: SynthResult = self.publication_.result.runs[0].synth if self.publication_ is not None else run_method(
                 self.schema, U, self.policy, method, budget.rho, self.tau, cfg, seed,
@@ -313,8 +314,9 @@ class Synthesizer:
         self.result_ = res
         self.ledger_: tuple[LedgerRow, ...] = tuple(res.rounds)
         self.privacy_: dict[str, Any] = {
-            **privacy_totals(res.rounds, budget.delta or 1e-5, rho=budget.rho, epsilon=budget.epsilon),
-            "budget_source": budget.source}
+            **privacy_totals(res.rounds, budget.delta or DEFAULT_DELTA, rho=budget.rho, epsilon=budget.epsilon),
+            "budget_source": budget.source,
+            "total": {**compose_total(res.rounds, budget.delta or DEFAULT_DELTA), "releases": 1}}
         self.randomness_: str = res.randomness or getattr(self._streams, "randomness", "custom streams")
         self.n_samples_drawn_ = 0
         return self
