@@ -21,6 +21,7 @@ import blowfish_core as bc
 from blowfish_core import release_gate
 from blowfish_core.experiment import RunSpec
 from blowfish_core.errors import DataError, PolicyError, SchemaError
+from blowfish_core.input_checks import check_integer_bounds
 from blowfish_core.exports import to_csv_safe
 from blowfish_core.intake import SEP_NAMES, IntakeResult, intake_csv
 from blowfish_core.presets import shared_path
@@ -229,6 +230,7 @@ def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None,
             raise SchemaError(
                 f"only {schema.p} column(s) can be modeled ({', '.join(schema.names) or 'none'}). "
                 f"Fix: the studio needs at least {MIN_COLUMNS} columns with usable values")
+    check_integer_bounds(schema)  # the engine's check (the CLI's message), before any widget sees the bounds
     tau = base.tau if base is not None else 0.03
     extras = dict(base.extras) if base is not None else {}
     st_ = Studio(name, None, df, None, schema, bc.Policy(), metric="pwerr", tau=tau, extras=extras,
@@ -308,6 +310,7 @@ def with_schema(studio: Studio, schema: bc.Schema) -> tuple[Studio, list[str]]:
             f"the schema models only {schema.p} attribute ('{schema.names[0]}'). "
             f"Fix: model at least {MIN_COLUMNS} columns (PWErr compares pairs of attributes)"
         )
+    check_integer_bounds(schema)  # bounds beyond +-2^53: the CLI's and the API's message (issue 21)
     if studio.has_rows:
         schema.check_columns(studio.private)
         schema.encode(studio.private)

@@ -294,3 +294,12 @@ def test_unprotected_held_out_rows_are_named_in_the_ledger_text():
     text = ledger_text(bc.run_paired(spec).public_report)
     assert "these 3,000 rows (adult pilot split) were held out of the private table" in text
     assert "get no protection" in text
+
+
+def test_app_refuses_integer_bounds_beyond_2_63_with_the_engines_message():
+    """The app used to crash with StreamlitJSNumberBoundsError; it now refuses like the CLI and the API."""
+    from studio import data_source as ds
+
+    df = pd.DataFrame({"a": [1, 2**63 + 10], "b": ["x", "y"]})
+    with pytest.raises(bc.SchemaError, match=r"integer bound hi=\d+ is beyond \+-2\^53"):
+        ds.csv_studio(df, "t")
