@@ -203,12 +203,13 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
             out.append(("mechanism", f"the {name} mechanism has no floating-point-safe release sampler",
                         "choose a mechanism with one (gaussian, laplace, pubmix, linmix)"))
     if claim.calibrations:
-        from .selection import NOT_PRIVATE
+        from .selection import BROKEN_SELECTION_CALIBRATIONS, CALIBRATIONS
 
         for c in claim.calibrations:
-            if c in NOT_PRIVATE:
-                out.append(("calibration", f"the selection calibration {c!r} reads the data's local sensitivity "
-                            "and is not private (papers/001 Prop. 4.1)", "use the global calibration"))
+            if c not in CALIBRATIONS or c in BROKEN_SELECTION_CALIBRATIONS:
+                why = BROKEN_SELECTION_CALIBRATIONS.get(c, "not a calibration of the table")
+                out.append(("calibration", f"the selection calibration {c!r} is not private ({why}; papers/001 "
+                            "Prop. 4.1, Thm 4.3)", "use the global calibration"))
     schema = claim.schema
     if schema is not None and getattr(schema, "data_derived", False) and not claim.allow_data_domain:
         cols = ", ".join(getattr(schema, "data_derived_columns", ()) or ()) or "some columns"

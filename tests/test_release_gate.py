@@ -303,3 +303,10 @@ def test_app_refuses_integer_bounds_beyond_2_63_with_the_engines_message():
     df = pd.DataFrame({"a": [1, 2**63 + 10], "b": ["x", "y"]})
     with pytest.raises(bc.SchemaError, match=r"integer bound hi=\d+ is beyond \+-2\^53"):
         ds.csv_studio(df, "t")
+
+
+@pytest.mark.parametrize("calibration", ["local", "smooth_fixed", "made-up"])
+def test_demonstration_calibrations_are_refused(calibration):
+    with pytest.raises(GateError, match="is not private"):
+        release_gate.check(release_gate.Claim("tau choice", calibrations=(calibration,)))
+    release_gate.check(release_gate.Claim("tau choice", calibrations=("global",)))
