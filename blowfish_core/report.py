@@ -214,7 +214,7 @@ def build_report(result: PairedResult) -> dict[str, Any]:
     } for r in result.runs]
     pol = policy_summary(schema, req.policy, req.tau)
     return {
-        "parts": {"public": PUBLIC_LABEL, "internal": INTERNAL_LABEL,
+        "parts": {"public": result.public_report["label"], "internal": INTERNAL_LABEL,
                   "note": "only the 'public' part may be published with the release; the top-level keys "
                           + ", ".join(INTERNAL_KEYS) + " repeat the internal part"},
         "public": result.public_report,

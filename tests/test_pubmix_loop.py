@@ -238,7 +238,10 @@ def test_seeded_runs_reproducible_and_api_equals_cli(tmp_path):
     path = tmp_path / "api.csv"
     syn.sample(20).to_csv(path, index=False)
     assert path.read_bytes() == outs[0][0]
-    assert [r.to_dict() for r in syn.ledger_] == outs[0][1][0] and syn.privacy_ == outs[0][2]
+    assert [r.to_dict() for r in syn.ledger_] == outs[0][1][0]
+    # the per-release totals agree; privacy.total composes what is published together (2 CLI releases, 1 API)
+    assert {**syn.privacy_, "total": outs[0][2]["total"]} == outs[0][2]
+    assert outs[0][2]["total"]["releases"] == 2 and syn.privacy_["total"]["releases"] == 1
     # another seed draws another release; a later sample() resamples the released draws (same values only)
     syn4 = bc.Synthesizer(XOR.schema, XOR.default_policy(), method="tab-pe", epsilon=1.0, seed=4, config=TINY,
                           noise="pubmix", public=split.public).fit(split.private)
