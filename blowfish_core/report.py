@@ -29,7 +29,7 @@ from .calibration import floor_value
 from .evolution import RANDOMNESS, SEEDED_NOTE
 from .experiment import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
 from .mechanisms import get_mechanism
-from .methods import BASELINE, DECOMPOSITION, SOFT, any_policy_aware, get_method
+from .methods import BASELINE, DECOMPOSITION, METHODS, SOFT, any_policy_aware, get_method
 from .metrics import NUMERIC_BINS, relative_reduction, t_interval
 from .policy import Policy, record_reach, weighted_reaches
 from .schema import Schema
@@ -253,6 +253,25 @@ def _setting(result: PairedResult, pol: dict[str, Any]) -> dict[str, Any]:
         "privacy": dict(result.privacy),
         "mechanism": get_mechanism(req.mechanism).name,
     }
+
+#: the fixed files of a release bundle (bundle_files); the release CSVs are named by release_files.
+BUNDLE_FIXED_FILES = ("schema.json", "policy.json", "budget.json", "ledger.json", "ledger.txt")
+
+
+def is_bundle_file(name: str) -> bool:
+    """True for a file name a release bundle writes: a fixed file or ``<method>[_seed<S>].csv``
+    of a method in the method table.  When --bundle replaces an earlier bundle folder, these
+    (stale releases of other methods or seeds) are dropped; any other entry is kept."""
+    if name in BUNDLE_FIXED_FILES:
+        return True
+    stem, dot, ext = name.rpartition(".")
+    if not dot or ext != "csv":
+        return False
+    method, sep, seed = stem.rpartition("_seed")
+    if sep and seed.isdigit() and seed.isascii():
+        stem = method
+    return stem in METHODS
+
 
 def bundle_files(result: PairedResult, raw: bool = False) -> dict[str, str]:
     """The release bundle as {file name: text}: every synthetic CSV (spreadsheet-safe,
