@@ -191,7 +191,7 @@ def _carry(src: str, dst: str) -> None:
 def _link_or_copy(src: str, dst: str) -> None:
     try:
         os.link(src, dst, follow_symlinks=False)
-    except OSError:
+    except (OSError, NotImplementedError):  # another file system, no links, or no follow_symlinks here
         shutil.copy2(src, dst, follow_symlinks=False)
 
 
@@ -242,7 +242,8 @@ def _swap_folder(tmp: str, dest: str) -> None:
     ``.<name>.<pid>.<hex>.old`` backup and the new one renamed into place right after: a crash
     between those two renames (microseconds) leaves no folder at ``dest``, the old one complete in
     the ``.old`` backup (rename it back to recover) and the new one complete in its ``.tmp``.
-    A failing second rename puts the old folder back."""
+    A failing second rename puts the old folder back.  A crash after the swap, before the old
+    folder is deleted, leaves it under its dot-name (a leftover, never at ``dest``)."""
     if not os.path.lexists(dest):
         os.rename(tmp, dest)
         old = None

@@ -13,6 +13,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -156,13 +157,19 @@ def test_sigint_during_commit_is_held_until_every_rename_is_done(tmp_path, monke
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after the first rename
         real(src, dst)
 
-    monkeypatch.setattr(os, "replace", replace_and_interrupt)
-    with pytest.raises(KeyboardInterrupt), atomic.Outputs() as outs:
-        for p in files:
-            outs.write_text(p, "new")
-        outs.commit()
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be installed from the main thread")
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C raises KeyboardInterrupt
+    try:
+        monkeypatch.setattr(os, "replace", replace_and_interrupt)
+        with pytest.raises(KeyboardInterrupt), atomic.Outputs() as outs:
+            for p in files:
+                outs.write_text(p, "new")
+            outs.commit()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored after the commit
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert [p.read_text() for p in files] == ["new"] * 3 and temporaries(tmp_path) == []
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_a_failed_rename_names_its_output_and_removes_the_rest(tmp_path, monkeypatch):
