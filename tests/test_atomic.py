@@ -370,3 +370,20 @@ def test_uninterrupted_big_release_replaces_everything(tmp_path):
     after = snapshot(d)
     assert after["release.csv"].count(b"\n") == 100_001 and after["bundle/tab-pe_seed0.csv"] == after["release.csv"]
     assert temporaries(d) == []
+
+
+def test_write_bundle_replaces_its_files_and_keeps_the_release_run_sh_wrote(tmp_path):
+    from blowfish_core.evolution import SynthConfig
+    from blowfish_core.run_bundle import RunSettings, write_bundle
+
+    xor = get_preset("xor3")
+    s = RunSettings(xor.schema, xor.default_policy(), ["hard"], [0], rho=1e-3, preset="xor3",
+                    config=SynthConfig(rounds=1, population=[16], release=8))
+    files = write_bundle(s, tmp_path / "b")
+    (tmp_path / "b" / "release.csv").write_text("kept")
+    (tmp_path / "b" / "run.py").write_text("edited")
+    assert write_bundle(s, tmp_path / "b") == files
+    assert (tmp_path / "b" / "release.csv").read_text() == "kept" and (tmp_path / "b" / "run.py").read_text() != "edited"
+    if os.name == "posix":
+        assert stat.S_IMODE(files["run.sh"].stat().st_mode) == 0o755
+    assert os.listdir(tmp_path) == ["b"]
