@@ -55,11 +55,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # exponential selection (papers/001; issue 14)
     "selection": ("CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
                   "hockey_stick", "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity",
-                  "select_private", "selection_delta", "selection_epsilon", "selection_rho"),
+                  "select_private", "select_release", "selection_delta", "selection_epsilon", "selection_rho"),
     "analysis.selection_audit": ("audit_selection", "construction_multiplicity", "construction_path",
                                  "construction_table", "run_selection_audit"),
     # private choice of tau or Hard on the private table (issue 14)
-    "private_pilot": ("PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private", "private_pilot_plan"),
+    "private_pilot": ("PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private", "private_pilot_plan",
+                      "release_tau_choice"),
 }
 _WHERE = {name: mod for mod, names in _EXPORTS.items() for name in names}
 

@@ -24,7 +24,9 @@ from .intake import IntakeResult, check_sep, domain_problems, intake_csv
 from .evolution import SCHEDULES, SynthConfig
 from .policy import Policy
 from .presets import get_preset, load_preset_data, split_line
-from .experiment import RunRequest, check_soft_tau, run_paired, validate_request
+from . import release_gate
+from .experiment import RunSpec, check_soft_tau, run_paired
+from .release_gate import DEFAULT_DELTA
 from .report import INTERNAL_LABEL, bundle_files, is_bundle_file, ledger_text, policy_summary, release_files
 from .evolution import RANDOMNESS, SEEDED_NOTE
 from .schema import Schema
@@ -253,6 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "so spreadsheets do not run them as formulas)")
     s.add_argument("--allow-empty-policy", action="store_true",
                    help="run Hard/BF-Soft even when the policy protects nothing (their releases then carry NO noise)")
+    s.add_argument("--allow-data-domain", action="store_true",
+                   help="release (no --seeds) even though the public domain was read off the private table (no "
+                        "--schema): the bundle then says 'domain read from the private data: this release is not "
+                        "differentially private' in its first line; refused without this flag")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
     # issue 15: tables of any size, and the vote step on Dask
     s.add_argument("--chunk-rows", type=_int, default=None, metavar="N",
@@ -624,12 +630,19 @@ def cmd_synth(args) -> int:
         _write("--bundle", args.bundle, lambda: os.makedirs(parent, exist_ok=True))
         _write("--bundle", args.bundle, lambda: atomic.check_folder(args.bundle))
     grouped, engine = _grouped_and_engine(args, schema, data, cfg)
-    req = RunRequest(schema, policy, None if grouped is not None else data, methods, budget.rho,
-                     budget.delta or 1e-5, args.tau, seeds, cfg,
-                     metric=metric, budget_source=budget.source, data_source=source_txt,
-                     allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism, epsilon=budget.epsilon,
-                     public=public, public_source=public_txt, grouped=grouped, engine=engine)
-    validate_request(req)  # every setting error before any work (and before --out is created)
+    unprotected = len(public) if (sampling and public is not None and not args.public and preset is not None
+                                  and preset.generator is None) else 0  # a preset's held-out rows as public
+    req = RunSpec.build(schema, policy, None if grouped is not None else data, methods, budget.rho,
+                        budget.delta or DEFAULT_DELTA, args.tau, seeds, cfg,
+                        metric=metric, budget_source=budget.source, data_source=source_txt,
+                        allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism,
+                        epsilon=budget.epsilon, public=public, public_source=public_txt, grouped=grouped,
+                        engine=engine, allow_data_domain=args.allow_data_domain, unprotected_rows=unprotected)
+    if seeds is None:  # a release: the gate's checks before any work (release_gate.publish repeats them)
+        release_gate.check(release_gate.claim_of(req))
+    elif args.allow_data_domain:
+        raise BlowfishError("--allow-data-domain applies to a release (no --seeds); a seeded study run is never "
+                            "published. Fix: drop it")
 
     def progress(ev):
         if not args.quiet:
@@ -639,19 +652,26 @@ def cmd_synth(args) -> int:
             print(f"  {ev['method']:<8} {who} round {ev['round']}/{ev['rounds']}  "
                   f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}{how}", file=sys.stderr)
 
-    for line in intake_lines(args):
-        print(line)
-    if split_txt:
-        print(split_txt)
+    # row counts are printed only where n is public (bounded adjacency without participation edges)
+    data_lines = intake_lines(args) + ([split_txt] if split_txt else [])
+    if not policy.participation:
+        for line in data_lines:
+            print(line)
     print(f"randomness: {SEEDED_NOTE}" if seeds is not None else f"randomness: {RANDOMNESS}"
           + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
              if len(methods) > 1 else ""))
-    result = run_paired(req, progress=progress)
+    if seeds is None:  # THE release gate (issue 21): OS entropy, safe samplers, public domain, total
+        result = release_gate.release_synthesis(req, progress=progress).result
+    else:
+        result = run_paired(req, progress=progress)
     rep = result.report
     _write_synth_outputs(args, result, methods, seeds)
     metric_name = rep["metric"]["name"]
     n_runs = f"{len(seeds)} seed(s)" if seeds is not None else "1 unseeded run"
     print(f"{INTERNAL_LABEL.upper()}:")
+    if policy.participation:  # n is private with participation edges: the data lines are internal
+        for line in data_lines:
+            print(line)
     print(f"{metric_name} by method (mean over {n_runs}, 95% t-interval, low end clipped at 0):")
     for m, v in rep["summary"]["per_method"].items():
         print(f"  {m:<16} {v['mean']:.4f}  {_ci_text(v['ci95'], '.4f')}")
@@ -659,7 +679,11 @@ def cmd_synth(args) -> int:
     if rr:
         kind = "paired reduction" if seeds is not None else "reduction (one unpaired run each)"
         print(f"  BF-Soft vs Hard {kind} R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
-    print("PUBLIC (may be published with the release):")
+    pub = getattr(result, "publication", None)
+    print("PUBLIC PARAMETERS (NOT differentially private: the domain was read from the private data):"
+          if pub is not None and pub.data_domain else
+          "PUBLIC (may be published with the release):" if pub is not None else
+          f"PUBLIC PARAMETERS ({SEEDED_NOTE}):")
     print(ledger_text(rep))  # includes the report's warnings and the randomness line
     wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]
     print(f"wrote {', '.join(wrote)}" + (f" and the release bundle {args.bundle}" if args.bundle else ""))
@@ -849,6 +873,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets,
                 "pilot": cmd_pilot}[args.command](args)
+    except release_gate.GateError as e:  # structured: the CLI's names for the fields (--schema, ...)
+        print(f"error: {e.render('cli')}", file=sys.stderr)
+        return 2
     except BlowfishError as e:
         print(f"error: {_cli_message(str(e))}", file=sys.stderr)
         return 2
@@ -879,6 +906,10 @@ PILOT_EPILOG = """examples:
       --rho-sel 1e-4 --dry-run
   python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private \
       --rho-sel 1e-4 --out out/chosen.csv --report out/choice.json
+      (a release: unseeded, OS entropy, OpenDP samplers, through the release gate)
+  python -m blowfish_core pilot --preset adult --data ../shared/data/adult.csv --rho 1e-4 --private \
+      --rho-sel 1e-4 --seeds 0
+      (a seeded study run: for study, not for publication)
 """
 
 
@@ -915,20 +946,27 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
     p.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion of --epsilon (default exact)")
     add_schedule_args(p)
-    p.add_argument("--seeds", default=None, help="public pilot: paired seeds (default 0,1,2,3); --private: ONE "
-                                                 "seed (default 0)")
+    p.add_argument("--seeds", default=None, help="public pilot: paired seeds (default 0,1,2,3). --private: "
+                                                 "without --seeds (default) a RELEASE through the release gate "
+                                                 "(OS entropy, OpenDP samplers; the only output that may be "
+                                                 "published); with ONE seed a seeded study run (for study, not "
+                                                 "for publication)")
     p.add_argument("--tie-tol", type=_float, default=None, help="public pilot: tie tolerance (default 1e-9)")
     p.add_argument("--private", action="store_true",
                    help="choose on the PRIVATE table: run every setting (each spends --rho) and select with the "
-                        "exponential mechanism at --rho-sel / --epsilon-sel")
+                        "exponential mechanism at --rho-sel / --epsilon-sel; a release unless --seeds is given")
     p.add_argument("--rho-sel", type=_float, help="--private: selection budget, zCDP (epsilon_sel = sqrt(8 rho_sel))")
     p.add_argument("--epsilon-sel", type=_float, help="--private: selection budget, pure epsilon of the "
                                                       "exponential mechanism (costs epsilon_sel^2/8 zCDP)")
+    p.add_argument("--allow-data-domain", action="store_true",
+                   help="--private release: release even though the schema's bounds or levels were read off the "
+                        "private table (labelled 'not differentially private'); refused without it")
     p.add_argument("--dry-run", action="store_true", help="print the plan (cost, regret bound) and stop")
     p.add_argument("--out", metavar="CHOSEN.csv", help="--private: write the chosen setting's release")
     p.add_argument("--report", metavar="REPORT.json",
-                   help="write the result as JSON (--private: only what may be published: the plan, the choice, "
-                        "the ledger and privacy totals, the settings)")
+                   help="write the result as JSON (--private: no figure computed on the private data: the plan, "
+                        "the choice, the ledger and privacy totals, the settings; a release adds the gate's label "
+                        "and total, a seeded run says 'seeded: for study, not for publication')")
     p.add_argument("--eval-report", metavar="FILE.json",
                    help="--private: write the per-setting errors and selection probabilities, labelled "
                         "'internal: computed on private data - do not publish'")
@@ -938,10 +976,13 @@ def add_pilot_parser(sub, add_policy_args) -> argparse.ArgumentParser:
 
 
 def _pilot_inputs(args, preset):
-    """(private table or None, n_t, public sample or None, their source texts) for the pilot."""
+    """(private table or None, n_t, public sample or None, their source texts, held-out rows) for the
+    pilot.  held-out rows: how many rows of the sensitive table (a preset's held-out split) the
+    public pilot uses as public data (0 for --public, generated XOR rows or --private); they get no
+    protection (release_gate.unprotected_text, issue 21)."""
     from .pilot import check_pilot_size, subsample
 
-    split = None
+    split = line = None
     if preset is not None and not args.schema:
         table = read_other(args.data, args) if args.data else None
         split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
@@ -957,7 +998,7 @@ def _pilot_inputs(args, preset):
     if args.private:
         if data is None:
             raise BlowfishError("--private needs the private table: --data CSV (or a preset)")
-        return data, len(data), None, source, ""
+        return data, len(data), None, source, "", 0
     if args.public:
         public, psrc = read_other(args.public, args), f"--public {args.public}"
     elif split is not None:
@@ -977,14 +1018,16 @@ def _pilot_inputs(args, preset):
         n_t = len(data)
     else:
         raise BlowfishError("give the private table's size: --data CSV or --n-target N")
-    return data, n_t, public, source, psrc
+    held = len(public) if split is not None and line and not args.public else 0
+    return data, n_t, public, source, psrc, held
 
 
 def cmd_pilot(args) -> int:
     from .pilot import DEFAULT_TIE_TOL, parse_tau_grid, run_pilot, scale_budget, tau_grid
     from .parsing import parse_selection_budget
     from .policy import record_reach
-    from .private_pilot import INTERNAL, choose_tau_private, private_pilot_plan
+    from .private_pilot import INTERNAL, choose_tau_private, private_pilot_plan, release_tau_choice
+    from .release_gate import GateError, unprotected_text
 
     budget = parse_budget(args.rho, args.epsilon, args.delta, "gaussian", args.conversion)
     if args.private:
@@ -998,14 +1041,20 @@ def cmd_pilot(args) -> int:
                                     "Fix: drop it")
     else:
         for flag, v in (("--rho-sel", args.rho_sel), ("--epsilon-sel", args.epsilon_sel), ("--out", args.out),
-                        ("--eval-report", args.eval_report)):
+                        ("--eval-report", args.eval_report), ("--allow-data-domain", args.allow_data_domain or None)):
             if v is not None:
                 raise BlowfishError(f"{flag} applies to --private only (the public pilot spends and releases "
                                     "nothing). Fix: add --private or drop it")
-    seeds = parse_seeds(args.seeds if args.seeds is not None else ("0" if args.private else "0,1,2,3"))
-    if args.private and len(seeds) != 1:
+    # --private without --seeds: a release through the gate (seeds None); with --seeds: one seed, a study run
+    seeds = (None if args.private and args.seeds is None
+             else parse_seeds(args.seeds if args.seeds is not None else "0,1,2,3"))
+    if args.private and seeds is not None and len(seeds) != 1:
         raise BlowfishError(f"--private runs each setting once on the private table (every run spends --rho); "
-                            f"give one seed (got {len(seeds)}). Fix: --seeds 0")
+                            f"give one seed (got {len(seeds)}) for a study run, or drop --seeds for a release. "
+                            "Fix: --seeds 0")
+    if args.private and seeds is not None and args.allow_data_domain:
+        raise BlowfishError("--allow-data-domain applies to a release (--private without --seeds); a seeded study "
+                            "run is never published. Fix: drop it")
     schema, policy, preset = resolve_setting(args)
     _check_ignored_options(args, preset)
     _check_outputs(args, [], seeds)
@@ -1019,13 +1068,14 @@ def cmd_pilot(args) -> int:
         check_soft_tau(schema, policy, [SOFT.name], t)
     metric = preset.metric_fn() if preset is not None and not args.schema else None
     metric_name = preset.metric if preset is not None and not args.schema else "pwerr"
-    data, n_t, public, source, psrc = _pilot_inputs(args, preset)
+    data, n_t, public, source, psrc, held = _pilot_inputs(args, preset)
     _check_output_paths(args, ("--out", "--report", "--eval-report"))
     delta = budget.delta or 1e-5
 
     def progress(ev):
         if not args.quiet:
-            print(f"  {ev['label']:<20} ({ev['config']}/{ev['configs']}) seed {ev['seed']} round "
+            sd = "" if ev.get("seed") is None else f" seed {ev['seed']}"
+            print(f"  {ev['label']:<20} ({ev['config']}/{ev['configs']}){sd} round "
                   f"{ev['round']}/{ev['rounds']}", file=sys.stderr)
 
     def write_all(report, internal=None, release=None):
@@ -1047,16 +1097,30 @@ def cmd_pilot(args) -> int:
         print("plan (private choice on the private table; nothing is spent until it runs):")
         for line in plan.lines():
             print("  " + line)
+        print("  " + ("a release through the release gate: unseeded, OS entropy, OpenDP samplers" if seeds is None
+                      else f"a seeded study run (seed {seeds[0]}): {SEEDED_NOTE}"))
         if args.dry_run:
             print("dry run: nothing was run and nothing was spent")
             return 0
-        res = choose_tau_private(schema, policy, data, budget.rho, taus, rho_sel=args.rho_sel,
-                                 epsilon_sel=args.epsilon_sel, seed=seeds[0], config=cfg, metric=metric,
-                                 delta=delta, data_source=source, flags=True, progress=progress)
+        kw = dict(rho_sel=args.rho_sel, epsilon_sel=args.epsilon_sel, config=cfg, metric=metric, delta=delta,
+                  data_source=source, flags=True, progress=progress)
+        pub = None
+        if seeds is None:
+            try:
+                pub = release_tau_choice(schema, policy, data, budget.rho, taus,
+                                         allow_data_domain=args.allow_data_domain, **kw)
+            except GateError as e:
+                raise BlowfishError(e.render("cli")) from None
+            res = pub.result
+        else:
+            res = choose_tau_private(schema, policy, data, budget.rho, taus, seed=seeds[0], **kw)
         p = res.privacy
-        # the private pilot always runs on a seed (default 0): for study, never "publishable"
-        print(f"randomness: {SEEDED_NOTE}")
+        print(f"randomness: {res.randomness}")  # SEEDED_NOTE for a seeded run, never offered for publication
         print(f"chosen: {res.label}")
+        if pub is not None:
+            print(f"release: {pub.label}")
+            for line in pub.head_lines:
+                print(line)
         print(f"privacy: rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows "
               f"({plan.K} runs x {plan.rho_run:.4g} + exponential {plan.choice.rho_selection:.4g}); "
               f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1); accountant {p['accountant']}")
@@ -1076,6 +1140,9 @@ def cmd_pilot(args) -> int:
           f"rows; no private budget is spent):")
     print("  settings: Hard, " + ", ".join(f"BF-Soft tau={t:g}" for t in taus))
     print("  " + scaling.explain())
+    warn = "WARNING: " + unprotected_text(held, "the preset's held-out pilot split") + "." if held else None
+    if warn:
+        print(warn)
     if args.dry_run:
         print("dry run: nothing was run")
         return 0
@@ -1086,7 +1153,9 @@ def cmd_pilot(args) -> int:
         print(f"  {c.label:<20} {c.mean:.4f}  {_ci_text(c.ci95, '.4f')}")
     print(f"recommendation: {res.recommendation.label} ({res.recommendation.reason})")
     print(res.note)
-    write_all(res.to_dict())
+    if warn:
+        print(warn)
+    write_all({**res.to_dict(), **({"unprotected_rows": held, "unprotected": warn} if held else {})})
     if args.report:
         print(f"wrote {args.report}")
     return 0

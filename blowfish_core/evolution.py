@@ -214,6 +214,10 @@ class SynthResult:
     #: the soft vote's arithmetic as used (votes.SoftVote.precision_used): 'float32', 'float64', or
     #: 'float32 in round(s) ..; float64 in round(s) ..' when it changed; None without a soft vote.
     vote_precision: str | None = None
+    #: the sampler that drew the noise ('numpy' for study runs; 'opendp' / 'exact' for releases) and
+    #: the randomness text of the run's streams (release_gate.publish checks both; issue 21).
+    noise_sampler: str | None = None
+    randomness: str | None = None
 
 
 def vote_precision_text(per_round: list[str]) -> str | None:
@@ -294,6 +298,10 @@ class OsEntropyStreams:
 
 #: the one text a release records about its randomness.
 RANDOMNESS = OsEntropyStreams.randomness
+
+
+#: run_synthesis's "no seed given" marker (it has no default seed; issue 21).
+_NO_SEED = "required"
 
 
 def make_streams(seed: int | None) -> "SeededStreams | OsEntropyStreams":
@@ -377,7 +385,7 @@ def run_synthesis(
     rho: float | None,
     tau: float | None = None,
     config: SynthConfig | None = None,
-    seed: int | None = 0,
+    seed: "int | None | str" = "required",
     progress: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -410,6 +418,11 @@ def run_synthesis(
     RunStopped when should_stop() returns True (nothing partial is returned).
     """
     meth = get_method(method)
+    if streams is None and (isinstance(seed, str) or seed is _NO_SEED):
+        raise BlowfishError("run_synthesis needs seed= or streams=: seed=0 (a whole number) for a reproducible "
+                            "study run, or streams=OsEntropyStreams() for fresh randomness. Fix: pass one; a "
+                            "release to publish goes through blowfish_core.release_gate (Synthesizer(seed=None), "
+                            "or synth without --seeds)")
     rng = streams if streams is not None else make_streams(seed)
     # the noise sampler follows the randomness source (numpy for seeded study streams,
     # OpenDP for OS entropy): chosen once here, never branched on in the loop
@@ -510,7 +523,9 @@ def run_synthesis(
         release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0), scores, C)]
     return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
                        pops if keep_populations else None, C, w, scores if scores is not None else w,
-                       vote_precision=vote_precision_text(precisions))
+                       vote_precision=vote_precision_text(precisions),
+                       noise_sampler=getattr(mech, "sampler", "numpy"),
+                       randomness=getattr(rng, "randomness", "custom streams"))
 
 
 def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> np.ndarray:

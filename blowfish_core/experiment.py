@@ -21,6 +21,7 @@ from ._lazy import pd  # pandas, imported on first use (issue 15)
 from .accounting import check_delta
 from .distance import domain_index, group_records
 from .errors import BlowfishError
+from .input_checks import check_integer_bounds
 from .evolution import SynthConfig, SynthResult, run_synthesis
 from .ledger import LedgerRow, privacy_totals
 from .mechanisms import get_mechanism
@@ -32,9 +33,15 @@ from .votes import check_tau
 MAX_SEEDS = 50
 
 
-@dataclass
-class RunRequest:
-    """Everything one paired comparison needs (all public except ``data``).
+@dataclass(frozen=True)
+class RunSpec:
+    """The one validated run specification (issue 21): everything one paired comparison needs
+    (all public except ``data``).  Frozen; every front end (CLI ``synth``, ``Synthesizer.fit``,
+    ``RunSettings.validate``, the app) builds it with :meth:`RunSpec.build`, which validates
+    every setting once (:func:`validate_request`, the integer-bound check included); the layers
+    below (run_paired, the release gate) trust a built spec.  ``RunRequest`` is the same class
+    (its historical name); constructing one directly leaves it unvalidated, and run_paired then
+    validates it.
 
     data: the private table (DataFrame, original columns).  methods: names of the method
     table (blowfish_core.methods.METHODS).  mechanism: 'gaussian' (budget ``rho``: total
@@ -72,6 +79,24 @@ class RunRequest:
     epsilon: float | None = None
     public: pd.DataFrame | None = None
     public_source: str = ""
+    #: release with a domain read off the private table anyway (the release gate then labels it
+    #: release_gate.NOT_DP_LABEL); refused without it (issue 21).
+    allow_data_domain: bool = False
+    #: rows of the sensitive table used as public data (a preset's pilot split as PubMix's public
+    #: rows, the app's hold-out): named as unprotected in the ledger text (issue 21).
+    unprotected_rows: int = 0
+    #: True once :meth:`build` has validated the spec (the layers below then trust it).
+    validated: bool = field(default=False, compare=False, repr=False)
+
+    @classmethod
+    def build(cls, *args: Any, **kw: Any) -> "RunSpec":
+        """The validated spec: the same arguments as the constructor; raises BlowfishError /
+        BudgetError / SchemaError / PolicyError naming the field for any invalid setting."""
+        from dataclasses import replace
+
+        spec = cls(*args, **kw)
+        validate_request(spec)
+        return replace(spec, validated=True)
 
     @property
     def seeded(self) -> bool:
@@ -89,6 +114,9 @@ class RunRequest:
         """The total budget in the mechanism's own terms (rho or epsilon)."""
         return self.rho if get_mechanism(self.mechanism).budget_name == "rho" else self.epsilon
 
+
+#: the historical name of the run specification.
+RunRequest = RunSpec
 
 #: methods whose noise is calibrated to the policy (Blowfish); Tab-PE is standard DP.
 POLICY_METHODS = tuple(m.name for m in METHODS.values() if m.policy_aware)
@@ -132,7 +160,7 @@ def check_soft_tau(schema: Schema, policy: Policy, methods, tau: float | None) -
 
 
 def run_method(schema: Schema, X: np.ndarray, policy: Policy, method, rho: float | None, tau: float | None = None,
-               config: SynthConfig | None = None, seed: int = 0, **kw: Any) -> SynthResult:
+               config: SynthConfig | None = None, seed: "int | None | str" = "required", **kw: Any) -> SynthResult:
     """Run one method once, by how the method table says it runs (``Method.runner``):
     'evolution' -> Algorithm 1 (evolution.run_synthesis); 'baseline' -> a reference method
     (baselines.run.run_reference: MST, AIM).  Same arguments and result (SynthResult) for both."""
@@ -190,6 +218,7 @@ def validate_request(req: RunRequest) -> None:
             raise BlowfishError(f"seeds must be whole numbers >= 0 (got {s!r})")
     req.config.validate()
     req.policy.validate(req.schema)
+    check_integer_bounds(req.schema)
     if (req.metric is None or req.metric[0] == "pwerr") and req.schema.p < 2:
         raise BlowfishError(
             f"PWErr needs at least two modeled attributes (the schema has {req.schema.p}). "
@@ -245,6 +274,11 @@ class PairedResult:
     n_unique: int
     privacy: dict[str, Any]
     seconds_total: float
+
+    def attach_publication(self, publication: Any) -> None:
+        """Record the release gate's Publication (release_gate.release_synthesis): its label and total
+        go into the public report.  Called once, before the report is read."""
+        object.__setattr__(self, "publication", publication)
 
     def errors(self, method: str) -> list[float]:
         """The metric of ``method`` per seed, in seed order."""
@@ -324,13 +358,18 @@ RunOutcome = PairedResult
 
 
 def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | None = None,
-               should_stop: Callable[[], bool] | None = None) -> PairedResult:
+               should_stop: Callable[[], bool] | None = None,
+               streams_factory: Callable[[], Any] | None = None) -> PairedResult:
     """Run every method on every seed with paired random streams (seeds=None: one
     unseeded release-mode run per method, each with its own OS entropy and OpenDP noise).
 
+    streams_factory: seeds=None only: makes each run's streams (the release gate passes its own
+    OS-entropy factory, release_gate.publish); default evolution.OsEntropyStreams.  A spec built
+    by RunSpec.build is trusted; any other is validated here.
     Raises BlowfishError for bad settings (before any work) and RunStopped if stopped.
     """
-    validate_request(req)
+    if not getattr(req, "validated", False):
+        validate_request(req)
     schema = req.schema
     metric_name, metric_fn = req.metric or ("pwerr", None)
     if req.grouped is not None:  # a table read in chunks (issue 15): only its distinct records
@@ -338,6 +377,8 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         X = U
         if req.reference is not None:
             ref = schema.encode(req.reference)
+        elif getattr(metric_fn, "grouped_ok", False):  # a metric that reads no rows (the API's NO_METRIC)
+            ref = U
         elif metric_fn is None:
             from functools import partial
 
@@ -363,8 +404,9 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
     for seed in (req.seeds if req.seeded else [None]):
         for method in req.methods:
             # seed None: a fresh OsEntropyStreams per run (evolution.make_streams), never paired
+            streams = None if seed is not None or streams_factory is None else streams_factory()
             res = run_method(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
-                             progress=progress, should_stop=should_stop, grouped=grouped,
+                             streams=streams, progress=progress, should_stop=should_stop, grouped=grouped,
                              keep_populations=req.keep_populations, mechanism=req.mechanism,
                              epsilon=req.epsilon, delta=req.delta, public=public,
                              **({"engine": req.engine} if req.engine is not None else {}))

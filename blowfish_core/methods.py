@@ -57,6 +57,22 @@ class Method:
     fit: str | None = None
     mechanisms: tuple[str, ...] | None = None
     note: str = ""
+    #: why the method is analysis-only (not private); "" for a private method (issue 21).  A
+    #: method with a reason is refused by the release gate and never offered in release controls.
+    not_private_reason: str = ""
+    #: the mechanisms a reference method's ledger uses besides the run's (MST/AIM: exponential
+    #: selections); the release gate checks that each has a floating-point-safe release sampler.
+    extra_mechanisms: tuple[str, ...] = ()
+
+    @property
+    def releasable(self) -> bool:
+        """True when the method's releases are private (the release gate admits it)."""
+        return not self.not_private_reason
+
+    @property
+    def release_mechanisms(self) -> tuple[str, ...]:
+        """Mechanisms the method's ledger uses besides the run's own (release_gate.claim_of)."""
+        return self.extra_mechanisms
 
     def make_vote(self, tau: float | None, precision: str = "float64") -> Vote:
         """The round's vote: HardVote() or SoftVote(tau, precision) (BudgetError for a bad tau).
@@ -108,15 +124,23 @@ TAB_PE = Method("tab-pe", "Tab-PE", HardVote, Global(), "standard", needs_tau=Fa
 HARD = Method("hard", "Hard", HardVote, ExactHard(), "blowfish", needs_tau=False)
 BF_SOFT = Method("bf-soft", "BF-Soft", SoftVote, SoftBound("policy"), "blowfish", needs_tau=True)
 SOFT_DP = Method("soft-dp", "Soft vote (standard DP)", SoftVote, SoftBound("standard"), "standard", needs_tau=True)
+#: the §6.2.3 decomposition device: a soft vote with Hard's noise.  Hard's certified zero does not
+#: hold for the soft vote (it moves by up to 0.063 on those rounds), so it is analysis-only (issue 21).
+SOFT_HARD_NOISE_REASON = ("the soft vote with Hard's noise is the §6.2.3 decomposition device: Hard's calibration "
+                          "(0 on rounds where no protected edge crosses a Voronoi boundary) does not bound the soft "
+                          "vote, which moves on every protected edge, so it is NOT differentially private")
 SOFT_HARD_NOISE = Method("soft-hard-noise", "Soft vote with Hard's noise", SoftVote, HardNoise(), "blowfish",
-                         needs_tau=True)
+                         needs_tau=True, note="analysis only: NOT private (Hard's noise does not cover a soft vote)",
+                         not_private_reason=SOFT_HARD_NOISE_REASON)
 #: reference methods (issue 12): marginal-based synthesis on Private-PGM (mbi), zCDP only.
 REFERENCE_NOTE = ("not policy-aware: it ignores the policy and tau (reference method on mbi); zCDP throughout "
                   "(Gaussian measurements, exponential selections), rho = the ledger's sum")
 MST = Method("mst", "MST (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
-             runner="baseline", fit="fit_mst", mechanisms=("gaussian",), note=REFERENCE_NOTE)
+             runner="baseline", fit="fit_mst", mechanisms=("gaussian",), note=REFERENCE_NOTE,
+             extra_mechanisms=("exponential",))
 AIM = Method("aim", "AIM (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
-             runner="baseline", fit="fit_aim", mechanisms=("gaussian",), note=REFERENCE_NOTE)
+             runner="baseline", fit="fit_aim", mechanisms=("gaussian",), note=REFERENCE_NOTE,
+             extra_mechanisms=("exponential",))
 
 #: name -> Method, in the order the CLI and the report list them.
 METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM)}
@@ -150,6 +174,11 @@ def needs_tau(methods) -> bool:
 def reference_methods() -> list[str]:
     """Names of the reference methods (runner 'baseline'), for messages and help texts."""
     return [m.name for m in METHODS.values() if m.is_reference]
+
+
+def releasable_methods() -> list[str]:
+    """Names of the methods the release gate admits (Method.releasable), in table order."""
+    return [m.name for m in METHODS.values() if m.releasable]
 
 
 def any_policy_aware(methods) -> bool:

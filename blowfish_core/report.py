@@ -27,6 +27,7 @@ import numpy as np
 from . import __version__
 from .calibration import floor_value
 from .evolution import RANDOMNESS, SEEDED_NOTE
+from .release_gate import NOT_DP_LABEL, total_text
 from .experiment import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
 from .mechanisms import get_mechanism
 from .methods import BASELINE, DECOMPOSITION, METHODS, SOFT, any_policy_aware, get_method
@@ -64,6 +65,10 @@ def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[st
 INTERNAL_LABEL = "internal: computed on private data \u2014 do not publish"
 #: the label of the publishable part.
 PUBLIC_LABEL = "public: DP outputs and public parameters only; may be published with the release"
+#: the label of an unseeded run made outside the release gate (a research call of run_paired):
+#: not checked for publication (issue 21: only release_gate.publish labels anything publishable).
+UNGATED_LABEL = ("unseeded run made outside the release gate: not checked for publication (make releases with "
+                 "synth without --seeds, Synthesizer(seed=None) or the app's Release step)")
 #: keys of the union report that belong to the internal part (the rest is public).
 INTERNAL_KEYS = ("data_source", "n_unique", "metric", "runs", "summary", "seconds_total", "machine")
 
@@ -108,8 +113,9 @@ def build_public(result: PairedResult) -> dict[str, Any]:
             entry["vote_precision"] = r.synth.vote_precision
         entry["rounds"] = [row.to_dict() for row in r.ledger]
         ledger.append(entry)
+    pub = getattr(result, "publication", None)  # set by the release gate (release_gate.release_synthesis)
     out: dict[str, Any] = {
-        "label": PUBLIC_LABEL,
+        "label": pub.label if pub is not None else (SEEDED_NOTE if req.seeded else UNGATED_LABEL),
         "randomness": randomness_text(result),
         "tool": "blowfish-studio",
         "version": __version__,
@@ -121,6 +127,8 @@ def build_public(result: PairedResult) -> dict[str, Any]:
         "methods": list(req.methods),
         "method_notions": {m: get_method(m).notion_text for m in req.methods},
         "blowfish_protection": not policy_is_empty(schema, req.policy),
+        **({"unprotected_rows": int(req.unprotected_rows), "unprotected_source": req.public_source}
+           if req.unprotected_rows else {}),
         "warnings": run_warnings(req, [{"method": e["method"], "seed": e.get("seed"), "rounds": e["rounds"]}
                                        for e in ledger]),
         "ledger": ledger,
@@ -226,6 +234,8 @@ def build_report(result: PairedResult) -> dict[str, Any]:
         "methods": list(req.methods),
         "method_notions": {m: get_method(m).notion_text for m in req.methods},
         "blowfish_protection": not policy_is_empty(schema, req.policy),
+        **({"unprotected_rows": int(req.unprotected_rows), "unprotected_source": req.public_source}
+           if req.unprotected_rows else {}),
         "warnings": run_warnings(req, runs),
         "seeds": [int(s) for s in req.seeds] if req.seeded else [],
         "runs": runs,
@@ -250,9 +260,19 @@ def _setting(result: PairedResult, pol: dict[str, Any]) -> dict[str, Any]:
         "tau": req.tau,
         "noise_ratio_q": pol["q"],
         "sensitivity_bound": pol["sensitivity_bound"],
-        "privacy": dict(result.privacy),
+        "privacy": {**result.privacy, "total": bundle_total(result)},
         "mechanism": get_mechanism(req.mechanism).name,
     }
+
+
+def bundle_total(result: PairedResult) -> dict[str, Any]:
+    """The composed total of every release of ``result`` (release_gate.compose_total over all the
+    runs' ledger rows): what publishing them together spends.  One release: its own budget."""
+    from .release_gate import compose_total
+
+    return {**compose_total([row for r in result.runs for row in r.ledger], result.request.delta),
+            "releases": len(result.runs)}
+
 
 #: the fixed files of a release bundle (bundle_files); the release CSVs are named by release_files.
 BUNDLE_FIXED_FILES = ("schema.json", "policy.json", "budget.json", "ledger.json", "ledger.txt")
@@ -397,7 +417,14 @@ def ledger_text(report: dict[str, Any]) -> str:
                   f"(mixed mechanisms, PLD accountant)")
         spent = f"epsilon = {p['epsilon']:.4g}"
     methods = report.get("methods") or []
-    lines = [f"Privacy budget: {budget}."]
+    lines = []
+    if report.get("label") == NOT_DP_LABEL:  # the first line (issue 21, a contract)
+        lines.append(f"WARNING: {NOT_DP_LABEL} (the schema's bounds and levels describe the private records; "
+                     "declare them from public knowledge to make a DP release).")
+    if p.get("total"):
+        lines.append(total_text(p["total"], int(p["total"].get("releases") or 1)))
+    each = " (each release)" if int((p.get("total") or {}).get("releases") or 1) > 1 else ""
+    lines.append(f"Privacy budget{each}: {budget}.")
     rnd = report.get("randomness")
     if rnd == SEEDED_NOTE:
         lines.append(f"Randomness: {SEEDED_NOTE} (anyone who knows the seed can recompute and subtract the noise).")
@@ -406,7 +433,9 @@ def ledger_text(report: dict[str, Any]) -> str:
     protected = report.get("blowfish_protection", True)
     for name in methods:
         m = get_method(name)
-        if m.policy_aware and not protected:
+        if not m.releasable:  # analysis-only methods (release_gate refuses them)
+            lines.append(f"  {m.label}: ANALYSIS ONLY, NOT PRIVATE: {m.not_private_reason}.")
+        elif m.policy_aware and not protected:
             lines.append(f"  {m.label}: NO PROTECTION - the policy protects nothing, so its histograms carry no noise.")
         else:
             lines.append(f"  {m.label}: {m.notion_text} ({spent}).")
@@ -425,6 +454,11 @@ def ledger_text(report: dict[str, Any]) -> str:
                          f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
     if report.get("domain_warning"):
         lines.append("WARNING: " + report["domain_warning"])
+    if report.get("unprotected_rows"):
+        from .release_gate import unprotected_text
+
+        lines.append("WARNING: " + unprotected_text(report["unprotected_rows"], report.get("unprotected_source", ""))
+                     + ".")
     for w in report.get("warnings", []):
         if w != NO_PROTECTION_WARNING:
             lines.append("WARNING: " + w)

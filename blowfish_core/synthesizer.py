@@ -28,6 +28,7 @@ Randomness (issue 11, DESIGN §7):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Callable
@@ -39,7 +40,8 @@ from ._lazy import pd  # pandas, imported on first use (issue 15)
 from .distance import domain_index, group_records
 from .errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from .evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
-from .experiment import EMPTY_POLICY_MESSAGE, check_soft_tau, policy_is_empty, run_method
+from .experiment import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, policy_is_empty, run_method
+from .release_gate import DEFAULT_DELTA, check, claim_of, compose_total, release_synthesis
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .mechanisms import get_mechanism
@@ -47,6 +49,16 @@ from .mechanisms.pubmix import check_sampling
 from .parsing import parse_budget, parse_methods, parse_noise, require_tau
 from .policy import Policy
 from .schema import Schema
+
+
+def _no_metric(schema: Schema, real: np.ndarray, synthetic: np.ndarray) -> float:
+    """The API computes no error against the private table (nothing internal is kept): 0.0."""
+    return 0.0
+
+
+_no_metric.grouped_ok = True  # type: ignore[attr-defined]  # reads no rows: fine on a grouped table
+#: run_paired's metric for the API (no evaluation; issue 21).
+NO_METRIC = ("none", _no_metric)
 
 
 class Synthesizer:
@@ -79,6 +91,14 @@ class Synthesizer:
         same seeded release; needs dask[distributed]).  client : the dask.distributed Client
         for engine='dask' (None: a local cluster of 2 workers, closed after fit).
     chunk_rows : rows per chunk when ``fit`` is given a CSV path (default chunked.DEFAULT_CHUNK_ROWS).
+    allow_data_domain : release (seed=None) although ``schema`` was read off the private table
+        (``schema.data_derived``); refused without it (release_gate), and then labelled
+        "domain read from the private data: this release is not differentially private".
+
+    Releases (seed=None, no streams) go through the release gate (release_gate.release_synthesis):
+    OS entropy for every draw, OpenDP / exact samplers, a declared public domain, a private method;
+    ``publication_`` holds the gate's Publication (label, total).  Raises GateError naming the
+    arguments (``seed=``, ``schema=``, ``allow_data_domain=True``) when it refuses.
 
     Fitted attributes: ``result_`` (evolution.SynthResult), ``ledger_`` (tuple of LedgerRow),
     ``privacy_`` (dict, as the report's "privacy"), ``randomness_`` (str: the seeded note or
@@ -91,7 +111,8 @@ class Synthesizer:
                  conversion: str | None = None, allow_empty_policy: bool = False,
                  streams: Callable[[int, int], np.random.Generator] | None = None,
                  noise: str = "gaussian", public: pd.DataFrame | None = None,
-                 engine: str = "local", client: Any = None, chunk_rows: int | None = None) -> None:
+                 engine: str = "local", client: Any = None, chunk_rows: int | None = None,
+                 allow_data_domain: bool = False) -> None:
         self.schema = schema
         self.policy = policy
         self.method = method
@@ -110,6 +131,7 @@ class Synthesizer:
         self.engine = engine
         self.client = client
         self.chunk_rows = chunk_rows
+        self.allow_data_domain = allow_data_domain
 
     #: attributes set by :meth:`fit`; reading one before raises NotFittedError.
     _FITTED = ("result_", "ledger_", "privacy_", "randomness_", "config_", "budget_", "n_samples_drawn_")
@@ -230,6 +252,14 @@ class Synthesizer:
         self._check_engine_options(is_path)
         seed = None if self.seed is None else int(self.seed)
         self._streams = self.streams if self.streams is not None else make_streams(seed)
+        # the one validated run specification (issue 21): every check, the integer bounds included
+        spec0 = RunSpec.build(self.schema, self.policy, None, [method], budget.rho, budget.delta or DEFAULT_DELTA,
+                              self.tau, None if seed is None else [seed], cfg, metric=NO_METRIC,
+                              budget_source=budget.source, allow_empty_policy=self.allow_empty_policy,
+                              mechanism=budget.mechanism, epsilon=budget.epsilon, public=self.public,
+                              allow_data_domain=self.allow_data_domain)
+        if self.streams is None and seed is None:  # a release: the gate's checks before reading the data
+            check(claim_of(spec0))
         engine, own_client = None, None
         if self.engine == "dask":
             from .dask_engine import DaskEngine, connect, require_dask
@@ -262,7 +292,11 @@ class Synthesizer:
                 warnings.warn(w, UserWarning, stacklevel=2)
             if self.engine == "dask" and engine is None:
                 engine = DaskEngine(client, self.schema, U, counts, cfg.sizes())
-            res: SynthResult = run_method(
+            self.publication_ = None
+            if self.streams is None and seed is None:  # a release: THE release gate (issue 21)
+                spec = dataclasses.replace(spec0, grouped=(U, counts), engine=engine)  # still validated
+                self.publication_ = release_synthesis(spec)
+            res: SynthResult = self.publication_.result.runs[0].synth if self.publication_ is not None else run_method(
                 self.schema, U, self.policy, method, budget.rho, self.tau, cfg, seed,
                 grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
                 epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public,
@@ -280,9 +314,10 @@ class Synthesizer:
         self.result_ = res
         self.ledger_: tuple[LedgerRow, ...] = tuple(res.rounds)
         self.privacy_: dict[str, Any] = {
-            **privacy_totals(res.rounds, budget.delta or 1e-5, rho=budget.rho, epsilon=budget.epsilon),
-            "budget_source": budget.source}
-        self.randomness_: str = getattr(self._streams, "randomness", "custom streams")
+            **privacy_totals(res.rounds, budget.delta or DEFAULT_DELTA, rho=budget.rho, epsilon=budget.epsilon),
+            "budget_source": budget.source,
+            "total": {**compose_total(res.rounds, budget.delta or DEFAULT_DELTA), "releases": 1}}
+        self.randomness_: str = res.randomness or getattr(self._streams, "randomness", "custom streams")
         self.n_samples_drawn_ = 0
         return self
 

@@ -18,6 +18,7 @@ import streamlit as st
 import blowfish_core as bc
 from blowfish_core.presets import shared_path
 from blowfish_core.analysis.readouts import pair_path, policy_readout
+from blowfish_core.release_gate import GateError
 from blowfish_core.report import ledger_text
 from blowfish_core.schema import _fmt
 from blowfish_core.verdicts import policy_verdict
@@ -520,7 +521,12 @@ def on_make_release() -> None:
     ss = st.session_state
     try:
         res = ds.make_release(get_studio(), ss[f"{RELEASE}:method"], float(ss[f"{RELEASE}:rho"]),
-                              int(ss[f"{RELEASE}:rounds"]), int(ss[f"{RELEASE}:size"]))
+                              int(ss[f"{RELEASE}:rounds"]), int(ss[f"{RELEASE}:size"]),
+                              allow_data_domain=bool(ss.get(f"{RELEASE}:allow_data_domain")))
+    except GateError as e:  # the gate's refusal, naming this app's controls
+        flash("release", "error", f"No release made: {e.render('app')}")
+        ss.pop(RELEASE, None)
+        return
     except bc.BlowfishError as e:
         flash("release", "error", f"No release made: {e}")
         ss.pop(RELEASE, None)
@@ -535,6 +541,9 @@ r2.number_input("ρ (zCDP)", min_value=1e-8, value=float(session_budget(studio)[
                 key=f"{RELEASE}:rho")
 r3.number_input("Rounds", min_value=1, max_value=50, value=ROUNDS_DEFAULT, key=f"{RELEASE}:rounds")
 r4.number_input("Released records", min_value=1, max_value=100_000, value=ds.DEFAULT_RELEASE, key=f"{RELEASE}:size")
+if studio.schema.data_derived:
+    st.checkbox("Release with a domain read from the private data (NOT differentially private)",
+                key=f"{RELEASE}:allow_data_domain")
 st.button("Make a release", key=f"{RELEASE}:go", type="primary", on_click=on_make_release,
           disabled=not studio.has_rows, help=None if studio.has_rows else "needs the private table")
 rel = st.session_state.get(RELEASE)

@@ -5,7 +5,10 @@ BF-Soft over a tau grid, recommendation with the tie rule) -> tables and plotly.
 The chosen tau (or Hard) is carried back to the Synthesis Runner's settings.
 Optional (off by default): "choose on private data" -- the K settings run on the private table
 and the exponential mechanism picks one (blowfish_core.private_pilot; cost and regret bound
-shown before it runs).
+shown before it runs).  "Run a seeded study" (choose_tau_private) is for study, not for
+publication; "Make a release of the choice" (release_tau_choice) goes through the release gate
+(OS entropy, OpenDP samplers) and is the only result offered for publication (issue 21).
+Held-out rows of the sensitive table used as the public sample are named as unprotected.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from blowfish_core.pilot import (
 )
 from blowfish_core.policy import record_reach
 from blowfish_core.experiment import MAX_SEEDS
+from blowfish_core.release_gate import GateError, unprotected_text
 from blowfish_core.budget import budget_from_rho
 from blowfish_core.verdicts import fmt_tolerance, tau_grid_for_people
 from studio import flow
@@ -162,6 +166,8 @@ else:
     n_t = st.session_state["pl_nt"]
 if public is not None:
     st.caption(f"Public sample: {public_source}.")
+    if source.startswith("Held-out"):  # rows of the sensitive table used as public data (issue 21)
+        st.warning(unprotected_text(len(public), f"held out of {studio.dataset_name}") + ".")
 
 # ------------------------------------------------------------------ budget and grid
 st.header("Budget scaling (Eq. (4)) and the tau grid")
@@ -381,7 +387,10 @@ if _acc_cfg is not None and isinstance(n_t, int) and n_t > 0:
 st.header("Choose on private data (optional)")
 if st.checkbox("Choose on private data (exponential mechanism; spends private budget)", value=False,
                key="pl_private"):
-    from blowfish_core.private_pilot import INTERNAL, choose_tau_private, private_pilot_plan, setting_label
+    from blowfish_core.evolution import SEEDED_NOTE
+    from blowfish_core.private_pilot import (INTERNAL, choose_tau_private, private_pilot_plan, release_tau_choice,
+                                             setting_label)
+    from blowfish_core.release_gate import total_text
 
     st.warning("Every one of the K settings (Hard + each tau of the grid) runs on the PRIVATE table and spends "
                "the target budget rho; the choice itself spends the selection budget. The public pilot above "
@@ -409,31 +418,62 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
         q4.metric("EM temperature", f"{c.temperature:.4g}")
         for line in plan.lines():
             st.caption(line)
-        if st.button("Run private choice", key="pl_private_run_btn"):
+        data_domain = bool(getattr(studio.schema, "data_derived", False))
+        if data_domain:
+            st.checkbox("Release with a data-derived domain (labelled not differentially private)",
+                        key="pl_allow_data_domain", value=False,
+                        help="the schema's bounds or levels were read off the private table; the release gate "
+                             "refuses the release without this")
+        b1, b2, _sp2 = st.columns([2, 2, 4])
+        study_clicked = b1.button("Run a seeded study (for study, not for publication)", key="pl_private_run_btn",
+                                  help=f"seed = the First seed; {SEEDED_NOTE}: anyone who knows the seed can "
+                                       "recompute the noise")
+        release_clicked = b2.button("Make a release of the choice", key="pl_private_release_btn", type="primary",
+                                    help="through the release gate: every run and the choice drawn from OS "
+                                         "entropy with OpenDP samplers; spends the whole cost above")
+
+        def _private_kw() -> dict:
+            cfg_p = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
+                                           "rn_release": P["pl_release"], "rn_h": R["rn_h"],
+                                           "rn_selection": R["rn_selection"],
+                                           **{k: R[k] for k in ui.SCHEDULE_KEYS if k in R}})
+            return dict(rho_sel=st.session_state["pl_rho_sel"], config=cfg_p, metric=studio.metric_fn(),
+                        delta=st.session_state["pl_delta"], data_source=studio.dataset_name)
+
+        if study_clicked:
             try:
                 seeds_p = ui.seeds_from_inputs(1, P["pl_first_seed"])
-                cfg_p = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
-                                               "rn_release": P["pl_release"], "rn_h": R["rn_h"],
-                                               "rn_selection": R["rn_selection"],
-                                     **{k: R[k] for k in ui.SCHEDULE_KEYS if k in R}})
                 out = choose_tau_private(studio.schema, studio.policy, studio.private, st.session_state["pl_rho"],
-                                         taus_p, rho_sel=st.session_state["pl_rho_sel"], seed=seeds_p[0],
-                                         config=cfg_p, metric=studio.metric_fn(), delta=st.session_state["pl_delta"],
-                                         data_source=studio.dataset_name)
+                                         taus_p, seed=seeds_p[0], **_private_kw())
                 st.session_state["pilot_private"] = {"result": out, "studio_version": studio.version}
             except BlowfishError as e:
                 st.error(f"Private choice failed: {e}")
-    last_p = st.session_state.get("pilot_private")
-    if last_p is not None:
-        pres = last_p["result"]
-        if last_p["studio_version"] != studio.version:
-            st.warning("This private choice was computed for an earlier dataset or policy.")
-        st.metric("Private choice", pres.label)
+        if release_clicked:
+            try:
+                pub = release_tau_choice(studio.schema, studio.policy, studio.private, st.session_state["pl_rho"],
+                                         taus_p, allow_data_domain=bool(st.session_state.get("pl_allow_data_domain")),
+                                         **_private_kw())
+                st.session_state["pilot_private_release"] = {"result": pub.result, "studio_version": studio.version}
+            except GateError as e:
+                st.error(e.render("app"))
+            except BlowfishError as e:
+                st.error(f"Release of the choice failed: {e}")
+
+    def _show_private(pres, carry_key: str) -> None:
+        """One private choice: the choice, its ledger totals, the internal per-setting figures, carry."""
         pv = pres.privacy
-        st.success(f"Chosen on private data: {pres.label}. Publishable: the choice, its release and the ledger — "
-                   f"rho = {pv['rho']:.6g} zCDP over {pv['rounds']} ledger rows (K runs + one exponential row), "
-                   f"epsilon = {pv['epsilon']:.4g} at delta = {pv['delta']:.3g} by Eq. (1) "
-                   f"(accountant {pv['accountant']}).")
+        totals = (f"rho = {pv['rho']:.6g} zCDP over {pv['rounds']} ledger rows (K runs + one exponential row), "
+                  f"epsilon = {pv['epsilon']:.4g} at delta = {pv['delta']:.3g} by Eq. (1) "
+                  f"(accountant {pv['accountant']})")
+        if pres.seeded:
+            st.info(f"Seeded study (seed {pres.seed}): {pres.label} — {SEEDED_NOTE}. {totals}. Make a release of "
+                    "the choice to get a result that may be published.")
+        else:
+            pub = pres.publication
+            st.success(f"Release of the choice: {pres.label} — {pub.label}. "
+                       + total_text(pub.total, len(pub.parts)) + f" Randomness: {pres.randomness}.")
+            for line in pub.head_lines[1:]:
+                st.warning(line)
         st.caption(f"{pres.plan.metric.upper()} per setting and selection probabilities — {INTERNAL} "
                    "(do not publish):")
         # the errors come from the typed runs (PairedResult.errors), one per setting
@@ -448,4 +488,19 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
                 get_studio().tau = float(pres.tau)
             st.session_state["pilot_carried"] = pres.label
 
-        st.button(f"Use {pres.label} in the Synthesis Runner", key="pl_private_carry_btn", on_click=_carry_private)
+        st.button(f"Use {pres.label} in the Synthesis Runner", key=carry_key, on_click=_carry_private)
+
+    last_r = st.session_state.get("pilot_private_release")
+    if last_r is not None:
+        st.subheader("Release of the choice")
+        if last_r["studio_version"] != studio.version:
+            st.warning("This release of the choice was computed for an earlier dataset or policy.")
+        st.metric("Released choice", last_r["result"].label)
+        _show_private(last_r["result"], "pl_private_release_carry_btn")
+    last_p = st.session_state.get("pilot_private")
+    if last_p is not None:
+        st.subheader("Seeded study of the choice")
+        if last_p["studio_version"] != studio.version:
+            st.warning("This private choice was computed for an earlier dataset or policy.")
+        st.metric("Private choice", last_p["result"].label)
+        _show_private(last_p["result"], "pl_private_carry_btn")

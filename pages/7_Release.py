@@ -20,6 +20,7 @@ from studio import data_source as ds
 from studio import flow
 from studio.budget_ui import session_view
 from studio.bundle_ui import release_request
+from blowfish_core.release_gate import NOT_DP_LABEL, GateError
 from studio.state import get_studio
 
 st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
@@ -102,12 +103,24 @@ flow.tutorial("The run bundle above reruns a seeded study run anywhere; 'Make a 
               "this is the table to publish.")
 
 
+if studio.schema.data_derived:
+    st.checkbox("Release with a domain read from the private data (NOT differentially private)",
+                key="release:allow_data_domain",
+                help="The bounds and levels of " + ", ".join(studio.schema.data_derived_columns or ["some columns"])
+                     + " were read off the private table: publishing them leaks the records. Declare them on the "
+                       "Data step (type public bounds or levels, or tick 'declared public') to make a DP release.")
+
+
 def _make_release() -> None:
     try:
         st.session_state["release:result"] = ds.make_release(
             studio, settings.methods[0], float(settings.rho if settings.rho is not None else req.rho),
-            int(settings.config.rounds), int(settings.config.release))
+            int(settings.config.rounds), int(settings.config.release),
+            allow_data_domain=bool(st.session_state.get("release:allow_data_domain")))
         st.session_state.pop("release:error", None)
+    except GateError as e:  # the gate's refusal, naming this app's controls
+        st.session_state["release:error"] = f"No release made: {e.render('app')}"
+        st.session_state.pop("release:result", None)
     except BlowfishError as e:
         st.session_state["release:error"] = f"No release made: {e}"
         st.session_state.pop("release:result", None)
@@ -120,7 +133,10 @@ if st.session_state.get("release:error"):
 made = st.session_state.get("release:result")
 if made is not None:
     pub, internal = made.public_report, made.eval_report
-    st.success(f"Release made ({pub['randomness']}).")
+    if pub["label"] == NOT_DP_LABEL:
+        st.error(f"Release made, but {NOT_DP_LABEL}.")
+    else:
+        st.success(f"Release made ({pub['randomness']}).")
     st.code(ledger_text(pub), language=None, wrap_lines=True)
     st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(made),
                        file_name="release_bundle.zip", mime="application/zip", key="release:dl", on_click="ignore")

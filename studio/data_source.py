@@ -18,7 +18,10 @@ from typing import Any
 import pandas as pd
 
 import blowfish_core as bc
+from blowfish_core import release_gate
+from blowfish_core.experiment import RunSpec
 from blowfish_core.errors import DataError, PolicyError, SchemaError
+from blowfish_core.input_checks import check_integer_bounds
 from blowfish_core.exports import to_csv_safe
 from blowfish_core.intake import SEP_NAMES, IntakeResult, intake_csv
 from blowfish_core.presets import shared_path
@@ -227,6 +230,7 @@ def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None,
             raise SchemaError(
                 f"only {schema.p} column(s) can be modeled ({', '.join(schema.names) or 'none'}). "
                 f"Fix: the studio needs at least {MIN_COLUMNS} columns with usable values")
+    check_integer_bounds(schema)  # the engine's check (the CLI's message), before any widget sees the bounds
     tau = base.tau if base is not None else 0.03
     extras = dict(base.extras) if base is not None else {}
     st_ = Studio(name, None, df, None, schema, bc.Policy(), metric="pwerr", tau=tau, extras=extras,
@@ -306,6 +310,7 @@ def with_schema(studio: Studio, schema: bc.Schema) -> tuple[Studio, list[str]]:
             f"the schema models only {schema.p} attribute ('{schema.names[0]}'). "
             f"Fix: model at least {MIN_COLUMNS} columns (PWErr compares pairs of attributes)"
         )
+    check_integer_bounds(schema)  # bounds beyond +-2^53: the CLI's and the API's message (issue 21)
     if studio.has_rows:
         schema.check_columns(studio.private)
         schema.encode(studio.private)
@@ -494,26 +499,32 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
 
 
 # ------------------------------------------------------------ release (issue 11)
-#: methods offered by the "Make a release" action.
-RELEASE_METHODS = ("bf-soft", "hard", "tab-pe")
+#: methods offered by the "Make a release" action: the release gate's private methods (Method.releasable)
+#: that run Algorithm 1 here (issue 21: analysis-only methods are never offered in release controls).
+RELEASE_METHODS = tuple(m for m in ("bf-soft", "hard", "tab-pe") if bc.get_method(m).releasable)
 
 
 def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, release: int = DEFAULT_RELEASE,
-                 seed: int | None = None):
-    """One release of ``studio``'s table: unseeded by default (OS entropy, OpenDP noise).
+                 seed: int | None = None, allow_data_domain: bool = False):
+    """One release of ``studio``'s table through the release gate (release_gate.release_synthesis):
+    OS entropy, OpenDP noise, a declared public domain (a data-derived one only with
+    ``allow_data_domain``, then labelled not differentially private), a private method.
 
-    seed: a whole number for a study run (its outputs say "seeded: for study, not for
-    publication").  Returns the engine's PairedResult (public_report / eval_report).
-    Raises BlowfishError naming the problem (no table, bad budget, empty policy, ...)."""
+    seed: a whole number for a study run instead (run_paired; its outputs say "seeded: for study,
+    not for publication" and never go through the gate).  Returns the engine's PairedResult
+    (public_report / eval_report; ``publication`` set for a release).
+    Raises GateError / BlowfishError naming the problem (no table, bad budget, empty policy, ...)."""
     if not studio.has_rows:
         raise DataError("a release needs the private table. Fix: upload it (or choose a table) above")
     cfg = bc.SynthConfig(rounds=int(rounds), release=int(release))
     metric = bc.get_preset(studio.preset).metric_fn() if studio.preset else None
-    req = bc.RunRequest(studio.schema, studio.policy, studio.private, [method], float(rho),
-                        tau=studio.tau if bc.get_method(method).needs_tau else None,
-                        seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
-                        data_source=studio.dataset_name)
-    return bc.run_paired(req)
+    spec = RunSpec.build(studio.schema, studio.policy, studio.private, [method], float(rho),
+                         tau=studio.tau if bc.get_method(method).needs_tau else None,
+                         seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
+                         data_source=studio.dataset_name, allow_data_domain=bool(allow_data_domain))
+    if seed is not None:
+        return bc.run_paired(spec)
+    return release_gate.release_synthesis(spec).result
 
 
 def bundle_zip(result) -> bytes:

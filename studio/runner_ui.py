@@ -31,7 +31,7 @@ import pandas as pd
 
 from blowfish_core.errors import BlowfishError
 from blowfish_core.evolution import MUTATION_INDEX, RANK_BY, RELEASE_MODES, SCHEDULES, SynthConfig
-from blowfish_core.experiment import PairedResult, RunRequest, run_paired, validate_request
+from blowfish_core.experiment import PairedResult, RunRequest, RunSpec, run_paired
 from blowfish_core import methods as method_table, parsing
 from blowfish_core.mechanisms import get_mechanism
 from blowfish_core.mechanisms.pubmix import supports
@@ -267,13 +267,13 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
     seeds = seeds_from_inputs(s["rn_seeds"], s["rn_first_seed"])
     cfg = config_from_inputs(s)
     soft = method_table.needs_tau(methods)
-    req = RunRequest(studio.schema, studio.policy, studio.private, methods, rho, delta,
-                     float(s["rn_tau"]) if soft else None, seeds, cfg, metric=studio.metric_fn(),
-                     budget_source=source, data_source=studio.dataset_name, keep_populations=True,
-                     mechanism=noise if sampling else "gaussian", epsilon=epsilon, public=public,
-                     public_source=public_source)
-    validate_request(req)
-    return req
+    # rows held out of the sensitive table (a preset's pilot split, the pilot page's hold-out) used as public
+    unprotected = len(public) if (public is not None and studio.table_source != "generated") else 0
+    return RunSpec.build(studio.schema, studio.policy, studio.private, methods, rho, delta,
+                         float(s["rn_tau"]) if soft else None, seeds, cfg, metric=studio.metric_fn(),
+                         budget_source=source, data_source=studio.dataset_name, keep_populations=True,
+                         mechanism=noise if sampling else "gaussian", epsilon=epsilon, public=public,
+                         public_source=public_source, unprotected_rows=unprotected)
 
 
 def fingerprint(req: RunRequest, studio_version: int, dataset: str) -> str:

@@ -206,7 +206,7 @@ def test_get_params_returns_the_constructor_arguments():
     p = syn.get_params()
     assert list(p) == ["schema", "policy", "method", "tau", "rho", "epsilon", "delta", "mechanism", "seed",
                        "config", "conversion", "allow_empty_policy", "streams", "noise", "public", "engine",
-                       "client", "chunk_rows"]
+                       "client", "chunk_rows", "allow_data_domain"]
     assert p["schema"] is XOR.schema and p["policy"] is pol and p["config"] is TINY
     assert (p["method"], p["tau"], p["rho"], p["seed"], p["epsilon"], p["engine"]) == ("bf-soft", 0.03, 1e-3, 4,
                                                                                         None, "local")

@@ -8,7 +8,9 @@ import os
 from streamlit.testing.v1 import AppTest
 
 import blowfish_core as bc
+from blowfish_core import release_gate
 from blowfish_core.accounting import pilot_scaling
+from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE
 from blowfish_core.presets import load_preset_data, xor_generate
 from blowfish_core.runner import MAX_SEEDS
 from studio.state import Studio
@@ -158,6 +160,8 @@ def test_holdout_split_of_an_uploaded_table():
     s = at.session_state["studio"]
     assert len(s.private) == 1500 and len(s.public) == 500
     assert s.extras["full_table"] is df and len(df) == 2000  # the uploaded table is kept unchanged
+    # the held-out rows are rows of the sensitive table used as public data: named as unprotected (issue 21)
+    assert any(w.value == release_gate.unprotected_text(500, "held out of my.csv") + "." for w in at.warning)
     assert _metrics(at)["Budget scale (n_t/n_p)^2"] == f"{pilot_scaling(1500, 500):.2f}x"
     _set(at, pl_np=600)  # more rows than were held out
     at.run()
@@ -260,8 +264,11 @@ def test_choose_on_private_data_option():
     assert not at.exception and not at.error
     res = at.session_state["pilot_private"]["result"]
     assert _metrics(at)["Private choice"] == res.label
-    assert any(s.value.startswith(f"Chosen on private data: {res.label}") and "zcdp-eq1" in s.value
-               for s in at.success)
+    # a seeded run is a study: labelled so, never offered for publication (issue 21)
+    assert any(i.value.startswith(f"Seeded study (seed 0): {res.label} — {SEEDED_NOTE}") and "zcdp-eq1" in i.value
+               for i in at.info)
+    assert not at.success
+    assert "publishable" not in " ".join(x.value for x in [*at.caption, *at.info, *at.warning]).lower()
     assert any("internal: computed on private data" in c.value for c in at.caption)
     shown = at.dataframe[-1].value
     assert list(shown["setting"]) == ["Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.1"]
@@ -289,3 +296,30 @@ def test_public_pilot_reads_the_typed_runs():
     table = at.table[0].value
     assert list(table.index) == ["Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.1"]
     assert list(table.loc["Hard"]) == res.runs[0].errors("hard")
+
+
+def test_private_choice_release_through_the_gate(monkeypatch):
+    """'Make a release of the choice': release_tau_choice through the gate (OS entropy; total K rho + rho_sel);
+    a gate that refuses shows st.error and keeps nothing."""
+    at = _page()
+    _set(at, pl_grid="0.01, 0.1", pl_rho=1e-3, **SMALL)
+    at.checkbox(key="pl_private").check().run()
+    at.button(key="pl_private_release_btn").click().run()
+    assert not at.exception and not at.error
+    res = at.session_state["pilot_private_release"]["result"]
+    pub = res.publication
+    assert not res.seeded and abs(pub.total["rho"] - (3 * 1e-3 + 1e-4)) < 1e-15
+    assert _metrics(at)["Released choice"] == res.label
+    assert any(s.value.startswith(f"Release of the choice: {res.label} — {release_gate.RELEASE_LABEL}")
+               and "rho = 0.0031 zCDP" in s.value and RANDOMNESS in s.value for s in at.success)
+    assert "pilot_private" not in at.session_state  # no seeded study was run
+
+    def refuse(*a, **k):
+        raise release_gate.GateError([("seeds", "refused by the test's gate", "none")])
+
+    monkeypatch.setattr(release_gate, "publish", refuse)
+    del at.session_state["pilot_private_release"]
+    at.button(key="pl_private_release_btn").click().run()
+    assert not at.exception
+    assert any("refused by the test's gate" in e.value for e in at.error)
+    assert "pilot_private_release" not in at.session_state

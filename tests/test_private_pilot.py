@@ -18,12 +18,13 @@ import blowfish_core as bc
 from blowfish_core.accounting import epsilon_eq1
 from blowfish_core.cli import main
 from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SEEDED_NOTE, SynthConfig
+from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
 from blowfish_core.ledger import LedgerRow, privacy_totals
 from blowfish_core.mechanisms import MECHANISMS, SELECTION_MECHANISMS, get_mechanism
 from blowfish_core.parsing import parse_mechanism, parse_selection_budget
 from blowfish_core.presets import get_preset, load_preset_data
 from blowfish_core.private_pilot import INTERNAL, settings_for
+from blowfish_core.release_gate import RELEASE_LABEL
 from blowfish_core.report import INTERNAL_LABEL
 
 EXP = SELECTION_MECHANISMS["exponential"]
@@ -224,7 +225,9 @@ def test_cli_private_eval_report_holds_the_internal_figures(capsys, tmp_path):
     assert e["label"] == INTERNAL_LABEL == "internal: computed on private data \u2014 do not publish"
     assert set(e["errors"]) == set(e["probabilities"]) == {"Hard", "BF-Soft tau=0.01", "BF-Soft tau=0.1"}
     assert sum(e["probabilities"].values()) == pytest.approx(1.0, rel=1e-12)
-    assert "internal" not in d and d["seed"] == 0 and d["randomness"] == SEEDED_NOTE
+    # no --seeds: a release through the gate (issue 21), nothing recorded about the randomness
+    assert "internal" not in d and "seed" not in d and d["randomness"] == RANDOMNESS
+    assert d["status"] == d["release"]["label"] == RELEASE_LABEL
     assert f"wrote {rep} and {ev}" in out
     _err(capsys, BASE + ["--eval-report", str(ev)] + TINY, "--eval-report applies to --private only")
 

@@ -31,6 +31,16 @@ class Exponential:
     name: str = "exponential"
     norm: str = "linf"
     budget_name: str = "epsilon"
+    #: the floating-point-safe sampler of a release's draw: OpenDP's report-noisy-max with Gumbel
+    #: noise of scale 2 b / epsilon_sel (opendp_samplers.opendp_noisy_max; issue 21).
+    release_sampler: str = "opendp-gumbel"
+
+    def draw(self, scores: Any, sensitivity: float, epsilon_sel: float) -> int:
+        """One release-mode choice: argmax of scores + Gumbel(2 b / epsilon_sel) drawn by OpenDP.
+        scores: (K,) float, score units.  Returns the chosen index (int)."""
+        from .opendp_samplers import opendp_noisy_max
+
+        return opendp_noisy_max(scores, sensitivity, epsilon_sel)
 
     def rho(self, epsilon_sel: float) -> float:
         """zCDP cost of one draw: epsilon_sel^2 / 8 (bounded range)."""

@@ -200,3 +200,40 @@ def opendp_gaussian_draws(h: Any, scale: float, n_draws: int, discrete: bool | N
         return tiled.reshape(int(n_draws), a.size)
     out = np.asarray(gaussian_measurement(scale, disc)(tiled.tolist()), dtype=np.int64 if disc else np.float64)
     return out.reshape(int(n_draws), a.size)
+
+
+# ------------------------------------------------------------------ selection (issue 21)
+def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
+    """Gumbel scale of the exponential mechanism as report-noisy-max: 2 Delta / epsilon (score units).
+
+    The exponential mechanism with probabilities proportional to exp(epsilon u / (2 Delta)) (McSherry &
+    Talwar 2007; papers/001 Def. 2.4) is report-noisy-max with Gumbel noise of this scale; OpenDP's
+    ``make_noisy_max`` privacy map at d_in = Delta gives epsilon back (tests/test_release_gate.py).
+    Raises BudgetError for a sensitivity <= 0 or a bad epsilon."""
+    return 2.0 * _check_positive(sensitivity, "sensitivity") / _check_positive(epsilon, "epsilon")
+
+
+def opendp_noisy_max(scores: Any, sensitivity: float, epsilon: float) -> int:
+    """The index of the highest score plus Gumbel noise, drawn by OpenDP (release mode).
+
+    scores: (K,) finite float, score units (higher is better); sensitivity: Delta of every score
+    (l-infinity over neighbouring tables, score units); epsilon: the selection's pure-DP budget.
+    OpenDP's ``make_noisy_max`` with ``zero_concentrated_divergence``: Gumbel noise (OS CSPRNG, no
+    floating-point textbook sampler), i.e. exactly the exponential mechanism's distribution, at scale
+    :func:`noisy_max_scale`; its privacy map (rho = epsilon^2 / 8, the bounded-range zCDP cost the
+    ledger records) is checked.  (With ``max_divergence`` OpenDP draws exponential noise instead --
+    permute-and-flip, MS20 -- which is epsilon-DP but not the distribution the ledger's epsilon^2/8
+    assumes, so it is not used.)
+    Returns an int in [0, K).  Raises BudgetError for bad arguments or a map mismatch.
+    """
+    dp = _opendp()
+    s = np.asarray(scores, dtype=float)
+    if s.ndim != 1 or s.size == 0 or not np.isfinite(s).all():
+        raise BudgetError("scores must be a non-empty 1-D array of finite numbers")
+    scale = noisy_max_scale(sensitivity, epsilon)
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
+    meas = dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=scale)
+    rho_map, rho_claim = float(meas.map(float(sensitivity))), float(epsilon) ** 2 / 8.0
+    if rho_map > rho_claim * (1 + 1e-9):
+        raise BudgetError(f"OpenDP's noisy-max map gives rho {rho_map:g} > epsilon^2/8 = {rho_claim:g}")
+    return int(meas([float(x) for x in s]))
