@@ -289,8 +289,9 @@ def main(argv: list[str] | None = None) -> int:
                           f"free cores the speed-up bound is {sum(wc) / max(wc):.2f}x (1 worker: "
                           f"{sum(d1['worker_cpu']):.1f} CPU s)")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
+        from blowfish_core import atomic
+
+        atomic.write_text(args.json, json.dumps(res, indent=1))
     return 0
 
 

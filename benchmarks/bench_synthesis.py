@@ -370,14 +370,16 @@ def main(argv: list[str] | None = None) -> int:
     targets = print_targets(summary)
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as fh:
-            json.dump({"args": vars(args), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-                       "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
-                                   "note": "shared with other engineers"},
-                       "summary": {f"{d}/{m}": s for (d, m), s in summary.items()},
-                       "runs": {f"{d}/{m}": r for (d, m), r in results.items()},
-                       "tracemalloc": {f"{d}/{m}": r for (d, m), r in traced.items()},
-                       "targets": targets}, fh, indent=1)
+        from blowfish_core import atomic
+
+        doc = {"args": vars(args), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+               "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
+                           "note": "shared with other engineers"},
+               "summary": {f"{d}/{m}": s for (d, m), s in summary.items()},
+               "runs": {f"{d}/{m}": r for (d, m), r in results.items()},
+               "tracemalloc": {f"{d}/{m}": r for (d, m), r in traced.items()},
+               "targets": targets}
+        atomic.write_text(args.json, json.dumps(doc, indent=1))
         print(f"wrote {args.json}")
     return 0
 

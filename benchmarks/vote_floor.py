@@ -310,13 +310,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{rows['soft_release'] / rows['soft_floor']:.2f}x the float32 floor, "
           f"{rows['soft_release'] / rows['soft_floor64']:.2f}x the float64 floor; {ld('soft_release')}")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"dataset": name, "unique": int(U.shape[0]), "m": int(C.shape[0]), "cpu_seconds": rows,
-                       "ratio_hard": ratio_h, "ratio_soft": ratio_s, "load": loads,
-                       "ratio_hard_vs_floor_with_gap_test": rows["hard_engine"] / rows["hard_floor_gap"],
-                       "ratio_soft_release": rows["soft_release"] / rows["soft_floor"],
-                       "hard_exact_max_diff": exact_h, "soft_float64_max_diff": exact_s,
-                       "near_tie_records": nt_rows, "near_tie_pairs": nt_pairs}, fh, indent=1)
+        from blowfish_core import atomic
+
+        doc = {"dataset": name, "unique": int(U.shape[0]), "m": int(C.shape[0]), "cpu_seconds": rows,
+               "ratio_hard": ratio_h, "ratio_soft": ratio_s, "load": loads,
+               "ratio_hard_vs_floor_with_gap_test": rows["hard_engine"] / rows["hard_floor_gap"],
+               "ratio_soft_release": rows["soft_release"] / rows["soft_floor"],
+               "hard_exact_max_diff": exact_h, "soft_float64_max_diff": exact_s,
+               "near_tie_records": nt_rows, "near_tie_pairs": nt_pairs}
+        atomic.write_text(args.json, json.dumps(doc, indent=1))
     return 0
 
 

@@ -15,6 +15,7 @@ import re
 import sys
 from typing import Any
 
+from . import atomic
 from .data import read_text_file
 from .errors import BlowfishError, DataError
 from .exports import to_csv_safe
@@ -26,7 +27,7 @@ from .presets import get_preset, load_preset_data, split_line
 from . import release_gate
 from .experiment import RunSpec, check_soft_tau, run_paired
 from .release_gate import DEFAULT_DELTA
-from .report import INTERNAL_LABEL, bundle_files, ledger_text, policy_summary, release_files
+from .report import INTERNAL_LABEL, bundle_files, is_bundle_file, ledger_text, policy_summary, release_files
 from .evolution import RANDOMNESS, SEEDED_NOTE
 from .schema import Schema
 from .mechanisms import ADDITIVE, get_mechanism
@@ -414,6 +415,16 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
             == os.path.abspath(bundle):
         raise BlowfishError("--eval-report is inside the --bundle folder, which holds what may be published. "
                             "Fix: write the internal report elsewhere")
+    if bundle:  # the bundle folder is replaced as a whole (issue 21, atomic outputs)
+        root = os.path.abspath(bundle)
+        for flag, path in outputs + [("--out-dir", args.out_dir)]:
+            if path and (os.path.abspath(path) == root or os.path.abspath(path).startswith(root + os.sep)):
+                raise BlowfishError(f"{flag} is inside the --bundle folder, which a run replaces as a whole (the "
+                                    "bundle holds the releases already). Fix: write it elsewhere")
+        for flag, path in inputs:
+            if path and os.path.dirname(os.path.abspath(path)) == root and is_bundle_file(os.path.basename(path)):
+                raise BlowfishError(f"the input {flag} {path} would be replaced by the --bundle folder's "
+                                    f"{os.path.basename(path)}. Fix: move the input or choose another --bundle folder")
     if args.out_dir:
         names = [f"{m}.csv" for m in methods] if seeds is None else [f"{m}_seed{sd}.csv" for m in methods for sd in seeds]
         written = {os.path.abspath(os.path.join(args.out_dir, n)) for n in names}
@@ -486,10 +497,32 @@ def _check_columns(args, schema: Schema) -> None:
 
 
 def _write(flag: str, path: str, write) -> None:
+    """Run ``write()``; an OSError becomes one BlowfishError line naming the flag and the path
+    (for atomic.Outputs.commit: the output whose rename failed, from ``e.output_label``)."""
     try:
         write()
     except OSError as e:
+        flag = getattr(e, "output_label", None) or flag
+        path = getattr(e, "output_path", None) or path
         raise BlowfishError(f"{flag}: cannot write {path}: {e.strerror or e}") from None
+
+
+def _check_output_paths(args, flags: tuple[str, ...]) -> None:
+    """Before any work: each file output's folder is created and writable (a temporary is created
+    and removed beside it; the file itself is not touched) and the path is not a folder."""
+    for flag in flags:
+        path = getattr(args, flag[2:].replace("-", "_"), None)
+        if path:
+            d = os.path.dirname(os.path.abspath(path))
+            _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
+            if os.path.isdir(path):
+                raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
+            _write(flag, path, lambda p=path: atomic.check_writable(p))
+
+
+def _commit(outs: atomic.Outputs, flag: str, path: str) -> None:
+    """Rename every staged output into place (atomic.Outputs.commit), errors named by their flag."""
+    _write(flag, path, outs.commit)
 
 
 def resolve_setting(args) -> tuple[Schema, Policy, Any]:
@@ -590,18 +623,12 @@ def cmd_synth(args) -> int:
         public, public_txt = read_other(args.public, args, schema.names), f"{args.public} (user-given public rows)"
     if not sampling:
         public, public_txt = None, ""
-    # fail before any work if the output folder cannot be written
-    for flag, path in [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]:
-        if path:
-            d = os.path.dirname(os.path.abspath(path))
-            _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
-            if os.path.isdir(path):
-                raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
-            if not os.path.exists(path):  # probe writability now, not after the run
-                def probe(p=path):
-                    open(p, "a").close()
-                    os.remove(p)
-                _write(flag, path, probe)
+    # fail before any work if an output folder cannot be written
+    _check_output_paths(args, ("--out", "--report", "--eval-report"))
+    if args.bundle:
+        parent = os.path.dirname(os.path.abspath(args.bundle))
+        _write("--bundle", args.bundle, lambda: os.makedirs(parent, exist_ok=True))
+        _write("--bundle", args.bundle, lambda: atomic.check_folder(args.bundle))
     grouped, engine = _grouped_and_engine(args, schema, data, cfg)
     unprotected = len(public) if (sampling and public is not None and not args.public and preset is not None
                                   and preset.generator is None) else 0  # a preset's held-out rows as public
@@ -638,29 +665,7 @@ def cmd_synth(args) -> int:
     else:
         result = run_paired(req, progress=progress)
     rep = result.report
-    first = result.run(methods[0], None if seeds is None else seeds[0]).release
-    _write("--out", args.out, lambda: to_csv_safe(first, args.out, raw=args.raw_values))
-    names = release_files(result)
-    if args.out_dir:
-        _write("--out-dir", args.out_dir, lambda: os.makedirs(args.out_dir, exist_ok=True))
-        for key, df in result.releases.items():
-            path = os.path.join(args.out_dir, names[key])
-            _write("--out-dir", path, lambda df=df, path=path: to_csv_safe(df, path, raw=args.raw_values))
-    if args.bundle:
-        _write("--bundle", args.bundle, lambda: os.makedirs(args.bundle, exist_ok=True))
-        for fname, text in bundle_files(result, raw=args.raw_values).items():
-            path = os.path.join(args.bundle, fname)
-
-            def put(p=path, t=text):
-                with open(p, "w", encoding="utf-8", newline="") as f:
-                    f.write(t)
-            _write("--bundle", path, put)
-    for flag, path, obj in (("--report", args.report, rep), ("--eval-report", args.eval_report, result.eval_report)):
-        if path:
-            def dump(p=path, o=obj):
-                with open(p, "w", encoding="utf-8") as f:
-                    json.dump(o, f, indent=2, allow_nan=False)
-            _write(flag, path, dump)
+    _write_synth_outputs(args, result, methods, seeds)
     metric_name = rep["metric"]["name"]
     n_runs = f"{len(seeds)} seed(s)" if seeds is not None else "1 unseeded run"
     print(f"{INTERNAL_LABEL.upper()}:")
@@ -683,6 +688,39 @@ def cmd_synth(args) -> int:
     wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]
     print(f"wrote {', '.join(wrote)}" + (f" and the release bundle {args.bundle}" if args.bundle else ""))
     return 0
+
+
+def _write_synth_outputs(args, result, methods: list[str], seeds: list[int] | None) -> None:
+    """Write every output of ``synth`` atomically and together (issue 21).
+
+    Order: each output is first written to a temporary beside it (atomic.Outputs) -- --report,
+    --eval-report, the --bundle folder (built complete in a temporary sibling), the --out-dir
+    files, then --out -- and only when all of them are complete are they renamed into place, in
+    that order (SIGINT / SIGTERM held until the last rename).  So an interrupted or failed run
+    leaves every earlier file byte for byte as it was, and the release (--out) is renamed last: a
+    new --out means every report beside it is new too.  A replaced bundle folder drops the stale
+    bundle files of the earlier run (report.is_bundle_file) and keeps anything else in it."""
+    rep = result.report
+    first = result.run(methods[0], None if seeds is None else seeds[0]).release
+    with atomic.Outputs() as outs:
+        for flag, path, obj in (("--report", args.report, rep), ("--eval-report", args.eval_report,
+                                                                   result.eval_report)):
+            if path:
+                text = json.dumps(obj, indent=2, allow_nan=False)
+                _write(flag, path, lambda f=flag, p=path, t=text: outs.write_text(p, t, label=f))
+        if args.bundle:
+            files = bundle_files(result, raw=args.raw_values)
+            _write("--bundle", args.bundle,
+                   lambda: outs.replace_folder(args.bundle, files, label="--bundle", drop=is_bundle_file))
+        if args.out_dir:
+            _write("--out-dir", args.out_dir, lambda: os.makedirs(args.out_dir, exist_ok=True))
+            for key, name in release_files(result).items():
+                path, df = os.path.join(args.out_dir, name), result.releases[key]
+                _write("--out-dir", path, lambda df=df, p=path: outs.write_with(
+                    p, lambda f: to_csv_safe(df, f, raw=args.raw_values), label="--out-dir"))
+        _write("--out", args.out, lambda: outs.write_with(
+            args.out, lambda f: to_csv_safe(first, f, raw=args.raw_values), label="--out"))
+        _commit(outs, "--out", args.out)
 
 
 def _read_private(args, schema: Schema, cfg):
@@ -793,10 +831,7 @@ def cmd_schema(args) -> int:
         if os.path.abspath(args.out) == os.path.abspath(args.data):
             raise BlowfishError(f"--out would overwrite the input table (--data {args.data}). Fix: choose another path")
 
-        def write():
-            with open(args.out, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-        _write("--out", args.out, write)
+        _write("--out", args.out, lambda: atomic.write_text(args.out, text + "\n"))
         print(f"wrote {args.out}")
     else:
         print(text)
@@ -1034,12 +1069,7 @@ def cmd_pilot(args) -> int:
     metric = preset.metric_fn() if preset is not None and not args.schema else None
     metric_name = preset.metric if preset is not None and not args.schema else "pwerr"
     data, n_t, public, source, psrc, held = _pilot_inputs(args, preset)
-    for flag, path in [("--out", args.out), ("--report", args.report), ("--eval-report", args.eval_report)]:
-        if path:
-            d = os.path.dirname(os.path.abspath(path))
-            _write(flag, path, lambda d=d: os.makedirs(d, exist_ok=True))
-            if os.path.isdir(path):
-                raise BlowfishError(f"{flag}: {path} is a folder; give a file path")
+    _check_output_paths(args, ("--out", "--report", "--eval-report"))
     delta = budget.delta or 1e-5
 
     def progress(ev):
@@ -1048,13 +1078,18 @@ def cmd_pilot(args) -> int:
             print(f"  {ev['label']:<20} ({ev['config']}/{ev['configs']}){sd} round "
                   f"{ev['round']}/{ev['rounds']}", file=sys.stderr)
 
-    def dump(obj, flag="--report", path=None):
-        path = args.report if path is None else path
-        if path:
-            def w():
-                with open(path, "w", encoding="utf-8") as f:
-                    json.dump(obj, f, indent=2, allow_nan=False)
-            _write(flag, path, w)
+    def write_all(report, internal=None, release=None):
+        """--report, --eval-report, then --out: each to a temporary, then all renamed in that order
+        (atomic.Outputs; as synth's outputs, the release last)."""
+        with atomic.Outputs() as outs:
+            for flag, path, obj in (("--report", args.report, report), ("--eval-report", args.eval_report, internal)):
+                if path and obj is not None:
+                    text = json.dumps(obj, indent=2, allow_nan=False)
+                    _write(flag, path, lambda f=flag, p=path, t=text: outs.write_text(p, t, label=f))
+            if args.out and release is not None:
+                _write("--out", args.out, lambda: outs.write_with(
+                    args.out, lambda f: release.to_csv(f, index=False), label="--out"))
+            _commit(outs, "--report", args.report or "")
 
     if args.private:
         plan = private_pilot_plan(schema, policy, n_t, taus, budget.rho, args.rho_sel, args.epsilon_sel,
@@ -1093,11 +1128,7 @@ def cmd_pilot(args) -> int:
         for row in res.internal_table().itertuples(index=False):
             mark = "  <- chosen" if row.setting == res.label else ""
             print(f"  {row.setting:<20} {getattr(row, metric_name):.4f}  P = {row.probability:.4g}{mark}")
-        if args.out:
-            _write("--out", args.out, lambda: res.release.to_csv(args.out, index=False))
-        dump(res.public_dict())
-        if args.eval_report:
-            dump(res.internal_dict(), "--eval-report", args.eval_report)
+        write_all(res.public_dict(), res.internal_dict() if args.eval_report else None, res.release)
         written = [x for x in (args.out, args.report, args.eval_report) if x]
         if written:
             print("wrote " + " and ".join(written))
@@ -1124,7 +1155,7 @@ def cmd_pilot(args) -> int:
     print(res.note)
     if warn:
         print(warn)
-    dump({**res.to_dict(), **({"unprotected_rows": held, "unprotected": warn} if held else {})})
+    write_all({**res.to_dict(), **({"unprotected_rows": held, "unprotected": warn} if held else {})})
     if args.report:
         print(f"wrote {args.report}")
     return 0

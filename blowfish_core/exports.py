@@ -20,8 +20,9 @@ values (a leading quote is then part of the text).
 
 from __future__ import annotations
 
+import os
 import re
-from typing import Any
+from typing import IO, Any
 
 from ._lazy import pd  # pandas, imported on first use (issue 15)
 
@@ -64,14 +65,23 @@ def neutralised_count(df: pd.DataFrame) -> int:
     return n
 
 
-def to_csv_safe(df: pd.DataFrame, path: str | None = None, raw: bool = False) -> str | None:
+def to_csv_safe(df: pd.DataFrame, path: str | os.PathLike | IO[str] | None = None,
+                raw: bool = False) -> str | None:
     """Write ``df`` as CSV (no index), spreadsheet-safe unless raw=True.
 
-    path: file to write; None returns the CSV text (for a download button).
+    path: file to write, atomically (blowfish_core.atomic: a temporary in the same folder,
+    renamed into place; an interrupted or failed write leaves an earlier file as it was); an
+    open text file (e.g. a temporary of atomic.Outputs) is written to as it is; None returns
+    the CSV text (for a download button).
     Raises OSError when the file cannot be written (callers wrap it in their message).
     """
+    from . import atomic
+
     safe = spreadsheet_safe(df, raw=raw)
     if path is None:
         return safe.to_csv(index=False)
-    safe.to_csv(path, index=False)
+    if hasattr(path, "write"):
+        safe.to_csv(path, index=False)
+    else:
+        atomic.write_with(path, lambda f: safe.to_csv(f, index=False))
     return None

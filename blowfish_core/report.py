@@ -30,7 +30,7 @@ from .evolution import RANDOMNESS, SEEDED_NOTE
 from .release_gate import NOT_DP_LABEL, total_text
 from .experiment import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
 from .mechanisms import get_mechanism
-from .methods import BASELINE, DECOMPOSITION, SOFT, any_policy_aware, get_method
+from .methods import BASELINE, DECOMPOSITION, METHODS, SOFT, any_policy_aware, get_method
 from .metrics import NUMERIC_BINS, relative_reduction, t_interval
 from .policy import Policy, record_reach, weighted_reaches
 from .schema import Schema
@@ -272,6 +272,26 @@ def bundle_total(result: PairedResult) -> dict[str, Any]:
 
     return {**compose_total([row for r in result.runs for row in r.ledger], result.request.delta),
             "releases": len(result.runs)}
+
+
+#: the fixed files of a release bundle (bundle_files); the release CSVs are named by release_files.
+BUNDLE_FIXED_FILES = ("schema.json", "policy.json", "budget.json", "ledger.json", "ledger.txt")
+
+
+def is_bundle_file(name: str) -> bool:
+    """True for a file name a release bundle writes: a fixed file or ``<method>[_seed<S>].csv``
+    of a method in the method table.  When --bundle replaces an earlier bundle folder, these
+    (stale releases of other methods or seeds) are dropped; any other entry is kept."""
+    if name in BUNDLE_FIXED_FILES:
+        return True
+    stem, dot, ext = name.rpartition(".")
+    if not dot or ext != "csv":
+        return False
+    method, sep, seed = stem.rpartition("_seed")
+    if sep and seed.isdigit() and seed.isascii():
+        stem = method
+    return stem in METHODS
+
 
 def bundle_files(result: PairedResult, raw: bool = False) -> dict[str, str]:
     """The release bundle as {file name: text}: every synthetic CSV (spreadsheet-safe,

@@ -248,6 +248,7 @@ Run from anywhere: python run.py  (paths are relative to this folder)
 from pathlib import Path
 
 import blowfish_core as bc
+from blowfish_core.atomic import write_with
 from blowfish_core.data import read_table
 from blowfish_core.evolution import SynthConfig
 
@@ -275,11 +276,11 @@ for method in METHODS:
         release = syn.sample(config.release)
         if method == METHODS[0] and seed == SEEDS[0]:
             OUT.parent.mkdir(parents=True, exist_ok=True)
-            release.to_csv(OUT, index=False)
+            write_with(OUT, lambda f: release.to_csv(f, index=False))  # a temporary, renamed into place
         if OUT_DIR is not None:
             folder = HERE / OUT_DIR
             folder.mkdir(parents=True, exist_ok=True)
-            release.to_csv(folder / f"{{method}}_seed{{seed}}.csv", index=False)
+            write_with(folder / f"{{method}}_seed{{seed}}.csv", lambda f: release.to_csv(f, index=False))
         print(method, "seed", seed, "privacy:", syn.privacy_)
 print("wrote", OUT)
 '''
@@ -380,17 +381,21 @@ def bundle_files(settings: RunSettings, report: dict[str, Any] | None = None) ->
 
 
 def write_bundle(settings: RunSettings, folder: str | Path, report: dict[str, Any] | None = None) -> dict[str, Path]:
-    """Write the bundle into ``folder`` (created); returns {file name: path}.  run.sh is executable."""
+    """Write the bundle as the folder ``folder`` (its parents created); returns {file name: path}.
+    run.sh is executable (0o755).
+
+    Atomic (issue 21, atomic.replace_folder): the bundle is built complete in a temporary sibling
+    folder and swapped into place, so a failed or interrupted export leaves an earlier ``folder``
+    as it was.  An earlier folder's five bundle files are replaced; everything else in it (such as
+    the release.csv / report.json that run.sh wrote there) is kept.  OSError when it cannot be
+    written (``folder`` is a file, the current folder, or its parent is read-only)."""
+    from .atomic import replace_folder
+
     files = bundle_files(settings, report)
     root = Path(folder)
-    root.mkdir(parents=True, exist_ok=True)
-    out = {}
-    for name, text in files.items():
-        p = root / name
-        p.write_text(text, encoding="utf-8")
-        out[name] = p
-    out[RUN_SH].chmod(0o755)
-    return out
+    root.parent.mkdir(parents=True, exist_ok=True)
+    replace_folder(root, files, modes={RUN_SH: 0o755})
+    return {name: root / name for name in files}
 
 
 def bundle_zip(settings: RunSettings, report: dict[str, Any] | None = None, folder: str = "blowfish_run") -> bytes:

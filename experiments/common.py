@@ -55,6 +55,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+from blowfish_core import atomic  # noqa: E402
 from blowfish_core.distance import domain_index, group_records  # noqa: E402
 from blowfish_core.evolution import SCHEDULES, SynthConfig, run_synthesis  # noqa: E402
 from blowfish_core.methods import METHODS  # noqa: E402
@@ -362,10 +363,11 @@ def environment() -> dict[str, Any]:
 
 
 def save_json(path: str, obj: Any) -> None:
-    """Write JSON atomically; a top-level "runs" list is written one run per line (compact, diff-friendly)."""
+    """Write JSON atomically (blowfish_core.atomic); a top-level "runs" list is written one run per line
+    (compact, diff-friendly)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+
+    def write(f):
         if isinstance(obj, dict) and isinstance(obj.get("runs"), list):
             head = {k: v for k, v in obj.items() if k != "runs"}
             f.write(json.dumps(head, default=_json_default)[:-1] + ', "runs": [\n')
@@ -373,7 +375,7 @@ def save_json(path: str, obj: Any) -> None:
             f.write("\n]}\n")
         else:
             json.dump(obj, f, indent=1, default=_json_default)
-    os.replace(tmp, path)
+    atomic.write_with(path, write)
 
 
 def _json_default(o: Any):

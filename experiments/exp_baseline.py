@@ -33,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from blowfish_core import atomic  # noqa: E402
 from blowfish_core.metrics import NUMERIC_BINS, pwerr, t_interval  # noqa: E402
 from blowfish_core.presets import get_preset, load_preset_data, shared_path  # noqa: E402
 from experiments.exp_budget import _AB_FULL, TAUS  # noqa: E402
@@ -389,8 +390,7 @@ def main(argv: list[str] | None = None) -> int:
            "environment": {"python": platform.python_version(), "mbi": version("mbi"), "jax": version("jax"),
                            "machine": platform.machine()}}
     os.makedirs(RESULTS, exist_ok=True)
-    with open(OUT_JSON, "w") as f:
-        json.dump(out, f, indent=1)
+    atomic.write_text(OUT_JSON, json.dumps(out, indent=1))
     md = markdown(summ, ref, budgets, seeds, methods, wall, sum(r["seconds"] for r in res["runs"]))
     print(md)
     print(f"wrote {OUT_JSON}; rebuild REPORT.md with: python -m experiments.report", file=sys.stderr)

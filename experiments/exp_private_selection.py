@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 import blowfish_core as bc
+from blowfish_core import atomic
 from blowfish_core.pilot import PAPER_TAU_GRID, run_pilot
 from blowfish_core.presets import get_preset, load_preset_data
 from blowfish_core.private_pilot import setting_label
@@ -121,8 +122,7 @@ def main(argv=None) -> dict:
            "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(time.process_time() - c0, 1),
            "environment": {"python": platform.python_version(), "numpy": np.__version__, "cpus": os.cpu_count()}}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=2, allow_nan=False)
+    atomic.write_text(args.out, json.dumps(out, indent=2, allow_nan=False))
     print(json.dumps(summary, indent=2))
     print(f"wall {out['wall_seconds']} s, cpu {out['cpu_seconds']} s -> {args.out}")
     if os.path.abspath(args.out) == os.path.abspath(OUT):  # a trial run elsewhere leaves REPORT.md alone
@@ -238,8 +238,7 @@ def write_report_section(d: dict, path: str = REPORT_PATH) -> None:
         text = text[:start] + section(d) + ("\n\n" + text[nxt + 1:] if nxt >= 0 else "\n")
     else:
         text = text.rstrip() + "\n\n" + section(d) + "\n"
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    atomic.write_text(path, text)
 
 
 if __name__ == "__main__":

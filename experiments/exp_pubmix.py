@@ -29,6 +29,7 @@ from scipy.optimize import linprog
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import blowfish_core as bc  # noqa: E402
+from blowfish_core import atomic  # noqa: E402
 from blowfish_core import pubmix as pm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,6 +108,8 @@ def plots(f2: dict, f7s: list[dict]) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from experiments.plots import save
+
     os.makedirs(FIG_DIR, exist_ok=True)
     fig, ax = plt.subplots(figsize=(5, 3.6))
     for m, y in f2["curves"].items():
@@ -116,10 +119,7 @@ def plots(f2: dict, f7s: list[dict]) -> list[str]:
     ax.set_title("PubMix Fig. 2: n = 1,200, d = 1,000, eps = 5, delta = 1/n", fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    p2 = os.path.join(FIG_DIR, "pubmix_fig2.png")
-    fig.tight_layout()
-    fig.savefig(p2, dpi=110)
-    plt.close(fig)
+    p2 = save(fig, os.path.join(FIG_DIR, "pubmix_fig2.png"))
     fig, axes = plt.subplots(1, len(f7s), figsize=(4.6 * len(f7s), 3.4), squeeze=False)
     for ax, f in zip(axes[0], f7s):
         hi = max(float(f["by"]["lemmas"]["diffs"].max()), 1e-12)
@@ -133,10 +133,7 @@ def plots(f2: dict, f7s: list[dict]) -> list[str]:
         ax.set_xlabel("g(P_hat, Remark 4.5) - optimum (Thm 4.2 LP)")
         ax.set_ylabel("public distributions")
         ax.set_title(f"PubMix Fig. 7, d = {f['d']} ({f['count']} grid points)", fontsize=9)
-    p7 = os.path.join(FIG_DIR, "pubmix_fig7.png")
-    fig.tight_layout()
-    fig.savefig(p7, dpi=110)
-    plt.close(fig)
+    p7 = save(fig, os.path.join(FIG_DIR, "pubmix_fig7.png"))
     return [p2, p7]
 
 
@@ -222,8 +219,7 @@ def main() -> int:
     f7s = [figure7(3, 0.05), figure7(4, 0.1)]
     paths = plots(f2, f7s)
     text = report(f2, f7s) + "\n" + audit_and_timing()
-    with open(REPORT, "w") as fh:
-        fh.write(text)
+    atomic.write_text(REPORT, text)
     print(text)
     print("wrote", REPORT, *paths)
     return 0

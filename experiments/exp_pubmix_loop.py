@@ -42,6 +42,7 @@ import time
 import numpy as np
 
 import blowfish_core as bc  # noqa: E402
+from blowfish_core import atomic  # noqa: E402
 from blowfish_core.accounting import rho_from_budget  # noqa: E402
 from blowfish_core.experiment import RunRequest, run_paired  # noqa: E402
 from blowfish_core.metrics import pwerr, t_interval  # noqa: E402
@@ -260,8 +261,7 @@ def main() -> int:
     results["seconds_total"] = round(time.perf_counter() - t0, 1)
     results["machine"] = {"cores_used": 1, "note": "2 shared cores; single process"}
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=2)
+    atomic.write_text(OUT, json.dumps(results, indent=2))
     for sel in results["selections"]:
         print(table(results, sel))
     print(f"\ntotal {results['seconds_total']:.0f} s; wrote {OUT}")

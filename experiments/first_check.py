@@ -33,6 +33,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+from blowfish_core import atomic  # noqa: E402
 from blowfish_core.errors import BlowfishError  # noqa: E402
 from blowfish_core.evolution import SynthConfig  # noqa: E402
 from blowfish_core.metrics import one_way_errors  # noqa: E402
@@ -192,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({result['setting']['config']['rounds']} rounds, release {result['setting']['config']['release']})")
     print(format_table(result))
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as fh:
-        json.dump(result, fh, indent=1)
+    atomic.write_text(args.out, json.dumps(result, indent=1))
     print(f"wrote {args.out}")
     return 0
 

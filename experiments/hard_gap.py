@@ -29,6 +29,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+from blowfish_core import atomic  # noqa: E402
 from blowfish_core.data import read_table  # noqa: E402
 from blowfish_core.distance import domain_index, group_records  # noqa: E402
 from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402
@@ -110,8 +111,7 @@ def main(argv=None):
            "definitions": evals, "mutation_timing": mut, "split_seed": split,
            "seconds": round(time.perf_counter() - t0, 1)}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1)
+    atomic.write_text(args.out, json.dumps(out, indent=1))
     print(f"{'definition/reference':24s} {'Hard':>7s} {'uniform':>8s} {'real512':>8s} {'Hard pos.':>9s}")
     for k, e in evals.items():
         h, u, r = e["hard"]["mean"], e["uniform512"]["mean"], e["real512"]["mean"]

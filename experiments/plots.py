@@ -6,6 +6,8 @@ import os
 
 import matplotlib
 
+from blowfish_core import atomic
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -35,9 +37,11 @@ def reduction_panel(ax, names: list[str], title: str) -> None:
     ax.legend(fontsize=7)
 
 
-def save(fig, path: str) -> str:
+def save(fig, path: str, dpi: int = 110) -> str:
+    """Save ``fig`` to ``path`` atomically (blowfish_core.atomic; the format from the extension) and close it."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fmt = os.path.splitext(path)[1].lstrip(".") or "png"
+    atomic.write_with(path, lambda f: fig.savefig(f, dpi=dpi, format=fmt), binary=True)
     plt.close(fig)
     return path

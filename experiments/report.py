@@ -15,6 +15,8 @@ import os
 import sys
 import time
 
+from blowfish_core import atomic
+
 from . import findings
 from .common import FIGURES_DIR, REPORT_PATH, RESULTS_DIR, load_json, task, task_key
 
@@ -170,8 +172,7 @@ def generate(mode: str = "auto", results_dir: str = RESULTS_DIR, out: str = REPO
         L.append("")
         L.append(ref)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w") as f:
-        f.write("\n".join(L).rstrip() + "\n")
+    atomic.write_text(out, "\n".join(L).rstrip() + "\n")
     return out
 
 
