@@ -8,7 +8,12 @@ i.i.d. draws from
     P_syn = (1 - beta_mix) P_prv + beta_mix P_nse.
 
 Only the draws are released; P_syn, P_prv and the weights are never returned by
-any function here except inside :func:`pubmix_sample` (which returns draws).
+any function here except inside :func:`pubmix_sample` / :func:`exact_mixture_sample`
+(which return draws).
+
+Sampling: :func:`pubmix_sample` (numpy's ``choice`` on float weights, a seeded stream: study
+runs only) and :func:`exact_mixture_sample` (releases, issue 21: exact integer arithmetic with
+uniform integers from the OS CSPRNG, so the sampled law is exactly Thm 4.1's mixture).
 
 Privacy (Thm 4.1, Eqs. (6)-(7) = (22)-(23), App. C): the worst neighbouring pair
 reduces to two 3-point laws over (bin i, bin j, rest),

@@ -10,7 +10,9 @@ structure under replace-one neighbours with n public), P_nse,t built from PUBLIC
 only: PubMix water-fills the hard-vote histogram of the public rows on C_t to the
 floor f_t (Def. 4.3, so min P_nse,t >= f_t); LinMix uses the uniform distribution
 (Cor. 4.6, f_t = 1/m_t).  Only the draws leave the round; the mixture and H_t are
-never returned or stored (pubmix.pubmix_sample forms the mixture inside the call).
+never returned or stored (the sampler forms the mixture inside the call: pubmix.pubmix_sample
+on the seeded stream for study runs; pubmix.exact_mixture_sample, exact integer arithmetic on the
+OS CSPRNG, for releases, :class:`PubMixExact`).
 
 Schedule (:meth:`PubMix.plan`), fixed before the run from public quantities only
 (n, the population schedule, the release size, epsilon, delta, the floor constant):
