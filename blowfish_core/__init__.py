@@ -21,7 +21,8 @@ Main entry points:
     audit                                    empirical privacy audit of one round
     beta_min, water_fill, mifr, choose_noise PubMix / LinMix (papers/003): mixing weight (Thm 4.1),
     gamma_from_folds, linmix_noise,          floor raising (Defs 4.3-4.4), Remark 4.5, gamma (§5),
-    pubmix_pld, pubmix_sample                the release's PLD and its sampler
+    pubmix_pld, pubmix_sample                the release's PLD and its (seeded, study) sampler
+    exact_mixture_sample                     the exact release sampler (integer arithmetic, OS CSPRNG)
     em_probabilities, selection_delta        exponential selection and its calibrations (papers/001)
     score_sensitivity, select_private        private choice of tau by the exponential mechanism
 """
@@ -50,8 +51,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "sweeps": ("budget_sweep",),
     "analysis.audit": ("audit",),
     "synthesizer": ("Synthesizer",),
-    "pubmix": ("beta_min", "choose_noise", "gamma_from_folds", "linmix_noise", "mifr", "pubmix_delta",
-               "pubmix_pld", "pubmix_sample", "water_fill"),
+    "pubmix": ("beta_min", "choose_noise", "exact_mixture_sample", "gamma_from_folds", "linmix_noise", "mifr",
+               "pubmix_delta", "pubmix_pld", "pubmix_sample", "water_fill"),
     # exponential selection (papers/001; issue 14)
     "selection": ("CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
                   "hockey_stick", "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity",

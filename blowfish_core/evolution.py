@@ -219,6 +219,11 @@ class SynthResult:
     noise_sampler: str | None = None
     randomness: str | None = None
 
+    @property
+    def sampler_used(self) -> str | None:
+        """The noise sampler as release_gate.release_synthesis reads it (= noise_sampler)."""
+        return self.noise_sampler
+
 
 def vote_precision_text(per_round: list[str]) -> str | None:
     """One text for the per-round precisions: the precision when every round used it, else which rounds
@@ -532,9 +537,9 @@ def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng)
     """One PubMix/LinMix round: int64 (n_samples_t,) draws of bin indices in [0, m_t).
 
     P_nse,t from the public rows only (their hard-vote histogram on C_t); the mixture is
-    formed inside pubmix_sample and never kept.
+    formed inside ``mech.draw`` and never kept (study: pubmix_sample on the seeded stream;
+    release: the exact sampler from the OS CSPRNG, mechanisms.pubmix.PubMixExact).
     """
-    from .pubmix import pubmix_sample
     from .votes import HardVote
 
     i = t - 1
@@ -544,7 +549,7 @@ def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng)
         hp = vote_histogram(schema, C, Up, cp, HardVote(), I=Ip, kernel=kernel)
         p_public = hp / hp.sum()
     p_noise = mech.noise_distribution(p_public, plan.floor[i], kernel.m)
-    return pubmix_sample(Hist / n_priv, p_noise, plan.beta_t[i], plan.n_samples[i], rng)
+    return mech.draw(Hist, n_priv, p_noise, plan.beta_t[i], plan.n_samples[i], plan.floor[i], rng)
 
 
 def top_release(C: np.ndarray | None, order: np.ndarray, n: int, distinct: bool = False) -> np.ndarray:

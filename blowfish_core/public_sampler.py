@@ -7,8 +7,16 @@ same domain, (epsilon, delta) and n_samples; release n_samples rows drawn i.i.d.
 (1 - beta) P_prv + beta P_nse, with P_nse and beta fixed from public data only
 (:func:`blowfish_core.pubmix.choose_noise`, or uniform noise for LinMix).
 
+Two actions (issue 21):
+* :func:`public_aware_sample` -- a SEEDED STUDY PREVIEW (``seed``, numpy's sampler): labelled
+  ``label = evolution.SEEDED_NOTE`` ("seeded: for study, not for publication"); never a release.
+* :func:`release_marginal_samples` -- THE RELEASE: through ``release_gate.publish`` (Claim
+  "marginal samples", mechanism pubmix/linmix), drawn with the exact integer sampler from the OS
+  CSPRNG (:func:`blowfish_core.pubmix.exact_mixture_sample`), labelled by the gate; public rows
+  held out of the sensitive table are named as unprotected (``unprotected_rows``).
+
 What the result holds:
-* the release: ``rows`` (n_samples decoded rows; a numeric attribute shows its bin
+* the draws: ``rows`` (n_samples decoded rows; a numeric attribute shows its bin
   as "[lo, hi)"), and public quantities (beta, the floor, the noise distribution and
   the public histogram, gamma, the beta_min-vs-n_samples curves);
 * ``evaluation`` -- EVALUATION ONLY, COMPUTED ON PRIVATE DATA, do not publish: TV
@@ -35,12 +43,14 @@ from .accounting import (
     rho_from_epsilon_exact,
 )
 from .errors import BlowfishError, DataError, SchemaError
+from .evolution import SEEDED_NOTE
 from .metrics import NUMERIC_BINS, bin_codes
 from .pubmix import (
     beta_min,
     check_gamma,
     check_n_samples,
     choose_noise,
+    exact_mixture_sample,
     gamma_from_folds,
     linmix_noise,
     pubmix_sample,
@@ -64,6 +74,8 @@ class PublicSample:
     p_noise: (d,) public histogram and noise distribution (public).  n: private rows;
     curve: {"n_samples": [...], "pubmix": [...], "linmix": [...]} beta_min vs n_samples
     at the chosen floor and at 1/d.  evaluation: EVALUATION_LABEL -> see module docstring.
+    label: what the rows are: evolution.SEEDED_NOTE for the seeded study preview, the gate's label
+    (release_gate.RELEASE_LABEL / NOT_DP_LABEL) for a release; sampler: 'numpy' (study) or 'exact'.
     """
 
     rows: pd.DataFrame
@@ -84,6 +96,13 @@ class PublicSample:
     p_noise: np.ndarray
     curve: dict[str, list]
     evaluation: dict[str, Any] = field(default_factory=dict)
+    label: str = SEEDED_NOTE
+    sampler: str = "numpy"
+
+    @property
+    def publishable(self) -> bool:
+        """True only for rows that passed the release gate (never for a seeded preview)."""
+        return self.label != SEEDED_NOTE and self.sampler == "exact"
 
     @property
     def d(self) -> int:
@@ -93,7 +112,8 @@ class PublicSample:
         """Public, JSON-safe parameters of the release (no private quantity)."""
         return {"method": self.method, "attributes": list(self.attrs), "cells": self.d, "epsilon": self.epsilon,
                 "delta": self.delta, "n_samples": self.n_samples, "n": self.n, "beta": self.beta,
-                "floor": self.floor, "noise": self.which, "gamma": self.gamma, "gamma_source": self.gamma_source}
+                "floor": self.floor, "noise": self.which, "gamma": self.gamma, "gamma_source": self.gamma_source,
+                "label": self.label, "sampler": self.sampler}
 
 
 def _bin_label(lo: float, hi: float, k: int, bins: int, integer: bool) -> str:
@@ -177,19 +197,99 @@ def public_aware_sample(schema: Schema, attrs: Sequence[str], private_df: pd.Dat
                         gamma: float | None = None, k_folds: int = 5, seed: int = 0, bins: int = NUMERIC_BINS,
                         evaluate: bool = True, eval_grid: Sequence[int] | None = None,
                         eval_reps: int = 3) -> PublicSample:
-    """Release n_samples rows of the ``attrs`` marginal by PubMix or LinMix (module docstring).
+    """SEEDED STUDY PREVIEW of n_samples rows of the ``attrs`` marginal by PubMix or LinMix.
+
+    Not a release: the draws come from numpy's sampler on a stream seeded by ``seed``, and the
+    result is labelled ``label = evolution.SEEDED_NOTE`` ("seeded: for study, not for
+    publication"); anyone who knows the seed can recompute the draws (issue 21).  Publish only
+    :func:`release_marginal_samples`.
 
     schema: the public schema; attrs: k >= 1 attribute names; private_df: the private
     table (n = its rows, public); public_df: public rows of the same domain (disjoint
     from the private rows), used for the noise and gamma (PubMix) -- LinMix ignores it
     except for display; epsilon (nats), delta in (0, 1), n_samples >= 1; gamma: TV
     radius, None = :func:`gamma_from_folds` with ``k_folds`` folds (mean pairwise TV);
-    seed: release seed.  evaluate: also compute the evaluation-only TV comparison over
+    seed: the study seed.  evaluate: also compute the evaluation-only TV comparison over
     ``eval_grid`` (default: n_samples/8, /4, /2, n_samples) with ``eval_reps`` repetitions.
     Returns :class:`PublicSample`.  Raises BudgetError (epsilon, delta, n_samples, gamma),
     SchemaError (attrs, values outside the public domain), DataError (empty tables),
     BlowfishError (method).
     """
+    q = _prepare(schema, attrs, private_df, public_df, epsilon, delta, n_samples, method, gamma, k_folds, seed,
+                 bins, exact=False)
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 52021]))
+    counts = q.pop("counts").astype(float)
+    draws = pubmix_sample(counts / q["n"], q["p_noise"], q["beta"], q["m"], rng)
+    res = _result(q, draws, SEEDED_NOTE, "numpy")
+    if evaluate:
+        res.evaluation = _evaluate(counts, q["p_public"], q["g"], q["eps"], q["dl"], q["m"], eval_grid, eval_reps,
+                                   seed)
+    del counts
+    return res
+
+
+def release_marginal_samples(schema: Schema, attrs: Sequence[str], private_df: pd.DataFrame,
+                             public_df: pd.DataFrame, epsilon: float, delta: float, n_samples: int,
+                             method: str = "pubmix", gamma: float | None = None, k_folds: int = 5,
+                             bins: int = NUMERIC_BINS, unprotected_rows: int = 0, unprotected_source: str = "",
+                             allow_data_domain: bool = False) -> Any:
+    """RELEASE n_samples rows of the ``attrs`` marginal by PubMix / LinMix through the release gate.
+
+    Arguments as :func:`public_aware_sample` (no seed: nothing about the randomness is chosen or
+    recorded).  unprotected_rows: how many of ``public_df``'s rows were held out of the sensitive
+    table (a preset's pilot split, the app's hold-out): they get no protection and the gate's
+    notes name them (release_gate.unprotected_text; ``unprotected_source`` describes them);
+    allow_data_domain: release with a data-derived schema anyway (labelled NOT_DP_LABEL).
+
+    The claim: Claim("marginal samples", schema, mechanisms=(method,)) -- refused (GateError)
+    for a data-derived schema without allow_data_domain.  The draws: the exact integer sampler
+    (:func:`blowfish_core.pubmix.exact_mixture_sample`) on the marginal's counts, beta and
+    P_nse from public data only, uniform integers from the OS CSPRNG; the floor of the
+    accounting is N* = min P_nse (LinMix: the largest float f with d f <= 1 exactly), and
+    every noise mass of the sampled law is >= N* exactly (papers/003 Thm 4.1 with
+    N1 = N2 = N*, Remark 4.5).  One ledger row (mechanism ``method``; PLD total).
+
+    Returns the release_gate.Publication; ``publication.result`` is the :class:`PublicSample`
+    (label = the gate's label, sampler 'exact', no evaluation: nothing computed on private data
+    beyond the draws).  Raises GateError, and what :func:`public_aware_sample` raises.
+    """
+    from .ledger import LedgerRow
+    from .release_gate import Claim, Part, publish
+
+    if method not in METHODS:
+        raise BlowfishError(f"method must be 'pubmix' or 'linmix' (got {method!r})")
+    nu = int(unprotected_rows)
+    if nu < 0:
+        raise DataError(f"unprotected_rows must be >= 0 (got {unprotected_rows!r})")
+    dl = check_delta(delta)
+    claim = Claim("marginal samples", schema, (), (method,), (), False, bool(allow_data_domain), nu, dl)
+
+    def produce(entropy):
+        streams = entropy()  # the gate's OS entropy; the exact sampler reads the OS CSPRNG itself
+        q = _prepare(schema, attrs, private_df, public_df, epsilon, delta, n_samples, method, gamma, k_folds, 0,
+                     bins, exact=True)
+        counts = q.pop("counts")
+        draws = exact_mixture_sample(counts, q["p_noise"], q["beta"], q["m"], floor=q["floor"])
+        del counts
+        row = LedgerRow(1, q["d"], method, 1.0, "l1", float(q["beta"]), "replace-one (one row moves one count)",
+                        epsilon_t=float(q["eps"]), delta_dp_t=float(q["dl"]), beta_t=float(q["beta"]),
+                        floor=float(q["floor"]), n_samples=int(q["m"]), n_private=int(q["n"]),
+                        notes=(f"unprotected: {unprotected_source}",) if nu and unprotected_source else ())
+        res = _result(q, draws, "", "exact")
+        return [Part(f"{method}_marginal_samples.csv", (row,), "exact", streams.randomness, res)]
+
+    pub = publish(claim, produce, result_of=lambda parts: parts[0].value)
+    pub.result.label = pub.label
+    return pub
+
+
+def _prepare(schema, attrs, private_df, public_df, epsilon, delta, n_samples, method, gamma, k_folds, seed, bins,
+             exact: bool) -> dict[str, Any]:
+    """The marginal's public parameters and its private counts (int64 (d,), under 'counts').
+
+    exact=True (release): the floor of the accounting is min P_nse, lowered for LinMix to the
+    largest float f with d f <= 1 exactly (mechanisms.pubmix.exact_floor_of), and beta is
+    beta_min at that floor."""
     if method not in METHODS:
         raise BlowfishError(f"method must be 'pubmix' or 'linmix' (got {method!r})")
     eps = check_epsilon(epsilon)
@@ -218,22 +318,33 @@ def public_aware_sample(schema: Schema, attrs: Sequence[str], private_df: pd.Dat
         p_noise, t, which = linmix_noise(d), lin_floor, "linmix"
         beta = beta_min(eps, dl, n, m, lin_floor)
     floor = float(p_noise.min())
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 52021]))
-    counts = np.bincount(priv, minlength=d).astype(float)
-    draws = pubmix_sample(counts / n, p_noise, beta, m, rng)
+    if exact:
+        from .mechanisms.pubmix import exact_floor_of
+
+        safe = min(floor, exact_floor_of(1.0, d))
+        if safe < floor:
+            floor, beta = safe, beta_min(eps, dl, n, m, safe)
+    counts = np.bincount(priv, minlength=d).astype(np.int64)
+    del priv
+    return {"sub": sub, "sizes": sizes, "labels": labels, "d": d, "n": n, "m": m, "eps": eps, "dl": dl,
+            "method": method, "p_public": p_public, "g": float(g), "gsrc": gsrc, "p_noise": p_noise,
+            "beta": float(beta), "t": float(t), "which": which, "floor": floor, "lin_floor": lin_floor,
+            "counts": counts}
+
+
+def _result(q: dict[str, Any], draws: np.ndarray, label: str, sampler: str) -> PublicSample:
+    sub, sizes, labels, d, m = q["sub"], q["sizes"], q["labels"], q["d"], q["m"]
+    eps, dl, n, floor = q["eps"], q["dl"], q["n"], q["floor"]
     rows = _decode(sub, sizes, labels, draws)
     grid = default_curve_grid(m)
     curve = {"n_samples": grid,
-             "pubmix": [beta_min(eps, dl, n, k, floor) for k in grid] if method == "pubmix" else None,
-             "linmix": [beta_min(eps, dl, n, k, lin_floor) for k in grid]}
+             "pubmix": [beta_min(eps, dl, n, k, floor) for k in grid] if q["method"] == "pubmix" else None,
+             "linmix": [beta_min(eps, dl, n, k, q["lin_floor"]) for k in grid]}
     cells = [", ".join(f"{a}={labels[i][c]}" for i, (a, c) in enumerate(zip(sub.names, cell)))
              for cell in np.ndindex(*sizes)] if d <= 5000 else [str(i) for i in range(d)]
-    res = PublicSample(rows, list(sub.names), cells, method, eps, dl, m, n, float(beta), floor, float(t), which,
-                       float(g), gsrc, p_public, p_noise, curve)
-    if evaluate:
-        res.evaluation = _evaluate(counts, p_public, g, eps, dl, m, eval_grid, eval_reps, seed)
-    del counts, priv
-    return res
+    return PublicSample(rows, list(sub.names), cells, q["method"], eps, dl, m, n, float(q["beta"]), floor,
+                        float(q["t"]), q["which"], float(q["g"]), q["gsrc"], q["p_public"], q["p_noise"], curve,
+                        label=label, sampler=sampler)
 
 
 def _evaluate(counts, p_public, gamma, eps, delta, m, grid, reps, seed) -> dict[str, Any]:

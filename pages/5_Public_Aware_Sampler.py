@@ -3,8 +3,13 @@
 Thin page: widgets -> blowfish_core.public_sampler.public_aware_sample -> metrics, plotly
 figures and the download.  The dataset comes from the Policy Designer (get_studio):
 XOR-3 by default (generated public rows), Adult/Bank with their held-out pilot split as
-the public side, or an uploaded public CSV.  Only the n_samples draws are a release; the
-TV comparison is computed on private data and labelled "evaluation only".
+the public side, or an uploaded public CSV.  Two actions (issue 21): "Study preview (seeded)"
+draws with numpy's sampler from the Seed and is labelled evolution.SEEDED_NOTE ("seeded: for
+study, not for publication"); "Make a release" calls
+blowfish_core.public_sampler.release_marginal_samples (release_gate.publish: OS entropy, the exact
+integer sampler) and only its rows carry the gate's label.  Public rows held out of the sensitive
+table are named as unprotected (release_gate.unprotected_text).  The TV comparison is computed on
+private data and labelled "evaluation only".
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ import streamlit as st
 
 from blowfish_core.data import read_table
 from blowfish_core.errors import BlowfishError
-from blowfish_core.public_sampler import EVALUATION_LABEL, public_aware_sample
+from blowfish_core.evolution import SEEDED_NOTE
+from blowfish_core.public_sampler import EVALUATION_LABEL, public_aware_sample, release_marginal_samples
+from blowfish_core.release_gate import GateError, total_text, unprotected_text
 from studio import flow
 from studio.state import get_studio
 
@@ -32,12 +39,15 @@ st.session_state.setdefault("ps_attrs", names[:2])
 
 st.title("Public-aware sampler")
 flow.tutorial("PubMix releases rows drawn from a mixture of the private histogram and a noise distribution "
-              "built from public rows; beta, the mixing weight, is the smallest that makes the samples (ε, δ)-DP.")
+              "built from public rows; beta, the mixing weight, is the smallest that makes a release from OS "
+              "entropy (ε, δ)-DP. A seeded preview is for study only.")
 st.caption(
     "PubMix (papers/003, Alg. 1): n_samples rows drawn i.i.d. from (1 - beta) P_prv + beta P_nse, where P_prv is "
     "the private k-way marginal and P_nse a floor-raised public histogram (Remark 4.5; LinMix: uniform). beta is the "
-    "exact minimum of Thm 4.1, so the released rows are (epsilon, delta)-DP under replace-one neighbours "
-    "(n public). Only the rows are released: the mixture would reveal the private marginal."
+    "exact minimum of Thm 4.1 under replace-one neighbours (n public). 'Make a release' draws from OS entropy with "
+    "exact integer sampling through the release gate; 'Study preview (seeded)' uses the Seed and numpy's sampler: "
+    "seeded: for study, not for publication. Only the rows are released: the mixture would reveal the private "
+    "marginal."
 )
 
 # ------------------------------------------------------------------ inputs
@@ -50,7 +60,7 @@ if st.session_state.get("ps_source") not in pub_opts:
 source = st.radio("Public side", pub_opts, key="ps_source", horizontal=True,
                   help="XOR: generated public rows; Adult/Bank: the held-out pilot split (disjoint from the "
                        "private rows); any dataset: a public CSV with the same columns")
-public, public_note = None, ""
+public, public_note, held_out = None, "", 0
 if source.startswith("Upload"):
     up = st.file_uploader("Public CSV (same columns, same public domain)", type=["csv"], key="ps_upload")
     if up is not None:
@@ -62,11 +72,15 @@ if source.startswith("Upload"):
 else:
     public = studio.public
     public_note = f"{len(public):,} public rows of {studio.dataset_name} (disjoint from the private rows)"
+    # a real table's pilot split (Adult/Bank) or the Pilot page's hold-out: rows of the sensitive table
+    if studio.table_source in ("shared", "upload") or "holdout" in studio.extras:
+        held_out = len(public)
+        public_note = f"{held_out:,} held-out rows of {studio.dataset_name} (disjoint from the private rows)"
 c1, c2, c3, c4 = st.columns(4)
 c1.number_input("epsilon (nats)", key="ps_eps", format="%g", step=0.5)
 c2.number_input("delta", key="ps_delta", format="%g", step=1e-6)
 c3.number_input("n_samples (rows to release)", key="ps_n", step=64)
-c4.number_input("Seed", key="ps_seed", step=1)
+c4.number_input("Seed (study preview only)", key="ps_seed", step=1)
 d1, d2 = st.columns(2)
 d1.radio("Mechanism", ["PubMix", "LinMix"], key="ps_method", horizontal=True,
          help="LinMix: uniform noise (Cor. 4.6), no public data needed for the noise")
@@ -74,35 +88,64 @@ d2.number_input("gamma (TV radius of the public ball; 0 = mean pairwise TV of 5 
                 format="%g", step=0.05, help="gamma affects utility only, never privacy (footnote 1)")
 if public is not None:
     st.caption(f"Public side: {public_note}.")
+if held_out:
+    UNPROTECTED = unprotected_text(held_out, f"held out of {studio.dataset_name}") + "."
+    st.warning(UNPROTECTED)
 st.info("Releasing again spends the budget again: two batches of n_samples are not covered by one beta_min.")
 
-if st.button("Release samples", type="primary", key="ps_run"):
+
+def _inputs() -> dict:
+    """The page's settings as keyword arguments (BlowfishError when nothing can be drawn)."""
+    if not has_rows:
+        raise BlowfishError(f"{studio.dataset_name} has no private rows loaded. Fix: load the table in the "
+                            "Policy Designer")
+    if public is None:
+        raise BlowfishError("no public table. Fix: upload a public CSV with the same columns")
+    g = st.session_state["ps_gamma"]
+    return {"schema": studio.schema, "attrs": list(st.session_state["ps_attrs"]), "private_df": studio.private,
+            "public_df": public, "epsilon": st.session_state["ps_eps"], "delta": st.session_state["ps_delta"],
+            "n_samples": st.session_state["ps_n"], "method": st.session_state["ps_method"].lower(),
+            "gamma": None if g == 0 else g}
+
+
+b1, b2 = st.columns(2)
+if b1.button("Make a release", type="primary", key="ps_release",
+             help="OS entropy and exact integer sampling, through the release gate: the only publishable rows"):
     st.session_state.pop("ps_result", None)
     try:
-        if not has_rows:
-            raise BlowfishError(f"{studio.dataset_name} has no private rows loaded. Fix: load the table in the "
-                                "Policy Designer")
-        if public is None:
-            raise BlowfishError("no public table. Fix: upload a public CSV with the same columns")
-        n_s = st.session_state["ps_n"]
-        g = st.session_state["ps_gamma"]
-        res = public_aware_sample(
-            studio.schema, list(st.session_state["ps_attrs"]), studio.private, public,
-            st.session_state["ps_eps"], st.session_state["ps_delta"], n_s,
-            method=st.session_state["ps_method"].lower(), gamma=None if g == 0 else g,
-            seed=int(st.session_state["ps_seed"]))
-        st.session_state["ps_result"] = {"res": res, "version": studio.version}
+        pub = release_marginal_samples(**_inputs(), unprotected_rows=held_out,
+                                       unprotected_source=public_note if held_out else "")
+        st.session_state["ps_result"] = {"res": pub.result, "version": studio.version, "publication": pub}
+    except GateError as e:
+        st.error(f"Not released: {e.render('app')}")
     except BlowfishError as e:
         st.error(f"Not released: {e}")
+if b2.button("Study preview (seeded)", key="ps_run",
+             help=f"numpy's sampler from the Seed: {SEEDED_NOTE}"):
+    st.session_state.pop("ps_result", None)
+    try:
+        res = public_aware_sample(**_inputs(), seed=int(st.session_state["ps_seed"]))
+        st.session_state["ps_result"] = {"res": res, "version": studio.version, "publication": None}
+    except BlowfishError as e:
+        st.error(f"No preview: {e}")
 
 # ------------------------------------------------------------------ results
 out = st.session_state.get("ps_result")
 if out is None:
     st.stop()
 res = out["res"]
+pub = out.get("publication")
 if out["version"] != studio.version:
-    st.warning("These rows were released for an earlier dataset or schema.")
-st.header("Release")
+    st.warning("These rows were drawn for an earlier dataset or schema.")
+if pub is not None:
+    st.header("Release")
+    st.success(f"{pub.label}. {total_text(pub.total, len(pub.parts))}")
+    for note in pub.notes:
+        st.warning(note)
+else:
+    st.header("Study preview")
+    st.warning(f"{SEEDED_NOTE}: drawn from Seed {int(st.session_state['ps_seed'])} with numpy's sampler; anyone "
+               "who knows the seed can recompute these rows. Use 'Make a release' for rows to publish.")
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("beta (mixing weight)", f"{res.beta:.6g}")
 m2.metric("Noise floor min P_nse", f"{res.floor:.4g}")
@@ -110,10 +153,15 @@ m3.metric("Cells d", f"{res.d:,}")
 m4.metric("Private rows n", f"{res.n:,}")
 m5.metric("gamma", f"{res.gamma:.3g}")
 st.caption(f"{res.method}: noise = {res.which} at floor t = {res.t:.4g}; gamma: {res.gamma_source}; "
-           f"(epsilon, delta) = ({res.epsilon:g}, {res.delta:g}) for these {res.n_samples:,} rows.")
+           f"(epsilon, delta) = ({res.epsilon:g}, {res.delta:g}) for these {res.n_samples:,} rows"
+           + (" (a release: exact sampler, OS entropy)." if pub is not None else f" ({SEEDED_NOTE})."))
 st.dataframe(res.rows.head(200), use_container_width=True)
-st.download_button("Download the released rows (CSV)", res.rows.to_csv(index=False).encode(),
-                   file_name="pubmix_release.csv", mime="text/csv", key="ps_download")
+if pub is not None:
+    st.download_button("Download the released rows (CSV)", res.rows.to_csv(index=False).encode(),
+                       file_name=f"{res.method}_release.csv", mime="text/csv", key="ps_download")
+else:
+    st.download_button(f"Download the preview rows (CSV; {SEEDED_NOTE})", res.rows.to_csv(index=False).encode(),
+                       file_name=f"{res.method}_study_preview_seeded.csv", mime="text/csv", key="ps_download")
 
 f1, f2 = st.columns(2)
 fig = go.Figure()

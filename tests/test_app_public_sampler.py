@@ -1,4 +1,10 @@
-"""AppTest of the Public-aware sampler page: displayed beta equals the engine's; bad inputs give st.error."""
+"""AppTest of the Public-aware sampler page: displayed beta equals the engine's; bad inputs give st.error.
+
+Issue 21: 'Study preview (seeded)' (key ps_run) is labelled "seeded: for study, not for
+publication" and never with the gate's label; 'Make a release' (key ps_release) goes through
+release_gate.publish, draws with the exact sampler from the OS CSPRNG (two clicks differ; a
+fixed source would make them equal), and held-out public rows are named as unprotected.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,13 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
+import numpy as np
+
 import blowfish_core as bc
+import blowfish_core.pubmix as pm
+import blowfish_core.public_sampler as ps
+from blowfish_core import release_gate as gate
+from blowfish_core.evolution import SEEDED_NOTE
 from blowfish_core.public_sampler import EVALUATION_LABEL, public_aware_sample
 from studio.state import default_studio
 
@@ -102,3 +114,72 @@ def test_adult_preset_uses_held_out_split(adult_path):
                               evaluate=False)
     assert _metrics(at)["beta (mixing weight)"] == f"{ref.beta:.6g}"
     assert _metrics(at)["Private rows n"] == f"{len(s.private):,}"
+    words = gate.unprotected_text(len(s.public), f"held out of {s.dataset_name}")
+    assert any(words in w.value for w in at.warning)  # the pilot split gets no protection
+    at.button(key="ps_release").click().run()
+    assert not at.exception and not at.error
+    assert any(gate.RELEASE_LABEL in m.value for m in at.success)
+    assert any("get no protection" in w.value for w in at.warning)
+
+
+def _texts(at: AppTest) -> list[str]:
+    return [e.value for kind in ("success", "warning", "info", "caption", "markdown", "header", "error")
+            for e in getattr(at, kind)]
+
+
+def test_seeded_preview_is_labelled_for_study():
+    at = _page()
+    at.number_input(key="ps_n").set_value(128)
+    _release(at)  # the seeded action
+    assert not at.error
+    assert any(h.value == "Study preview" for h in at.header) and not any(h.value == "Release" for h in at.header)
+    assert any(w.value.startswith(SEEDED_NOTE) for w in at.warning)
+    assert not any(gate.RELEASE_LABEL in t for t in _texts(at)) and not at.success
+    assert not any("(ε, δ)-DP" in t and "seed" not in t.lower() for t in _texts(at))
+
+
+def _release_rows(at: AppTest) -> np.ndarray:
+    at.button(key="ps_release").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at.dataframe[0].value.to_numpy()
+
+
+def test_release_button_publishes_through_the_gate_from_os_entropy(monkeypatch):
+    calls = {"publish": 0, "bytes": 0}
+    real_publish, real_bytes = gate.publish, pm._os_bytes
+
+    def publish(*a, **k):
+        calls["publish"] += 1
+        return real_publish(*a, **k)
+
+    def os_bytes(k):
+        calls["bytes"] += 1
+        return real_bytes(k)
+
+    def no_numpy(*a, **k):
+        raise AssertionError("numpy's pubmix_sample used by the release")
+
+    monkeypatch.setattr(gate, "publish", publish)
+    monkeypatch.setattr(pm, "_os_bytes", os_bytes)
+    monkeypatch.setattr(ps, "pubmix_sample", no_numpy)
+    at = _page()
+    at.number_input(key="ps_n").set_value(256)
+    a = _release_rows(at)
+    assert calls["publish"] == 1 and calls["bytes"] >= 1
+    assert any(h.value == "Release" for h in at.header)
+    assert any(m.value.startswith(gate.RELEASE_LABEL) for m in at.success)
+    assert not any(SEEDED_NOTE in w.value for w in at.warning)
+    b = _release_rows(at)
+    assert calls["publish"] == 2
+    assert not np.array_equal(a, b)  # fresh OS entropy per release
+
+
+def test_a_release_from_a_fixed_source_would_be_caught(monkeypatch):
+    """The mutation 'the sampler page releases from seed 0': with the OS CSPRNG replaced by a
+    fixed source, two releases are equal, so the 'two clicks differ' check above fails."""
+    monkeypatch.setattr(pm, "_os_bytes", lambda k: bytes(k))
+    monkeypatch.setattr(pm, "_randbelow", lambda b: 0)
+    at = _page()
+    at.number_input(key="ps_n").set_value(256)
+    assert np.array_equal(_release_rows(at), _release_rows(at))

@@ -325,7 +325,7 @@ def test_public_aware_sampler_shows_beta_in_chromium(server):
             _wait_idle(page)
             _assert_no_exception(page, "sampler_before")
             _set_number(page, "n_samples (rows to release)", "256")
-            page.get_by_role("button", name="Release samples").click()
+            page.get_by_role("button", name="Study preview (seeded)").click()
             page.locator('[data-testid="stMetric"]').filter(has_text="beta (mixing weight)").first.wait_for(
                 timeout=RUN_TIMEOUT_MS)
             _wait_idle(page, RUN_TIMEOUT_MS)

@@ -77,3 +77,48 @@ def test_bad_inputs(xor):
         public_aware_sample(schema, ["X_1"], priv, pub, 1.0, 1e-5, 10, gamma=0.0)
     with pytest.raises(bc.BlowfishError, match="method"):
         public_aware_sample(schema, ["X_1"], priv, pub, 1.0, 1e-5, 10, method="gaussian")
+
+
+def test_release_goes_through_the_gate_with_the_exact_sampler(xor, monkeypatch):
+    """release_marginal_samples (issue 21): the gate's label and PLD total, sampler 'exact', the
+    unprotected-rows note, no numpy sampler; two releases differ; the seeded preview is study-only."""
+    import blowfish_core.public_sampler as ps
+    from blowfish_core import release_gate as gate
+    from blowfish_core.evolution import SEEDED_NOTE
+
+    def no_numpy(*a, **k):
+        raise AssertionError("numpy's pubmix_sample used by a release")
+
+    schema, priv, pub = xor
+    monkeypatch.setattr(ps, "pubmix_sample", no_numpy)
+    a = ps.release_marginal_samples(schema, ["X_1", "Y"], priv, pub, 1.0, 1e-5, 300, unprotected_rows=len(pub),
+                                    unprotected_source="the pilot rows")
+    assert a.label == gate.RELEASE_LABEL and a.result.label == gate.RELEASE_LABEL and a.result.publishable
+    assert [p.sampler for p in a.parts] == ["exact"] and a.total["accountant"] == "pld"
+    assert a.total["epsilon"] == pytest.approx(1.0, abs=2e-3)
+    assert any(gate.unprotected_text(len(pub)) in x for x in a.head_lines)
+    assert a.result.evaluation == {} and len(a.result.rows) == 300
+    b = ps.release_marginal_samples(schema, ["X_1", "Y"], priv, pub, 1.0, 1e-5, 300)
+    assert not b.result.rows.equals(a.result.rows) and not b.notes
+    monkeypatch.undo()
+    s = public_aware_sample(schema, ["X_1", "Y"], priv, pub, 1.0, 1e-5, 300, evaluate=False)
+    assert s.label == SEEDED_NOTE and not s.publishable and s.sampler == "numpy"
+
+
+def test_release_refusals_and_the_exact_linmix_floor():
+    """A data-derived schema is refused by the gate; LinMix over d = 5 cells (fl(1/5) * 5 > 1
+    exactly) is accounted at the largest float f with 5 f <= 1."""
+    from fractions import Fraction
+
+    from blowfish_core import release_gate as gate
+    from blowfish_core.public_sampler import release_marginal_samples
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"g": rng.choice(list("abcde"), 600)})
+    schema = bc.Schema([bc.Attribute("g", "categorical", levels=list("abcde"))])
+    r = release_marginal_samples(schema, ["g"], df.iloc[:500], df.iloc[500:], 1.0, 1e-5, 50, method="linmix")
+    assert Fraction(r.result.floor) * 5 <= 1 and r.result.floor < 1 / 5
+    assert r.result.beta == bc.beta_min(1.0, 1e-5, 500, 50, r.result.floor)
+    derived = bc.Schema(schema.attributes, data_derived=True, data_derived_columns=["g"])
+    with pytest.raises(gate.GateError, match="read off the private table"):
+        release_marginal_samples(derived, ["g"], df.iloc[:500], df.iloc[500:], 1.0, 1e-5, 50)

@@ -288,11 +288,10 @@ def test_xor3_pubmix_end_to_end_sane_errors(tmp_path, capsys):
     assert err < pub_err + 0.1, (err, pub_err)
 
 
-def test_pubmix_release_mode_is_refused_until_it_has_a_safe_sampler(tmp_path, capsys):
-    """An unseeded (release-mode) PubMix run is refused: its draws have no floating-point-safe
-    sampler yet (DESIGN §7), and a release must never fall back to numpy's sampler."""
+def test_pubmix_release_mode_releases_with_the_exact_sampler(tmp_path, capsys):
+    """An unseeded (release-mode) PubMix run releases (issue 21): its draws come from the exact
+    integer sampler on the OS CSPRNG (mechanisms.pubmix.PubMixExact), never numpy's sampler."""
     code = main(["synth", "--preset", "xor3", "--method", "tab-pe", "--noise", "pubmix", "--epsilon", "1",
                  "--out", str(tmp_path / "o.csv"), *TINY_ARGS])
-    err = capsys.readouterr().err
-    assert code == 2 and "pubmix mechanism has no opendp sampler" in err and "give seeds" in err
-    assert not (tmp_path / "o.csv").exists()
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "o.csv").exists()

@@ -23,6 +23,9 @@ and may have a release sampler ('opendp': OpenDP's floating-point-safe and discr
 samplers, :mod:`.opendp_samplers`).  The randomness source picks it once per run
 (``get_mechanism(name, sampler=streams.sampler)``: SeededStreams -> 'numpy',
 OsEntropyStreams -> 'opendp'); both entries share the name, ledger rows and accounting.
+PubMix/LinMix's 'opendp' entry is :class:`~.pubmix.PubMixExact` (its ``sampler`` is 'exact':
+integer-arithmetic sampling from the OS CSPRNG, issue 21); the PubMix class declares
+``release_sampler = 'exact'`` for release_gate.release_sampler.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from ..sensitivity import Calibration
 from .gaussian import Gaussian, GaussianOpenDP
 from .laplace import Laplace, LaplaceOpenDP
 from .exponential import Exponential
-from .pubmix import PubMix
+from .pubmix import PubMix, PubMixExact
 
 
 class Mechanism(Protocol):
@@ -74,7 +77,10 @@ DEFAULT_MECHANISM = "gaussian"
 #: mechanisms that release a choice, not a histogram: ledger rows only, not a ``--mechanism`` of synth.
 SELECTION_MECHANISMS: dict[str, Exponential] = {m.name: m for m in (Exponential(),)}
 #: (name, sampler) -> the same mechanism with another noise sampler (release mode).
-SAMPLED: dict[tuple[str, str], Mechanism] = {(m.name, "opendp"): m for m in (GaussianOpenDP(), LaplaceOpenDP())}
+#: PubMix/LinMix's release entry samples exactly (sampler 'exact', PubMixExact) under the 'opendp' key
+#: release streams ask for.
+SAMPLED: dict[tuple[str, str], Mechanism] = {(m.name, "opendp"): m for m in (
+    GaussianOpenDP(), LaplaceOpenDP(), PubMixExact(), PubMixExact("linmix", linmix=True))}
 SAMPLERS = ("numpy", "opendp")
 
 
@@ -109,4 +115,4 @@ def get_mechanism(mechanism: str | Mechanism | None, sampler: str = "numpy") -> 
 
 __all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLED", "SAMPLERS", "SAMPLING", "SELECTION_MECHANISMS",
            "Exponential", "Gaussian", "GaussianOpenDP", "Laplace", "LaplaceOpenDP", "Mechanism", "PubMix",
-           "get_mechanism"]
+           "PubMixExact", "get_mechanism"]

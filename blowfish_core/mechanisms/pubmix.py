@@ -10,7 +10,9 @@ structure under replace-one neighbours with n public), P_nse,t built from PUBLIC
 only: PubMix water-fills the hard-vote histogram of the public rows on C_t to the
 floor f_t (Def. 4.3, so min P_nse,t >= f_t); LinMix uses the uniform distribution
 (Cor. 4.6, f_t = 1/m_t).  Only the draws leave the round; the mixture and H_t are
-never returned or stored (pubmix.pubmix_sample forms the mixture inside the call).
+never returned or stored (the sampler forms the mixture inside the call: pubmix.pubmix_sample
+on the seeded stream for study runs; pubmix.exact_mixture_sample, exact integer arithmetic on the
+OS CSPRNG, for releases, :class:`PubMixExact`).
 
 Schedule (:meth:`PubMix.plan`), fixed before the run from public quantities only
 (n, the population schedule, the release size, epsilon, delta, the floor constant):
@@ -35,16 +37,17 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..accounting import check_delta, check_epsilon
 from ..errors import BlowfishError, BudgetError
 from ..ledger import LedgerRow
-from ..pubmix import beta_min, linmix_noise, pubmix_pld, water_fill
+from ..pubmix import beta_min, exact_mixture_sample, linmix_noise, pubmix_pld, pubmix_sample, water_fill
 from ..sensitivity import Calibration
 
 #: why a soft-vote method is refused (the issue's wording; shown by CLI, API and the Runner page).
@@ -85,9 +88,10 @@ def _round_pld(eps_t: float, delta_t: float, n: int, m: int, f: float, beta: flo
 
 @functools.lru_cache(maxsize=256)
 def _plan_cached(linmix: bool, floor_c: float, epsilon: float, delta: float, n: int,
-                 n_samples: tuple[int, ...], sizes: tuple[int, ...], weights: tuple[float, ...]) -> SamplingPlan:
+                 n_samples: tuple[int, ...], sizes: tuple[int, ...], weights: tuple[float, ...],
+                 exact_floor: bool = False) -> SamplingPlan:
     T = len(sizes)
-    floors = tuple((1.0 if linmix else floor_c) / m for m in sizes)
+    floors = tuple((exact_floor_of if exact_floor else _float_floor)(1.0 if linmix else floor_c, m) for m in sizes)
     deltas = tuple(delta / T for _ in range(T))
     w = np.asarray(weights, float) / math.fsum(weights)
 
@@ -119,6 +123,26 @@ def _plan_cached(linmix: bool, floor_c: float, epsilon: float, delta: float, n: 
     return SamplingPlan(eps_t, deltas, betas, floors, tuple(n_samples), n, tot, delta)
 
 
+def _float_floor(c: float, m: int) -> float:
+    """The study plan's floor c / m (float division, as seeded runs have always used)."""
+    return c / m
+
+
+def exact_floor_of(c: float, m: int) -> float:
+    """The release plan's floor: c / m rounded DOWN so that m * floor <= c in exact arithmetic.
+
+    c / m in floating point is rounded to nearest, so for about half of all m (e.g. m = 5)
+    m * fl(1/m) > 1: no distribution over m bins has every mass >= fl(1/m), and LinMix's uniform
+    noise would sit one ulp below the floor its beta was computed for.  The release plan uses the
+    largest float f with m f <= c exactly (one ``nextafter`` step at most); beta_min is decreasing in
+    the floor, so this only raises beta (by ~1e-16 relative).  papers/003 Thm 4.1, Cor. 4.6.
+    """
+    f = c / m
+    if Fraction(f) * m > Fraction(c):
+        f = math.nextafter(f, 0.0)
+    return f
+
+
 @dataclass(frozen=True)
 class PubMix:
     """The PubMix (or, with linmix=True, LinMix) sampling release step (module docstring)."""
@@ -130,6 +154,11 @@ class PubMix:
     budget_name: str = "epsilon"
     #: a sampling release step (evolution draws from the mixture instead of adding noise).
     samples: bool = True
+    #: the sampler that draws the mixture: 'numpy' (pubmix_sample on the round's seeded stream; study
+    #: runs) or 'exact' (:class:`PubMixExact`: integer arithmetic from the OS CSPRNG; releases).
+    sampler: str = "numpy"
+    #: the floating-point-safe sampler releases use (release_gate.release_sampler reads it).
+    release_sampler: ClassVar[str] = "exact"
 
     @property
     def label(self) -> str:
@@ -195,7 +224,7 @@ class PubMix:
         w = tuple(float(x) for x in self.split(1.0, T, weights))
         n_samples = tuple(int(v) for v in list(sizes[1:]) + [int(release)])
         return _plan_cached(self.linmix, float(self.floor_c), eps, dl, int(n), n_samples,
-                            tuple(int(v) for v in sizes), w)
+                            tuple(int(v) for v in sizes), w, self.sampler == "exact")
 
     def noise_distribution(self, p_public: np.ndarray | None, floor: float, m: int) -> np.ndarray:
         """P_nse,t over m bins from PUBLIC data only: WF(p_public, floor) (PubMix) or uniform (LinMix)."""
@@ -204,6 +233,42 @@ class PubMix:
         if p_public is None:
             raise BlowfishError("PubMix needs the public rows' hard-vote histogram")
         return water_fill(p_public, floor)
+
+    def draw(self, hist: np.ndarray, n: int, p_noise: np.ndarray, beta: float, n_samples: int, floor: float,
+             rng: np.random.Generator) -> np.ndarray:
+        """The round's draws: int64 (n_samples,) bin indices from (1 - beta) hist / n + beta p_noise.
+
+        hist: (m,) the private hard-vote histogram (counts of n records); p_noise: (m,) public;
+        floor: the plan's floor (min p_noise >= floor).  Study sampler: :func:`pubmix_sample` on
+        the round's seeded stream ``rng`` (numpy's inverse CDF; seeded runs are for study only).
+        """
+        return pubmix_sample(hist / n, p_noise, beta, n_samples, rng)
+
+
+@dataclass(frozen=True)
+class PubMixExact(PubMix):
+    """PubMix / LinMix with the exact release sampler (issue 21; papers/003 Thm 4.1).
+
+    Same name, ledger rows and accounting as :class:`PubMix`; the plan's floors are rounded down
+    to be exact (:func:`exact_floor_of`), and the draws come from
+    :func:`blowfish_core.pubmix.exact_mixture_sample`: integer arithmetic on the hard-vote
+    counts, the exact rationals of beta and P_nse, and uniform integers from the OS CSPRNG (the
+    round's ``rng`` is not used).  ``get_mechanism('pubmix', sampler='opendp')`` (what release
+    streams ask for) returns it.
+    """
+
+    sampler: str = "exact"
+
+    def draw(self, hist: np.ndarray, n: int, p_noise: np.ndarray, beta: float, n_samples: int, floor: float,
+             rng: Any = None) -> np.ndarray:
+        """Exact draws (see the class docstring); ``rng`` is ignored.  Raises BlowfishError when
+        ``hist`` is not a histogram of whole counts summing to n (a hard vote's)."""
+        h = np.asarray(hist)
+        counts = np.rint(h).astype(np.int64)
+        if (counts != h).any() or int(counts.sum()) != int(n):
+            raise BlowfishError(f"{self.label}'s exact sampler needs the hard vote's whole counts summing to n = "
+                                f"{int(n):,} (got a histogram summing to {float(h.sum()):.17g})")
+        return exact_mixture_sample(counts, p_noise, beta, n_samples, floor=floor)
 
 
 def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_public: bool,
