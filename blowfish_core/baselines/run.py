@@ -18,6 +18,11 @@ candidates (no threshold H applies) and a note naming the algorithm step and cli
 totals of such a ledger: ledger.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
 accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
 tau; the budget must be zCDP (mechanism 'gaussian').
+
+Randomness (DESIGN §7, issue 21): seeded study streams give the fit its seed (numpy noise,
+byte-identical per seed); release streams (evolution.OsEntropyStreams, made for seed None)
+make it a release: OpenDP's Gaussian for the measurements, OpenDP's Gumbel noisy max for the
+selections (baselines.common.FitRandomness), SynthResult.noise_sampler 'opendp'.
 """
 
 from __future__ import annotations
