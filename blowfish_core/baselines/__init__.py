@@ -7,8 +7,9 @@ schema.  Optional extra: ``mbi`` and ``jax`` (``pip install .[baseline]``); with
 the fit functions raise MissingDependencyError saying how to install them.
 
 Entry points (to be registered in the method table as ``mst`` / ``aim``):
-    fit_mst(schema, data, rho, seed=0, rows=512, ...) -> BaselineResult
-    fit_aim(schema, data, rho, seed=0, rows=512, workload=None, ...) -> BaselineResult
+    fit_mst(schema, data, rho, seed=0, rows=512, ..., streams=None) -> BaselineResult
+    fit_aim(schema, data, rho, seed=0, rows=512, workload=None, ..., streams=None) -> BaselineResult
+    (seed=None or OS-entropy streams: a release, OpenDP noise; see common.FitRandomness)
     BaselineResult: release (DataFrame), X (encoded), ledger (LedgerRow...), seconds
 """
 

@@ -56,7 +56,7 @@ from .common import (
     counts,
     encoded_table,
     estimate,
-    exponential_mechanism,
+    fit_randomness,
     seeded_global_numpy,
     sensitivities,
 )
@@ -98,14 +98,15 @@ def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | 
     return {r: sum(cs * len(set(r) & set(s)) for s, cs in zip(W, c)) for r in closure}
 
 
-def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | None = DEFAULT_ROWS,
+def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: int | None = DEFAULT_ROWS,
             bins: int = NUMERIC_BINS, neighbours: str = "replace-one",
             workload: Sequence[tuple[str, ...]] | None = None, workload_weights: Sequence[float] | None = None,
             rounds: int | None = None, iters: int = DEFAULT_ITERS, round_iters: int = ROUND_ITERS,
-            max_size_mb: float = MAX_SIZE_MB, sampling: str = "round") -> BaselineResult:
+            max_size_mb: float = MAX_SIZE_MB, sampling: str = "round", streams: Any = None) -> BaselineResult:
     """AIM release at zCDP budget ``rho`` (standard DP; no policy).  Steps: module docstring.
 
-    schema, data, rho, seed, rows, bins, neighbours, sampling: as fit_mst.
+    schema, data, rho, seed, rows, bins, neighbours, sampling, streams: as fit_mst (seed None or
+        release streams: a release, OpenDP Gaussian measurements and Gumbel noisy-max selections).
     workload: cliques of attribute names the release should answer (default every pair,
         the PWErr workload); workload_weights: their weights c_s (default 1).
     rounds: T (default 16 p).  iters / round_iters: final / per-round estimate iterations.
@@ -132,7 +133,8 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     codes, sizes = cells.encode(X), cells.sizes
     domain = mbi.Domain(names, sizes)
     n = float(X.shape[0])  # replace-one: n public
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x41494D]))  # "AIM"
+    draws = fit_randomness(seed, streams, 0x41494D)  # "AIM"
+    rng = draws.rng  # public draws (and, seeded, the noise: the order the study fit always drew in)
     answers = {r: counts(codes, sizes, r) for r in cand}
     ncells = {r: int(np.prod([sizes[i] for i in r])) for r in cand}
     ledger: list[LedgerRow] = []
@@ -141,7 +143,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     def measure(r, sigma_unit, step):
         """Gaussian mechanism on marginal r; sigma_unit in units of the l2 sensitivity."""
         sigma = sens * sigma_unit
-        y = answers[r] + rng.normal(0.0, sigma, size=answers[r].size)
+        y = draws.gaussian(answers[r], sigma)
         clique = tuple(names[i] for i in r)
         ledger.append(LedgerRow(len(ledger), step, "gaussian", clique, sens, sigma, sens ** 2 / (2 * sigma ** 2),
                                 candidates=int(y.size)))
@@ -184,7 +186,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
             est = np.asarray(model.project(tuple(names[i] for i in r)).datavector(), dtype=float)
             scores.append(cand[r] * (np.abs(answers[r] - est).sum() - math.sqrt(2 / math.pi) * sigma * ncells[r]))
         score_sens = score_unit * w_max
-        k = exponential_mechanism(np.array(scores), epsilon, score_sens, rng)
+        k = draws.select(np.array(scores), epsilon, score_sens)
         r = small[k]
         clique = tuple(names[i] for i in r)
         ledger.append(LedgerRow(len(ledger), "select", "exponential", clique, score_sens, epsilon, epsilon ** 2 / 8.0,
@@ -220,4 +222,5 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
             "iters": int(iters), "round_iters": int(round_iters), "sampling": sampling, "rows": n_out,
             "cpu_seconds": time.process_time() - c0}
     return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, "aim",
-                          tuple(m.clique for m in measurements), info, sampler=generate)
+                          tuple(m.clique for m in measurements), info, sampler=generate,
+                          noise_sampler=draws.noise_sampler)

@@ -1,20 +1,22 @@
 """Shared pieces of the marginal-based baselines (MST, AIM): inputs, marginals, mechanisms.
 
 Neighbouring notion, the exponential mechanism (McSherry & Talwar 2007; zCDP by Cesar &
-Rogers 2021), the Private-PGM estimate (McKenna, Sheldon, Miklau 2019) and seeding of
-mbi's sampler.
+Rogers 2021), the Private-PGM estimate (McKenna, Sheldon, Miklau 2019), seeding of mbi's
+sampler, and :class:`FitRandomness`: where a fit's draws come from (seeded numpy for a
+study run; OpenDP noise and OS-entropy public draws for a release, DESIGN §7, issue 21).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import BudgetError, SchemaError
+from ..errors import BlowfishError, BudgetError, SchemaError
 from ..schema import Schema
 
 NEIGHBOURS = ("replace-one", "add-remove")
@@ -82,6 +84,79 @@ def exponential_mechanism(scores: np.ndarray, epsilon: float, sensitivity: float
     """
     logits = epsilon * np.asarray(scores, dtype=float) / (2.0 * sensitivity)
     return int(np.argmax(logits + rng.gumbel(size=logits.size)))
+
+
+#: stream purpose of a reference method's public draws (evolution uses purposes 0-4): a
+#: release's post-processing draws (mbi's sampling, cell decoding) come from streams(7, 0); a
+#: run on other unseeded streams takes its one integer seed from the same stream.
+PUBLIC_DRAWS = 7
+
+
+def is_release(streams: Any) -> bool:
+    """True for release streams (evolution.OsEntropyStreams, or anything with ``seeded`` False and
+    ``sampler`` 'opendp'): the fit then draws its noise with OpenDP (issue 21)."""
+    return streams is not None and getattr(streams, "seeded", True) is False \
+        and getattr(streams, "sampler", None) == "opendp"
+
+
+@dataclass(frozen=True)
+class FitRandomness:
+    """Every draw of one MST/AIM fit, by kind (DESIGN §7: numpy noise for study runs only).
+
+    rng: numpy Generator for the public, post-processing draws (mbi's sampling through
+    :func:`seeded_global_numpy`, cell decoding); in a study run it also draws the noise, in
+    the order the seeded fit always drew it (releases stay byte-identical per seed).
+    release: True -> :meth:`gaussian` is OpenDP's Gaussian (opendp_samplers.opendp_noisy,
+    float vector, exact sampling on a 2^k grid) and :meth:`select` OpenDP's Gumbel noisy max
+    (mechanisms.exponential.Exponential.draw: the exponential mechanism exactly, zCDP
+    epsilon^2/8); both draw from the OS CSPRNG, and ``rng`` is an OS-entropy stream.
+    """
+
+    rng: np.random.Generator
+    release: bool = False
+
+    @property
+    def noise_sampler(self) -> str:
+        """'opendp' (a release: OpenDP's Gaussian and Gumbel noisy max) or 'numpy' (a study run)."""
+        return "opendp" if self.release else "numpy"
+
+    def gaussian(self, x: np.ndarray, sigma: float) -> np.ndarray:
+        """x + N(0, sigma^2 I): x (m,) float64 counts, sigma > 0 (count units) -> (m,) float64."""
+        if self.release:
+            from ..mechanisms.opendp_samplers import opendp_noisy
+
+            return opendp_noisy(np.asarray(x, dtype=np.float64), float(sigma), "gaussian", discrete=False)
+        return x + self.rng.normal(0.0, sigma, size=x.size)
+
+    def select(self, scores: np.ndarray, epsilon: float, sensitivity: float) -> int:
+        """Exponential-mechanism index, P(k) ~ exp(epsilon score_k / (2 sensitivity)) (McSherry-Talwar):
+        scores (K,) score units, epsilon > 0 (nats), sensitivity > 0 (score units) -> int in [0, K)."""
+        if self.release:
+            from ..mechanisms.exponential import Exponential
+
+            return Exponential().draw(np.asarray(scores, dtype=float), float(sensitivity), float(epsilon))
+        return exponential_mechanism(scores, epsilon, sensitivity, self.rng)
+
+
+def fit_randomness(seed: Any, streams: Any, tag: int) -> FitRandomness:
+    """The draws of one fit from ``seed`` / ``streams`` (tag: the method's stream tag, "MST"/"AIM").
+
+    streams None: make_streams(seed) (seed None -> OS entropy, a release).  Release streams
+    (:func:`is_release`): OpenDP noise, public draws from streams(PUBLIC_DRAWS, 0).  Seeded study
+    streams (evolution.SeededStreams): their seed; other streams: one integer from
+    streams(PUBLIC_DRAWS, 0); a study fit's Generator is SeedSequence([seed, tag]), as before.
+    Raises BlowfishError for a seed that is not a whole number.
+    """
+    from ..evolution import SeededStreams, make_streams
+
+    if streams is None:
+        if isinstance(seed, str):
+            raise BlowfishError(f"seed must be a whole number (a study run) or None (a release; got {seed!r})")
+        streams = make_streams(seed)
+    if is_release(streams):
+        return FitRandomness(streams(PUBLIC_DRAWS, 0), True)
+    s = int(streams.seed) if isinstance(streams, SeededStreams) else int(streams(PUBLIC_DRAWS, 0).integers(2 ** 63))
+    return FitRandomness(np.random.default_rng(np.random.SeedSequence([s, int(tag)])))
 
 
 @contextlib.contextmanager

@@ -71,6 +71,8 @@ class BaselineResult:
     info: method-specific extras (JSON-safe).
     sampler: ``sampler(n, rng) -> (n, p)`` encoded records drawn afresh from the fitted model
         (post-processing: no privacy cost); rng a numpy Generator.  Not compared.
+    noise_sampler: what drew the noise: 'numpy' (a seeded study fit) or 'opendp' (a release:
+        OpenDP's Gaussian for the measurements and its Gumbel noisy max for the selections).
     """
 
     release: pd.DataFrame
@@ -82,6 +84,7 @@ class BaselineResult:
     cliques: tuple[tuple[str, ...], ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
     sampler: Callable[[int, Any], Any] | None = field(default=None, compare=False, repr=False)
+    noise_sampler: str = "numpy"
 
     def __iter__(self):
         """Unpack as (release, ledger, seconds)."""

@@ -58,11 +58,12 @@ from ..schema import Schema
 from ._mbi import require_mbi
 from .cells import PublicCells
 from .common import (
+    FitRandomness,
     check_fit_args,
     counts,
     encoded_table,
     estimate,
-    exponential_mechanism,
+    fit_randomness,
     seeded_global_numpy,
     sensitivities,
 )
@@ -77,15 +78,15 @@ COMPRESS_SIGMAS = 3.0
 
 
 class _Measurer:
-    """Gaussian measurements of marginals with typed ledger rows."""
+    """Gaussian measurements of marginals with typed ledger rows (noise: FitRandomness.gaussian)."""
 
-    def __init__(self, mbi, names, sens, rng, ledger):
-        self.mbi, self.names, self.sens, self.rng, self.ledger = mbi, names, sens, rng, ledger
+    def __init__(self, mbi, names, sens, draws: FitRandomness, ledger):
+        self.mbi, self.names, self.sens, self.draws, self.ledger = mbi, names, sens, draws, ledger
 
     def measure(self, codes, sizes, cols, rho_i, step):
         sigma = gaussian_sigma(self.sens, rho_i)
         x = counts(codes, sizes, cols)
-        y = x + self.rng.normal(0.0, sigma, size=x.size)
+        y = self.draws.gaussian(x, sigma)
         clique = tuple(self.names[c] for c in cols)
         self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, self.sens, sigma,
                                      self.sens ** 2 / (2.0 * sigma ** 2), candidates=int(x.size)))
@@ -104,15 +105,21 @@ def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
     return m
 
 
-def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | None = DEFAULT_ROWS,
+def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: int | None = DEFAULT_ROWS,
             bins: int = NUMERIC_BINS, neighbours: str = "replace-one", compress: bool = True,
-            iters: int = DEFAULT_ITERS, sampling: str = "round") -> BaselineResult:
+            iters: int = DEFAULT_ITERS, sampling: str = "round", streams: Any = None) -> BaselineResult:
     """MST release at zCDP budget ``rho`` (standard DP; no policy).  Steps: module docstring.
 
     schema: the public schema (domain and bins come from it alone).
     data: private table, a DataFrame in the schema's columns or an encoded (n, p) matrix.
     rho: total zCDP budget (> 0), split rho/3 (1-ways), rho/3 (selection), rho/3 (2-ways).
-    seed: int; the same seed and inputs give the same release.
+    seed: int, a study run (numpy noise): the same seed and inputs give the same release; None:
+        a release (OS entropy, OpenDP noise; the same as ``streams=OsEntropyStreams()``).
+    streams: the run's streams (evolution.SeededStreams / OsEntropyStreams); overrides ``seed``.
+        Release streams (seeded False, sampler 'opendp'; common.is_release): every Gaussian
+        measurement is OpenDP's Gaussian at the ledger's sigma, every selection OpenDP's Gumbel
+        noisy max (the exponential mechanism), every other draw from streams(7, 0); the
+        result's ``noise_sampler`` is 'opendp' (DESIGN §7, issue 21).
     rows: release size (default 512); None -> the (estimated) record count.
     bins: equal-width bins per numeric attribute over its public domain (as PWErr).
     neighbours: "replace-one" (default) or "add-remove" (the paper's).
@@ -123,7 +130,8 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     Returns BaselineResult (unpacks as (release DataFrame, ledger rows, seconds)); the
     ledger's rho sums to ``rho``.
     Raises BudgetError (rho, neighbours), SchemaError (data outside the public domain,
-    fewer than 2 attributes), MissingDependencyError (mbi/jax not installed).
+    fewer than 2 attributes), MissingDependencyError (mbi/jax not installed), BlowfishError
+    (a seed that is not a whole number).
     """
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -137,9 +145,10 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     p = schema.p
     codes = cells.encode(X)
     sizes = cells.sizes
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x4D5354]))  # "MST"
+    draws = fit_randomness(seed, streams, 0x4D5354)  # "MST"
+    rng = draws.rng  # public draws (and, seeded, the noise: the order the study fit always drew in)
     ledger: list[LedgerRow] = []
-    meas = _Measurer(mbi, names, sens, rng, ledger)
+    meas = _Measurer(mbi, names, sens, draws, ledger)
 
     # Step 1 ([MST] "measure 1-way marginals"): every 1-way marginal, rho/3 split evenly.
     ones = [meas.measure(codes, sizes, (i,), rho / 3.0 / p, "measure-1way") for i in range(p)]
@@ -185,7 +194,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
     tree: list[tuple[int, int]] = []
     for _ in range(p - 1):
         cand = [e for e in pairs if comps[e[0]] != comps[e[1]]]
-        k = exponential_mechanism(np.array([weight[e] for e in cand]), epsilon, score_sens, rng)
+        k = draws.select(np.array([weight[e] for e in cand]), epsilon, score_sens)
         e = cand[k]
         tree.append(e)
         comps.union(*e)
@@ -216,4 +225,5 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int = 0, rows: int | No
             "compressed_cells": dict(zip(names, csizes)), "neighbours": neighbours, "bins": cells.bins,
             "total": total, "iters": int(iters), "sampling": sampling, "rows": n_out,
             "cpu_seconds": time.process_time() - c0}
-    return BaselineResult(release, Xr, tuple(ledger), seconds, rho, "mst", cliques, info, sampler=generate)
+    return BaselineResult(release, Xr, tuple(ledger), seconds, rho, "mst", cliques, info, sampler=generate,
+                          noise_sampler=draws.noise_sampler)

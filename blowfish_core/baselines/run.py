@@ -18,6 +18,11 @@ candidates (no threshold H applies) and a note naming the algorithm step and cli
 totals of such a ledger: ledger.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
 accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
 tau; the budget must be zCDP (mechanism 'gaussian').
+
+Randomness (DESIGN §7, issue 21): seeded study streams give the fit its seed (numpy noise,
+byte-identical per seed); release streams (evolution.OsEntropyStreams, made for seed None)
+make it a release: OpenDP's Gaussian for the measurements, OpenDP's Gumbel noisy max for the
+selections (baselines.common.FitRandomness), SynthResult.noise_sampler 'opendp'.
 """
 
 from __future__ import annotations
@@ -29,10 +34,6 @@ import numpy as np
 from ..errors import BlowfishError
 from ..ledger import LedgerRow as EngineRow
 from .ledger import BaselineResult
-
-#: stream purpose of a reference method's seed when the caller passes ``streams``
-#: (evolution uses purposes 0-4).
-_REFERENCE = 7
 
 
 def engine_rows(res: BaselineResult, label: str) -> list[EngineRow]:
@@ -59,7 +60,7 @@ def require_reference(method) -> None:
 
 
 def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau: float | None = None,
-                  config=None, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None,
+                  config=None, seed: "int | None | str" = 0, progress: Callable[[dict[str, Any]], None] | None = None,
                   should_stop: Callable[[], bool] | None = None, grouped=None, keep_populations: bool = False,
                   mechanism=None, epsilon: float | None = None, streams=None, delta: float | None = None,
                   public=None):
@@ -67,17 +68,23 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
 
     X: (n, p) encoded private records (ignored when ``grouped`` = (U, counts, ...) is given: the
     records are U repeated by counts; marginals do not depend on row order).  method: a Method (or name) with runner 'baseline'.
-    rho: total zCDP budget.  config: only ``release`` (rows released) is used.  seed: passed
-    to the fit function (the same seed gives the same release; seeded study streams
-    (evolution.SeededStreams) pass their seed, any other ``streams`` supplies one integer from
-    streams(7, 0)).  policy and tau are ignored
-    (standard DP).  Returns evolution.SynthResult (release encoded (release, p), rounds =
-    engine LedgerRows summing to rho, final_population = the release, sampler for more rows).
-    Raises BudgetError for a non-zCDP mechanism, MissingDependencyError without mbi,
-    RunStopped when should_stop() is True before the fit.
+    rho: total zCDP budget.  config: only ``release`` (rows released) is used.  seed / streams:
+    the run's randomness (streams default evolution.make_streams(seed)).  Seeded study streams
+    (evolution.SeededStreams) pass their seed to the fit function (the same seed gives the same
+    release; numpy noise); release streams (evolution.OsEntropyStreams: ``seeded`` False,
+    ``sampler`` 'opendp', also made for seed None) make the fit a release: OpenDP's Gaussian for
+    every measurement, OpenDP's Gumbel noisy max for every selection, streams(7, 0) for the
+    public draws (common.FitRandomness; DESIGN §7, issue 21); any other ``streams`` supplies one
+    integer seed from streams(7, 0).  policy and tau are ignored (standard DP).
+    Returns evolution.SynthResult (release encoded (release, p), rounds = engine LedgerRows
+    summing to rho with the noise scales used, final_population = the release, sampler for more
+    rows, noise_sampler 'opendp' / 'numpy', randomness = the streams' text; seed None for a
+    release).  Raises BudgetError for a non-zCDP mechanism, MissingDependencyError without mbi,
+    BlowfishError when neither a whole-number seed nor streams is given, RunStopped when
+    should_stop() is True before the fit.
     """
     from .. import baselines
-    from ..evolution import RunStopped, SeededStreams, SynthConfig, SynthResult
+    from ..evolution import RunStopped, SynthConfig, SynthResult, make_streams
     from ..mechanisms import get_mechanism
     from ..methods import get_method
 
@@ -91,18 +98,25 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     require_reference(meth)
     if should_stop is not None and should_stop():
         raise RunStopped(f"run stopped by the user before {meth.label}")
-    if streams is None or isinstance(streams, SeededStreams):  # study streams: the seed itself
-        fit_seed = int(seed if streams is None else streams.seed)
-    else:  # another source (e.g. OS entropy): one integer from it
-        fit_seed = int(streams(_REFERENCE, 0).integers(2 ** 63))
+    if streams is None:
+        if isinstance(seed, str):  # experiment.run_method's "no seed given" marker
+            raise BlowfishError(f"{meth.label} needs seed= or streams=: a whole number for a reproducible study "
+                                "run, or seed=None for a release from OS entropy")
+        streams = make_streams(seed)
     if grouped is not None:  # the distinct records and their counts (X may hold only the distinct records)
         X = np.repeat(grouped[0], np.asarray(grouped[1]).astype(np.int64), axis=0)
-    res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, seed=fit_seed, rows=int(cfg.release))
+    # the fit takes its draws from the streams (baselines.common.fit_randomness): a seeded study
+    # run's seed, a release's OpenDP noise and OS-entropy public draws
+    res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, rows=int(cfg.release), streams=streams)
+    seeded = getattr(streams, "seeded", True)
+    numeric = isinstance(seed, (int, float, np.integer)) and not isinstance(seed, bool)
+    run_seed = (int(seed) if numeric else getattr(streams, "seed", None)) if seeded else None
     rows = engine_rows(res, meth.name.upper())
     if progress is not None:
         last = rows[-1]
-        progress({"round": len(rows), "rounds": len(rows), "method": meth.name, "seed": seed,
+        progress({"round": len(rows), "rounds": len(rows), "method": meth.name, "seed": run_seed,
                   "sigma_t": float(last.scale), "delta_t": float(last.sensitivity), "mechanism": mech.name})
     Xr = np.asarray(res.X, dtype=float)
-    return SynthResult(meth.name, int(seed), Xr, rows, float(res.seconds), [float(res.seconds)],
-                       [] if keep_populations else None, Xr, np.ones(Xr.shape[0]), sampler=res.sampler)
+    return SynthResult(meth.name, run_seed, Xr, rows, float(res.seconds), [float(res.seconds)],
+                       [] if keep_populations else None, Xr, np.ones(Xr.shape[0]), sampler=res.sampler,
+                       noise_sampler=res.noise_sampler, randomness=getattr(streams, "randomness", "custom streams"))
