@@ -111,6 +111,8 @@ def build_public(result: PairedResult) -> dict[str, Any]:
         entry["file"] = files[(r.method, r.seed)]
         if r.synth.vote_precision is not None:
             entry["vote_precision"] = r.synth.vote_precision
+        if r.synth.noise_sampler is not None:  # what drew the noise: numpy (study), opendp / exact (release)
+            entry["noise_sampler"] = r.synth.noise_sampler
         entry["rounds"] = [row.to_dict() for row in r.ledger]
         ledger.append(entry)
     pub = getattr(result, "publication", None)  # set by the release gate (release_gate.release_synthesis)
@@ -430,6 +432,9 @@ def ledger_text(report: dict[str, Any]) -> str:
         lines.append(f"Randomness: {SEEDED_NOTE} (anyone who knows the seed can recompute and subtract the noise).")
     elif rnd:
         lines.append(f"Randomness: {rnd}.")
+        if any(e.get("noise_sampler") == "exact" for e in report.get("ledger") or ()):
+            lines.append("PubMix/LinMix draws: exact integer-arithmetic sampling from the OS CSPRNG "
+                         "(papers/003 Thm 4.1 holds with no floating-point gap).")
     protected = report.get("blowfish_protection", True)
     for name in methods:
         m = get_method(name)
