@@ -51,6 +51,8 @@ FIELDS: dict[str, tuple[str, str, str]] = {
 #: joined by ', ' (``{names}``) or by ',' (``{names:,}``).  Where the app has no control of its
 #: own for a fix, its column repeats the API wording (as the app has always shown it).
 PHRASES: dict[str, tuple[str, str, str]] = {
+    # where a field's own wording is kept and only its place is named ("--seeds: seeds must be ...")
+    "seeds_at": ("--seeds: ", "", "the Seeds box: "),
     # the file looks semicolon-separated: sep_word 'semicolon', sep_shown "';'"
     "sep_choice": ("pass --sep {sep_shown}", "choose the {sep_word} separator", "choose the {sep_word} separator"),
     # a headerless file: name its columns (names: a list)
