@@ -21,7 +21,7 @@ from ._lazy import pd  # pandas, imported on first use (issue 15)
 from .accounting import check_delta
 from .distance import domain_index, group_records
 from .errors import BlowfishError
-from .input_checks import check_integer_bounds
+from .input_checks import check_integer_bounds, check_seeds
 from .evolution import SynthConfig, SynthResult, run_synthesis
 from .ledger import LedgerRow, privacy_totals
 from .mechanisms import get_mechanism
@@ -213,9 +213,7 @@ def validate_request(req: RunRequest) -> None:
         raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(req.seeds)})")
     if req.seeds is not None and len(set(req.seeds)) != len(req.seeds):
         raise BlowfishError("a seed is listed twice")
-    for s in req.seeds or ():
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
-            raise BlowfishError(f"seeds must be whole numbers >= 0 (got {s!r})")
+    check_seeds(req.seeds or ())
     req.config.validate()
     req.policy.validate(req.schema)
     check_integer_bounds(req.schema)

@@ -42,6 +42,7 @@ from .errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from .evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
 from .experiment import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, policy_is_empty, run_method
 from .release_gate import DEFAULT_DELTA, check, claim_of, compose_total, release_synthesis
+from .input_checks import check_seeds
 from .ledger import LedgerRow, privacy_totals
 from .methods import get_method
 from .mechanisms import get_mechanism
@@ -223,8 +224,7 @@ class Synthesizer:
         mech = get_mechanism(mech_name)
         require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
-            if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-                raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seed!r})")
+            check_seeds([self.seed])
         cfg = (self.config or SynthConfig()).validate()
         get_method(method).check_mechanism(budget.mechanism)
         self.policy.validate(self.schema)
