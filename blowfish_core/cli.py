@@ -1002,7 +1002,7 @@ def cmd_pilot(args) -> int:
     from .parsing import parse_selection_budget
     from .policy import record_reach
     from .private_pilot import INTERNAL, choose_tau_private, private_pilot_plan, release_tau_choice
-    from .release_gate import GateError, unprotected_text
+    from .release_gate import unprotected_text
 
     budget = parse_budget(args.rho, args.epsilon, args.delta, "gaussian", args.conversion)
     if args.private:
@@ -1081,11 +1081,8 @@ def cmd_pilot(args) -> int:
                   data_source=source, flags=True, progress=progress)
         pub = None
         if seeds is None:
-            try:
-                pub = release_tau_choice(schema, policy, data, budget.rho, taus,
-                                         allow_data_domain=args.allow_data_domain, **kw)
-            except GateError as e:
-                raise BlowfishError(e.render("cli")) from None
+            pub = release_tau_choice(schema, policy, data, budget.rho, taus,
+                                     allow_data_domain=args.allow_data_domain, **kw)  # main renders a GateError
             res = pub.result
         else:
             res = choose_tau_private(schema, policy, data, budget.rho, taus, seed=seeds[0], **kw)
