@@ -358,6 +358,16 @@ def test_empirical_rule_alone_detects_halved_sensitivity_at_the_opendp_run_count
     assert all(audit_pair(correct, n_samples=OPENDP_RUNS, seed=s).passed_empirical for s in range(10))
 
 
+def test_broken_controls_fail_the_empirical_rule_at_a_fifth_of_the_opendp_control_run_count():
+    from blowfish_core.analysis.audit import BROKEN_CALIBRATIONS
+    from blowfish_core.analysis.audit_opendp import OPENDP_CONTROL_RUNS
+
+    assert OPENDP_CONTROL_RUNS == 5 * 2_000
+    for calibration, (method, _) in BROKEN_CALIBRATIONS.items():
+        pair = build_pair(method, rho_t=RHO_T, delta=DELTA, calibration=calibration)
+        assert not any(audit_pair(pair, n_samples=2_000, seed=s).passed_empirical for s in range(20)), calibration
+
+
 # ------------------------------------------------------------- the benchmark scripts (issue 21)
 ROOT = Path(__file__).resolve().parent.parent
 AUDIT_SCRIPTS = sorted((ROOT / "benchmarks").glob("audit_*.py"))
@@ -391,6 +401,6 @@ def test_audit_privacy_script_exit_code_follows_the_sensitivity_scale(scale, cod
 @pytest.mark.parametrize("scale,code", [("0.5", 1), ("1", 0)])
 def test_audit_opendp_script_exit_code_follows_the_sensitivity_scale(scale, code, tmp_path):
     out = _run([str(ROOT / "benchmarks" / "audit_opendp.py"), "--method", "hard", "--sensitivity-scale", scale,
-                "--n", "2000"], tmp_path)
+                "--n", "2000", "--control-n", "1000"], tmp_path)
     assert out.returncode == code, out.stdout + out.stderr
     assert out.stdout.splitlines()[-1].startswith(f"verdict: {'FAIL' if code else 'PASS'}")
