@@ -87,7 +87,8 @@ def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOU
     schemas, q from 1 down to MIN_NOISE_RATIO = 1e-6) at most 2.8e-11, about 0.7 u / q at small q
     (u = 2^-53: cancellation in the difference of two nearly equal rows) and up to 5e-13 near q = 1
     (rounding of the Gower distances).  1e-9 covers that 35 times over, and a relative 1e-9 more
-    noise changes no release visibly (the seeded releases pinned in tests are byte-identical).
+    noise changes no release visibly (the rows of the seeded releases pinned in tests are
+    byte-identical; the ledger's delta_t and sigma_t move in the 9th significant digit).
     The pad covers the per-record vote rows, not the summation of a histogram over n records
     (absolute rounding of order n u; docs/PRIVACY.md §9).
 
