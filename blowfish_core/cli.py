@@ -372,9 +372,13 @@ def _q_line(tau: float, q: float, bound: float) -> str:
 
 
 def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
-    """Refuse, before any work, outputs that would overwrite an input or each other."""
+    """Refuse, before any work, outputs that would overwrite an input or each other, and inputs or
+    internal reports inside the --bundle folder.  Paths are compared resolved (os.path.realpath), so a
+    symbolic link to an input or into the bundle is caught like the path itself."""
+    real = os.path.realpath
+
     def same(a: str | None, b: str | None) -> bool:
-        return bool(a and b) and os.path.abspath(a) == os.path.abspath(b)
+        return bool(a and b) and real(a) == real(b)
 
     inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy),
               ("--public", getattr(args, "public", None))]
@@ -389,25 +393,26 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
             if same(pa, pb):
                 raise BlowfishError(f"{fa} and {fb} name the same file. Fix: choose different paths")
     bundle, eval_report = getattr(args, "bundle", None), getattr(args, "eval_report", None)  # synth only
-    if bundle and eval_report and os.path.abspath(os.path.dirname(os.path.abspath(eval_report))) \
-            == os.path.abspath(bundle):
+    if bundle and eval_report and (real(os.path.dirname(os.path.abspath(eval_report))) + os.sep).startswith(
+            real(bundle) + os.sep):
         raise BlowfishError("--eval-report is inside the --bundle folder, which holds what may be published. "
                             "Fix: write the internal report elsewhere")
     if bundle:  # the bundle folder is replaced as a whole (issue 21, atomic outputs)
-        root = os.path.abspath(bundle)
+        root = real(bundle)
         for flag, path in outputs + [("--out-dir", args.out_dir)]:
-            if path and (os.path.abspath(path) == root or os.path.abspath(path).startswith(root + os.sep)):
+            if path and (real(path) == root or real(path).startswith(root + os.sep)):
                 raise BlowfishError(f"{flag} is inside the --bundle folder, which a run replaces as a whole (the "
                                     "bundle holds the releases already). Fix: write it elsewhere")
         for flag, path in inputs:
-            if path and os.path.dirname(os.path.abspath(path)) == root and is_bundle_file(os.path.basename(path)):
-                raise BlowfishError(f"the input {flag} {path} would be replaced by the --bundle folder's "
-                                    f"{os.path.basename(path)}. Fix: move the input or choose another --bundle folder")
+            if path and (real(path) + os.sep).startswith(root + os.sep):
+                raise BlowfishError(f"the input {flag} {path} is inside the --bundle folder, which holds what may be "
+                                    "published (a private table there would be published with it). Fix: move the "
+                                    "input out of it, or choose another --bundle folder")
     if args.out_dir:
         names = [f"{m}.csv" for m in methods] if seeds is None else [f"{m}_seed{sd}.csv" for m in methods for sd in seeds]
-        written = {os.path.abspath(os.path.join(args.out_dir, n)) for n in names}
+        written = {real(os.path.join(args.out_dir, n)) for n in names}
         for flag, path in inputs + [("--report", args.report)]:
-            if path and os.path.abspath(path) in written:
+            if path and real(path) in written:
                 raise BlowfishError(f"--out-dir would overwrite {flag} {path}. Fix: choose another folder or file name")
 
 
@@ -844,6 +849,7 @@ def cmd_presets(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    atomic.COMMITTED.clear()  # this run's committed outputs (the interrupt message)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (2, already printed as one line)
@@ -858,7 +864,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}".rstrip(": "), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        if atomic.COMMITTED:  # Ctrl-C during or after the renames (they finish first): the outputs are new
+            print(f"error: interrupted after the outputs were written: {', '.join(atomic.COMMITTED)} are complete "
+                  "and new", file=sys.stderr)
+        else:
+            print("error: interrupted: no output was replaced (earlier files are as they were)", file=sys.stderr)
         return 130
     finally:
         while _CLIENT:  # a Dask client (and its local cluster) started by --engine dask

@@ -310,3 +310,46 @@ def test_demonstration_calibrations_are_refused(calibration):
     with pytest.raises(GateError, match="is not private"):
         release_gate.check(release_gate.Claim("tau choice", calibrations=(calibration,)))
     release_gate.check(release_gate.Claim("tau choice", calibrations=("global",)))
+
+
+# ------------------------------------------------------------- fresh-user findings (symlinks, bundle contents)
+def test_a_symlinked_output_never_overwrites_an_input(tmp_path, capsys):
+    data = _table(tmp_path)
+    schema = bc.Schema(bc.infer_schema(pd.read_csv(data)).attributes)
+    sp = tmp_path / "s.json"
+    sp.write_text(schema.to_json(), encoding="utf-8")
+    before = open(data, "rb").read()
+    for flag in ("--out", "--report"):
+        link = tmp_path / f"link_{flag[2:]}"
+        link.symlink_to(data)
+        argv = ["synth", "--data", data, "--schema", str(sp), "--protect", "age=threshold:5", "--method", "hard",
+                "--rho", "0.01", *TINY, "--out", str(tmp_path / "o.csv")]
+        argv[argv.index("--out") + 1:argv.index("--out") + 2] = [str(link) if flag == "--out" else str(tmp_path / "o.csv")]
+        if flag == "--report":
+            argv += ["--report", str(link)]
+        assert main(argv) == 2
+        assert "would overwrite the input table" in capsys.readouterr().err
+        assert open(data, "rb").read() == before
+
+
+def test_internal_report_through_a_link_into_the_bundle_is_refused(tmp_path, capsys):
+    bundle = tmp_path / "B"
+    base = ["synth", "--preset", "xor3", "--method", "hard", "--rho", "0.01", "--out", str(tmp_path / "o.csv"),
+            "--bundle", str(bundle), *TINY]
+    assert main(base) == 0
+    (tmp_path / "L").symlink_to(bundle)
+    assert main(base + ["--eval-report", str(tmp_path / "L" / "internal.json")]) == 2
+    assert "--eval-report is inside the --bundle folder" in capsys.readouterr().err
+    assert not any(n.startswith(".") or n == "internal.json" for n in os.listdir(bundle))
+
+
+def test_an_input_inside_the_bundle_folder_is_refused(tmp_path, capsys):
+    bundle = tmp_path / "sb"
+    bundle.mkdir()
+    data = _table(bundle)
+    schema = bc.Schema(bc.infer_schema(pd.read_csv(data)).attributes)
+    sp = tmp_path / "s.json"
+    sp.write_text(schema.to_json(), encoding="utf-8")
+    assert main(["synth", "--data", data, "--schema", str(sp), "--protect", "age=threshold:5", "--method", "hard",
+                 "--rho", "0.01", "--out", str(tmp_path / "o.csv"), "--bundle", str(bundle), *TINY]) == 2
+    assert "the input --data" in (err := capsys.readouterr().err) and "inside the --bundle folder" in err
