@@ -20,7 +20,7 @@ from .data import read_text_file
 from .errors import BlowfishError, DataError
 from .exports import to_csv_safe
 from .fields import render
-from .input_checks import check_generated_n, check_integer_bounds
+from .input_checks import check_generated_n, check_integer_bounds, check_seeds
 from .intake import IntakeResult, check_sep, domain_problems, intake_csv
 from .evolution import SCHEDULES, SynthConfig
 from .policy import Policy
@@ -321,9 +321,10 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
     cached = getattr(args, "_intake", None)
     if cached is not None:
         return cached
-    drop = args.drop_missing
+    # the pilot has only --sep of the intake flags: the others read as unset there
+    drop = getattr(args, "drop_missing", None)
     drop_arg: Any = True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ())
-    names = _list(args.names)
+    names = _list(getattr(args, "names", None))
     from .data import DEFAULT_MAX_BYTES
 
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
@@ -331,9 +332,9 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
         print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; expect RAM of about 25x the "
               "file size). A preset splits its rows in memory; for a table larger than memory pass --schema "
               "(read in chunks)", file=sys.stderr)
-    res = intake_csv(args.data, sep=_sep(args), no_header=True if (args.no_header or names) else None,
+    res = intake_csv(args.data, sep=_sep(args), no_header=True if (getattr(args, "no_header", False) or names) else None,
                      names=names, columns=columns, drop_missing=drop_arg,
-                     missing_level=_missing_levels(args.missing_level), release_size=release_size,
+                     missing_level=_missing_levels(getattr(args, "missing_level", [])), release_size=release_size,
                      max_bytes=NO_SIZE_CAP)
     if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8)
         order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
@@ -1032,7 +1033,7 @@ def cmd_pilot(args) -> int:
                                     "nothing). Fix: add --private or drop it")
     # --private without --seeds: a release through the gate (seeds None); with --seeds: one seed, a study run
     seeds = (None if args.private and args.seeds is None
-             else parse_seeds(args.seeds if args.seeds is not None else "0,1,2,3"))
+             else check_seeds(parse_seeds(args.seeds if args.seeds is not None else "0,1,2,3")))
     if args.private and seeds is not None and len(seeds) != 1:
         raise BlowfishError(f"--private runs each setting once on the private table (every run spends --rho); "
                             f"give one seed (got {len(seeds)}) for a study run, or drop --seeds for a release. "
@@ -1082,6 +1083,10 @@ def cmd_pilot(args) -> int:
         print("plan (private choice on the private table; nothing is spent until it runs):")
         for line in plan.lines():
             print("  " + line)
+        if seeds is None:  # the gate's refusal before the plan says "a release" (and before --dry-run stops)
+            from .private_pilot import release_claim
+
+            release_gate.check(release_claim(schema, plan, allow_data_domain=args.allow_data_domain))
         print("  " + ("a release through the release gate: unseeded, OS entropy, OpenDP samplers" if seeds is None
                       else f"a seeded study run (seed {seeds[0]}): {SEEDED_NOTE}"))
         if args.dry_run:
