@@ -26,7 +26,7 @@ import blowfish_core as bc
 import blowfish_core.pubmix as pm
 from blowfish_core import release_gate as gate
 from blowfish_core.errors import BudgetError, DataError
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
+from blowfish_core.evolution import SEEDED_NOTE, SynthConfig
 from blowfish_core.experiment import RunSpec
 from blowfish_core.mechanisms import get_mechanism
 from blowfish_core.mechanisms import pubmix as mpm
