@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 
 import blowfish_core as bc
-from blowfish_core import release_gate
+from blowfish_core.synthesis import gate as release_gate
 from blowfish_core.baselines import MissingDependencyError, _mbi, fit_mst
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, SeededStreams, SynthConfig
-from blowfish_core.experiment import RunSpec
-from blowfish_core.mechanisms import opendp_samplers
-from blowfish_core.mechanisms.exponential import Exponential
+from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SeededStreams, SynthConfig
+from blowfish_core.synthesis.experiment import RunSpec
+from blowfish_core.privacy.mechanisms import opendp_samplers
+from blowfish_core.privacy.mechanisms.exponential import Exponential
 
 try:
     _mbi.require_mbi()

@@ -23,14 +23,14 @@ import pytest
 from scipy import stats
 
 import blowfish_core as bc
-import blowfish_core.pubmix as pm
-from blowfish_core import release_gate as gate
-from blowfish_core.errors import BudgetError, DataError
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
-from blowfish_core.experiment import RunSpec
-from blowfish_core.mechanisms import get_mechanism
-from blowfish_core.mechanisms import pubmix as mpm
-from blowfish_core.presets import load_preset_data
+import blowfish_core.privacy.pubmix as pm
+from blowfish_core.synthesis import gate
+from blowfish_core.base.errors import BudgetError, DataError
+from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
+from blowfish_core.synthesis.experiment import RunSpec
+from blowfish_core.privacy.mechanisms import get_mechanism
+from blowfish_core.privacy.mechanisms import pubmix as mpm
+from blowfish_core.io.presets import load_preset_data
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = SynthConfig(rounds=2, population=[64, 64], release=40)

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.distance import gower_distances, gower_pair, group_records
-from blowfish_core.policy import AttributePolicy, Policy, attribute_reach, record_reach, value_edges
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.sensitivity import SQRT2, hard_sensitivity, soft_bound
-from blowfish_core.votes import nearest, soft_rows, vote_histogram, vote_vectors
+from blowfish_core.model.distance import gower_distances, gower_pair, group_records
+from blowfish_core.model.policy import AttributePolicy, Policy, attribute_reach, record_reach, value_edges
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.model.sensitivity import SQRT2, hard_sensitivity, soft_bound
+from blowfish_core.model.votes import nearest, soft_rows, vote_histogram, vote_vectors
 from strategies import schemas  # tests/strategies.py
 
 HSET = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
