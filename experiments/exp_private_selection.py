@@ -70,7 +70,8 @@ def main(argv=None) -> dict:
 
     # equal total cost: the public pilot's choice run once on the private table at the private route's
     # whole budget (K rho + rho_sel), so both routes spend the same rho in total
-    from blowfish_core.synthesis.experiment import RunRequest, run_paired
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
 
     rho_equal = plan.choice.rho_total
     eq_req = RunRequest(schema, policy, split.private, [rec.method], rho_equal, tau=rec.tau,

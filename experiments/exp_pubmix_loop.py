@@ -44,7 +44,8 @@ import numpy as np
 import blowfish_core as bc  # noqa: E402
 from blowfish_core.io import atomic  # noqa: E402
 from blowfish_core.privacy.accounting import rho_from_budget  # noqa: E402
-from blowfish_core.synthesis.experiment import RunRequest, run_paired  # noqa: E402
+from blowfish_core.synthesis.spec import RunRequest  # noqa: E402
+from blowfish_core.synthesis.experiment import run_paired  # noqa: E402
 from blowfish_core.model.metrics import pwerr, t_interval  # noqa: E402
 from blowfish_core.io.presets import get_preset, load_preset_data, shared_path  # noqa: E402
 

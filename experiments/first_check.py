@@ -38,7 +38,8 @@ from blowfish_core.base.errors import BlowfishError  # noqa: E402
 from blowfish_core.algorithm.evolution import SynthConfig  # noqa: E402
 from blowfish_core.model.metrics import one_way_errors  # noqa: E402
 from blowfish_core.io.presets import get_preset, load_preset_data, shared_path  # noqa: E402
-from blowfish_core.synthesis.experiment import RunRequest, run_paired  # noqa: E402
+from blowfish_core.synthesis.spec import RunRequest  # noqa: E402
+from blowfish_core.synthesis.experiment import run_paired  # noqa: E402
 from blowfish_core.algorithm.methods import METHOD_LABELS  # noqa: E402
 
 DEFAULT_RHOS = (1e-4, 1e-3, 1e-2, 1.0)

@@ -19,7 +19,8 @@ from plotly.subplots import make_subplots
 from blowfish_core.privacy.accounting import check_delta
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
-from blowfish_core.synthesis.experiment import MAX_SEEDS, PairedResult
+from blowfish_core.synthesis.spec import MAX_SEEDS
+from blowfish_core.synthesis.experiment import PairedResult
 from blowfish_core.synthesis.report import ledger_text, policy_summary
 from blowfish_core.algorithm.methods import METHOD_LABELS
 from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid

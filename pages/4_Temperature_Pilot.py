@@ -28,7 +28,7 @@ from blowfish_core.workflows.pilot import (
     recommendation_strength, run_pilot, scale_budget, subsample, tau_grid,
 )
 from blowfish_core.model.policy import record_reach
-from blowfish_core.synthesis.experiment import MAX_SEEDS
+from blowfish_core.synthesis.spec import MAX_SEEDS
 from blowfish_core.synthesis.gate import GateError, unprotected_text
 from blowfish_core.workflows.budget import budget_from_rho
 from blowfish_core.workflows.verdicts import fmt_tolerance, tau_grid_for_people

@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 import blowfish_core as bc
-from blowfish_core.synthesis import gate as release_gate
-from blowfish_core.synthesis.experiment import RunSpec
+from blowfish_core.synthesis.release import release_synthesis
+from blowfish_core.synthesis.spec import RunSpec
 from blowfish_core.base.errors import DataError, PolicyError, SchemaError
 from blowfish_core.base.input_checks import check_integer_bounds
 from blowfish_core.io.exports import to_csv_safe
@@ -506,7 +506,7 @@ RELEASE_METHODS = tuple(m for m in ("bf-soft", "hard", "tab-pe") if bc.get_metho
 
 def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, release: int = DEFAULT_RELEASE,
                  seed: int | None = None, allow_data_domain: bool = False):
-    """One release of ``studio``'s table through the release gate (release_gate.release_synthesis):
+    """One release of ``studio``'s table through the release gate (release.release_synthesis):
     OS entropy, OpenDP noise, a declared public domain (a data-derived one only with
     ``allow_data_domain``, then labelled not differentially private), a private method.
 
@@ -524,7 +524,7 @@ def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, relea
                          data_source=studio.dataset_name, allow_data_domain=bool(allow_data_domain))
     if seed is not None:
         return bc.run_paired(spec)
-    return release_gate.release_synthesis(spec).result
+    return release_synthesis(spec).result
 
 
 def bundle_zip(result) -> bytes:

@@ -71,7 +71,7 @@ def current_step() -> str:
 
 
 def _policy_empty(studio: Any) -> bool:
-    from blowfish_core.synthesis.experiment import policy_is_empty
+    from blowfish_core.synthesis.spec import policy_is_empty
 
     try:
         return policy_is_empty(studio.schema, studio.policy)

@@ -31,7 +31,8 @@ import pandas as pd
 
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import MUTATION_INDEX, RANK_BY, RELEASE_MODES, SCHEDULES, SynthConfig
-from blowfish_core.synthesis.experiment import PairedResult, RunRequest, RunSpec, run_paired
+from blowfish_core.synthesis.experiment import PairedResult, run_paired
+from blowfish_core.synthesis.spec import RunRequest, RunSpec
 from blowfish_core.algorithm import methods as method_table
 from blowfish_core.synthesis import parsing
 from blowfish_core.privacy.mechanisms import get_mechanism

@@ -14,7 +14,8 @@ from blowfish_core.privacy.accounting import epsilon_exact, pilot_budget
 from blowfish_core.workflows.accuracy_budget import accuracy_first_budget
 from blowfish_core.base.errors import BlowfishError, BudgetError
 from blowfish_core.algorithm.evolution import SynthConfig
-from blowfish_core.synthesis.experiment import RunRequest, run_paired
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.io.presets import shared_path
 
 XOR = bc.get_preset("xor3")

@@ -12,7 +12,7 @@ from blowfish_core.synthesis import gate as release_gate
 from blowfish_core.privacy.accounting import pilot_scaling
 from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE
 from blowfish_core.io.presets import load_preset_data, xor_generate
-from blowfish_core.synthesis.experiment import MAX_SEEDS
+from blowfish_core.synthesis.spec import MAX_SEEDS
 from studio.state import Studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -21,7 +21,8 @@ from blowfish_core.analysis.audit import (
 from blowfish_core.base.errors import BlowfishError, PolicyError, SchemaError
 from blowfish_core.model.policy import AttributePolicy, Policy, record_edge_count
 from blowfish_core.model.schema import Attribute, Schema
-from blowfish_core.model.sensitivity import SQRT2, calibrate
+from blowfish_core.model.sensitivity import SQRT2
+from blowfish_core.algorithm.methods import calibrate
 from blowfish_core.model.votes import vote_vectors
 
 RHO_T, DELTA = 0.25, 1e-5

@@ -22,9 +22,11 @@ from blowfish_core.base.errors import BudgetError, DataError, PolicyError, Schem
 from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
 from blowfish_core.model.policy import AttributePolicy, Policy, record_edge_count, record_reach
 from blowfish_core.io.presets import get_preset
-from blowfish_core.synthesis.experiment import RunRequest, run_paired
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.model.schema import Attribute, Schema, infer_schema
-from blowfish_core.model.sensitivity import SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_bound
+from blowfish_core.model.sensitivity import SQRT2, hard_sensitivity, noise_ratio, soft_bound
+from blowfish_core.algorithm.methods import calibrate
 from blowfish_core.model.votes import vote_histogram, vote_vectors
 
 TINY = SynthConfig(rounds=2, population=[16, 16], release=20)

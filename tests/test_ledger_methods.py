@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import blowfish_core as bc
 from blowfish_core.privacy.accounting import PrivacyLedger, epsilon_exact, split_rho
 from blowfish_core.model.calibration import RoundInputs, calibrate
-from blowfish_core.privacy.ledger import LedgerRow, pld_epsilon, privacy_totals
+from blowfish_core.privacy.ledger import LedgerRow
+from blowfish_core.privacy.totals import pld_epsilon, privacy_totals
 from blowfish_core.privacy.mechanisms import MECHANISMS, get_mechanism
 from blowfish_core.algorithm.methods import METHODS, get_method
 from blowfish_core.model.policy import AttributePolicy, Policy

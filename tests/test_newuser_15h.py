@@ -23,7 +23,7 @@ from blowfish_core.interfaces.cli import main as cli
 from blowfish_core.algorithm.dask_engine import check_scheduler, connect
 from blowfish_core.base.errors import BlowfishError, BudgetError
 from blowfish_core.algorithm.evolution import SynthConfig, vote_precision_text
-from blowfish_core.synthesis.experiment import RunRequest, check_soft_tau, validate_request
+from blowfish_core.synthesis.spec import RunRequest, check_soft_tau, validate_request
 from blowfish_core.model.policy import Policy, record_reach
 from blowfish_core.io.presets import get_preset, load_preset_data
 from blowfish_core.synthesis.report import run_warnings

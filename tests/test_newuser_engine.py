@@ -21,7 +21,8 @@ from blowfish_core.base.errors import BlowfishError, BudgetError, SchemaError
 from blowfish_core.algorithm.evolution import SynthConfig
 from blowfish_core.model.policy import AttributePolicy, Policy
 from blowfish_core.io.presets import get_preset
-from blowfish_core.synthesis.experiment import RunRequest, run_paired, validate_request
+from blowfish_core.synthesis.spec import RunRequest, validate_request
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.synthesis.report import ledger_text, summarize
 from blowfish_core.model.schema import Attribute, Schema, infer_schema
 from blowfish_core.model.votes import check_tau

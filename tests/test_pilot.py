@@ -19,7 +19,8 @@ from blowfish_core.workflows.pilot import (
     subsample, tau_grid,
 )
 from blowfish_core.io.presets import load_preset_data
-from blowfish_core.synthesis.experiment import MAX_SEEDS, RunRequest, run_paired
+from blowfish_core.synthesis.spec import MAX_SEEDS, RunRequest
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.model.sensitivity import noise_ratio
 
 SMALL = SynthConfig(rounds=2, population=[48, 48], release=80)

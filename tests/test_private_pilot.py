@@ -20,7 +20,8 @@ from blowfish_core.privacy.accounting import epsilon_eq1
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.base.errors import BlowfishError, BudgetError
 from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
-from blowfish_core.privacy.ledger import LedgerRow, privacy_totals
+from blowfish_core.privacy.ledger import LedgerRow
+from blowfish_core.privacy.totals import privacy_totals
 from blowfish_core.privacy.mechanisms import MECHANISMS, SELECTION_MECHANISMS, get_mechanism
 from blowfish_core.synthesis.parsing import parse_mechanism, parse_selection_budget
 from blowfish_core.io.presets import get_preset, load_preset_data

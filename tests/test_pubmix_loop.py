@@ -24,7 +24,8 @@ import blowfish_core as bc
 from blowfish_core.synthesis import report
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.algorithm.evolution import SynthConfig
-from blowfish_core.synthesis.experiment import RunRequest, run_paired
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.privacy.mechanisms import MECHANISMS
 from blowfish_core.privacy.mechanisms.pubmix import SOFT_VOTE_REASON
 from blowfish_core.algorithm.methods import METHODS

@@ -20,9 +20,11 @@ from blowfish_core.baselines import MissingDependencyError, _mbi
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.base.errors import BlowfishError, BudgetError
 from blowfish_core.algorithm.evolution import SynthConfig
-from blowfish_core.synthesis.experiment import RunRequest, run_paired, validate_request
+from blowfish_core.synthesis.spec import RunRequest, validate_request
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.io.exports import to_csv_safe
-from blowfish_core.privacy.ledger import LedgerRow, privacy_totals
+from blowfish_core.privacy.ledger import LedgerRow
+from blowfish_core.privacy.totals import privacy_totals
 from blowfish_core.algorithm.methods import METHODS, get_method
 from blowfish_core.model.policy import Policy
 

@@ -151,7 +151,8 @@ def test_cli_command_string_and_zip():
 
 
 def test_readme_uses_a_run_report_when_given(tmp_path):
-    from blowfish_core.synthesis.experiment import RunRequest, run_paired
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
 
     data = bc.load_preset_data(XOR).private
     res = run_paired(RunRequest(XOR.schema, XOR.default_policy(), data, ["bf-soft"], 1e-3, 1e-5, 0.03, [0], TINY))
@@ -190,7 +191,8 @@ def test_adult_preset_split_bundle(tmp_path):
 
 
 def test_settings_from_request_round_trip(tmp_path):
-    from blowfish_core.synthesis.experiment import RunRequest, run_paired
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
     from blowfish_core.interfaces.run_bundle import settings_from_request
 
     data = bc.load_preset_data(XOR).private

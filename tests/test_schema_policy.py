@@ -28,7 +28,8 @@ from blowfish_core.model.policy import (
 )
 from blowfish_core.synthesis.report import policy_summary
 from blowfish_core.model.schema import Attribute, Schema, infer_schema
-from blowfish_core.model.sensitivity import SQRT2, calibrate, soft_bound
+from blowfish_core.model.sensitivity import SQRT2, soft_bound
+from blowfish_core.algorithm.methods import calibrate
 
 
 def mixed_schema() -> Schema:

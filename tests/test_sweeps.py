@@ -15,7 +15,8 @@ from blowfish_core.base.errors import BlowfishError, BudgetError
 from blowfish_core.algorithm.evolution import SynthConfig
 from blowfish_core.model.metrics import crossing_budget, one_way_errors, pwerr
 from blowfish_core.io.presets import load_preset_data
-from blowfish_core.synthesis.experiment import RunRequest, run_paired
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.model.schema import Attribute, Schema
 from blowfish_core.workflows.sweeps import (
     MAX_RHO_GRID, SweepPoint, SweepResult, budget_sweep, cell_labels, decomposition_table, marginal_comparison,

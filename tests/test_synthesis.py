@@ -18,7 +18,8 @@ from blowfish_core.io.data import read_table
 from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
 from blowfish_core.model.policy import AttributePolicy, Policy
 from blowfish_core.io.presets import load_preset_data
-from blowfish_core.synthesis.experiment import RunRequest, run_paired
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.model.schema import Attribute, Schema, infer_schema
 from blowfish_core.model.sensitivity import SQRT2
 

@@ -198,7 +198,8 @@ def test_verdict_level_is_checked():
 
 def test_verdicts_from_engine_results():
     from blowfish_core.algorithm.evolution import SynthConfig
-    from blowfish_core.synthesis.experiment import RunRequest, run_paired
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
     from blowfish_core.workflows.sweeps import SweepPoint, SweepResult
     from blowfish_core.workflows.verdicts import (
         run_verdict_from_report,

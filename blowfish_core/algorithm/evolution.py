@@ -221,7 +221,7 @@ class SynthResult:
 
     @property
     def sampler_used(self) -> str | None:
-        """The noise sampler as release_gate.release_synthesis reads it (= noise_sampler)."""
+        """The noise sampler as release.release_synthesis reads it (= noise_sampler)."""
         return self.noise_sampler
 
 

@@ -21,8 +21,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.calibration import Calibrator, ExactHard, Global, HardNoise, SoftBound
+import numpy as np
+
+from ..model.calibration import Calibrator, ExactHard, Global, HardNoise, RoundInputs, SoftBound
+from ..model.calibration import calibrate as _calibrate
 from ..base.errors import BlowfishError, BudgetError
+from ..model.distance import GowerKernel
+from ..model.policy import Policy
+from ..model.schema import Schema
+from ..model.sensitivity import DEFAULT_MAX_EDGES, Calibration
 from ..model.votes import HardVote, SoftVote, Vote
 
 NOTIONS = {
@@ -71,7 +78,7 @@ class Method:
 
     @property
     def release_mechanisms(self) -> tuple[str, ...]:
-        """Mechanisms the method's ledger uses besides the run's own (release_gate.claim_of)."""
+        """Mechanisms the method's ledger uses besides the run's own (release.claim_of)."""
         return self.extra_mechanisms
 
     def make_vote(self, tau: float | None, precision: str = "float64") -> Vote:
@@ -184,3 +191,23 @@ def releasable_methods() -> list[str]:
 def any_policy_aware(methods) -> bool:
     """True when any of the named methods has a Blowfish notion."""
     return any(get_method(m).policy_aware for m in methods)
+
+
+def calibrate(
+    method: str,
+    schema: Schema,
+    policy: Policy,
+    tau: float | None,
+    C: np.ndarray | None = None,
+    reach: float | None = None,
+    max_edges: float = DEFAULT_MAX_EDGES,
+    kernel: GowerKernel | None = None,
+    norm: str = "l2",
+) -> Calibration:
+    """Per-round sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19), in ``norm``.
+
+    method: a name of :data:`METHODS` or a Method.
+    Delegates to the method's calibrator (blowfish_core.model.calibration), participation
+    floor applied once.  Raises BlowfishError for an unknown method.
+    """
+    return _calibrate(get_method(method), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel, norm))

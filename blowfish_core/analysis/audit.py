@@ -3,7 +3,7 @@
 A release round is the Gaussian mechanism ``M(D) = H(D; C) + N(0, sigma^2 I_m)``
 on the vote histogram of a fixed public candidate population C (Algorithm 1,
 lines 5-20), with ``sigma = Delta_t / sqrt(2 rho_t)`` (Thm 2.6) and Delta_t from
-:func:`blowfish_core.model.sensitivity.calibrate`.  The round claims
+:func:`blowfish_core.algorithm.methods.calibrate`.  The round claims
 ``epsilon = epsilon_exact(rho_t, delta)`` (mu-GDP curve, per round).
 
 The audit (Jagielski et al. 2020; Nasr et al. 2021 style):
@@ -52,7 +52,8 @@ from ..base.errors import BlowfishError, PolicyError, SchemaError
 from ..model.edges import iter_edge_blocks, product_contexts
 from ..model.policy import AttributePolicy, Policy, ValueEdges, record_reach, value_edges
 from ..model.schema import Attribute, Schema
-from ..model.sensitivity import calibrate, soft_bound
+from ..algorithm.methods import calibrate
+from ..model.sensitivity import soft_bound
 from ..model.votes import check_tau, vote_histogram, vote_vectors
 from ..algorithm.methods import BF_SOFT, HARD, TAB_PE, get_method
 

@@ -15,7 +15,7 @@ ledger rows onto the engine's typed :class:`blowfish_core.privacy.ledger.LedgerR
 
 Every row has calibration 'global' (a fixed, data-independent sensitivity), surviving =
 candidates (no threshold H applies) and a note naming the algorithm step and clique.  The
-totals of such a ledger: ledger.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
+totals of such a ledger: totals.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
 accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
 tau; the budget must be zCDP (mechanism 'gaussian').
 

@@ -25,7 +25,7 @@ from typing import Any
 from ..privacy.accounting import PrivacyLedger, epsilon_eq1
 from ..base.errors import BlowfishError
 from ..algorithm.evolution import SynthConfig
-from ..synthesis.experiment import check_soft_tau, policy_is_empty
+from ..synthesis.spec import check_soft_tau, policy_is_empty
 from ..privacy.mechanisms import get_mechanism
 from ..algorithm.methods import any_policy_aware, get_method
 from ..synthesis.parsing import parse_budget, parse_methods, require_tau
@@ -410,7 +410,7 @@ def bundle_zip(settings: RunSettings, report: dict[str, Any] | None = None, fold
 
 
 def settings_from_request(req: Any, **source: Any) -> RunSettings:
-    """RunSettings from an experiment.RunRequest (what the Runner executes) plus the dataset source
+    """RunSettings from a spec.RunRequest (what the Runner executes) plus the dataset source
     and output paths (``preset``, ``data_path``, ``n``, ``data_seed``, ``split_seed``, ``sep``, ``out``,
     ``report``, ``out_dir``), which a RunRequest does not carry.  The budget is exported as the
     request's rho (Gaussian; exact, so the release is identical) or epsilon (Laplace)."""

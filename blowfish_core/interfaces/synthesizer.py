@@ -40,9 +40,12 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 from ..model.distance import domain_index, group_records
 from ..base.errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from ..algorithm.evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
-from ..synthesis.experiment import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, policy_is_empty, run_method
-from ..synthesis.gate import DEFAULT_DELTA, check, claim_of, compose_total, release_synthesis
-from ..privacy.ledger import LedgerRow, privacy_totals
+from ..synthesis.spec import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, policy_is_empty
+from ..synthesis.experiment import run_method
+from ..synthesis.gate import DEFAULT_DELTA, check, compose_total
+from ..synthesis.release import claim_of, release_synthesis
+from ..privacy.ledger import LedgerRow
+from ..privacy.totals import privacy_totals
 from ..algorithm.methods import get_method
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.mechanisms.pubmix import check_sampling
@@ -95,7 +98,7 @@ class Synthesizer:
         (``schema.data_derived``); refused without it (release_gate), and then labelled
         "domain read from the private data: this release is not differentially private".
 
-    Releases (seed=None, no streams) go through the release gate (release_gate.release_synthesis):
+    Releases (seed=None, no streams) go through the release gate (release.release_synthesis):
     OS entropy for every draw, OpenDP / exact samplers, a declared public domain, a private method;
     ``publication_`` holds the gate's Publication (label, total).  Raises GateError naming the
     arguments (``seed=``, ``schema=``, ``allow_data_domain=True``) when it refuses.

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -29,8 +29,12 @@ from .policy import Policy, record_reach
 from .schema import Schema
 from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, hard_sensitivity, soft_bound, standard_dp_reach
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..algorithm.methods import Method
+
+class CalibratedMethod(Protocol):
+    """What :func:`calibrate` reads of a method (blowfish_core.algorithm.methods.Method, one layer up)."""
+
+    calibrator: "Calibrator"
+    notion: str
 
 NORMS = ("l2", "l1")
 #: the global (bounded-DP) sensitivity of a one-hot or simplex vote per norm.
@@ -126,7 +130,7 @@ def floor_value(value: float, policy: Policy) -> float:
     return max(value, 1.0) if policy.participation else value
 
 
-def calibrate(method: Method, x: RoundInputs) -> Calibration:
+def calibrate(method: CalibratedMethod, x: RoundInputs) -> Calibration:
     """The method's calibration of one round, the participation floor applied once (Blowfish notions).
 
     Raises BudgetError for a bad tau (soft calibrators), ValueError for an unknown norm.

@@ -56,7 +56,7 @@ def noise_ratio(reach: float, tau: float) -> float:
 def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record-level reach") -> float:
     """q = noise_ratio(reach, tau), refused below MIN_NOISE_RATIO (reach > 0).
 
-    A reach of 0 is not refused here (an empty policy has its own refusal, experiment.EMPTY_POLICY_MESSAGE).
+    A reach of 0 is not refused here (an empty policy has its own refusal, spec.EMPTY_POLICY_MESSAGE).
     Raises BudgetError naming tau, with a tau that works (the reach itself: q = tanh(1/2) = 0.46).
     """
     q = noise_ratio(reach, tau)
@@ -195,35 +195,3 @@ def _first_crossing(schema: Schema, k: GowerKernel, blocks) -> tuple[dict[str, A
                 "nn_v": int(NN[zi, ve.e1[ei]]),
             }, checked
     return None, checked
-
-
-def calibrate(
-    method: str,
-    schema: Schema,
-    policy: Policy,
-    tau: float | None,
-    C: np.ndarray | None = None,
-    reach: float | None = None,
-    max_edges: float = DEFAULT_MAX_EDGES,
-    kernel: GowerKernel | None = None,
-    norm: str = "l2",
-) -> Calibration:
-    """Per-round sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19), in ``norm``.
-
-    method: a name of the method table (blowfish_core.algorithm.methods.METHODS) or a Method.
-    Delegates to the method's calibrator (blowfish_core.model.calibration), participation
-    floor applied once.  Raises BlowfishError for an unknown method.
-    """
-    from .calibration import RoundInputs, calibrate as _calibrate
-    from ..algorithm.methods import get_method
-
-    return _calibrate(get_method(method), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel, norm))
-
-
-def __getattr__(name: str):
-    """METHODS / METHOD_LABELS moved to blowfish_core.algorithm.methods (the method table); kept readable here."""
-    if name in ("METHODS", "METHOD_LABELS"):
-        from ..algorithm import methods
-
-        return getattr(methods, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -686,10 +686,3 @@ class PrivacyLedger:
             "rounds": int(self.rounds),
             "rho_per_round": [float(x) for x in self.rho_per_round],
         }
-
-
-def parse_positive_grid(text: str, name: str, item: str, example: str, check) -> set[float]:
-    """Moved to blowfish_core.synthesis.parsing (the front ends' parsers); kept here for old imports."""
-    from ..synthesis.parsing import parse_positive_grid as parse
-
-    return parse(text, name, item, example, check)

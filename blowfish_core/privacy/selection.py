@@ -12,7 +12,8 @@ exactly how private that choice is, for each way of setting the EM's scale b.
   epsilon-bounded-range, hence (epsilon^2/8)-zCDP (Cesar & Rogers 2021).
 * The private choice of tau (pure pieces): :func:`score_sensitivity`,
   :func:`error_scores`, :func:`select_private` (seeded study draw, numpy) and
-  :func:`select_release` (release draw, OpenDP's Gumbel noisy max).
+  :func:`blowfish_core.privacy.mechanisms.select_release` (release draw, OpenDP's Gumbel noisy max;
+  in the mechanism registry, which it reads).
 * :class:`SelectionGraph` -- a finite dataset graph with a score vector per dataset
   (oscillation, local/global sensitivity, smooth sensitivity, distances to unsafe sets).
 * Calibrations (:data:`CALIBRATIONS`, one entry each, all following :class:`Calibration`):
@@ -312,24 +313,6 @@ def select_private(errors: Any, n: int, sensitivity: float, epsilon_sel: float,
         raise BudgetError("rng must be a numpy.random.Generator. Fix: pass np.random.default_rng(seed)")
     P = em_probabilities(error_scores(errors, n), sensitivity, epsilon_sel)
     return Selection(int(rng.choice(P.size, p=P)), P)
-
-
-def select_release(errors: Any, n: int, sensitivity: float, epsilon_sel: float) -> Selection:
-    """The release-mode draw of :func:`select_private` (issue 21): the same law, drawn by OpenDP.
-
-    Same arguments (no rng): the index is drawn by the exponential mechanism's release sampler,
-    ``mechanisms.SELECTION_MECHANISMS["exponential"].draw`` -- OpenDP's report-noisy-max with
-    Gumbel noise of scale 2·sensitivity/epsilon_sel (OS CSPRNG), which is exactly the law
-    :func:`em_probabilities` computes (papers/001 Eq. (1); McSherry & Talwar 2007).  The
-    returned probabilities are that law, computed on the private data without noise: internal
-    figures, never published.  Pure epsilon_sel-DP (epsilon_sel^2/8 zCDP), like the seeded draw.
-    Raises BudgetError for bad input (OpenDP's privacy map is checked against epsilon_sel^2/8).
-    """
-    from .mechanisms import SELECTION_MECHANISMS
-
-    u = error_scores(errors, n)
-    P = em_probabilities(u, sensitivity, epsilon_sel)
-    return Selection(int(SELECTION_MECHANISMS["exponential"].draw(u, sensitivity, epsilon_sel)), P)
 
 
 # ------------------------------------------------------------- dataset graph

@@ -2,7 +2,7 @@
 
 Every front end that offers a release -- ``synth`` without seeds, ``Synthesizer(seed=None).fit``,
 the app's Release step, the public-aware sampler's release, the private tau choice, MST/AIM and
-PubMix/LinMix -- calls :func:`publish` (directly, or through :func:`release_synthesis`).  It
+PubMix/LinMix -- calls :func:`publish` (directly, or through :func:`blowfish_core.synthesis.release.release_synthesis`).  It
 refuses, naming every problem in one pass (:class:`GateError`), unless
 
 1. **randomness** is OS entropy for every draw: the gate itself makes the run's
@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.errors import BlowfishError
-from ..privacy.ledger import LedgerRow, privacy_totals
+from ..privacy.ledger import LedgerRow
+from ..privacy.totals import privacy_totals
 
 #: the default DP delta of (epsilon, delta) statements (the one literal; accounting reads it too).
 DEFAULT_DELTA = 1e-5
@@ -163,7 +164,7 @@ def total_text(total: dict[str, Any], releases: int) -> str:
 
 
 def compose_total(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA) -> dict[str, Any]:
-    """The total of every ledger row published together (ledger.privacy_totals over all of them).
+    """The total of every ledger row published together (totals.privacy_totals over all of them).
 
     Returns {'rho' (None unless every row is zCDP), 'epsilon', 'delta', 'accountant'}: the
     contract keys of ``ledger.json["privacy"]["total"]``.  Raises ValueError for no rows.
@@ -277,39 +278,3 @@ def publish(claim: Claim, produce: Callable[[Callable[[], Any]], Sequence[Part]]
     notes = (f"WARNING: {unprotected_text(claim.unprotected_rows)}.",) if claim.unprotected_rows else ()
     return Publication(claim, parts, total, NOT_DP_LABEL if data_domain else RELEASE_LABEL, data_domain,
                        result_of(parts) if result_of is not None else None, notes)
-
-
-def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | None = None,
-                      should_stop: Callable[[], bool] | None = None) -> Publication:
-    """A synthesis release (CLI ``synth`` without seeds, the API with seed=None, the app's Release
-    step): ``spec`` an unseeded, validated RunSpec; every (method) run draws from the gate's OS
-    entropy.  Returns the Publication; ``publication.result`` is the PairedResult (its public
-    report carries the gate's label and total).  Raises GateError / BlowfishError."""
-    from .experiment import run_paired
-
-    claim = claim_of(spec)
-    box: dict[str, Any] = {}
-
-    def produce(entropy: Callable[[], Any]) -> list[Part]:
-        res = run_paired(spec, progress=progress, should_stop=should_stop, streams_factory=entropy)
-        box["result"] = res
-        return [Part(f"{r.method}.csv", tuple(r.ledger), r.synth.noise_sampler or "", r.synth.randomness or "",
-                     r.release) for r in res.runs]
-
-    pub = publish(claim, produce)
-    res = box["result"]
-    object.__setattr__(pub, "result", res)
-    res.attach_publication(pub)
-    return pub
-
-
-def claim_of(spec: Any) -> Claim:
-    """The Claim of a synthesis RunSpec (methods, mechanism, schema, seeds, data-domain choice)."""
-    from ..algorithm.methods import get_method
-
-    mechs = {spec.mechanism}
-    for m in spec.methods:  # reference methods (MST, AIM): Gaussian measurements + exponential selections
-        mechs.update(get_method(m).release_mechanisms)
-    return Claim("synthetic table", spec.schema, tuple(spec.methods), tuple(sorted(mechs)), (),
-                 spec.seeds is not None, bool(getattr(spec, "allow_data_domain", False)),
-                 int(getattr(spec, "unprotected_rows", 0) or 0), float(spec.delta))

@@ -17,6 +17,7 @@ from ..privacy.mechanisms import ADDITIVE, MECHANISMS, SAMPLING, get_mechanism
 from ..algorithm.methods import METHODS, tau_methods
 from ..model.policy import AttributePolicy, Policy, parse_protect_spec
 from ..model.votes import check_tau
+from .spec import MAX_SEEDS
 
 
 def parse_methods(text: str | list[str], name: str = "--method") -> list[str]:
@@ -254,10 +255,8 @@ def _refuse_repeats(specs: list[str], name: str) -> None:
 def seed_range(count, first=0, name: str = "number of paired seeds") -> list[int]:
     """Paired seeds first, first+1, ..., first+count-1 (the app's two boxes).
 
-    Raises BlowfishError for a count < 1 or above experiment.MAX_SEEDS, or a first seed < 0.
+    Raises BlowfishError for a count < 1 or above spec.MAX_SEEDS, or a first seed < 0.
     """
-    from .experiment import MAX_SEEDS
-
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise BlowfishError(f"{name} must be a whole number >= 1 (got {count!r})")
     if count > MAX_SEEDS:

@@ -20,7 +20,7 @@ the reach / q / bound block (also the ``reach`` command's).
 from __future__ import annotations
 
 import platform
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from .. import __version__
 from ..model.calibration import floor_value
 from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE
 from .gate import NOT_DP_LABEL, total_text
-from .experiment import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
+from .spec import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
 from ..privacy.mechanisms import get_mechanism
 from ..algorithm.methods import BASELINE, DECOMPOSITION, METHODS, SOFT, any_policy_aware, get_method
 from ..model.metrics import NUMERIC_BINS, relative_reduction, t_interval
@@ -36,8 +36,29 @@ from ..model.policy import Policy, record_reach, weighted_reaches
 from ..model.schema import Schema
 from ..model.sensitivity import SQRT2, noise_ratio, soft_bound
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .experiment import PairedResult
+
+class PairedRuns(Protocol):
+    """What the reports read of a paired comparison: :class:`blowfish_core.synthesis.experiment.PairedResult`
+    (not imported here: experiment builds its reports with this module, issue 22)."""
+
+    request: RunRequest
+    runs: tuple[Any, ...]
+    metric_name: str
+    n_private: int
+    n_unique: int
+    privacy: dict[str, Any]
+    seconds_total: float
+
+    def run(self, method: str, seed: int | None = None) -> Any: ...
+
+    @property
+    def summary(self) -> dict[str, Any]: ...
+
+    @property
+    def public_report(self) -> dict[str, Any]: ...
+
+    @property
+    def eval_report(self) -> dict[str, Any]: ...
 
 
 def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[str, Any]:
@@ -73,7 +94,7 @@ UNGATED_LABEL = ("unseeded run made outside the release gate: not checked for pu
 INTERNAL_KEYS = ("data_source", "n_unique", "metric", "runs", "summary", "seconds_total", "machine")
 
 
-def randomness_text(result: PairedResult) -> str:
+def randomness_text(result: PairedRuns) -> str:
     """'unseeded, OS entropy, sampler opendp' or 'seeded: for study, not for publication'."""
     return SEEDED_NOTE if result.request.seeded else RANDOMNESS
 
@@ -82,13 +103,13 @@ def _run_label(method: str, seed: int | None) -> str:
     return method if seed is None else f"{method}_seed{seed}"
 
 
-def release_files(result: PairedResult) -> dict[tuple[str, int | None], str]:
+def release_files(result: PairedRuns) -> dict[tuple[str, int | None], str]:
     """(method, seed) -> the release CSV's file name in a bundle / --out-dir:
     ``<method>.csv`` for an unseeded run, ``<method>_seed<S>.csv`` for a seeded one."""
     return {(r.method, r.seed): _run_label(r.method, r.seed) + ".csv" for r in result.runs}
 
 
-def build_public(result: PairedResult) -> dict[str, Any]:
+def build_public(result: PairedRuns) -> dict[str, Any]:
     """What may be published with the release (JSON-safe): labelled PUBLIC_LABEL.
 
     Keys: label, randomness, tool, version, schema, domain_warning, policy, reach,
@@ -115,7 +136,7 @@ def build_public(result: PairedResult) -> dict[str, Any]:
             entry["noise_sampler"] = r.synth.noise_sampler
         entry["rounds"] = [row.to_dict() for row in r.ledger]
         ledger.append(entry)
-    pub = getattr(result, "publication", None)  # set by the release gate (release_gate.release_synthesis)
+    pub = getattr(result, "publication", None)  # set by the release gate (release.release_synthesis)
     out: dict[str, Any] = {
         "label": pub.label if pub is not None else (SEEDED_NOTE if req.seeded else UNGATED_LABEL),
         "randomness": randomness_text(result),
@@ -140,7 +161,7 @@ def build_public(result: PairedResult) -> dict[str, Any]:
     return out
 
 
-def build_internal(result: PairedResult) -> dict[str, Any]:
+def build_internal(result: PairedRuns) -> dict[str, Any]:
     """Everything computed on the private table, labelled INTERNAL_LABEL (JSON-safe).
 
     Keys: label, randomness, data_source, n_private, n_unique (distinct private records,
@@ -163,7 +184,7 @@ def build_internal(result: PairedResult) -> dict[str, Any]:
     }
 
 
-def _vote_precision(result: PairedResult | None) -> dict[str, str] | None:
+def _vote_precision(result: PairedRuns | None) -> dict[str, str] | None:
     """{method: the soft vote's arithmetic as used} for the soft-vote methods (votes.SoftVote:
     float32 tiles in seeded study runs unless tau is too small for them, float64 in releases);
     several seeds that differ are joined with ' | '.  None when no run has a soft vote."""
@@ -178,7 +199,7 @@ def _vote_precision(result: PairedResult | None) -> dict[str, str] | None:
     return {m: " | ".join(v) for m, v in out.items()} or None
 
 
-def _config(req: RunRequest, result: PairedResult | None = None) -> dict[str, Any]:
+def _config(req: RunRequest, result: PairedRuns | None = None) -> dict[str, Any]:
     return {
         "rounds": req.config.rounds, "population": req.config.sizes(), "release": req.config.release,
         "threshold_h": req.config.threshold_h, "selection": req.config.selection,
@@ -190,7 +211,7 @@ def _config(req: RunRequest, result: PairedResult | None = None) -> dict[str, An
     }
 
 
-def _metric(result: PairedResult) -> dict[str, Any]:
+def _metric(result: PairedRuns) -> dict[str, Any]:
     req = result.request
     return {"name": result.metric_name, "numeric_bins": NUMERIC_BINS,
             "reference": "private table" if req.reference is None else "reference table",
@@ -199,7 +220,7 @@ def _metric(result: PairedResult) -> dict[str, Any]:
                     "null with fewer than 2 seeds"}
 
 
-def build_report(result: PairedResult) -> dict[str, Any]:
+def build_report(result: PairedRuns) -> dict[str, Any]:
     """The union report for experiments (JSON-safe, no NaN): ``public`` (build_public) and
     ``internal`` (build_internal) plus every historical key of the CLI contract; the
     keys listed in INTERNAL_KEYS are internal (``parts`` says so)."""
@@ -249,7 +270,7 @@ def build_report(result: PairedResult) -> dict[str, Any]:
 
 
 
-def _setting(result: PairedResult, pol: dict[str, Any]) -> dict[str, Any]:
+def _setting(result: PairedRuns, pol: dict[str, Any]) -> dict[str, Any]:
     """The public setting of a run, shared by the public part and the full report: schema,
     domain warning, policy, reach, tau, q, the BF-Soft bound, privacy totals, mechanism."""
     req, schema = result.request, result.request.schema
@@ -267,7 +288,7 @@ def _setting(result: PairedResult, pol: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def bundle_total(result: PairedResult) -> dict[str, Any]:
+def bundle_total(result: PairedRuns) -> dict[str, Any]:
     """The composed total of every release of ``result`` (release_gate.compose_total over all the
     runs' ledger rows): what publishing them together spends.  One release: its own budget."""
     from .gate import compose_total
@@ -295,7 +316,7 @@ def is_bundle_file(name: str) -> bool:
     return stem in METHODS
 
 
-def bundle_files(result: PairedResult, raw: bool = False) -> dict[str, str]:
+def bundle_files(result: PairedRuns, raw: bool = False) -> dict[str, str]:
     """The release bundle as {file name: text}: every synthetic CSV (spreadsheet-safe,
     exports.to_csv_safe), schema.json, policy.json, budget.json, ledger.json
     (build_public) and ledger.txt (ledger_text).  Nothing computed on the private table.

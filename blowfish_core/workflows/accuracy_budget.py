@@ -46,7 +46,8 @@ from ..privacy.accounting import (
 )
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.evolution import SynthConfig
-from ..synthesis.experiment import MAX_SEEDS, RunRequest, run_paired
+from ..synthesis.spec import MAX_SEEDS, RunRequest
+from ..synthesis.experiment import run_paired
 from ..algorithm.methods import BASELINE, SOFT, get_method
 from ..model.metrics import t_interval
 from .pilot import check_pilot_size

@@ -3,7 +3,7 @@
 A person thinks in one epsilon and a delta.  :func:`budget_from_epsilon` turns (epsilon, delta)
 into the run's per-round budget and returns a :class:`BudgetView` whose ``epsilon`` is the
 ledger's accountant's epsilon (the exact Gaussian mu-GDP curve for an all-Gaussian run, the
-sum of epsilons for the pure-DP Laplace variant: ledger.privacy_totals), with every other
+sum of epsilons for the pure-DP Laplace variant: totals.privacy_totals), with every other
 figure (rho, rho_t, the paper's Eq. (1) epsilon) in a tooltip string.  :func:`budget_from_rho`
 is the same view for the "advanced" rho entry.
 

@@ -49,7 +49,8 @@ from ..algorithm import methods
 from ..model.metrics import relative_reduction, t_interval
 from ..synthesis.parsing import parse_positive_grid
 from ..model.policy import Policy, record_reach
-from ..synthesis.experiment import MAX_SEEDS, PairedResult, RunRequest, run_paired
+from ..synthesis.spec import MAX_SEEDS, RunRequest
+from ..synthesis.experiment import PairedResult, run_paired
 from ..model.schema import Schema
 from ..model.sensitivity import noise_ratio, tau_for_noise_ratio
 from ..model.votes import check_tau

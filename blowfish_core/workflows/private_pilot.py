@@ -46,14 +46,17 @@ from ..algorithm import methods
 from ..privacy.accounting import check_delta, check_rho, epsilon_eq1
 from ..base.errors import BlowfishError
 from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
-from ..synthesis.experiment import PairedResult, RunSpec, run_paired
-from ..privacy.ledger import LedgerRow, privacy_totals
+from ..synthesis.experiment import PairedResult, run_paired
+from ..synthesis.spec import RunSpec
+from ..privacy.ledger import LedgerRow
+from ..privacy.totals import privacy_totals
 from ..privacy.mechanisms import SELECTION_MECHANISMS
 from ..synthesis.parsing import parse_selection_budget
 from ..model.policy import Policy
 from ..synthesis.report import INTERNAL_LABEL
 from ..model.schema import Schema
-from ..privacy.selection import PrivateChoicePlan, Selection, private_choice_plan, select_private, select_release
+from ..privacy.selection import PrivateChoicePlan, Selection, private_choice_plan, select_private
+from ..privacy.mechanisms import select_release
 from ..model.votes import check_tau
 
 #: label of every figure computed on the private data without noise.
@@ -414,7 +417,7 @@ def release_tau_choice(
     with a domain read off the private table anyway, labelled release_gate.NOT_DP_LABEL).  Inside
     ``release_gate.publish``: each of the K runs is ``run_paired(RunSpec(..., seeds=None),
     streams_factory=entropy)`` (OS entropy, OpenDP noise), and the choice is drawn by
-    selection.select_release (the exponential mechanism's OpenDP Gumbel noisy max at scale
+    mechanisms.select_release (the exponential mechanism's OpenDP Gumbel noisy max at scale
     2·sensitivity/epsilon_sel; papers/001 Eq. (1)).  Parts: 'chosen.csv' (the chosen release; its
     rows are EVERY run's ledger rows, since all K runs spent their budget) and 'choice' (the
     choice, its exponential row, sampler 'opendp-gumbel').  Total: K·rho_run + rho_sel zCDP

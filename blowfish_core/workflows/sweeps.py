@@ -29,7 +29,8 @@ from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.evolution import SynthConfig, SynthResult
 from ..model.metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
 from ..model.policy import Policy
-from ..synthesis.experiment import MAX_SEEDS, RunRequest, run_paired
+from ..synthesis.spec import MAX_SEEDS, RunRequest
+from ..synthesis.experiment import run_paired
 from ..model.schema import Attribute, Schema
 from ..algorithm.methods import BASELINE, SOFT
 from ..synthesis.parsing import parse_positive_grid
@@ -162,7 +163,7 @@ def budget_sweep(
         raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(seeds)})")
     cfg = (config or SynthConfig()).validate()
     # validate everything (tau, seeds, policy) once before any work
-    from ..synthesis.experiment import validate_request
+    from ..synthesis.spec import validate_request
     validate_request(RunRequest(schema, policy, data, [_HARD, _SOFT], rhos[0], delta, tau, seeds, cfg))
     t0 = time.perf_counter()
     points: list[SweepPoint] = []

@@ -25,7 +25,9 @@ from ...algorithm.evolution import SCHEDULES, SynthConfig
 from ...model.policy import Policy
 from ...io.presets import get_preset, load_preset_data, split_line
 from ...synthesis import gate as release_gate
-from ...synthesis.experiment import RunSpec, check_soft_tau, run_paired
+from ...synthesis.release import claim_of, release_synthesis
+from ...synthesis.spec import RunSpec, check_soft_tau
+from ...synthesis.experiment import run_paired
 from ...synthesis.gate import DEFAULT_DELTA
 from ...synthesis.report import INTERNAL_LABEL, bundle_files, is_bundle_file, ledger_text, policy_summary, release_files
 from ...algorithm.evolution import RANDOMNESS, SEEDED_NOTE
@@ -639,7 +641,7 @@ def cmd_synth(args) -> int:
                         epsilon=budget.epsilon, public=public, public_source=public_txt, grouped=grouped,
                         engine=engine, allow_data_domain=args.allow_data_domain, unprotected_rows=unprotected)
     if seeds is None:  # a release: the gate's checks before any work (release_gate.publish repeats them)
-        release_gate.check(release_gate.claim_of(req))
+        release_gate.check(claim_of(req))
     elif args.allow_data_domain:
         raise BlowfishError("--allow-data-domain applies to a release (no --seeds); a seeded study run is never "
                             "published. Fix: drop it")
@@ -661,7 +663,7 @@ def cmd_synth(args) -> int:
           + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
              if len(methods) > 1 else ""))
     if seeds is None:  # THE release gate (issue 21): OS entropy, safe samplers, public domain, total
-        result = release_gate.release_synthesis(req, progress=progress).result
+        result = release_synthesis(req, progress=progress).result
     else:
         result = run_paired(req, progress=progress)
     rep = result.report

@@ -31,7 +31,7 @@ integer-arithmetic sampling from the OS CSPRNG, issue 21); the PubMix class decl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from .gaussian import Gaussian, GaussianOpenDP
 from .laplace import Laplace, LaplaceOpenDP
 from .exponential import Exponential
 from .pubmix import PubMix, PubMixExact
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..selection import Selection
 
 
 class Mechanism(Protocol):
@@ -112,7 +115,24 @@ def get_mechanism(mechanism: str | Mechanism | None, sampler: str = "numpy") -> 
                             f"release. Fix: use {' or '.join(n for n, _ in SAMPLED)}, or give seeds for a study run")
     return s
 
+def select_release(errors: Any, n: int, sensitivity: float, epsilon_sel: float) -> "Selection":
+    """The release-mode draw of :func:`blowfish_core.privacy.selection.select_private` (issue 21): the same law, drawn by OpenDP.
 
-__all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLED", "SAMPLERS", "SAMPLING", "SELECTION_MECHANISMS",
+    Same arguments (no rng): the index is drawn by the exponential mechanism's release sampler,
+    ``SELECTION_MECHANISMS["exponential"].draw`` -- OpenDP's report-noisy-max with
+    Gumbel noise of scale 2·sensitivity/epsilon_sel (OS CSPRNG), which is exactly the law
+    :func:`~blowfish_core.privacy.selection.em_probabilities` computes (papers/001 Eq. (1); McSherry & Talwar 2007).  The
+    returned probabilities are that law, computed on the private data without noise: internal
+    figures, never published.  Pure epsilon_sel-DP (epsilon_sel^2/8 zCDP), like the seeded draw.
+    Raises BudgetError for bad input (OpenDP's privacy map is checked against epsilon_sel^2/8).
+    """
+    from ..selection import Selection, em_probabilities, error_scores  # scipy: not at import (issue 15)
+
+    u = error_scores(errors, n)
+    P = em_probabilities(u, sensitivity, epsilon_sel)
+    return Selection(int(SELECTION_MECHANISMS["exponential"].draw(u, sensitivity, epsilon_sel)), P)
+
+
+__all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLED", "SAMPLERS", "SAMPLING", "SELECTION_MECHANISMS", "select_release",
            "Exponential", "Gaussian", "GaussianOpenDP", "Laplace", "LaplaceOpenDP", "Mechanism", "PubMix",
            "PubMixExact", "get_mechanism"]

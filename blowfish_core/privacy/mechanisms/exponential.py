@@ -9,7 +9,7 @@ The row records: mechanism 'exponential', sensitivity = the score's global sensi
 (sup-norm over candidates, ``norm = 'linf'``), scale = b (score units), ``epsilon_t`` =
 epsilon_sel and ``rho_t`` = epsilon_sel^2/8 (its zCDP cost), candidates = K.
 
-Composition (ledger.privacy_totals): every row zCDP (Gaussian rounds and exponential rows)
+Composition (totals.privacy_totals): every row zCDP (Gaussian rounds and exponential rows)
 -> rho adds, epsilon by Eq. (1), ``accountant = "zcdp-eq1"`` (never the mu-GDP curve: the
 exponential row is not a Gaussian mechanism, notes B4's counterexample); mixed with pure
 rows (Laplace) -> the PLD accountant, the exponential row as a pure epsilon_sel-DP PLD.
