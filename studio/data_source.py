@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from typing import Any
 
 import pandas as pd
@@ -23,6 +22,7 @@ from blowfish_core.synthesis.spec import RunSpec
 from blowfish_core.base.errors import DataError, PolicyError, SchemaError
 from blowfish_core.base.input_checks import check_integer_bounds
 from blowfish_core.io.exports import to_csv_safe
+from blowfish_core.base.fields import render
 from blowfish_core.io.intake import SEP_NAMES, IntakeResult, intake_csv
 from blowfish_core.io.presets import shared_path
 from blowfish_core.model.schema import _fmt
@@ -77,23 +77,10 @@ class IntakeChoice:
     missing_level: tuple[tuple[str, str], ...] = ()
 
 
-_APP_FIXES = (
-    (re.compile(r"confirm with no_header=True and names=\[[^\]]*\] \(offered\)"),
-     "press 'Use these column names' below (the offered names)"),
-    (re.compile(r"drop those rows \(drop_missing=\['([^']*)'\]\)"),
-     r"choose 'drop rows' for '\1' under Missing values below"),
-    (re.compile(r"declare a missing level \(missing_level=\{'[^']*': '[^']*'\}\)"),
-     "choose 'declared missing level' there"),
-    (re.compile(r"pick the columns to model \(columns=\[\.\.\.\]\)"), "tick 'model' in the schema table"),
-    (re.compile(r"with no_header=True"), "by ticking 'No header row'"),
-)
-
-
 def app_message(msg: str) -> str:
-    """The app's wording of an intake message (the engine's names the intake options)."""
-    for pat, rep in _APP_FIXES:
-        msg = pat.sub(rep, msg)
-    return msg
+    """The app's wording of an engine message: a structured one (fields.Text, BlowfishError) names
+    the app's controls (fields.FIELDS / fields.PHRASES); a plain one is shown as it is."""
+    return render(msg, "app")
 
 
 def intake_upload(raw: bytes, name: str = "uploaded file", choice: IntakeChoice | None = None,
@@ -250,7 +237,7 @@ def studio_from_intake(res: IntakeResult, name: str, target: str,
                                        f"{len(probs)} problem(s) found: " + " | ".join(probs)))
     df = res.frame
     notes = [app_message(n) for n in res.notes]
-    warns = [f"WARNING: {app_message(w)}" for w in res.warnings]
+    warns = ["WARNING: " + app_message(w) for w in res.warnings]
     if df.shape[1] < MIN_COLUMNS:
         raise DataError(
             f"{name}: the table has only one column ('{df.columns[0]}'). The studio models at least "

@@ -78,3 +78,19 @@ def check_integer_bounds(schema) -> None:
 def _whole(v: float) -> str:
     f = float(v)
     return str(int(f)) if f.is_integer() else repr(f)
+
+
+def check_seeds(seeds) -> list[int]:
+    """Paired seeds (a list of ints >= 0; numpy integers accepted) returned as given.
+
+    The one check of a seed's type and range (RunSpec, Synthesizer, RunSettings).  Raises a
+    structured BlowfishError (field 'seeds': ``--seeds`` on the CLI, the Seeds box in the app;
+    its API text is "seeds must be whole numbers >= 0 (got ...)") for a bool, a non-integer or a
+    negative seed.
+    """
+    import numpy as np
+
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise BlowfishError.of("{seeds_at}seeds must be whole numbers >= 0 (got {got!r})", field="seeds", got=s)
+    return list(seeds)

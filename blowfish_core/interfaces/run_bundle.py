@@ -25,9 +25,9 @@ from typing import Any
 from ..privacy.accounting import PrivacyLedger, epsilon_eq1
 from ..base.errors import BlowfishError
 from ..algorithm.evolution import SynthConfig
-from ..synthesis.spec import check_soft_tau, policy_is_empty
+from ..synthesis.spec import RunSpec, policy_is_empty
 from ..privacy.mechanisms import get_mechanism
-from ..algorithm.methods import any_policy_aware, get_method
+from ..algorithm.methods import get_method
 from ..synthesis.parsing import parse_budget, parse_methods, require_tau
 from ..model.policy import Policy
 from ..io.presets import get_preset
@@ -82,26 +82,26 @@ class RunSettings:
         return self.conversion
 
     def validate(self) -> RunSettings:
-        """Check every setting with the CLI's parsers; BlowfishError naming the field."""
+        """Check every setting; BlowfishError naming the field.
+
+        The settings' parsers (methods, budget, tau: the same as the CLI's) give the run's
+        values, and the scalar checks (seeds, budget split, tau floor, policy, integer bounds)
+        are RunSpec.build's (experiment.validate_request, with no table: a bundle holds none).
+        Then the bundle's own checks: schedule settings without a CLI flag, the dataset source.
+        """
         methods = parse_methods(self.methods, "methods")
         if not methods:
             raise BlowfishError("methods: choose at least one method")
-        parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.budget_conversion, flags=False)
+        budget = parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.budget_conversion, flags=False)
         require_tau(methods, self.tau, "tau")
-        if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
-            raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seeds!r})")
-        self.config.validate()
+        RunSpec.build(self.schema, self.policy, None, methods, budget.rho, budget.delta, self.tau, list(self.seeds or []),
+                      self.config, allow_empty_policy=self.allow_empty_policy, mechanism=budget.mechanism,
+                      epsilon=budget.epsilon)
         default = SynthConfig()
         for name in _NOT_ON_CLI:
             if getattr(self.config, name) != getattr(default, name):
                 raise BlowfishError(f"schedule setting '{name}' = {getattr(self.config, name)!r} has no CLI flag, so "
                                     "run.sh could not repeat it. Fix: keep its default to export a bundle")
-        self.policy.validate(self.schema)
-        if (any_policy_aware(methods) and not self.allow_empty_policy
-                and policy_is_empty(self.schema, self.policy)):
-            raise BlowfishError("the policy protects nothing: Hard/BF-Soft would release noise-free histograms. "
-                                "Fix: protect at least one attribute before exporting")
-        check_soft_tau(self.schema, self.policy, methods, self.tau)
         src = self._source()
         if src == "generated" and self.data_path is None and self.sep != ",":
             raise BlowfishError("sep applies to a CSV; a generated table has none")

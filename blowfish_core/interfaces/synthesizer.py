@@ -44,6 +44,7 @@ from ..synthesis.spec import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, poli
 from ..synthesis.experiment import run_method
 from ..synthesis.gate import DEFAULT_DELTA, check, compose_total
 from ..synthesis.release import claim_of, release_synthesis
+from ..base.input_checks import check_seeds
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import privacy_totals
 from ..algorithm.methods import get_method
@@ -226,8 +227,7 @@ class Synthesizer:
         mech = get_mechanism(mech_name)
         require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
-            if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-                raise BlowfishError(f"seeds must be whole numbers >= 0 (got {self.seed!r})")
+            check_seeds([self.seed])
         cfg = (self.config or SynthConfig()).validate()
         get_method(method).check_mechanism(budget.mechanism)
         self.policy.validate(self.schema)

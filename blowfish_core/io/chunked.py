@@ -44,6 +44,7 @@ import numpy as np
 
 from ..base._lazy import pd
 from ..base.errors import DataError, SchemaError
+from ..base.fields import Text, join
 from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message
 from .intake import empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message, separator_hint
 from ..model.schema import Schema
@@ -213,11 +214,11 @@ class _Problems:
                 where = _rows_text(rows, n)
                 numeric = isinstance(a, NumericAttribute)
                 if kind == "missing" and n == n_rows:
-                    out.append(f"column '{a.name}' is empty in every row ({n} rows). Fix: {empty_column_fix()}")
+                    out.append(f"column '{a.name}' is empty in every row ({n} rows). Fix: " + empty_column_fix())
                 elif kind == "missing":
                     out.append(f"column '{a.name}': {n} cell(s) are missing (empty) in {where}. "
-                               f"Fix: drop those rows (drop_missing=['{a.name}'])"
-                               + ("" if numeric else f" or declare a missing level (missing_level={{'{a.name}': '?'}})"))
+                               "Fix: " + Text("{drop_those_rows}", col=a.name)
+                               + ("" if numeric else Text(" or {declare_level}", col=a.name, level="?")))
                 elif kind == "not-numbers":
                     out.append(f"column '{a.name}': {n} cell(s) are not numbers (e.g. {ex}) in {where}. "
                                "Fix: correct those cells, or declare the column categorical")
@@ -365,13 +366,13 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                         + (hint if hint else ". " + (
                             "Fix: rename the columns or edit the schema" if names is not None else
                             "Fix: rename the columns or edit the schema; if the first row is data, not a header, name "
-                            f"the columns (no_header=True and names=[{', '.join(a.name for a in schema.attributes)}])"
-                            if header else "Fix: name the columns (names=[...]) or edit the schema")))
+                            + Text("the columns ({header_names})", names=tuple(a.name for a in schema.attributes))
+                            if header else Text("Fix: name the columns ({names_arg}) or edit the schema"))))
     level = {str(c): str(v) for c, v in dict(missing_level or {}).items()}
     drop_cols = list(cols) if drop_missing is True else [str(c) for c in (drop_missing or ())]
     for c in list(level) + drop_cols:
         if c not in cols:
-            raise DataError(f"{label}: no column '{c}' (in drop_missing / missing_level). Columns: {', '.join(cols)}")
+            raise DataError(f"{label}: no column '{c}' (in " + Text("{missing_options}") + f"). Columns: {', '.join(cols)}")
     attrs = {a.name: a for a in schema.attributes}
     for c, v in level.items():
         a = attrs.get(c)
@@ -451,8 +452,8 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                 "Fix: check the quoting, the separator and the number of fields per row"
                 for nf, (c, r) in sorted(fields.items())] + found.messages(schema, n)
         if len(msgs) == 1:
-            raise DataError(f"{label}: {msgs[0]}")
-        raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + "\n".join(f"- {m}" for m in msgs))
+            raise DataError(f"{label}: " + msgs[0])
+        raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + join("\n", ["- " + m for m in msgs]))
     if n == 0 and dropped:
         raise DataError(no_rows_left(label, dropped, [c for c, s in seen.items() if not s]))
     if n == 0:

@@ -86,10 +86,10 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
     if len(cols) == 1:
         for other, word in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):
             if other != sep and other in header:
-                raise DataError(
-                    f"{label}: only one column found but the header contains {word}s; "
-                    f"the file looks {word}-separated. Fix: choose the {word} separator or save it comma-separated"
-                )
+                shown = {"semicolon": "';'", "tab": "'\\t'", "pipe": "'|'"}[word]
+                raise DataError.of("{label}: only one column found but the header contains {sep_word}s; "
+                                   "the file looks {sep_word}-separated", "{sep_choice} or save it comma-separated",
+                                   field="sep", label=label, sep_word=word, sep_shown=shown)
     stripped = [c.strip() for c in cols]
     dups = sorted({c for c in stripped if stripped.count(c) > 1})
     if dups:

@@ -24,9 +24,11 @@ first line of the file -- the header when there is one -- so with a header the f
 data record is row 2, and without one it is row 1.  Blank lines count (a spreadsheet
 shows them as empty rows); a quoted field spanning lines is one row (one record).
 
-Interface-neutral wording: fixes name the intake option (``no_header=True,
-names=[...]``, ``drop_missing=[...]``, ``missing_level={...}``, ``columns=[...]``);
-the CLI and the app reword them for their flags and widgets.
+Structured wording (issue 21): a fix naming an intake option is a
+:class:`~blowfish_core.base.fields.Text` (phrases ``header_names``, ``drop_rows``, ``level_arg``,
+``columns_arg``, ... of ``fields.PHRASES``); its ``str`` is the API wording (``no_header=True
+and names=[...]``, ``drop_missing=[...]``, ``missing_level={...}``, ``columns=[...]``) and
+``fields.render(msg, 'cli' | 'app')`` the command line's flags or the app's controls.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from .data import DEFAULT_MAX_BYTES, NO_DATA_ROWS, read_text
 from ..base.errors import DataError, SchemaError
+from ..base.fields import Text, join
 from ..model.schema import MOSTLY_NUMERIC, Attribute, Schema
 
 #: separators the sniffer chooses from, in order of preference on ties; ", " is a comma
@@ -79,27 +82,28 @@ _DATE_PATTERNS = (
     (re.compile(r"^\d{1,2}-[A-Za-z]{3}-\d{2,4}$"), None),
 )
 _INT64_MAX = 2**63 - 1
-def missing_level_numeric(column: str, level: str) -> str:
+def missing_level_numeric(column: str, level: str) -> Text:
     """The refusal of a missing level for a column the schema declares numeric (before reading)."""
-    return (f"column '{column}' is numeric in the schema; a missing level ({level!r}) is for text columns "
-            f"and would make it text. Fix: drop the rows with a missing value instead (drop_missing=['{column}'])")
+    return Text("column '{col}' is numeric in the schema; a missing level ({level!r}) is for text columns "
+                "and would make it text. Fix: drop the rows with a missing value instead ({drop_rows})",
+                col=column, level=level)
 
 
-def no_rows_left(label: str, dropped: int, empty: Sequence[str]) -> str:
+def no_rows_left(label: str, dropped: int, empty: Sequence[str]) -> str | Text:
     """Every row was dropped for a missing value; ``empty``: dropping columns empty in every row."""
     if empty:
         shown = ("column " if len(empty) == 1 else "columns ") + ", ".join(repr(c) for c in empty)
         return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values: {shown} "
-                f"{'is' if len(empty) == 1 else 'are'} empty in every row. Fix: {empty_column_fix(len(empty))}"
-                ", and drop rows only for the other columns")
+                f"{'is' if len(empty) == 1 else 'are'} empty in every row. Fix: " + empty_column_fix(len(empty))
+                + ", and drop rows only for the other columns")
     return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values. "
             "Fix: declare a missing level instead of dropping")
 
 
-def empty_column_fix(k: int = 1) -> str:
+def empty_column_fix(k: int = 1) -> Text:
     """The fix for modelled column(s) empty in every row (dropping rows or a missing level cannot help)."""
     it = "it" if k == 1 else "them"
-    return f"remove {it} from the schema, or leave {it} out of the modelled columns (columns=[...])"
+    return Text("remove {it} from the schema, or leave {it} out of the modelled columns ({columns_arg})", it=it)
 
 
 def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
@@ -212,10 +216,10 @@ class IntakeResult:
         problem (one line for a single problem; else a head line and one line per problem,
         each with its column, count, rows and fix)."""
         if len(self.problems) == 1:
-            raise DataError(f"{self.source}: {self.problems[0].message}")
+            raise DataError(f"{self.source}: " + self.problems[0].message)
         if self.problems:
             head = f"{self.source}: {len(self.problems)} problem(s) found"
-            raise DataError(head + ":\n" + "\n".join(f"- {p.message}" for p in self.problems))
+            raise DataError(head + ":\n" + join("\n", ["- " + p.message for p in self.problems]))
         return self
 
     def modelled_frame(self) -> pd.DataFrame:
@@ -232,7 +236,7 @@ class IntakeResult:
         identifiers or free text (declare an ordinal or numeric domain for it instead).
         """
         if self.problems:
-            raise SchemaError(f"{self.source}: fix the intake problems first ({self.problems[0].message})")
+            raise SchemaError(f"{self.source}: fix the intake problems first (" + self.problems[0].message + ")")
         attrs = []
         for name in self.modelled:
             g = self.guess(name)
@@ -256,13 +260,14 @@ class IntakeResult:
         return Schema(attrs, data_derived=True, data_derived_columns=list(self.modelled))
 
     def summary_lines(self) -> list[str]:
-        """Plain-text lines: separator, header, modelled columns, notes, warnings, problems."""
+        """Plain-text lines: separator, header, modelled columns, notes, warnings, problems (each a
+        str, a fields.Text where it names an intake option: render it per front end)."""
         lines = [(f"{self.source}: separator {self.sep_name} ({'detected' if self.sep_sniffed else 'given'}); "
-                  f"{'header row' if self.header else 'no header row'} ({self.header_reason}); "
+                  f"{'header row' if self.header else 'no header row'} (" + self.header_reason + "); "
                   f"{len(self.frame)} rows, {len(self.columns)} columns, {len(self.modelled)} modelled")]
-        lines += [f"note: {t}" for t in self.notes]
-        lines += [f"WARNING: {t}" for t in self.warnings]
-        lines += [f"problem: {p.message}" for p in self.problems]
+        lines += ["note: " + t for t in self.notes]
+        lines += ["WARNING: " + t for t in self.warnings]
+        lines += ["problem: " + p.message for p in self.problems]
         return lines
 
 
@@ -589,10 +594,11 @@ def intake_csv(
         header_reason = why if looks else "the first row is text over columns of data"
     else:
         header = not no_header
-        header_reason = "as given (no_header=True)" if no_header else "as given (no_header=False)"
+        header_reason = Text("as given ({no_header_given})") if no_header else "as given (no_header=False)"
     if names is not None:
         if header:
-            raise DataError(f"{label}: names=... applies to a file without a header row. Fix: also pass no_header=True")
+            raise DataError(Text("{label}: names=... applies to a file without a header row. Fix: also pass "
+                                 "{no_header_given}", label=label), field="no_header")
         names = [str(n).strip() for n in names]
         if len(names) != k:
             raise DataError(f"{label}: {len(names)} names given but the rows have {k} fields. Fix: give {k} names")
@@ -612,8 +618,9 @@ def intake_csv(
             problems.append(Problem(
                 "", "header", 1, (first_row,),
                 f"the first row looks like data, not a header: {why}. It was read as data (row {first_row}) "
-                f"with columns named {named}. Fix: confirm with no_header=True and names=[{', '.join(offered[:4])}"
-                f"{', ...' if k > 4 else ''}] (offered), or add a header row to the file"))
+                f"with columns named {named}. Fix: " + Text("{confirm_offered}", names=tuple(offered[:4])
+                                                             + (("...",) if k > 4 else ()))
+                + ", or add a header row to the file"))
     if not data:
         raise DataError(f"{label}: {NO_DATA_ROWS}")
     # column names: empty or duplicated names are problems; the frame gets unique names
@@ -655,7 +662,7 @@ def intake_csv(
     drop_cols = list(cols) if drop_missing is True else list(drop_missing or ())
     for c in list(level) + drop_cols:
         if c not in raw.columns:
-            raise DataError(f"{label}: no column '{c}' (in drop_missing / missing_level). Columns: {', '.join(cols)}")
+            raise DataError(f"{label}: no column '{c}' (in " + Text("{missing_options}") + f"). Columns: {', '.join(cols)}")
     mostly_num = {}
     missing_mask = {}
     for c in cols:
@@ -779,8 +786,8 @@ def intake_csv(
             marker = " (empty or a marker like '?')" if mostly_num[c] else " (empty)"
             probs.append(Problem(c, "missing", nmiss, tuple(rns[:MAX_ROWS_LISTED]),
                                  f"column '{c}': {nmiss} cell(s) are missing{marker} in {_rows_text(rns, nmiss)}. "
-                                 f"Fix: drop those rows (drop_missing=['{c}'])"
-                                 + ("" if mostly_num[c] else f" or declare a missing level (missing_level={{'{c}': '?'}})")))
+                                 "Fix: " + Text("{drop_those_rows}", col=c)
+                                 + ("" if mostly_num[c] else Text(" or {declare_level}", col=c, level="?"))))
         frame[c] = out.reset_index(drop=True)
         guesses[c] = ColumnGuess(c, kind, modelled, reason, integer, levels, nmiss, nd)
         col_problems[c] = probs
@@ -793,14 +800,14 @@ def intake_csv(
             raise DataError(f"{label}: columns {unknown} are not in the table. Columns: {', '.join(cols[:20])}"
                             f"{' ...' if len(cols) > 20 else ''}" + (separator_hint(cols) or (
                                 ". Fix: name columns of the table" if header else
-                                f". The file has no header row ({header_reason}). Fix: name its columns "
-                                f"(no_header=True and names=[{', '.join(picked)}]) or add a header row")))
+                                ". The file has no header row (" + header_reason + "). Fix: name its columns "
+                                + Text("({header_names}) or add a header row", names=tuple(picked)))))
         chosen = [c for c in cols if c in picked]
         for c in chosen:
             g = guesses[c]
             if g.kind == "empty":  # picked (or in the schema) but empty in every row: nothing to model
                 col_problems[c] = [Problem(c, "missing", n, tuple(rownum[:MAX_ROWS_LISTED].tolist()),
-                                           f"column '{c}' is empty in every row ({n} rows). Fix: {empty_column_fix()}")]
+                                           f"column '{c}' is empty in every row ({n} rows). Fix: " + empty_column_fix())]
             elif not g.modelled:
                 notes.append(f"column '{c}' is modelled because it was picked, although it is {g.kind} ({g.reason})")
         reason_out = "not picked"
@@ -810,7 +817,7 @@ def intake_csv(
         if len(cand) > max_columns:
             notes.append(f"the table has {len(cols)} columns; only the first {max_columns} modellable ones are "
                          f"modelled by default ({chosen[0]} .. {chosen[-1]}); {len(cand) - max_columns} more are not. "
-                         "Fix: pick the columns to model (columns=[...])")
+                         + Text("Fix: {pick_columns}"))
         reason_out = f"beyond the first {max_columns} modelled columns (wide table)"
     final = []
     for c in cols:
@@ -824,7 +831,7 @@ def intake_csv(
             problems.extend(col_problems[c])
         elif col_problems[c]:
             notes.append(f"column '{c}' is not modelled; it has {len(col_problems[c])} problem(s) that are ignored "
-                         f"({col_problems[c][0].message})")
+                         "(" + col_problems[c][0].message + ")")
     for g in final:
         if g.kind in ("identifier", "date", "empty", "text") and not g.modelled:
             notes.append(f"column '{g.name}' is not modelled: {g.reason}")

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.errors import BlowfishError
+from ..base.fields import FIELDS, Text, join
+from ..base.fields import field_name  # noqa: F401  (re-exported: gate.field_name, gate.FIELDS)
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import privacy_totals
 
@@ -49,45 +51,15 @@ SAFE_SAMPLERS = frozenset({"opendp", "opendp-gumbel", "exact"})
 class GateError(BlowfishError):
     """A release refused by the gate.  ``problems``: tuple of (field, problem, fix) triples, every
     problem found in one pass; ``field`` / ``fix``: those of the first.  ``str()`` is the
-    interface-neutral message; :meth:`render` names the front end's controls (FIELDS)."""
+    interface-neutral (API) message; :meth:`render` names the front end's controls (fields.FIELDS):
+    the message is a fields.Text, as every structured BlowfishError's."""
 
     def __init__(self, problems: Sequence[tuple[str, str, str]]):
         self.problems = tuple(problems)
-        self.field, _, self.fix = self.problems[0]
-        super().__init__(self.render("api"))
-
-    def render(self, frontend: str = "api") -> str:
-        """The message with the front end's names: 'cli' (--flags), 'api' (arguments=), 'app' (controls)."""
-        texts = []
-        for f, problem, fix in self.problems:
-            names = {k: field_name(k, frontend) for k in FIELDS}
-            texts.append(f"{field_name(f, frontend)}: {problem.format(**names)}. Fix: {fix.format(**names)}")
+        texts = [Text(("{" + f + "}" if f in FIELDS else f.replace("{", "{{").replace("}", "}}"))
+                      + ": " + problem + ". Fix: " + fix) for f, problem, fix in self.problems]
         head = "the release gate refused this release" + (f" ({len(texts)} problems)" if len(texts) > 1 else "")
-        return head + ": " + "; ".join(texts)
-
-
-#: spec field -> (CLI flag, API argument, app control): how each front end names a field in a message.
-FIELDS: dict[str, tuple[str, str, str]] = {
-    "seeds": ("--seeds", "seed=", "the Seeds box"),
-    "schema": ("--schema", "schema=", "the Data step's schema table"),
-    "allow_data_domain": ("--allow-data-domain", "allow_data_domain=True",
-                          "the 'release with a data-derived domain' checkbox"),
-    "method": ("--method", "method=", "the Method choice"),
-    "noise": ("--noise", "noise=", "the Noise choice"),
-    "mechanism": ("--mechanism", "mechanism=", "the Mechanism choice"),
-    "calibration": ("--calibration", "calibration=", "the Calibration choice"),
-    "rho": ("--rho", "rho=", "the budget slider"),
-    "epsilon": ("--epsilon", "epsilon=", "the budget slider"),
-    "delta": ("--delta", "delta=", "the delta choice"),
-    "tau": ("--tau", "tau=", "the tau slider"),
-}
-_FRONTENDS = ("cli", "api", "app")
-
-
-def field_name(name: str, frontend: str = "api") -> str:
-    """How ``frontend`` ('cli', 'api', 'app') names spec field ``name`` (the name itself when unknown)."""
-    row = FIELDS.get(name)
-    return name if row is None else row[_FRONTENDS.index(frontend)]
+        super().__init__(head + ": " + join("; ", texts), field=self.problems[0][0], fix=self.problems[0][2])
 
 
 @dataclass(frozen=True)

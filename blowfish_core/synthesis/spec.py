@@ -11,12 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..privacy.accounting import check_delta
 from ..base.errors import BlowfishError
-from ..base.input_checks import check_integer_bounds
+from ..base.input_checks import check_integer_bounds, check_seeds
 from ..algorithm.evolution import SynthConfig
 from ..privacy.mechanisms import get_mechanism
 from ..algorithm.methods import METHODS, any_policy_aware, get_method, needs_tau
@@ -189,9 +188,7 @@ def validate_request(req: RunRequest) -> None:
         raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(req.seeds)})")
     if req.seeds is not None and len(set(req.seeds)) != len(req.seeds):
         raise BlowfishError("a seed is listed twice")
-    for s in req.seeds or ():
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
-            raise BlowfishError(f"seeds must be whole numbers >= 0 (got {s!r})")
+    check_seeds(req.seeds or ())
     req.config.validate()
     req.policy.validate(req.schema)
     check_integer_bounds(req.schema)

@@ -19,6 +19,7 @@ from ...io import atomic
 from ...io.data import read_text_file
 from ...base.errors import BlowfishError, DataError
 from ...io.exports import to_csv_safe
+from ...base.fields import render
 from ...base.input_checks import check_generated_n, check_integer_bounds
 from ...io.intake import IntakeResult, check_sep, domain_problems, intake_csv
 from ...algorithm.evolution import SCHEDULES, SynthConfig
@@ -358,30 +359,7 @@ def intake_lines(args) -> list[str]:
     res = getattr(args, "_intake", None)
     lines = list(getattr(args, "_read_lines", []))  # a chunked / Dask read's notes and warnings
     return lines if res is None else \
-        [_cli_message(f"data: {t}" if i == 0 else t) for i, t in enumerate(res.summary_lines())] + lines
-
-
-_SEP_FIX = re.compile(r"Fix: choose the (semicolon|tab|pipe) separator or save it comma-separated")
-
-
-_INTAKE_FIXES = (
-    (re.compile(r"no_header=True and names=\[([^\]]*)\]"), lambda m: "--no-header --names " + m.group(1).replace(", ", ",")),
-    (re.compile(r"no_header=True"), lambda m: "--no-header"),
-    (re.compile(r"drop_missing=\['([^']*)'\]"), lambda m: f"--drop-missing '{m.group(1)}'"),
-    (re.compile(r"missing_level=\{'([^']*)': '([^']*)'\}"), lambda m: f"--missing-level '{m.group(1)}={m.group(2)}'"),
-    (re.compile(r"columns=\[\.\.\.\]"), lambda m: "--columns a,b,..."),
-    (re.compile(r"\(names=\[\.\.\.\]\)"), lambda m: "(--no-header --names a,b,...)"),
-    (re.compile(r"\(in drop_missing / missing_level\)"), lambda m: "(in --drop-missing / --missing-level)"),
-)
-
-
-def _cli_message(msg: str) -> str:
-    """CLI wording of engine messages (the engine's are interface-neutral)."""
-    flag = {"semicolon": "--sep ';'", "tab": "--sep '\\t'", "pipe": "--sep '|'"}
-    msg = _SEP_FIX.sub(lambda m: f"Fix: pass {flag[m.group(1)]} or save it comma-separated", msg)
-    for pat, rep in _INTAKE_FIXES:
-        msg = pat.sub(rep, msg)
-    return msg
+        [render("data: " + t if i == 0 else t, "cli") for i, t in enumerate(res.summary_lines())] + lines
 
 
 def _q_line(tau: float, q: float, bound: float) -> str:
@@ -784,7 +762,7 @@ def _read_private(args, schema: Schema, cfg):
     if not args.quiet:
         print(f"read {args.data} in {g.chunks} chunk(s): {g.n_rows:,} rows, {g.n_unique:,} distinct records",
               file=sys.stderr)
-    args._read_lines = [_cli_message(f"note: {t}") for t in g.notes] + [f"WARNING: {t}" for t in g.warnings]
+    args._read_lines = [render("note: " + t, "cli") for t in g.notes] + [f"WARNING: {t}" for t in g.warnings]
     return g
 
 
@@ -875,11 +853,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"reach": cmd_reach, "synth": cmd_synth, "schema": cmd_schema, "presets": cmd_presets,
                 "pilot": cmd_pilot}[args.command](args)
-    except release_gate.GateError as e:  # structured: the CLI's names for the fields (--schema, ...)
+    except BlowfishError as e:  # structured (GateError, intake fixes): the CLI's names (--schema, --sep, ...)
         print(f"error: {e.render('cli')}", file=sys.stderr)
-        return 2
-    except BlowfishError as e:
-        print(f"error: {_cli_message(str(e))}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}".rstrip(": "), file=sys.stderr)
@@ -1029,7 +1004,7 @@ def cmd_pilot(args) -> int:
     from ...synthesis.parsing import parse_selection_budget
     from ...model.policy import record_reach
     from ...workflows.private_pilot import INTERNAL, choose_tau_private, private_pilot_plan, release_tau_choice
-    from ...synthesis.gate import GateError, unprotected_text
+    from ...synthesis.gate import unprotected_text
 
     budget = parse_budget(args.rho, args.epsilon, args.delta, "gaussian", args.conversion)
     if args.private:
@@ -1108,11 +1083,8 @@ def cmd_pilot(args) -> int:
                   data_source=source, flags=True, progress=progress)
         pub = None
         if seeds is None:
-            try:
-                pub = release_tau_choice(schema, policy, data, budget.rho, taus,
-                                         allow_data_domain=args.allow_data_domain, **kw)
-            except GateError as e:
-                raise BlowfishError(e.render("cli")) from None
+            pub = release_tau_choice(schema, policy, data, budget.rho, taus,
+                                     allow_data_domain=args.allow_data_domain, **kw)  # main renders a GateError
             res = pub.result
         else:
             res = choose_tau_private(schema, policy, data, budget.rho, taus, seed=seeds[0], **kw)
