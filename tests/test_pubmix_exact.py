@@ -8,7 +8,7 @@
   release_sampler 'exact', the release plan's floors satisfy m f <= c exactly;
 * a PubMix synthesis without seeds releases through release.release_synthesis (and the CLI,
   as a subprocess), with the exact sampler on the OS CSPRNG and never numpy's pubmix_sample;
-  two releases differ.
+  two releases differ, and two fresh processes draw differently (no seeded byte stream).
 """
 
 from __future__ import annotations
@@ -162,6 +162,24 @@ def test_release_notices_a_fixed_randomness_source(monkeypatch):
     x = pm.exact_mixture_sample(np.array([5, 5, 5]), [0.2, 0.3, 0.5], 0.5, 50)
     y = pm.exact_mixture_sample(np.array([5, 5, 5]), [0.2, 0.3, 0.5], 0.5, 50)
     assert np.array_equal(x, y)  # a fixed source is visible as repeated draws
+
+
+_FRESH_DRAW = ("import numpy as np, blowfish_core.privacy.pubmix as pm; "
+               "print(pm._uniform_below(2**40, 8).tolist(), pm._uniform_below(2**70, 2).tolist(), "
+               "pm.exact_mixture_sample(np.array([5, 5, 5]), [0.2, 0.3, 0.5], 0.5, 64).tolist())")
+
+
+def test_exact_sampler_draws_differ_between_fresh_processes():
+    """Catches the exact sampler reading a seeded byte stream (a 'seed 0' release, issue 21): a
+    generator seeded at import gives different draws within one process (so the two-releases checks
+    above pass) but the same draws in every new process.  Two fresh interpreters must differ: the
+    chance that 8 uniform draws below 2^40 coincide is 2^-320."""
+    runs = [subprocess.run([sys.executable, "-c", _FRESH_DRAW], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "PYTHONPATH": ROOT}) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    a, b = (r.stdout.strip() for r in runs)
+    assert a and a != b
 
 
 def test_cli_synth_pubmix_without_seeds_releases(tmp_path):

@@ -15,7 +15,7 @@ from blowfish_core.privacy.accounting import equivalent_budget_multiplier, pilot
 from blowfish_core.model.distance import gower_distances
 from blowfish_core.io.presets import load_preset_data
 from blowfish_core.model.schema import Attribute, Schema
-from blowfish_core.model.sensitivity import SQRT2, tau_for_noise_ratio
+from blowfish_core.model.sensitivity import SOFT_BOUND_PAD, SQRT2, tau_for_noise_ratio
 from blowfish_core.model.votes import vote_vectors
 
 
@@ -106,12 +106,15 @@ def test_noise_ratio_table4(preset, k, tau):
 
 
 def test_soft_bound_is_sqrt2_q_and_below_sqrt2():
+    # the calibrated bound is Cor. 5.5's sqrt(2) q, padded by SOFT_BOUND_PAD for float64 rounding
     r = _reach("adult")
     for tau in (0.015, 0.03, 0.06, 10.0):
         b = soft_bound(r, tau)
-        assert b == pytest.approx(SQRT2 * noise_ratio(r, tau), rel=1e-15)
+        assert b == pytest.approx(SQRT2 * noise_ratio(r, tau) * (1 + SOFT_BOUND_PAD), rel=1e-15)
+        assert soft_bound(r, tau, pad=0.0) == pytest.approx(SQRT2 * noise_ratio(r, tau), rel=1e-15)
         assert 0 < b < SQRT2
-    assert soft_bound(r, 0.03, norm="l1") == pytest.approx(2 * noise_ratio(r, 0.03), rel=1e-15)
+    assert soft_bound(r, 0.03, norm="l1") == pytest.approx(2 * noise_ratio(r, 0.03) * (1 + SOFT_BOUND_PAD),
+                                                          rel=1e-15)
 
 
 def test_adult_equivalent_budget_multiplier_at_tau_003():
@@ -211,8 +214,9 @@ def test_tightness_two_candidates(L, theta, tau):
     V = vote_vectors(schema, C, X, "soft", tau)
     change = np.linalg.norm(V[0] - V[1])
     assert change == pytest.approx(SQRT2 * math.tanh(d_uv / (2 * tau)), rel=1e-9, abs=1e-15)
-    # the bound of Cor. 5.5 with reach = d(u, v) is attained
-    assert change == pytest.approx(soft_bound(d_uv, tau), rel=1e-9, abs=1e-15)
+    # the bound of Cor. 5.5 with reach = d(u, v) is attained, and the computed change stays within the padded bound
+    assert change == pytest.approx(soft_bound(d_uv, tau, pad=0.0), rel=1e-9, abs=1e-15)
+    assert change <= soft_bound(d_uv, tau)
 
 
 def test_tightness_approached_with_far_extra_candidates():

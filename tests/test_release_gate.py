@@ -105,7 +105,7 @@ def test_gate_error_names_each_front_ends_controls():
     err = GateError(release_gate.problems_of(release_gate.Claim("synthetic table", schema)))
     assert "--schema FILE" in err.render("cli") and "--allow-data-domain" in err.render("cli")
     assert "allow_data_domain=True" in err.render("api")
-    assert "checkbox" in err.render("app") and "--" not in err.render("app")
+    assert "tick" in err.render("app") and "schema table" in err.render("app") and "--" not in err.render("app")
 
 
 # ------------------------------------------------------------- totals per bundle

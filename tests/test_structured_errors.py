@@ -89,7 +89,7 @@ def test_data_derived_release_refusal():
     assert err.field == "schema" and isinstance(err, BlowfishError)
     assert "--schema FILE" in err.render("cli") and "--allow-data-domain" in err.render("cli")
     assert "schema=: " in str(err) and "allow_data_domain=True" in str(err)
-    assert "the Data step's schema table" in err.render("app") and "checkbox" in err.render("app")
+    assert "the Data step's schema table" in err.render("app") and "tick 'Release with a domain" in err.render("app")
     assert "--" not in err.render("app") and "=True" not in err.render("app")
 
 

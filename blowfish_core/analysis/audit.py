@@ -31,10 +31,39 @@ The ``"scalar"`` sampler draws exactly these, which makes 10^6 samples instant;
 the ``"full"`` sampler draws whole noisy histograms (m normals each) and is kept
 to validate the shortcut.
 
-The audit PASSES when eps_lb <= claimed epsilon.  A pass is evidence, not proof:
-eps_lb is a statistical lower bound for one pair of datasets and one test.
-Deliberately broken calibrations (:data:`BROKEN_CALIBRATIONS`) must FAIL; they
-are defined here only to show that the audit has power -- never use them.
+Verdict (issue 21).  Two rules; the audit PASSES only when both hold:
+
+* exact: where the pair's exact epsilon is computable -- two Gaussians with one shared
+  sigma, whose (epsilon, delta) curve is the Gaussian mechanism's with mu = ||H(D') - H(D)||_2 /
+  sigma (Dong, Roth & Su 2019; :func:`pair_epsilon`), or two Laplace products with one scale
+  b (pure epsilon ||H(D') - H(D)||_1 / b) -- it must not exceed the claim by more than the
+  relative :data:`EXACT_TOLERANCE`.  This needs no sampling, so a calibration that is off by
+  any factor on the audited pair fails at any run count;
+* empirical: eps_lb <= claimed epsilon (the only rule when the two sides' sigmas differ).
+
+A pass is evidence, not proof: eps_lb is a statistical lower bound for one pair of datasets
+and one test, the exact rule covers the audited pair only.  Deliberately broken calibrations
+(:data:`BROKEN_CALIBRATIONS`) must FAIL; they are defined here only to show that the audit
+has power -- never use them.  ``sensitivity_scale`` S multiplies the engine's own
+calibration ('correct') by S, a mutation the audit must catch for S < 1 (S = 0.5: the pair's
+exact epsilon is 6.56 against the claim 2.94 at rho_t = 0.25, delta = 1e-5).
+
+Power (of the empirical rule; :func:`detection_power`, :func:`runs_for_power`).  A calibration
+off by the factor S = :data:`POWER_SCALE` = 0.5 on a pair that attains its sensitivity has
+mu = sqrt(2 rho_t) / S.  At a fixed threshold t of the projection (in sigma units) the
+held-out half of n runs per side (N = n - n // 2) counts FP ~ Bin(N, 1 - Phi(t)) and
+FN ~ Bin(N, Phi(t - mu)); the audit detects when eps_lb(FP, FN) > claim, and since eps_lb
+falls as FN grows, P(detect) = sum_k P(FP = k) P(FN <= f*(k)) exactly, f*(k) the largest FN
+that still detects.  At rho_t = 0.25, delta = 1e-5, alpha = 0.05 and BF-Soft's pair
+(mu = 1.4124; Tab-PE's and Hard's 1.4142 need fewer) the best threshold needs
+n = :data:`POWER_RUNS_95` = 27,425 runs per side for P >= 0.95 (0.84 at 20,000, the old OpenDP
+default).  The audit learns its threshold on the first half, which costs power: simulated over
+400 seeds, BF-Soft x 0.5 is detected by the empirical rule alone in 86.5% of audits at 27,500
+runs, 94% at 41,000 (1.5 times), 98-99% at 50,000-60,000.  So every default run count is at
+least :data:`POWER_MARGIN` = 2 times POWER_RUNS_95: 55,000 for the OpenDP audit (the slowest:
+its float sampler takes ~0.05 ms per value; its broken controls, off by far more than x 0.5 and
+each caught by the empirical rule in 200/200 audits at 2,000 runs, run 10,000), 200,000 for the
+whole-histogram and Laplace suites, 2,000,000 for the scalar sampler (2 s).
 """
 
 from __future__ import annotations
@@ -90,6 +119,21 @@ LAPLACE_AUDIT_CASES = (
 )
 #: per-round epsilon of the Laplace audit (claims pure epsilon_t = 1).
 LAPLACE_EPSILON_T = 1.0
+#: relative slack of the exact rule: the pair's exact epsilon may exceed the claim by this much
+#: (root-finding of epsilon_exact and float rounding of sigma; Tab-PE's and Hard's pairs attain
+#: their sensitivity, so their exact epsilon equals the claim to about 1e-12).
+EXACT_TOLERANCE = 1e-9
+#: the mis-calibration the run counts are chosen to detect: the sensitivity times 0.5 ...
+POWER_SCALE = 0.5
+#: ... with this probability (empirical rule alone), see the module docstring.
+POWER_TARGET = 0.95
+#: runs per side the empirical rule needs for POWER_TARGET at POWER_SCALE on the default
+#: setting (rho_t = 0.25, delta = 1e-5, alpha = 0.05, BF-Soft's pair), best fixed threshold:
+#: runs_for_power(scaled_mu(build_pair("bf-soft")), 2.943) (tests/test_audit.py recomputes it).
+POWER_RUNS_95 = 27_425
+#: default run counts are at least this multiple of POWER_RUNS_95 (the audit learns its threshold
+#: on half the runs; simulated power of the learned threshold at 2 x: 0.99).
+POWER_MARGIN = 2.0
 #: largest enumerated domain (points) for the edge search.
 MAX_AUDIT_POINTS = 20_000
 _CHUNK = 1 << 16
@@ -249,6 +293,7 @@ class AuditPair:
     vote histograms.  sigma, sigma_prime: noise sd used on D and D' (equal unless the
     calibration depends on the data, which is exactly the bug of the '*-local' cases).
     sensitivity: Delta_t the calibration used on D.  claimed_eps: epsilon_exact(rho_t, delta).
+    sensitivity_scale: the factor applied to the engine's calibration (1 unless mutated).
     """
 
     method: str
@@ -267,6 +312,7 @@ class AuditPair:
     how: str
     edge: dict[str, Any] = field(default_factory=dict)
     mechanism: str = "gaussian"
+    sensitivity_scale: float = 1.0
 
     @property
     def shift(self) -> float:
@@ -274,9 +320,22 @@ class AuditPair:
         return float(np.linalg.norm(self.H_prime - self.H, ord=1 if self.mechanism == "laplace" else 2))
 
 
+def check_sensitivity_scale(sensitivity_scale: float) -> float:
+    """A sensitivity scale S: finite float > 0 (BlowfishError otherwise)."""
+    S = sensitivity_scale
+    if isinstance(S, bool) or not isinstance(S, (int, float, np.floating)) or not math.isfinite(float(S)) or S <= 0:
+        raise BlowfishError(f"audit: sensitivity_scale must be a finite number > 0 (got {S!r})")
+    return float(S)
+
+
+def _scaled(sens: float, how: str, S: float) -> tuple[float, str]:
+    """The engine's sensitivity times S, and its description (unchanged when S = 1)."""
+    return (sens, how) if S == 1.0 else (sens * S, f"{how} x {S:g} (sensitivity scale)")
+
+
 def build_pair(
     method: str, setting: AuditSetting | None = None, rho_t: float = 0.25, delta: float = 1e-5,
-    calibration: str = "correct",
+    calibration: str = "correct", sensitivity_scale: float = 1.0,
 ) -> AuditPair:
     """Construct the worst-case neighbouring pair and calibrate one round of ``method``.
 
@@ -288,9 +347,12 @@ def build_pair(
     records and their policy neighbours) it is the policy edge (x, x') that
     has the largest sigma(D') (x' next to a crossing) and, among those, the largest
     sigma(D') / sigma(D) (x as far from a boundary as a policy edge allows).
-    Raises BlowfishError for an unknown method/calibration pair, BudgetError for bad
-    rho_t/delta/tau.
+    sensitivity_scale S (> 0): the 'correct' calibration's Delta_t is multiplied by S (a
+    deliberate mutation: S < 1 under-noises; the broken calibrations ignore S).
+    Raises BlowfishError for an unknown method/calibration pair or a bad S, BudgetError for
+    bad rho_t/delta/tau.
     """
+    S = check_sensitivity_scale(sensitivity_scale)
     s = setting or default_setting()
     rho_t = check_rho(rho_t, name="rho_t")
     delta = check_delta(delta)
@@ -336,7 +398,7 @@ def build_pair(
         x, xp, n_edges = we.x, we.x_prime, we.n_edges
         if calibration == "correct":
             cal = calibrate(method, schema, policy, tau, C=C)
-            sens, how = float(cal.delta), cal.how
+            sens, how = _scaled(float(cal.delta), cal.how, S)
         elif calibration == "soft-small-reach":
             sens = soft_bound(record_reach(schema, policy) / 10.0, tau)
             how = BROKEN_CALIBRATIONS[calibration][1]
@@ -352,7 +414,8 @@ def build_pair(
     plain = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in dec.iloc[i].items()} for i in (0, 1)]
     edge = {"x": plain[0], "x_prime": plain[1], "edges_checked": n_edges,
             "neighbours": "all record pairs (bounded DP)" if meth.notion == "standard" else "policy edges"}
-    return AuditPair(method, calibration, rho_t, delta, claimed, D, Dp, H, Hp, sig, sig_p, sens, sens_p, how, edge)
+    return AuditPair(method, calibration, rho_t, delta, claimed, D, Dp, H, Hp, sig, sig_p, sens, sens_p, how, edge,
+                     sensitivity_scale=S if calibration == "correct" else 1.0)
 
 
 # ------------------------------------------------------------- statistics
@@ -385,6 +448,82 @@ def epsilon_lower_bound(fp: np.ndarray | int, n0: int, fn: np.ndarray | int, n1:
         e1 = np.where(a > 0, np.log(np.where(a > 0, a, 1.0) / fpr_ub), -np.inf)
         e2 = np.where(b > 0, np.log(np.where(b > 0, b, 1.0) / fnr_ub), -np.inf)
     return np.maximum(np.maximum(e1, e2), 0.0), fpr_ub, fnr_ub
+
+
+# ---------------------------------------------------------------- power
+def _power_at(mu: float, claimed_eps: float, N: int, delta: float, alpha: float, t: float) -> float:
+    """P(log((1 - delta - FNR_ub) / FPR_ub) > claimed_eps) at threshold t, N held-out runs per side."""
+    c = 1.0 - alpha / 2.0
+    p0, p1 = float(stats.norm.sf(t)), float(stats.norm.cdf(t - mu))
+    lo, hi = (int(v) for v in stats.binom.ppf([1e-12, 1.0 - 1e-12], N, p0))
+    ks = np.arange(max(lo - 1, 0), min(hi + 1, N) + 1)
+    x = 1.0 - delta - math.exp(claimed_eps) * clopper_pearson_upper(ks, N, c)
+    # FNR_ub(f) < x  <=>  P(Bin(N, x) <= f) < 1 - c: the largest such f is ppf(1 - c) - 1
+    f_star = np.full(ks.shape, -1.0)
+    ok = x > 0
+    f_star[ok] = stats.binom.ppf(1.0 - c, N, x[ok]) - 1.0
+    return float(np.sum(stats.binom.pmf(ks, N, p0) * stats.binom.cdf(f_star, N, p1)))
+
+
+def detection_power(mu: float, claimed_eps: float, n_samples: int, delta: float = 1e-5, alpha: float = 0.05,
+                    threshold: float | None = None) -> tuple[float, float]:
+    """Power of the empirical rule against a Gaussian pair whose true shift is mu sigma.
+
+    The projection statistic is N(0, 1) on D and N(mu, 1) on D' (sigma units); the held-out
+    half has N = n_samples - n_samples // 2 runs per side; at threshold t the false positives are
+    Bin(N, 1 - Phi(t)) and the false negatives Bin(N, Phi(t - mu)).  Returns (power, t): the
+    exact probability that eps_lb's first form log((1 - delta - FNR_ub) / FPR_ub) (Clopper-Pearson
+    at 1 - alpha / 2 each) exceeds claimed_eps -- a lower bound on the power at t, since eps_lb
+    takes the larger of two forms -- at ``threshold``, or at the best t of a grid when None.
+    The audit learns its t on the other half, so its power is a little lower (module docstring).
+    Raises BlowfishError for mu <= 0 or n_samples < 100.
+    """
+    if not (math.isfinite(mu) and mu > 0):
+        raise BlowfishError(f"audit: mu must be a finite number > 0 (got {mu!r})")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 100:
+        raise BlowfishError(f"audit: n_samples must be a whole number >= 100 (got {n_samples!r})")
+    N = int(n_samples) - int(n_samples) // 2
+    if threshold is not None:
+        return _power_at(mu, claimed_eps, N, delta, alpha, float(threshold)), float(threshold)
+    coarse = np.linspace(0.0, mu + 8.0, 65)
+    pw = [_power_at(mu, claimed_eps, N, delta, alpha, t) for t in coarse]
+    i = int(np.argmax(pw))
+    step = coarse[1] - coarse[0]
+    fine = np.linspace(coarse[i] - step, coarse[i] + step, 21)
+    pf = [_power_at(mu, claimed_eps, N, delta, alpha, t) for t in fine]
+    j = int(np.argmax(pf))
+    return (pf[j], float(fine[j])) if pf[j] >= pw[i] else (pw[i], float(coarse[i]))
+
+
+def runs_for_power(mu: float, claimed_eps: float, delta: float = 1e-5, alpha: float = 0.05,
+                   power: float = POWER_TARGET, max_runs: int = 10**9) -> int:
+    """Smallest run count per side (to 0.1%) at which :func:`detection_power` reaches ``power``.
+
+    Doubling from 200, then bisection.  Raises BlowfishError when even ``max_runs`` falls short
+    (mu too small for the claim: the pair is not distinguishable enough at any budget near it).
+    """
+    if not 0 < power < 1:
+        raise BlowfishError(f"audit: power must be in (0, 1) (got {power!r})")
+    lo, hi = 100, 200
+    while detection_power(mu, claimed_eps, hi, delta, alpha)[0] < power:
+        lo, hi = hi, 2 * hi
+        if hi > max_runs:
+            raise BlowfishError(f"audit: power {power:g} needs more than {max_runs:,} runs per side (mu = {mu:g})")
+    while hi - lo > max(2, lo // 1000):
+        mid = (lo + hi) // 2
+        if detection_power(mu, claimed_eps, mid, delta, alpha)[0] >= power:
+            hi = mid
+        else:
+            lo = mid
+    return int(hi)
+
+
+def scaled_mu(pair: AuditPair, sensitivity_scale: float = POWER_SCALE) -> float:
+    """mu = shift / sigma of ``pair`` had its calibration been scaled by S (sigma times S): the
+    alternative :func:`detection_power` is evaluated at.  Requires equal sigmas > 0."""
+    if pair.sigma != pair.sigma_prime or pair.sigma <= 0:
+        raise BlowfishError("audit: scaled_mu needs a pair with one shared sigma > 0")
+    return pair.shift / (pair.sigma * check_sensitivity_scale(sensitivity_scale))
 
 
 def _statistic_kind(pair: AuditPair) -> str:
@@ -463,16 +602,18 @@ def _laplace_statistic(pair: AuditPair, n: int, rng: np.random.Generator) -> tup
 
 
 def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon_t: float = LAPLACE_EPSILON_T,
-                       calibration: str = "correct") -> AuditPair:
+                       calibration: str = "correct", sensitivity_scale: float = 1.0) -> AuditPair:
     """One Laplace round of ``method`` on the l1-worst neighbouring pair (pure epsilon_t-DP claimed).
 
     calibration: 'correct' (the engine's l1 calibration, b = Delta1 / epsilon_t,
-    mechanisms.laplace) or 'quarter-scale' (broken: b / 4).  delta of the pair is 0.
-    Raises BlowfishError for an unknown method/calibration, BudgetError for a bad epsilon_t.
+    mechanisms.laplace; Delta1 times ``sensitivity_scale`` S > 0) or 'quarter-scale'
+    (broken: b / 4).  delta of the pair is 0.  Raises BlowfishError for an unknown
+    method/calibration or a bad S, BudgetError for a bad epsilon_t.
     """
     from ..privacy.accounting import check_epsilon
     from ..privacy.mechanisms import get_mechanism
 
+    S = check_sensitivity_scale(sensitivity_scale)
     s = setting or default_setting()
     eps = check_epsilon(epsilon_t, name="epsilon_t")
     if method not in AUDITED_METHODS:
@@ -487,8 +628,10 @@ def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon
     we = worst_case_edge(schema, policy, C, vote.name, tau, complete=(meth.notion == "standard"), norm="l1")
     cal = calibrate(method, schema, policy, tau, C=C, norm="l1")
     lap = get_mechanism("laplace")
-    b = lap.scale(cal.delta, eps)
-    how = cal.how
+    sens, how = float(cal.delta), cal.how
+    if calibration == "correct":
+        sens, how = _scaled(sens, how, S)
+    b = lap.scale(sens, eps)
     if calibration != "correct":
         b, how = b / 4.0, LAPLACE_BROKEN[calibration]
     B = np.asarray(s.background, dtype=float).reshape(-1, schema.p)
@@ -497,8 +640,8 @@ def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon
     Hp = vote_histogram(schema, C, Dp, vote=vote)
     edge = {"edges_checked": we.n_edges,
             "neighbours": "all record pairs (bounded DP)" if meth.notion == "standard" else "policy edges"}
-    return AuditPair(method, calibration, 0.0, 0.0, eps, D, Dp, H, Hp, b, b, float(cal.delta), float(cal.delta),
-                     how, edge, mechanism="laplace")
+    return AuditPair(method, calibration, 0.0, 0.0, eps, D, Dp, H, Hp, b, b, sens, sens, how, edge,
+                     mechanism="laplace", sensitivity_scale=S if calibration == "correct" else 1.0)
 
 
 
@@ -561,11 +704,14 @@ def split_half_bound(t0: np.ndarray, t1: np.ndarray, delta: float, alpha: float,
 class AuditResult:
     """Outcome of one audit.
 
-    eps_lb: lower bound on epsilon at ``delta`` holding with probability >= 1 - alpha;
-    passed: eps_lb <= claimed_eps.  fpr, fnr: empirical error rates on the evaluation
-    half (n_samples // 2 runs per side) at ``threshold``; fpr_ub, fnr_ub their
-    Clopper-Pearson upper bounds.  eps_pair: the exact epsilon at delta of this
-    pair's two Gaussians when their sigmas are equal (mu = shift / sigma), else None.
+    eps_lb: lower bound on epsilon at ``delta`` holding with probability >= 1 - alpha.
+    fpr, fnr: empirical error rates on the evaluation half (n_samples - n_samples // 2 runs
+    per side) at ``threshold``; fpr_ub, fnr_ub their Clopper-Pearson upper bounds.
+    eps_pair: the exact epsilon at delta of this pair's two Gaussians when their sigmas are
+    equal (mu = shift / sigma; pure epsilon shift / b for Laplace), else None.
+    passed_empirical: eps_lb <= claimed_eps.  passed_exact: eps_pair <= claimed_eps (1 +
+    EXACT_TOLERANCE), None when eps_pair is None.  passed: both (passed_exact None counts as
+    held).  sensitivity_scale: the factor on the engine's calibration (1 unless mutated).
     """
 
     method: str
@@ -592,9 +738,45 @@ class AuditResult:
     sampler: str = "scalar"
     how: str = ""
     edge: dict[str, Any] = field(default_factory=dict)
+    passed_empirical: bool = True
+    passed_exact: bool | None = None
+    sensitivity_scale: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    @property
+    def failed_rules(self) -> tuple[str, ...]:
+        """The rules this result fails: a subset of ('exact', 'empirical'), empty when it passes."""
+        return tuple(name for name, ok in (("exact", self.passed_exact), ("empirical", self.passed_empirical))
+                     if ok is False)
+
+
+def exact_verdict(eps_pair: float | None, claimed_eps: float) -> bool | None:
+    """The exact rule: eps_pair <= claimed_eps (1 + EXACT_TOLERANCE); None when eps_pair is None
+    (no closed form: the two sides' sigmas differ).  inf (sigma 0 < shift) fails."""
+    if eps_pair is None:
+        return None
+    return bool(eps_pair <= claimed_eps * (1.0 + EXACT_TOLERANCE))
+
+
+def audit_result(pair: AuditPair, n_samples: int, alpha: float, sampler: str,
+                 split: tuple[float, float, float, float, float, float]) -> AuditResult:
+    """The AuditResult of ``pair`` from :func:`split_half_bound`'s output (threshold, eps_lb,
+    fpr, fnr, fpr_ub, fnr_ub): both rules applied (see the module docstring)."""
+    best, eps_lb, fpr, fnr, fpr_ub, fnr_ub = split
+    eps_pair = pair_epsilon(pair)
+    empirical = bool(eps_lb <= pair.claimed_eps)
+    exact = exact_verdict(eps_pair, pair.claimed_eps)
+    return AuditResult(
+        method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
+        threshold=best, fpr=fpr, fnr=fnr, passed=empirical and exact is not False,
+        calibration=pair.calibration, rho_t=pair.rho_t, delta=pair.delta, alpha=alpha, fpr_ub=fpr_ub,
+        fnr_ub=fnr_ub, sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
+        sigma_prime=pair.sigma_prime, shift=pair.shift, eps_pair=eps_pair, statistic=_statistic_kind(pair),
+        sampler=sampler, how=pair.how, edge=pair.edge, passed_empirical=empirical, passed_exact=exact,
+        sensitivity_scale=pair.sensitivity_scale,
+    )
 
 
 def pair_epsilon(pair: AuditPair) -> float | None:
@@ -622,7 +804,8 @@ def audit_pair(pair: AuditPair, n_samples: int = 200_000, seed: int = 0, alpha: 
 
     n_samples: mechanism runs per dataset (>= 100); the first half chooses the
     threshold (largest Clopper-Pearson eps bound on that half), the second half is
-    counted.  Raises BlowfishError for bad n_samples/alpha/sampler.
+    counted.  The verdict applies the exact and the empirical rule (:func:`audit_result`).
+    Raises BlowfishError for bad n_samples/alpha/sampler.
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 100:
         raise BlowfishError(f"audit: n_samples must be a whole number >= 100 (got {n_samples!r})")
@@ -631,56 +814,89 @@ def audit_pair(pair: AuditPair, n_samples: int = 200_000, seed: int = 0, alpha: 
     rng = np.random.default_rng(np.random.SeedSequence(
         [int(seed), zlib.crc32(f"{pair.method}/{pair.calibration}".encode())]))
     t0, t1 = sample_statistic(pair, int(n_samples), rng, sampler)
-    best, eps_lb, fpr, fnr, fpr_ub, fnr_ub = split_half_bound(t0, t1, pair.delta, alpha)
-    return AuditResult(
-        method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
-        threshold=best, fpr=fpr, fnr=fnr,
-        passed=bool(eps_lb <= pair.claimed_eps), calibration=pair.calibration, rho_t=pair.rho_t,
-        delta=pair.delta, alpha=alpha, fpr_ub=fpr_ub, fnr_ub=fnr_ub,
-        sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
-        sigma_prime=pair.sigma_prime, shift=pair.shift,
-        eps_pair=pair_epsilon(pair), statistic=_statistic_kind(pair), sampler=sampler, how=pair.how,
-        edge=pair.edge,
-    )
+    return audit_result(pair, n_samples, alpha, sampler, split_half_bound(t0, t1, pair.delta, alpha))
 
 
 def audit(method: str, calibration: str = "correct", setting: AuditSetting | None = None,
           rho_t: float = 0.25, delta: float = 1e-5, n_samples: int = 200_000, seed: int = 0,
-          alpha: float = 0.05, sampler: str = "scalar") -> AuditResult:
+          alpha: float = 0.05, sampler: str = "scalar", sensitivity_scale: float = 1.0) -> AuditResult:
     """Audit one round of ``method`` under ``calibration`` (see :func:`build_pair`, :func:`audit_pair`).
 
-    Default budget rho_t = 0.25 at delta = 1e-5 claims epsilon = 2.94, small enough
-    that a broken calibration is detected with 10^5 runs per side.
+    Default budget rho_t = 0.25 at delta = 1e-5 claims epsilon = 2.94.  sensitivity_scale
+    multiplies the engine's calibration (the 'correct' case).
     """
-    pair = build_pair(method, setting, rho_t=rho_t, delta=delta, calibration=calibration)
+    pair = build_pair(method, setting, rho_t=rho_t, delta=delta, calibration=calibration,
+                      sensitivity_scale=sensitivity_scale)
     return audit_pair(pair, n_samples=n_samples, seed=seed, alpha=alpha, sampler=sampler)
 
 
+def select_cases(cases: tuple, methods: str | tuple[str, ...] | None = None) -> list[tuple[str, str, bool]]:
+    """The (method, calibration, expected) cases of ``cases`` whose method is in ``methods``
+    (a name, a tuple of names, or None / 'all' for every case).  BlowfishError for an unknown name."""
+    if methods is None or methods == "all":
+        return list(cases)
+    names = (methods,) if isinstance(methods, str) else tuple(methods)
+    bad = [m for m in names if m not in AUDITED_METHODS]
+    if bad:
+        raise BlowfishError(f"audit: unknown method {bad[0]!r}; use {', '.join(AUDITED_METHODS)} or all")
+    return [c for c in cases if c[0] in names]
+
+
 def run_audit_suite(n_samples: int = 200_000, seed: int = 0, rho_t: float = 0.25, delta: float = 1e-5,
-                    alpha: float = 0.05, sampler: str = "scalar",
-                    setting: AuditSetting | None = None) -> list[tuple[AuditResult, bool]]:
-    """Every case of AUDIT_CASES: list of (result, expected_pass)."""
+                    alpha: float = 0.05, sampler: str = "scalar", setting: AuditSetting | None = None,
+                    sensitivity_scale: float = 1.0, methods: str | tuple[str, ...] | None = None,
+                    ) -> list[tuple[AuditResult, bool]]:
+    """The cases of AUDIT_CASES for ``methods`` (:func:`select_cases`): list of (result, expected_pass).
+
+    sensitivity_scale multiplies the engine's calibration; its cases still expect PASS (the
+    engine must pass), so a scale that breaks privacy shows as an unexpected FAIL.
+    """
     s = setting or default_setting()
-    return [(audit(m, c, s, rho_t, delta, n_samples, seed, alpha, sampler), exp) for m, c, exp in AUDIT_CASES]
+    return [(audit(m, c, s, rho_t, delta, n_samples, seed, alpha, sampler, sensitivity_scale), exp)
+            for m, c, exp in select_cases(AUDIT_CASES, methods)]
 
 
 def run_laplace_audit_suite(n_samples: int = 200_000, seed: int = 0, epsilon_t: float = LAPLACE_EPSILON_T,
-                            alpha: float = 0.05, setting: AuditSetting | None = None
+                            alpha: float = 0.05, setting: AuditSetting | None = None,
+                            sensitivity_scale: float = 1.0, methods: str | tuple[str, ...] | None = None,
                             ) -> list[tuple[AuditResult, bool]]:
-    """Every case of LAPLACE_AUDIT_CASES (pure epsilon_t claimed, delta 0): list of (result, expected_pass)."""
+    """The cases of LAPLACE_AUDIT_CASES for ``methods`` (pure epsilon_t claimed, delta 0): list of
+    (result, expected_pass); sensitivity_scale as in :func:`run_audit_suite`."""
     s = setting or default_setting()
-    return [(audit_pair(build_laplace_pair(m, s, epsilon_t, c), n_samples=n_samples, seed=seed, alpha=alpha,
-                        sampler="full"), exp) for m, c, exp in LAPLACE_AUDIT_CASES]
+    return [(audit_pair(build_laplace_pair(m, s, epsilon_t, c, sensitivity_scale), n_samples=n_samples,
+                        seed=seed, alpha=alpha, sampler="full"), exp)
+            for m, c, exp in select_cases(LAPLACE_AUDIT_CASES, methods)]
+
+
+def suite_verdict(results: list[tuple[AuditResult, bool]]) -> tuple[bool, list[str]]:
+    """(all as expected, problems): a problem line for every engine case ('correct') that fails
+    (the engine's calibration does not hold its claim) and every broken case that passes (the
+    audit lacks power)."""
+    problems = []
+    for r, expected in results:
+        if r.passed is expected:
+            continue
+        suite = "laplace" if r.statistic.startswith("laplace") else r.sampler
+        label = f"{r.method} {r.calibration} [{suite}]" + (f" (sensitivity x {r.sensitivity_scale:g})"
+                                                           if r.sensitivity_scale != 1.0 else "")
+        if expected:
+            problems.append(f"FAIL {label}: " + " and ".join(
+                {"exact": f"exact pair epsilon {r.eps_pair:.3f} > claimed {r.claimed_eps:.3f}",
+                 "empirical": f"eps_lb {r.eps_lb:.3f} > claimed {r.claimed_eps:.3f}"}[k] for k in r.failed_rules))
+        else:
+            problems.append(f"UNEXPECTED PASS {label}: a broken calibration was not detected (audit power)")
+    return not problems, problems
 
 
 def audit_table(results: list[tuple[AuditResult, bool]]) -> str:
-    """Plain-text table: method, calibration, claimed eps, eps lower bound, verdict."""
+    """Plain-text table: method, calibration, claimed eps, eps lower bound, pair eps, verdict
+    (with the failed rules: exact, empirical)."""
     head = "Delta_t (D/D')"
     lines = [f"{'method':<8} {'calibration':<17} {head:>15} {'claimed eps':>11} {'eps_lb':>8} "
              f"{'pair eps':>9} {'FPR':>9} {'FNR':>9}  verdict (expected)"]
     for r, exp in results:
         pe = "-" if r.eps_pair is None else ("inf" if math.isinf(r.eps_pair) else f"{r.eps_pair:.3f}")
-        verdict = "PASS" if r.passed else "FAIL"
+        verdict = "PASS" if r.passed else f"FAIL [{'+'.join(r.failed_rules)}]"
         sens = (f"{r.sensitivity:.4f}" if r.sensitivity == r.sensitivity_prime
                 else f"{r.sensitivity:.4f}/{r.sensitivity_prime:.4f}")
         ok = "ok" if r.passed == exp else "UNEXPECTED"

@@ -13,7 +13,11 @@ little from run to run; the verdicts must not.
 
 Test statistic (as in audit.sample_statistic): the projection on H(D') - H(D) when both
 sides use the same sigma, else the log-likelihood-ratio form.  The threshold is chosen on
-the first half of the runs and the errors are counted on the second half.
+the first half of the runs and the errors are counted on the second half.  The verdict is
+audit.audit_result's: the exact rule (the pair's exact epsilon from shift / sigma, which
+checks the calibration whatever the sampler) and the empirical one (eps_lb, which checks
+OpenDP's noise).  Default run counts from audit's power calculation: :data:`OPENDP_RUNS` for
+the engine's calibrations, :data:`OPENDP_CONTROL_RUNS` for the broken controls.
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ from __future__ import annotations
 import numpy as np
 
 from .audit import (
+    POWER_MARGIN,
+    POWER_RUNS_95,
     AuditPair,
     AuditResult,
+    audit_result,
     build_pair,
     default_setting,
-    pair_epsilon,
     pair_statistic,
     split_half_bound,
 )
@@ -35,6 +41,15 @@ from ..algorithm.methods import METHODS
 
 #: hard-vote methods get integer histograms, hence the discrete Gaussian.
 DISCRETE_METHODS = tuple(m.name for m in METHODS.values() if m.integer_votes)
+#: default runs per side: POWER_MARGIN x POWER_RUNS_95 = 54,850 rounded up to 5,000 (power >= 0.95
+#: against a calibration x 0.5 from the empirical rule alone; audit module docstring).  About 40 s
+#: per float-sampler case and 12 s per discrete one on the 2-core machine (docs/BENCHMARKS.md).
+OPENDP_RUNS = -(-int(POWER_MARGIN * POWER_RUNS_95) // 5000) * 5000
+#: default runs per side of the broken controls (audit.BROKEN_CALIBRATIONS), 5 x the smallest count
+#: tried at which the empirical rule alone caught every one of them in 200 of 200 seeded audits
+#: (2,000; reach / 10 has mu = 6.18, runs_for_power 148; the others have a noise-free or a 3x
+#: noisier side): they are off by far more than x 0.5, and the float sampler is the audit's cost.
+OPENDP_CONTROL_RUNS = 10_000
 
 
 def release_draws(H: np.ndarray, sigma: float, n_draws: int, integer: bool) -> np.ndarray:
@@ -45,13 +60,11 @@ def release_draws(H: np.ndarray, sigma: float, n_draws: int, integer: bool) -> n
 
 
 
-
-
-def audit_pair_opendp(pair: AuditPair, n_samples: int = 20_000, alpha: float = 0.05) -> AuditResult:
+def audit_pair_opendp(pair: AuditPair, n_samples: int = OPENDP_RUNS, alpha: float = 0.05) -> AuditResult:
     """Threshold audit of ``pair`` with OpenDP noise; n_samples runs per dataset (>= 100).
 
-    Returns an AuditResult (sampler 'opendp-discrete' or 'opendp-float'); passed means
-    eps_lb <= the claimed epsilon.  Raises BlowfishError for bad n_samples / alpha.
+    Returns an AuditResult (sampler 'opendp-discrete' or 'opendp-float'); passed means both
+    rules hold (audit.audit_result).  Raises BlowfishError for bad n_samples / alpha.
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 100:
         raise BlowfishError(f"audit: n_samples must be a whole number >= 100 (got {n_samples!r})")
@@ -63,21 +76,14 @@ def audit_pair_opendp(pair: AuditPair, n_samples: int = 20_000, alpha: float = 0
     y0 = release_draws(H, pair.sigma, int(n_samples), discrete)
     y1 = release_draws(Hp, pair.sigma_prime, int(n_samples), discrete)
     t0, t1 = pair_statistic(pair, y0), pair_statistic(pair, y1)
-    best, eps_lb, fpr, fnr, fpr_ub, fnr_ub = split_half_bound(t0, t1, pair.delta, alpha)
-    return AuditResult(
-        method=pair.method, claimed_eps=float(pair.claimed_eps), eps_lb=eps_lb, n_samples=int(n_samples),
-        threshold=best, fpr=fpr, fnr=fnr,
-        passed=bool(eps_lb <= pair.claimed_eps), calibration=pair.calibration, rho_t=pair.rho_t,
-        delta=pair.delta, alpha=alpha, fpr_ub=fpr_ub, fnr_ub=fnr_ub,
-        sensitivity=pair.sensitivity, sensitivity_prime=pair.sensitivity_prime, sigma=pair.sigma,
-        sigma_prime=pair.sigma_prime, shift=pair.shift, eps_pair=pair_epsilon(pair),
-        statistic="projection" if pair.sigma == pair.sigma_prime else "likelihood-ratio",
-        sampler="opendp-discrete" if discrete else "opendp-float", how=pair.how, edge=pair.edge,
-    )
+    return audit_result(pair, n_samples, alpha, "opendp-discrete" if discrete else "opendp-float",
+                        split_half_bound(t0, t1, pair.delta, alpha))
 
 
 def audit_opendp(method: str, calibration: str = "correct", rho_t: float = 0.25, delta: float = 1e-5,
-                 n_samples: int = 20_000, alpha: float = 0.05) -> AuditResult:
-    """Audit one round of ``method`` under ``calibration`` on audit.default_setting(), OpenDP noise."""
-    pair = build_pair(method, default_setting(), rho_t=rho_t, delta=delta, calibration=calibration)
+                 n_samples: int = OPENDP_RUNS, alpha: float = 0.05, sensitivity_scale: float = 1.0) -> AuditResult:
+    """Audit one round of ``method`` under ``calibration`` on audit.default_setting(), OpenDP noise;
+    sensitivity_scale multiplies the engine's calibration (audit.build_pair)."""
+    pair = build_pair(method, default_setting(), rho_t=rho_t, delta=delta, calibration=calibration,
+                      sensitivity_scale=sensitivity_scale)
     return audit_pair_opendp(pair, n_samples=n_samples, alpha=alpha)

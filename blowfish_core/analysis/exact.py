@@ -721,11 +721,14 @@ def crossing_search(schema: Schema, policy: Policy, C: np.ndarray, **kwargs: Any
 def closed_form_bound(schema: Schema, policy: Policy, tau: float, norm: str = "l2") -> float:
     """Cor. 5.5: sqrt(2) tanh(r / (2 tau)) (l2) or 2 tanh(r / (2 tau)) (l1), r the record-level
     reach (Gower units, Cor. 5.2).  Valid for every population.  Participation edges
-    (§5.6) raise it to at least 1.  Raises BudgetError for a bad tau."""
+    (§5.6) raise it to at least 1.  Raises BudgetError for a bad tau.
+
+    The paper's value (no float pad): the engine calibrates with
+    :func:`blowfish_core.model.sensitivity.soft_bound`, this times (1 + SOFT_BOUND_PAD)."""
     tau = check_tau(tau)
     if norm not in ("l1", "l2"):
         raise SchemaError(f"norm must be 'l1' or 'l2' (got {norm!r})")
-    v = soft_bound(record_reach(schema, policy), tau, norm)
+    v = soft_bound(record_reach(schema, policy), tau, norm, pad=0.0)
     return max(v, 1.0) if policy.participation else v
 
 

@@ -29,7 +29,7 @@ from ..base.errors import BudgetError, PolicyError
 from ..algorithm.methods import BF_SOFT, HARD, TAB_PE
 from ..model.policy import Policy, attribute_reach, components, group_privacy, path_length
 from ..model.schema import Schema, _fmt
-from ..model.sensitivity import SQRT2, noise_ratio, standard_dp_reach
+from ..model.sensitivity import SQRT2, noise_ratio, soft_bound, standard_dp_reach
 from ..model.votes import check_tau
 
 #: default temperature grid of the q-versus-tau curve: 1e-3 .. 1, log-spaced.
@@ -147,8 +147,9 @@ def policy_readout(
         argmax:        attribute setting r (first in schema order) or None when r = 0;
         argmax_all:    every attribute attaining the max
         tau, q:        q = tanh(r / (2 tau)) (Cor. 5.5)
-        bound:         BF-Soft l2 sensitivity sqrt(2) q, at least 1 with participation edges
-        bound_l1:      2 q (Laplace variant), at least 1 with participation edges
+        bound:         BF-Soft l2 sensitivity as calibrated, sqrt(2) q (1 + SOFT_BOUND_PAD)
+                       (sensitivity.soft_bound), at least 1 with participation edges
+        bound_l1:      2 q (1 + SOFT_BOUND_PAD) (Laplace variant), at least 1 with participation edges
         q_effective:   bound / sqrt(2): BF-Soft's sigma relative to Hard's worst case
         multiplier:    1 / q^2 (equivalent_budget_multiplier; inf when q = 0)
         standard_dp_reach, q_standard_dp: the soft vote at standard DP (reach = Gower diameter)
@@ -171,8 +172,8 @@ def policy_readout(
     reach = max(per.values())
     argmax_all = [n for n, v in per.items() if v == reach and reach > 0.0]
     q = noise_ratio(reach, tau)
-    bound = floor_value(SQRT2 * q, policy)
-    bound_l1 = floor_value(2.0 * q, policy)
+    bound = floor_value(soft_bound(reach, tau), policy)  # the calibration's padded bound (Cor. 5.5)
+    bound_l1 = floor_value(soft_bound(reach, tau, "l1"), policy)
     r_dp = standard_dp_reach(schema)
     taus = CURVE_TAUS if curve_taus is None else np.asarray(curve_taus, dtype=float)
     if taus.ndim != 1 or taus.size == 0 or not np.all(np.isfinite(taus)) or np.any(taus <= 0):

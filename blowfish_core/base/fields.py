@@ -72,6 +72,17 @@ PHRASES: dict[str, tuple[str, str, str]] = {
                       "choose 'declared missing level' there"),
     "missing_options": ("--drop-missing / --missing-level", "drop_missing / missing_level",
                         "drop_missing / missing_level"),
+    # the release gate (release_gate.problems_of)
+    "declare_domain": ("pass --schema FILE with bounds and levels from public knowledge (python -m blowfish_core "
+                       "schema --data FILE --out FILE writes one to edit; set \"data_derived\": false once they "
+                       "are public)",
+                       "pass a schema whose bounds and levels come from public knowledge (Schema.from_dict with "
+                       "data_derived false)",
+                       "type public bounds or levels in the Data step's schema table, or tick 'declared public'"),
+    "allow_domain_anyway": ("pass --allow-data-domain to release anyway, labelled not differentially private",
+                            "pass allow_data_domain=True to release anyway, labelled not differentially private",
+                            "tick 'Release with a domain read from the private data' to release anyway, labelled "
+                            "not differentially private"),
     # which columns are modelled
     "columns_arg": ("--columns a,b,...", "columns=[...]", "columns=[...]"),
     "pick_columns": ("pick the columns to model ({columns_arg})", "pick the columns to model ({columns_arg})",

@@ -9,11 +9,12 @@ candidate population -- never on private records (DESIGN §7).
   A fast crossing search certifies sqrt(2); 0 is certified only by an exhaustive
   search when the record-level edge set is small enough; otherwise we fall back to
   sqrt(2) and record "fallback".
-* BF-Soft: Delta = sqrt(2) tanh(r / (2 tau)) (Cor. 5.5), r the record-level reach.
+* BF-Soft: Delta = sqrt(2) tanh(r / (2 tau)) (Cor. 5.5), r the record-level reach, padded by the
+  relative margin SOFT_BOUND_PAD for the float64 rounding of the computed soft vote.
 * Soft vote at standard DP: r = the whole Gower diameter (sum of weights).
 * Participation edges (§5.6, Remark 3): Delta >= 1 for either vote (calibration.calibrate).
 
-l1 versions (Laplace variant): hard 2, soft 2 tanh(r / (2 tau)).
+l1 versions (Laplace variant): hard 2, soft 2 tanh(r / (2 tau)) (same pad).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ CROSSING_CONTEXTS = 256
 #: the smallest noise ratio q = tanh(r / (2 tau)) a soft vote may run at (docs/DECISIONS.md
 #: "tau floor"): below it the soft vote is uniform to 1e-6 and sigma_t is near float rounding.
 MIN_NOISE_RATIO = 1e-6
+#: relative margin (dimensionless) added to BF-Soft's closed-form bound (Cor. 5.5), see :func:`soft_bound`.
+SOFT_BOUND_PAD = 1e-9
 
 
 def noise_ratio(reach: float, tau: float) -> float:
@@ -68,11 +71,37 @@ def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record
     return q
 
 
-def soft_bound(reach: float, tau: float, norm: str = "l2") -> float:
-    """Closed-form BF-Soft sensitivity bound (Cor. 5.5): sqrt(2) tanh(r/(2 tau)) (l2) or
-    2 tanh(r/(2 tau)) (l1).  Valid for every candidate population."""
+def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOUND_PAD) -> float:
+    """BF-Soft's sensitivity as calibrated: the closed-form bound of Cor. 5.5, padded for float64.
+
+    Returns ``min(sqrt(2) tanh(r / (2 tau)) (1 + pad), sqrt(2))`` (norm 'l2', Gaussian) or
+    ``2 tanh(r / (2 tau)) (1 + pad)`` ('l1', Laplace), in vote-histogram units; valid for every
+    candidate population.  reach: record-level reach r in Gower units (>= 0, Cor. 5.2); tau > 0.
+    Raises BudgetError for a bad tau, ValueError for a bad reach.
+
+    pad (dimensionless, default :data:`SOFT_BOUND_PAD` = 1e-9; 0 gives the paper's value): Cor. 5.5
+    bounds the change of the *exact* softmax, but the engine releases the float64 softmax rows
+    (votes.soft_rows), which are off by a few ulps per entry.  At a pair that attains the bound
+    (two candidates, the pair symmetric between them, Prop. 5.6) the computed change exceeds the
+    exact bound: issue 21 measured a relative 7.3e-13; over 3,000 random attaining pairs (mixed
+    schemas, q from 1 down to MIN_NOISE_RATIO = 1e-6) at most 2.8e-11, about 0.7 u / q at small q
+    (u = 2^-53: cancellation in the difference of two nearly equal rows) and up to 5e-13 near q = 1
+    (rounding of the Gower distances).  1e-9 covers that 35 times over, and a relative 1e-9 more
+    noise changes no release visibly (the rows of the seeded releases pinned in tests are
+    byte-identical; the ledger's delta_t and sigma_t move in the 9th significant digit).
+    The pad covers the per-record vote rows, not the summation of a histogram over n records
+    (absolute rounding of order n u; docs/PRIVACY.md §9).
+
+    The l2 value is capped at SQRT2 (Hard's, so BF-Soft is never noisier than Hard): any two
+    computed rows (entries in [0, 1], sums within gamma = m u of 1) differ by at most
+    ``sqrt(2) sqrt(1 + 4 gamma^2)`` in l2, less than the float SQRT2 (which exceeds sqrt(2) by
+    7e-17 relative).  No such cap holds in l1 (the sums' rounding enters linearly), so there the
+    padded value stands, 2 (1 + pad) at q = 1.
+    """
     q = noise_ratio(reach, tau)
-    return (SQRT2 if norm == "l2" else 2.0) * q
+    if norm == "l2":
+        return min(SQRT2 * q * (1.0 + pad), SQRT2)
+    return 2.0 * q * (1.0 + pad)
 
 
 def tau_for_noise_ratio(reach: float, q: float) -> float:

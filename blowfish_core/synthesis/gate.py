@@ -168,7 +168,8 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
     for m in claim.methods:
         meth = get_method(m)
         if not meth.releasable:
-            out.append(("method", f"{meth.label} is analysis-only: {meth.not_private_reason}",
+            out.append(("method", f"{meth.label} is analysis-only: {meth.not_private_reason}".replace("{", "{{")
+                        .replace("}", "}}"),
                         "choose a private method (e.g. hard or bf-soft)"))
     for name in claim.mechanisms:
         sampler = release_sampler(name)
@@ -186,11 +187,10 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
     schema = claim.schema
     if schema is not None and getattr(schema, "data_derived", False) and not claim.allow_data_domain:
         cols = ", ".join(getattr(schema, "data_derived_columns", ()) or ()) or "some columns"
+        cols = cols.replace("{", "{{").replace("}", "}}")  # user data, never a template
         out.append(("schema", f"the public domain of {cols} was read off the private table (its bounds and levels "
                     "describe the private records, so publishing it leaks them)",
-                    "declare the domain from public knowledge ({schema} FILE with the bounds and levels; "
-                    "python -m blowfish_core schema writes a file to edit), or pass {allow_data_domain} to release "
-                    "anyway, labelled not differentially private"))
+                    "{declare_domain}; or {allow_domain_anyway}"))
     return out
 
 
