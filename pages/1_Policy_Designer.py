@@ -522,7 +522,8 @@ def on_make_release() -> None:
     try:
         res = ds.make_release(get_studio(), ss[f"{RELEASE}:method"], float(ss[f"{RELEASE}:rho"]),
                               int(ss[f"{RELEASE}:rounds"]), int(ss[f"{RELEASE}:size"]),
-                              allow_data_domain=bool(ss.get(f"{RELEASE}:allow_data_domain")))
+                              allow_data_domain=bool(ss.get(f"{RELEASE}:allow_data_domain"))
+                              and get_studio().schema.data_derived)
     except GateError as e:  # the gate's refusal, naming this app's controls
         flash("release", "error", f"No release made: {e.render('app')}")
         ss.pop(RELEASE, None)

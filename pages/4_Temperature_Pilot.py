@@ -451,7 +451,8 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
         if release_clicked:
             try:
                 pub = release_tau_choice(studio.schema, studio.policy, studio.private, st.session_state["pl_rho"],
-                                         taus_p, allow_data_domain=bool(st.session_state.get("pl_allow_data_domain")),
+                                         taus_p, allow_data_domain=bool(st.session_state.get("pl_allow_data_domain"))
+                                         and studio.schema.data_derived,
                                          **_private_kw())
                 st.session_state["pilot_private_release"] = {"result": pub.result, "studio_version": studio.version}
             except GateError as e:

@@ -116,7 +116,7 @@ def _make_release() -> None:
         st.session_state["release:result"] = ds.make_release(
             studio, settings.methods[0], float(settings.rho if settings.rho is not None else req.rho),
             int(settings.config.rounds), int(settings.config.release),
-            allow_data_domain=bool(st.session_state.get("release:allow_data_domain")))
+            allow_data_domain=bool(st.session_state.get("release:allow_data_domain")) and studio.schema.data_derived)
         st.session_state.pop("release:error", None)
     except GateError as e:  # the gate's refusal, naming this app's controls
         st.session_state["release:error"] = f"No release made: {e.render('app')}"

@@ -311,3 +311,83 @@ def test_demonstration_calibrations_are_refused(calibration):
     with pytest.raises(GateError, match="is not private"):
         release_gate.check(release_gate.Claim("tau choice", calibrations=(calibration,)))
     release_gate.check(release_gate.Claim("tau choice", calibrations=("global",)))
+
+
+# ------------------------------------------------------------- fresh-user findings (symlinks, bundle contents)
+def test_a_symlinked_output_never_overwrites_an_input(tmp_path, capsys):
+    data = _table(tmp_path)
+    schema = bc.Schema(bc.infer_schema(pd.read_csv(data)).attributes)
+    sp = tmp_path / "s.json"
+    sp.write_text(schema.to_json(), encoding="utf-8")
+    before = open(data, "rb").read()
+    for flag in ("--out", "--report"):
+        link = tmp_path / f"link_{flag[2:]}"
+        link.symlink_to(data)
+        argv = ["synth", "--data", data, "--schema", str(sp), "--protect", "age=threshold:5", "--method", "hard",
+                "--rho", "0.01", *TINY, "--out", str(tmp_path / "o.csv")]
+        argv[argv.index("--out") + 1:argv.index("--out") + 2] = [str(link) if flag == "--out" else str(tmp_path / "o.csv")]
+        if flag == "--report":
+            argv += ["--report", str(link)]
+        assert main(argv) == 2
+        assert "would overwrite the input table" in capsys.readouterr().err
+        assert open(data, "rb").read() == before
+
+
+def test_internal_report_through_a_link_into_the_bundle_is_refused(tmp_path, capsys):
+    bundle = tmp_path / "B"
+    base = ["synth", "--preset", "xor3", "--method", "hard", "--rho", "0.01", "--out", str(tmp_path / "o.csv"),
+            "--bundle", str(bundle), *TINY]
+    assert main(base) == 0
+    (tmp_path / "L").symlink_to(bundle)
+    assert main(base + ["--eval-report", str(tmp_path / "L" / "internal.json")]) == 2
+    assert "--eval-report is inside the --bundle folder" in capsys.readouterr().err
+    assert not any(n.startswith(".") or n == "internal.json" for n in os.listdir(bundle))
+
+
+def test_an_input_inside_the_bundle_folder_is_refused(tmp_path, capsys):
+    bundle = tmp_path / "sb"
+    bundle.mkdir()
+    data = _table(bundle)
+    schema = bc.Schema(bc.infer_schema(pd.read_csv(data)).attributes)
+    sp = tmp_path / "s.json"
+    sp.write_text(schema.to_json(), encoding="utf-8")
+    assert main(["synth", "--data", data, "--schema", str(sp), "--protect", "age=threshold:5", "--method", "hard",
+                 "--rho", "0.01", "--out", str(tmp_path / "o.csv"), "--bundle", str(bundle), *TINY]) == 2
+    assert "the input --data" in (err := capsys.readouterr().err) and "inside the --bundle folder" in err
+
+
+def test_a_schema_that_says_declared_but_lists_data_derived_columns_is_refused():
+    d = {"attributes": [{"name": "a", "type": "numeric", "lo": 0, "hi": 9, "integer": True},
+                        {"name": "b", "type": "categorical", "levels": ["x", "y", "z"]}],
+         "data_derived": False, "data_derived_columns": ["a"]}
+    with pytest.raises(bc.SchemaError, match="still lists a. Fix: remove each column"):
+        bc.Schema.from_dict(d)
+    partly = bc.Schema.from_dict({**d, "data_derived": True})  # one column still data-derived: named
+    with pytest.raises(GateError, match="the public domain of a was read off"):
+        release_gate.check(release_gate.Claim("synthetic table", partly))
+    release_gate.check(release_gate.Claim("synthetic table",
+                                          bc.Schema.from_dict({**d, "data_derived_columns": []})))
+
+
+def test_allow_data_domain_with_a_declared_domain_is_refused_as_ignored(tmp_path, capsys):
+    assert main(["synth", "--preset", "xor3", "--method", "hard", "--rho", "0.01", "--allow-data-domain",
+                 "--out", str(tmp_path / "o.csv"), *TINY]) == 2
+    assert "--allow-data-domain: the domain is declared public" in capsys.readouterr().err
+
+
+def test_seeded_bundle_says_so_in_its_first_line(tmp_path):
+    bundle = tmp_path / "B"
+    assert main(["synth", "--preset", "xor3", "--method", "hard", "--rho", "0.01", "--seeds", "0,1",
+                 "--out", str(tmp_path / "o.csv"), "--bundle", str(bundle), *TINY]) == 0
+    first = (bundle / "ledger.txt").read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith(f"WARNING: {SEEDED_NOTE}")
+
+
+def test_pilot_without_a_preset_reads_its_data(tmp_path, capsys):
+    data = _table(tmp_path)
+    rc = main(["pilot", "--private", "--data", data, "--protect", "age=threshold:5", "--rho", "1e-3",
+               "--rho-sel", "1e-3", "--tau-grid", "0.03", "--dry-run"])
+    assert rc == 2 and "the public domain of age, hours, job" in capsys.readouterr().err  # refused up front
+    assert main(["pilot", "--private", "--preset", "xor3", "--rho", "1e-3", "--rho-sel", "1e-3", "--seeds", "-1",
+                 "--dry-run"]) == 2
+    assert "--seeds: seeds must be whole numbers >= 0 (got -1)" in capsys.readouterr().err

@@ -133,7 +133,7 @@ BF_SOFT = Method("bf-soft", "BF-Soft", SoftVote, SoftBound("policy"), "blowfish"
 SOFT_DP = Method("soft-dp", "Soft vote (standard DP)", SoftVote, SoftBound("standard"), "standard", needs_tau=True)
 #: the §6.2.3 decomposition device: a soft vote with Hard's noise.  Hard's certified zero does not
 #: hold for the soft vote (it moves by up to 0.063 on those rounds), so it is analysis-only (issue 21).
-SOFT_HARD_NOISE_REASON = ("the soft vote with Hard's noise is the §6.2.3 decomposition device: Hard's calibration "
+SOFT_HARD_NOISE_REASON = ("it is the §6.2.3 decomposition device: Hard's calibration "
                           "(0 on rounds where no protected edge crosses a Voronoi boundary) does not bound the soft "
                           "vote, which moves on every protected edge, so it is NOT differentially private")
 SOFT_HARD_NOISE = Method("soft-hard-noise", "Soft vote with Hard's noise", SoftVote, HardNoise(), "blowfish",

@@ -74,8 +74,9 @@ PHRASES: dict[str, tuple[str, str, str]] = {
                         "drop_missing / missing_level"),
     # the release gate (release_gate.problems_of)
     "declare_domain": ("pass --schema FILE with bounds and levels from public knowledge (python -m blowfish_core "
-                       "schema --data FILE --out FILE writes one to edit; set \"data_derived\": false once they "
-                       "are public)",
+                       "schema --data FILE --out FILE writes one to edit: replace a column's bounds, remove it from "
+                       "\"data_derived_columns\", and set \"data_derived\": false when none is left; "
+                       "docs/FORMATS.md)",
                        "pass a schema whose bounds and levels come from public knowledge (Schema.from_dict with "
                        "data_derived false)",
                        "type public bounds or levels in the Data step's schema table, or tick 'declared public'"),

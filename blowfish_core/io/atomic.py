@@ -262,6 +262,11 @@ def _swap_folder(tmp: str, dest: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+#: the outputs this process has renamed into place (in order): an interrupt after the first
+#: commit can no longer say "nothing was replaced" (cli.main reads it).
+COMMITTED: list[str] = []
+
+
 @contextlib.contextmanager
 def _signals_held(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
     """Hold SIGINT / SIGTERM back while the block runs, then deliver them to the handlers that were
@@ -366,7 +371,8 @@ class Outputs:
         self._items.append(_Staged(label or os.fspath(path), os.fspath(path), dest, tmp, True))
 
     def commit(self) -> None:
-        """Rename every staged temporary into place, in the order staged (see the class docstring)."""
+        """Rename every staged temporary into place, in the order staged (see the class docstring).
+        Each committed output's path is appended to :data:`COMMITTED` (the CLI's interrupt message)."""
         with _signals_held():
             while self._items:
                 item = self._items[0]
@@ -377,6 +383,7 @@ class Outputs:
                     e.filename = e.filename or item.path
                     self.discard()
                     raise
+                COMMITTED.append(item.path)
                 self._items.pop(0)
 
     def discard(self) -> None:

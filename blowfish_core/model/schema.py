@@ -164,6 +164,11 @@ class Schema:
         cols = d.get("data_derived_columns", [])
         if not isinstance(dd, bool) or not isinstance(cols, list):
             raise SchemaError("schema: 'data_derived' must be true/false and 'data_derived_columns' a list")
+        if cols and not dd:  # a contradiction the release gate must not guess about (issue 21)
+            raise SchemaError(f"schema: 'data_derived' is false but 'data_derived_columns' still lists "
+                              f"{', '.join(map(str, cols))}. Fix: remove each column whose bounds or levels you "
+                              "have replaced by public ones from 'data_derived_columns', and set 'data_derived' to "
+                              "false only when the list is empty")
         return cls(attrs, data_derived=dd, data_derived_columns=[str(c) for c in cols])
 
     @classmethod

@@ -99,6 +99,9 @@ class Part:
     sampler: str
     randomness: str
     value: Any = None
+    #: False for a part that is not a released table (the tau choice's selection): the total's
+    #: wording counts tables only.
+    counted: bool = True
 
 
 @dataclass(frozen=True)
@@ -120,12 +123,19 @@ class Publication:
         """The first lines of ledger.txt: the not-DP warning (if any), then the total, then the notes."""
         out = [f"WARNING: {NOT_DP_LABEL}" + " (the schema's bounds and levels describe the private records; "
                "declare them from public knowledge to make a DP release)"] if self.data_domain else []
-        return out + [total_text(self.total, len(self.parts))] + list(self.notes)
+        tables = sum(1 for p in self.parts if p.counted)
+        return out + [total_text(self.total, tables, self.claim.what if tables < len(self.parts) else "")] \
+            + list(self.notes)
 
 
-def total_text(total: dict[str, Any], releases: int) -> str:
-    """'Total for everything in this bundle: ...' in words (rho where zCDP, epsilon at delta)."""
-    what = "this release" if releases == 1 else f"the {releases} releases in this bundle together"
+def total_text(total: dict[str, Any], releases: int, what: str = "") -> str:
+    """'Total privacy budget of ...: ...' in words (rho where zCDP, epsilon at delta).
+
+    releases: how many released tables the total covers (everything published together); what: a
+    description of the release when it is more than its tables (e.g. 'tau choice': the chosen table,
+    the K runs it spent and the selection)."""
+    what = (f"this {what} (every run it spent and the selection)" if what else "this release" if releases == 1
+            else f"the {releases} releases of this run together (everything published together)")
     if total.get("rho") is not None:
         return (f"Total privacy budget of {what}: rho = {total['rho']:.6g} zCDP (epsilon = {total['epsilon']:.4g} "
                 f"at delta = {total['delta']:.3g}; accountant {total['accountant']}).")
@@ -191,6 +201,9 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
         out.append(("schema", f"the public domain of {cols} was read off the private table (its bounds and levels "
                     "describe the private records, so publishing it leaks them)",
                     "{declare_domain}; or {allow_domain_anyway}"))
+    if claim.allow_data_domain and schema is not None and not getattr(schema, "data_derived", False):
+        out.append(("allow_data_domain", "the domain is declared public (not read from the data), so this would be "
+                    "ignored", "drop {allow_data_domain}"))
     return out
 
 

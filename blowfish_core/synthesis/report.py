@@ -441,6 +441,9 @@ def ledger_text(report: dict[str, Any]) -> str:
         spent = f"epsilon = {p['epsilon']:.4g}"
     methods = report.get("methods") or []
     lines = []
+    if report.get("label") == SEEDED_NOTE:  # a seeded bundle says so first (issue 21)
+        lines.append(f"WARNING: {SEEDED_NOTE}: anyone who knows the seed can recompute and subtract the noise; "
+                     "do not publish these files.")
     if report.get("label") == NOT_DP_LABEL:  # the first line (issue 21, a contract)
         lines.append(f"WARNING: {NOT_DP_LABEL} (the schema's bounds and levels describe the private records; "
                      "declare them from public knowledge to make a DP release).")
@@ -452,8 +455,11 @@ def ledger_text(report: dict[str, Any]) -> str:
     if rnd == SEEDED_NOTE:
         lines.append(f"Randomness: {SEEDED_NOTE} (anyone who knows the seed can recompute and subtract the noise).")
     elif rnd:
+        samplers = {e.get("noise_sampler") for e in report.get("ledger") or ()}
+        if samplers == {"exact"}:  # PubMix / LinMix: no OpenDP sampler draws anything
+            rnd = rnd.replace("sampler opendp", "sampler exact")
         lines.append(f"Randomness: {rnd}.")
-        if any(e.get("noise_sampler") == "exact" for e in report.get("ledger") or ()):
+        if "exact" in samplers:
             lines.append("PubMix/LinMix draws: exact integer-arithmetic sampling from the OS CSPRNG "
                          "(papers/003 Thm 4.1 holds with no floating-point gap).")
     protected = report.get("blowfish_protection", True)

@@ -448,7 +448,7 @@ def release_tau_choice(
         return [Part("chosen.csv", res.ledger[:-1], samplers[0] if len(samplers) == 1 else " + ".join(samplers),
                      randomness[0] if len(randomness) == 1 else " + ".join(randomness), res.release),
                 Part("choice", res.ledger[-1:], SELECTION_MECHANISMS["exponential"].release_sampler,
-                     sel_streams.randomness, res.public_dict()["choice"])]
+                     sel_streams.randomness, res.public_dict()["choice"], counted=False)]
 
     pub = publish(release_claim(schema, plan, allow_data_domain=allow_data_domain), produce,
                   result_of=lambda parts: box["result"])

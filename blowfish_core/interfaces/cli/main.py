@@ -20,7 +20,7 @@ from ...io.data import read_text_file
 from ...base.errors import BlowfishError, DataError
 from ...io.exports import to_csv_safe
 from ...base.fields import render
-from ...base.input_checks import check_generated_n, check_integer_bounds
+from ...base.input_checks import check_generated_n, check_integer_bounds, check_seeds
 from ...io.intake import IntakeResult, check_sep, domain_problems, intake_csv
 from ...algorithm.evolution import SCHEDULES, SynthConfig
 from ...model.policy import Policy
@@ -323,9 +323,10 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
     cached = getattr(args, "_intake", None)
     if cached is not None:
         return cached
-    drop = args.drop_missing
+    # the pilot has only --sep of the intake flags: the others read as unset there
+    drop = getattr(args, "drop_missing", None)
     drop_arg: Any = True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ())
-    names = _list(args.names)
+    names = _list(getattr(args, "names", None))
     from ...io.data import DEFAULT_MAX_BYTES
 
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
@@ -333,9 +334,9 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
         print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; expect RAM of about 25x the "
               "file size). A preset splits its rows in memory; for a table larger than memory pass --schema "
               "(read in chunks)", file=sys.stderr)
-    res = intake_csv(args.data, sep=_sep(args), no_header=True if (args.no_header or names) else None,
+    res = intake_csv(args.data, sep=_sep(args), no_header=True if (getattr(args, "no_header", False) or names) else None,
                      names=names, columns=columns, drop_missing=drop_arg,
-                     missing_level=_missing_levels(args.missing_level), release_size=release_size,
+                     missing_level=_missing_levels(getattr(args, "missing_level", [])), release_size=release_size,
                      max_bytes=NO_SIZE_CAP)
     if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8)
         order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
@@ -374,9 +375,13 @@ def _q_line(tau: float, q: float, bound: float) -> str:
 
 
 def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
-    """Refuse, before any work, outputs that would overwrite an input or each other."""
+    """Refuse, before any work, outputs that would overwrite an input or each other, and inputs or
+    internal reports inside the --bundle folder.  Paths are compared resolved (os.path.realpath), so a
+    symbolic link to an input or into the bundle is caught like the path itself."""
+    real = os.path.realpath
+
     def same(a: str | None, b: str | None) -> bool:
-        return bool(a and b) and os.path.abspath(a) == os.path.abspath(b)
+        return bool(a and b) and real(a) == real(b)
 
     inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy),
               ("--public", getattr(args, "public", None))]
@@ -391,25 +396,26 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
             if same(pa, pb):
                 raise BlowfishError(f"{fa} and {fb} name the same file. Fix: choose different paths")
     bundle, eval_report = getattr(args, "bundle", None), getattr(args, "eval_report", None)  # synth only
-    if bundle and eval_report and os.path.abspath(os.path.dirname(os.path.abspath(eval_report))) \
-            == os.path.abspath(bundle):
+    if bundle and eval_report and (real(os.path.dirname(os.path.abspath(eval_report))) + os.sep).startswith(
+            real(bundle) + os.sep):
         raise BlowfishError("--eval-report is inside the --bundle folder, which holds what may be published. "
                             "Fix: write the internal report elsewhere")
     if bundle:  # the bundle folder is replaced as a whole (issue 21, atomic outputs)
-        root = os.path.abspath(bundle)
+        root = real(bundle)
         for flag, path in outputs + [("--out-dir", args.out_dir)]:
-            if path and (os.path.abspath(path) == root or os.path.abspath(path).startswith(root + os.sep)):
+            if path and (real(path) == root or real(path).startswith(root + os.sep)):
                 raise BlowfishError(f"{flag} is inside the --bundle folder, which a run replaces as a whole (the "
                                     "bundle holds the releases already). Fix: write it elsewhere")
         for flag, path in inputs:
-            if path and os.path.dirname(os.path.abspath(path)) == root and is_bundle_file(os.path.basename(path)):
-                raise BlowfishError(f"the input {flag} {path} would be replaced by the --bundle folder's "
-                                    f"{os.path.basename(path)}. Fix: move the input or choose another --bundle folder")
+            if path and (real(path) + os.sep).startswith(root + os.sep):
+                raise BlowfishError(f"the input {flag} {path} is inside the --bundle folder, which holds what may be "
+                                    "published (a private table there would be published with it). Fix: move the "
+                                    "input out of it, or choose another --bundle folder")
     if args.out_dir:
         names = [f"{m}.csv" for m in methods] if seeds is None else [f"{m}_seed{sd}.csv" for m in methods for sd in seeds]
-        written = {os.path.abspath(os.path.join(args.out_dir, n)) for n in names}
+        written = {real(os.path.join(args.out_dir, n)) for n in names}
         for flag, path in inputs + [("--report", args.report)]:
-            if path and os.path.abspath(path) in written:
+            if path and real(path) in written:
                 raise BlowfishError(f"--out-dir would overwrite {flag} {path}. Fix: choose another folder or file name")
 
 
@@ -846,6 +852,7 @@ def cmd_presets(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    atomic.COMMITTED.clear()  # this run's committed outputs (the interrupt message)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (2, already printed as one line)
@@ -860,7 +867,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.strerror or e}: {getattr(e, 'filename', '') or ''}".rstrip(": "), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        if atomic.COMMITTED:  # Ctrl-C during or after the renames (they finish first): the outputs are new
+            print(f"error: interrupted after the outputs were written: {', '.join(atomic.COMMITTED)} are complete "
+                  "and new", file=sys.stderr)
+        else:
+            print("error: interrupted: no output was replaced (earlier files are as they were)", file=sys.stderr)
         return 130
     finally:
         while _CLIENT:  # a Dask client (and its local cluster) started by --engine dask
@@ -1024,7 +1035,7 @@ def cmd_pilot(args) -> int:
                                     "nothing). Fix: add --private or drop it")
     # --private without --seeds: a release through the gate (seeds None); with --seeds: one seed, a study run
     seeds = (None if args.private and args.seeds is None
-             else parse_seeds(args.seeds if args.seeds is not None else "0,1,2,3"))
+             else check_seeds(parse_seeds(args.seeds if args.seeds is not None else "0,1,2,3")))
     if args.private and seeds is not None and len(seeds) != 1:
         raise BlowfishError(f"--private runs each setting once on the private table (every run spends --rho); "
                             f"give one seed (got {len(seeds)}) for a study run, or drop --seeds for a release. "
@@ -1074,6 +1085,10 @@ def cmd_pilot(args) -> int:
         print("plan (private choice on the private table; nothing is spent until it runs):")
         for line in plan.lines():
             print("  " + line)
+        if seeds is None:  # the gate's refusal before the plan says "a release" (and before --dry-run stops)
+            from ...workflows.private_pilot import release_claim
+
+            release_gate.check(release_claim(schema, plan, allow_data_domain=args.allow_data_domain))
         print("  " + ("a release through the release gate: unseeded, OS entropy, OpenDP samplers" if seeds is None
                       else f"a seeded study run (seed {seeds[0]}): {SEEDED_NOTE}"))
         if args.dry_run:
