@@ -86,7 +86,7 @@ def figure_7c(sizes: list[int], tau: float, reference_max: int) -> dict[int, dic
 
 def _hard_enumerate(schema: Schema, policy: Policy, C: np.ndarray) -> float:
     """Exact Hard by plain enumeration (GowerKernel argmin over every value), for reference."""
-    from blowfish_core.votes import nearest
+    from blowfish_core.model.votes import nearest
 
     codes = schema.attributes[0].domain_codes()[:, None]
     nn = nearest(schema, C, codes)

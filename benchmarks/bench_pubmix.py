@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core import pubmix  # noqa: E402
+from blowfish_core.privacy import pubmix  # noqa: E402
 
 
 def timed(f, *a, reps=1, **k):

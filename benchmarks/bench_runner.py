@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import blowfish_core as bc  # noqa: E402
-from blowfish_core.presets import load_preset_data, shared_path  # noqa: E402
+from blowfish_core.io.presets import load_preset_data, shared_path  # noqa: E402
 from studio import runner_ui as ui  # noqa: E402
 from studio.state import Studio  # noqa: E402
 

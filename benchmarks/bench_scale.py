@@ -56,7 +56,7 @@ def _load() -> float:
 def child_gen_a(rows: int, path: str) -> dict:
     import numpy as np
 
-    from blowfish_core.presets import get_preset, load_preset_data
+    from blowfish_core.io.presets import get_preset, load_preset_data
 
     p = get_preset("adult")
     names = [a.name for a in p.schema.attributes]
@@ -73,10 +73,10 @@ def child_gen_a(rows: int, path: str) -> dict:
 
 
 def child_a(path: str, methods: list[str], chunk_rows: int) -> dict:
-    from blowfish_core.chunked import read_grouped
-    from blowfish_core.distance import domain_index
-    from blowfish_core.evolution import SynthConfig, run_synthesis
-    from blowfish_core.presets import get_preset
+    from blowfish_core.io.chunked import read_grouped
+    from blowfish_core.model.distance import domain_index
+    from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
+    from blowfish_core.io.presets import get_preset
 
     p = get_preset("adult")
     t0, c0 = time.perf_counter(), time.process_time()
@@ -96,8 +96,8 @@ def child_a(path: str, methods: list[str], chunk_rows: int) -> dict:
 def _table_b(rows: int):
     import numpy as np
 
-    from blowfish_core.presets import get_preset, load_preset_data
-    from blowfish_core.schema import Schema
+    from blowfish_core.io.presets import get_preset, load_preset_data
+    from blowfish_core.model.schema import Schema
 
     p = get_preset("adult")
     d = p.schema.to_dict()
@@ -112,8 +112,8 @@ def _table_b(rows: int):
 
 
 def child_b(rows: int, method: str, engine: str) -> dict:
-    from blowfish_core.distance import domain_index, group_records
-    from blowfish_core.evolution import SynthConfig, run_synthesis
+    from blowfish_core.model.distance import domain_index, group_records
+    from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
 
     schema, df, policy = _table_b(rows)
     t0 = time.perf_counter()
@@ -123,7 +123,7 @@ def child_b(rows: int, method: str, engine: str) -> dict:
     cfg = SynthConfig()
     eng, client, cluster = None, None, None
     if engine.startswith("dask"):
-        from blowfish_core.dask_engine import DaskEngine, connect
+        from blowfish_core.algorithm.dask_engine import DaskEngine, connect
 
         # local cluster without dask's MALLOC_TRIM_THRESHOLD_ unless --keep-malloc-trim (dask_engine.connect)
         client = connect(workers=int(engine[4:]), keep_malloc_trim=bool(os.environ.get("BENCH_KEEP_MALLOC_TRIM")))
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
                           f"free cores the speed-up bound is {sum(wc) / max(wc):.2f}x (1 worker: "
                           f"{sum(d1['worker_cpu']):.1f} CPU s)")
     if args.json:
-        from blowfish_core import atomic
+        from blowfish_core.io import atomic
 
         atomic.write_text(args.json, json.dumps(res, indent=1))
     return 0

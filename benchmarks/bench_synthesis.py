@@ -89,8 +89,8 @@ def load_dataset(name: str, seed: int):
     """
     import numpy as np
 
-    from blowfish_core.distance import domain_index, group_records
-    from blowfish_core.presets import get_preset, load_preset_data, shared_path
+    from blowfish_core.model.distance import domain_index, group_records
+    from blowfish_core.io.presets import get_preset, load_preset_data, shared_path
 
     if name.startswith("adult"):
         preset = get_preset("adult")
@@ -119,7 +119,7 @@ def child(dataset: str, method: str, seed: int, rho: float, tau: float, inner: i
     """One fresh-process measurement; returns a JSON-ready dict."""
     import numpy as np  # noqa: F401  (import cost outside the timed region)
 
-    from blowfish_core.evolution import SynthConfig, run_synthesis
+    from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
 
     t0 = time.perf_counter()
     schema, X, grouped, policy = load_dataset(dataset, seed)
@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
 
-    from blowfish_core.methods import METHODS
+    from blowfish_core.algorithm.methods import METHODS
 
     datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     targets = print_targets(summary)
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        from blowfish_core import atomic
+        from blowfish_core.io import atomic
 
         doc = {"args": vars(args), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                "machine": {"cores": os.cpu_count(), "python": platform.python_version(),

@@ -63,9 +63,9 @@ TARGET_HARD = 1.2
 
 def load(uniform: bool, seed: int = 0):
     """(name, schema, U, counts, I, C) with C the 1,024 candidates."""
-    from blowfish_core.distance import domain_index, group_records
-    from blowfish_core.evolution import SynthConfig, run_synthesis
-    from blowfish_core.presets import get_preset, load_preset_data, shared_path
+    from blowfish_core.model.distance import domain_index, group_records
+    from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
+    from blowfish_core.io.presets import get_preset, load_preset_data, shared_path
 
     name = "adult" if shared_path(get_preset("adult")) is not None else "xor3"
     preset = get_preset(name)
@@ -86,7 +86,7 @@ class Floor:
     """Lean float32 round: joint lookup tables for the used codes, cache-sized tiles."""
 
     def __init__(self, schema, C: np.ndarray, I: np.ndarray, tile: int, dtype=np.float32):
-        from blowfish_core.distance import LOOKUP_MAX, used_codes
+        from blowfish_core.model.distance import LOOKUP_MAX, used_codes
 
         m = C.shape[0]
         w = schema.weights
@@ -191,7 +191,7 @@ def floor_soft(schema, C, U, counts, I, tile, tau, dtype=np.float32):
 
 def reference_hard64(schema, C, U, counts, I):
     """The float64 hard histogram by np.argmin over GowerKernel.block distances (the pre-15c engine)."""
-    from blowfish_core.distance import GowerKernel, tile_rows
+    from blowfish_core.model.distance import GowerKernel, tile_rows
 
     k = GowerKernel(schema, C)
     H = np.zeros(k.m)
@@ -202,8 +202,8 @@ def reference_hard64(schema, C, U, counts, I):
 
 def soft_reference64(schema, C, U, counts, I, tau):
     """The float64 soft histogram (the pre-15d engine: float64 softmax rows, one mat-vec per block)."""
-    from blowfish_core.distance import GowerKernel, chunk_rows
-    from blowfish_core.votes import soft_rows
+    from blowfish_core.model.distance import GowerKernel, chunk_rows
+    from blowfish_core.model.votes import soft_rows
 
     k = GowerKernel(schema, C)
     H = np.zeros(k.m)
@@ -214,7 +214,7 @@ def soft_reference64(schema, C, U, counts, I, tau):
 
 def near_ties(schema, C, U, I) -> tuple[int, int]:
     """(records, record-candidate pairs) the float32 hard vote decided exactly in float64."""
-    from blowfish_core.distance import GowerKernel
+    from blowfish_core.model.distance import GowerKernel
 
     k = GowerKernel(schema, C)
     seen = [0, 0]
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
 
-    from blowfish_core.votes import HardVote, SoftVote, vote_histogram
+    from blowfish_core.model.votes import HardVote, SoftVote, vote_histogram
 
     name, schema, U, counts, I, C = load(args.uniform)
     hard, soft, soft64 = HardVote(), SoftVote(args.tau, "float32"), SoftVote(args.tau)
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{rows['soft_release'] / rows['soft_floor']:.2f}x the float32 floor, "
           f"{rows['soft_release'] / rows['soft_floor64']:.2f}x the float64 floor; {ld('soft_release')}")
     if args.json:
-        from blowfish_core import atomic
+        from blowfish_core.io import atomic
 
         doc = {"dataset": name, "unique": int(U.shape[0]), "m": int(C.shape[0]), "cpu_seconds": rows,
                "ratio_hard": ratio_h, "ratio_soft": ratio_s, "load": loads,

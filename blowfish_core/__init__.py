@@ -30,37 +30,39 @@ Main entry points:
 __version__ = "0.2.0"
 
 # Lazy public API (PEP 562; issue 15): ``import blowfish_core`` costs almost nothing and
-# ``bc.Synthesizer`` imports blowfish_core.synthesizer on first use, so
+# ``bc.Synthesizer`` imports blowfish_core.interfaces.synthesizer on first use, so
 # ``python -m blowfish_core --help`` does not pay for pandas/scipy.  One row per module:
 # the public names it provides.  ``from blowfish_core import X`` works as before.
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "errors": ("BlowfishError", "BudgetError", "DataError", "NotFittedError", "PolicyError", "SchemaError"),
-    "schema": ("Attribute", "Schema", "infer_schema"),
-    "policy": ("AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach",
+    "base.errors": ("BlowfishError", "BudgetError", "DataError", "NotFittedError", "PolicyError", "SchemaError"),
+    "model.schema": ("Attribute", "Schema", "infer_schema"),
+    "model.policy": ("AttributePolicy", "Policy", "attribute_reach", "components", "path_length", "record_reach",
                "weighted_reaches"),
-    "methods": ("METHODS", "Method", "get_method"),
-    "sensitivity": ("SQRT2", "calibrate", "hard_sensitivity", "noise_ratio", "soft_bound"),
-    "mechanisms": ("MECHANISMS",),
-    "ledger": ("LedgerRow", "privacy_totals"),
-    "evolution": ("RunStopped", "SynthConfig", "run_synthesis"),
-    "experiment": ("PairedResult", "RunRequest", "RunResult", "run_paired"),
-    "presets": ("get_preset", "load_preset_data"),
+    "algorithm.methods": ("METHODS", "Method", "calibrate", "get_method"),
+    "model.sensitivity": ("SQRT2", "hard_sensitivity", "noise_ratio", "soft_bound"),
+    "privacy.mechanisms": ("MECHANISMS", "select_release"),
+    "privacy.ledger": ("LedgerRow",),
+    "privacy.totals": ("privacy_totals",),
+    "algorithm.evolution": ("RunStopped", "SynthConfig", "run_synthesis"),
+    "synthesis.spec": ("RunRequest",),
+    "synthesis.experiment": ("PairedResult", "RunResult", "run_paired"),
+    "io.presets": ("get_preset", "load_preset_data"),
     "analysis.exact": ("exact_sensitivity", "population_aware_bound", "tightness_construction"),
     "analysis.readouts": ("pair_path", "policy_readout"),
-    "pilot": ("recommend", "run_pilot"),
-    "sweeps": ("budget_sweep",),
+    "workflows.pilot": ("recommend", "run_pilot"),
+    "workflows.sweeps": ("budget_sweep",),
     "analysis.audit": ("audit",),
-    "synthesizer": ("Synthesizer",),
-    "pubmix": ("beta_min", "choose_noise", "exact_mixture_sample", "gamma_from_folds", "linmix_noise", "mifr",
+    "interfaces.synthesizer": ("Synthesizer",),
+    "privacy.pubmix": ("beta_min", "choose_noise", "exact_mixture_sample", "gamma_from_folds", "linmix_noise", "mifr",
                "pubmix_delta", "pubmix_pld", "pubmix_sample", "water_fill"),
     # exponential selection (papers/001; issue 14)
-    "selection": ("CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
+    "privacy.selection": ("CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
                   "hockey_stick", "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity",
-                  "select_private", "select_release", "selection_delta", "selection_epsilon", "selection_rho"),
+                  "select_private", "selection_delta", "selection_epsilon", "selection_rho"),
     "analysis.selection_audit": ("audit_selection", "construction_multiplicity", "construction_path",
                                  "construction_table", "run_selection_audit"),
     # private choice of tau or Hard on the private table (issue 14)
-    "private_pilot": ("PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private", "private_pilot_plan",
+    "workflows.private_pilot": ("PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private", "private_pilot_plan",
                       "release_tau_choice"),
 }
 _WHERE = {name: mod for mod, names in _EXPORTS.items() for name in names}
@@ -74,7 +76,7 @@ def __getattr__(name: str):
 
     mod = _WHERE.get(name)
     if mod is None:
-        try:  # a submodule, e.g. blowfish_core.schema
+        try:  # a subpackage, e.g. blowfish_core.model
             return importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as e:
             if e.name != f"{__name__}.{name}":

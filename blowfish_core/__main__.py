@@ -1,7 +1,7 @@
-"""``python -m blowfish_core ...``: see blowfish_core.cli."""
+"""``python -m blowfish_core ...``: see blowfish_core.interfaces.cli.main."""
 
 import sys
 
-from .cli import main
+from .interfaces.cli.main import main
 
 sys.exit(main())

@@ -3,7 +3,7 @@
 A *task* is one synthesis run: a plain dict naming the dataset, method, budget
 rho (zCDP, total over the T rounds), temperature tau, seed, policy and data table.
 Every task is independent and fully seeded, so the same task always gives the same
-error (paired random streams: see blowfish_core.evolution.rng_for).  Tasks run in a
+error (paired random streams: see blowfish_core.algorithm.evolution.rng_for).  Tasks run in a
 ``multiprocessing`` pool; each worker loads and groups each data table once
 (``grouped`` records shared by all its runs).  Finished tasks are appended to a run
 cache (``results/runs_cache.jsonl``) keyed by the task, so experiments that share
@@ -55,12 +55,12 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from blowfish_core import atomic  # noqa: E402
-from blowfish_core.distance import domain_index, group_records  # noqa: E402
-from blowfish_core.evolution import SCHEDULES, SynthConfig, run_synthesis  # noqa: E402
-from blowfish_core.methods import METHODS  # noqa: E402
-from blowfish_core.metrics import t_interval  # noqa: E402
-from blowfish_core.presets import get_preset, shared_path, split_table, xor_generate  # noqa: E402
+from blowfish_core.io import atomic  # noqa: E402
+from blowfish_core.model.distance import domain_index, group_records  # noqa: E402
+from blowfish_core.algorithm.evolution import SCHEDULES, SynthConfig, run_synthesis  # noqa: E402
+from blowfish_core.algorithm.methods import METHODS  # noqa: E402
+from blowfish_core.model.metrics import t_interval  # noqa: E402
+from blowfish_core.io.presets import get_preset, shared_path, split_table, xor_generate  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS_DIR = os.path.join(HERE, "results")
@@ -137,7 +137,7 @@ def _frames(name: str, n: int | None, data_seed: int):
     path = shared_path(preset)
     if path is None:
         raise FileNotFoundError(f"{preset.csv_name} not found under ../shared/data")
-    from blowfish_core.data import read_table
+    from blowfish_core.io.data import read_table
 
     full = read_table(path)
     preset.schema.check_columns(full)
@@ -203,7 +203,7 @@ def execute(t: dict[str, Any]) -> dict[str, Any]:
 def synth_config(t: dict[str, Any]) -> SynthConfig:
     """The engine configuration of a task (the release is the engine's; nothing is recomputed here).
 
-    A task's ``schedule`` names an entry of blowfish_core.evolution.SCHEDULES (None = the
+    A task's ``schedule`` names an entry of blowfish_core.algorithm.evolution.SCHEDULES (None = the
     default reading); its children and release rule come from the schedule, the task's other
     ResampleMutate fields are applied on top (SynthConfig.from_schedule).
     """
@@ -324,7 +324,7 @@ def ci(values) -> dict[str, float]:
 
 def reduction(e_hard, e_soft) -> list[float]:
     """Per paired run R_s = 100 (E_H - E_S) / E_H (App. F.2)."""
-    from blowfish_core.metrics import relative_reduction
+    from blowfish_core.model.metrics import relative_reduction
 
     return [float(v) for v in relative_reduction(np.asarray(e_hard), np.asarray(e_soft))]
 
@@ -363,7 +363,7 @@ def environment() -> dict[str, Any]:
 
 
 def save_json(path: str, obj: Any) -> None:
-    """Write JSON atomically (blowfish_core.atomic); a top-level "runs" list is written one run per line
+    """Write JSON atomically (blowfish_core.io.atomic); a top-level "runs" list is written one run per line
     (compact, diff-friendly)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
 

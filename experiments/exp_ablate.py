@@ -21,7 +21,7 @@ the alternatives, all post-processing of the same noisy histograms (no privacy c
 from __future__ import annotations
 
 
-from blowfish_core.metrics import crossing_budget
+from blowfish_core.model.metrics import crossing_budget
 
 from . import paper
 from .common import ci, dataset_available, engine_supports, fmt_sci, lookup, reduction, task

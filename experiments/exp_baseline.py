@@ -33,9 +33,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from blowfish_core import atomic  # noqa: E402
-from blowfish_core.metrics import NUMERIC_BINS, pwerr, t_interval  # noqa: E402
-from blowfish_core.presets import get_preset, load_preset_data, shared_path  # noqa: E402
+from blowfish_core.io import atomic  # noqa: E402
+from blowfish_core.model.metrics import NUMERIC_BINS, pwerr, t_interval  # noqa: E402
+from blowfish_core.io.presets import get_preset, load_preset_data, shared_path  # noqa: E402
 from experiments.exp_budget import _AB_FULL, TAUS  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     datasets = [d for d in a.datasets.split(",") if d]
     t0 = time.perf_counter()
     mb = {"aim": [float(x) for x in a.aim_budgets.split(",")]} if a.aim_budgets else None
-    from blowfish_core.errors import BlowfishError
+    from blowfish_core.base.errors import BlowfishError
 
     try:
         res = run(datasets, budgets, seeds, [m for m in a.methods.split(",") if m], mb)

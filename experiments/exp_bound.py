@@ -31,9 +31,9 @@ import time
 import numpy as np
 
 from blowfish_core.analysis.exact import exact_sensitivity
-from blowfish_core.policy import AttributePolicy, Policy, record_reach
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.sensitivity import SQRT2, hard_sensitivity, soft_bound
+from blowfish_core.model.policy import AttributePolicy, Policy, record_reach
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.model.sensitivity import SQRT2, hard_sensitivity, soft_bound
 
 from . import paper
 from .common import ROOT

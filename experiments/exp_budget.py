@@ -3,7 +3,7 @@
 Hard vs BF-Soft on Adult, Bank and XOR-3 at tau in {0.015, 0.03, 0.06} over a grid of
 budgets rho in [1e-5, 1], paired seeds; mean error with 95% Student-t intervals, the
 interpolated crossing budget (first sign change of mean(E_S - E_H), linear in log rho;
-blowfish_core.metrics.crossing_budget) and its epsilon by Eq. (1) at delta = 1e-5 (as
+blowfish_core.model.metrics.crossing_budget) and its epsilon by Eq. (1) at delta = 1e-5 (as
 Table 4 reports).  Hard does not depend on tau, so one Hard run per (rho, seed) serves
 all three temperatures.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from blowfish_core.accounting import epsilon_eq1
-from blowfish_core.metrics import crossing_budget
-from blowfish_core.policy import record_reach
-from blowfish_core.presets import get_preset
-from blowfish_core.sensitivity import noise_ratio
+from blowfish_core.privacy.accounting import epsilon_eq1
+from blowfish_core.model.metrics import crossing_budget
+from blowfish_core.model.policy import record_reach
+from blowfish_core.io.presets import get_preset
+from blowfish_core.model.sensitivity import noise_ratio
 
 from . import paper
 from .common import ci, dataset_available, fmt_sci, lookup, task

@@ -5,8 +5,8 @@ years: age; balance alone; age+balance; +education; +job; +y; all five) a *publi
 pilot* (3,000 held-out rows, error against the other held-out rows, pilot seeds, budget
 scaled by Eq. (4): rho_p = rho (n_t / n_p)^2) chooses between Hard and the paper's nine
 temperatures (App. F.8: {0.001, 0.003, 0.015, 0.03, 0.06, 0.12, 0.3, 0.6} plus the tau
-with q = 0.2 for the policy; blowfish_core.pilot.tau_grid) by lowest mean pilot error,
-ties to Hard then the smaller tau (blowfish_core.pilot.recommend).  No target error is
+with q = 0.2 for the policy; blowfish_core.workflows.pilot.tau_grid) by lowest mean pilot error,
+ties to Hard then the smaller tau (blowfish_core.workflows.pilot.recommend).  No target error is
 used in the choice: the experiment runs in two stages (``plan`` = the pilot runs,
 ``plan_targets`` = the paired target runs of the chosen setting and Hard, built from the
 pilot results only).  Reported: paired reduction R_s of the chosen setting vs Hard on
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from blowfish_core.accounting import pilot_budget
-from blowfish_core.pilot import recommend, tau_grid
-from blowfish_core.policy import record_reach
-from blowfish_core.presets import get_preset
-from blowfish_core.sensitivity import noise_ratio
+from blowfish_core.privacy.accounting import pilot_budget
+from blowfish_core.workflows.pilot import recommend, tau_grid
+from blowfish_core.model.policy import record_reach
+from blowfish_core.io.presets import get_preset
+from blowfish_core.model.sensitivity import noise_ratio
 
 from . import paper
 from .common import PILOT_N, ci, dataset_available, fmt_sci, lookup, prepared, reduction, task
@@ -88,7 +88,7 @@ def plan(scale: dict) -> list[dict]:
 
 
 def choose(results: dict, scale: dict, name: str, rho: float, nt: int):
-    """The pilot's recommendation (blowfish_core.pilot.Recommendation) from the pilot runs only."""
+    """The pilot's recommendation (blowfish_core.workflows.pilot.Recommendation) from the pilot runs only."""
     kw = _pilot_kw(rho, name, nt)
     cands = [("hard", None, float(np.mean([lookup(results, method="hard", seed=s, **kw)["error"]
                                            for s in scale["pilot_seeds"]])))]

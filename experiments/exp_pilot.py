@@ -8,7 +8,7 @@ at the scaled budget rho_p = rho (n_t / n_p)^2 (Eq. (4)) and, for comparison, at
 unscaled rho.  Sign accuracy = fraction of settings where sign(pilot gain) ==
 sign(target gain).  Also the utility of the pilot's choice per (rho, theta): Hard or
 the tau with the lowest mean pilot error (ties favour Hard, then smaller tau;
-blowfish_core.pilot.recommend), evaluated on the target.
+blowfish_core.workflows.pilot.recommend), evaluated on the target.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import itertools
 
 import numpy as np
 
-from blowfish_core.accounting import pilot_budget
-from blowfish_core.pilot import recommend
-from blowfish_core.policy import record_reach
-from blowfish_core.presets import get_preset
-from blowfish_core.sensitivity import noise_ratio
+from blowfish_core.privacy.accounting import pilot_budget
+from blowfish_core.workflows.pilot import recommend
+from blowfish_core.model.policy import record_reach
+from blowfish_core.io.presets import get_preset
+from blowfish_core.model.sensitivity import noise_ratio
 
 from . import paper
 from .common import PILOT_N, ci, dataset_available, lookup, prepared, task

@@ -8,9 +8,9 @@ intervals at rho = 1e-4 (the paper's 33.6% for age alone) and at a weaker budget
 
 from __future__ import annotations
 
-from blowfish_core.policy import record_reach
-from blowfish_core.presets import get_preset
-from blowfish_core.sensitivity import noise_ratio
+from blowfish_core.model.policy import record_reach
+from blowfish_core.io.presets import get_preset
+from blowfish_core.model.sensitivity import noise_ratio
 
 from . import paper
 from .common import ci, dataset_available, fmt_sci, lookup, reduction, task

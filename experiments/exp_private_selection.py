@@ -33,10 +33,10 @@ import time
 import numpy as np
 
 import blowfish_core as bc
-from blowfish_core import atomic
-from blowfish_core.pilot import PAPER_TAU_GRID, run_pilot
-from blowfish_core.presets import get_preset, load_preset_data
-from blowfish_core.private_pilot import setting_label
+from blowfish_core.io import atomic
+from blowfish_core.workflows.pilot import PAPER_TAU_GRID, run_pilot
+from blowfish_core.io.presets import get_preset, load_preset_data
+from blowfish_core.workflows.private_pilot import setting_label
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results", "private_selection.json")
@@ -70,7 +70,8 @@ def main(argv=None) -> dict:
 
     # equal total cost: the public pilot's choice run once on the private table at the private route's
     # whole budget (K rho + rho_sel), so both routes spend the same rho in total
-    from blowfish_core.experiment import RunRequest, run_paired
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
 
     rho_equal = plan.choice.rho_total
     eq_req = RunRequest(schema, policy, split.private, [rec.method], rho_equal, tau=rec.tau,
@@ -136,7 +137,7 @@ REPORT_PATH = os.path.join(HERE, "REPORT.md")
 
 def _audit_rows() -> list[str]:
     from blowfish_core.analysis.selection_audit import run_selection_audit
-    from blowfish_core.selection import NOT_PRIVATE
+    from blowfish_core.privacy.selection import NOT_PRIVATE
 
     out = ["| case | domain | claimed (ε, δ) | exact worst δ(ε) | verdict | expected | note |",
            "|---|---|---|---|---|---|---|"]

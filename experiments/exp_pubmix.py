@@ -29,8 +29,8 @@ from scipy.optimize import linprog
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import blowfish_core as bc  # noqa: E402
-from blowfish_core import atomic  # noqa: E402
-from blowfish_core import pubmix as pm  # noqa: E402
+from blowfish_core.io import atomic  # noqa: E402
+from blowfish_core.privacy import pubmix as pm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIG_DIR = os.path.join(HERE, "figures")

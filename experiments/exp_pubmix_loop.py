@@ -42,11 +42,12 @@ import time
 import numpy as np
 
 import blowfish_core as bc  # noqa: E402
-from blowfish_core import atomic  # noqa: E402
-from blowfish_core.accounting import rho_from_budget  # noqa: E402
-from blowfish_core.experiment import RunRequest, run_paired  # noqa: E402
-from blowfish_core.metrics import pwerr, t_interval  # noqa: E402
-from blowfish_core.presets import get_preset, load_preset_data, shared_path  # noqa: E402
+from blowfish_core.io import atomic  # noqa: E402
+from blowfish_core.privacy.accounting import rho_from_budget  # noqa: E402
+from blowfish_core.synthesis.spec import RunRequest  # noqa: E402
+from blowfish_core.synthesis.experiment import run_paired  # noqa: E402
+from blowfish_core.model.metrics import pwerr, t_interval  # noqa: E402
+from blowfish_core.io.presets import get_preset, load_preset_data, shared_path  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results", "pubmix_loop.json")
@@ -167,9 +168,9 @@ def section(results: dict, figs_md: str | None = None) -> str:
     """REPORT.md's section "PubMix and LinMix (papers/003)": Figure 2, Figure 7, the audit (figs_md, the
     cached text of exp_pubmix.py) and the Table 1 analogue (results of this script)."""
     L = ["## 11. PubMix and LinMix (papers/003)", "",
-         "papers/003 (PubMix / LinMix) in the studio: the mechanism (`blowfish_core/pubmix.py`), the standalone "
+         "papers/003 (PubMix / LinMix) in the studio: the mechanism (`blowfish_core/privacy/pubmix.py`), the standalone "
          "Public-aware sampler page, and the release step of Algorithm 1 (`--noise pubmix|linmix`, "
-         "`blowfish_core/mechanisms/pubmix.py`). Items (a), (b) and the audit are pure computation "
+         "`blowfish_core/privacy/mechanisms/pubmix.py`). Items (a), (b) and the audit are pure computation "
          "(`python experiments/exp_pubmix.py`, cached in `experiments/results/pubmix_figs.md`); item (c) runs the "
          "loop on Adult and Bank (`PYTHONPATH=. python experiments/exp_pubmix_loop.py --seeds 10`, cached in "
          "`experiments/results/pubmix_loop.json`).", ""]

@@ -9,10 +9,10 @@ temperatures beat Hard.
 
 from __future__ import annotations
 
-from blowfish_core.accounting import epsilon_eq1
-from blowfish_core.policy import record_reach
-from blowfish_core.presets import get_preset
-from blowfish_core.sensitivity import noise_ratio
+from blowfish_core.privacy.accounting import epsilon_eq1
+from blowfish_core.model.policy import record_reach
+from blowfish_core.io.presets import get_preset
+from blowfish_core.model.sensitivity import noise_ratio
 
 from . import paper
 from .common import ci, dataset_available, lookup, reduction, task

@@ -4,7 +4,7 @@ Adult, the preset's default policy (age, threshold 7 years), tau = 0.03, paired
 seeds 0..5, rho in {1e-4, 1e-3, 1e-2, 1}: mean PWErr of Hard and BF-Soft with 95%
 Student-t intervals and the paired relative reduction
 R_s = 100 (E_H - E_S) / E_H (App. F.2), through the same engine entry point the
-CLI and the app use (:func:`blowfish_core.runner.run_paired`).
+CLI and the app use (:func:`blowfish_core.synthesis.experiment.run_paired`).
 
 The paper reports BF-Soft lower than Hard at rho = 1e-4 and higher at rho = 1.
 
@@ -33,13 +33,14 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from blowfish_core import atomic  # noqa: E402
-from blowfish_core.errors import BlowfishError  # noqa: E402
-from blowfish_core.evolution import SynthConfig  # noqa: E402
-from blowfish_core.metrics import one_way_errors  # noqa: E402
-from blowfish_core.presets import get_preset, load_preset_data, shared_path  # noqa: E402
-from blowfish_core.experiment import RunRequest, run_paired  # noqa: E402
-from blowfish_core.methods import METHOD_LABELS  # noqa: E402
+from blowfish_core.io import atomic  # noqa: E402
+from blowfish_core.base.errors import BlowfishError  # noqa: E402
+from blowfish_core.algorithm.evolution import SynthConfig  # noqa: E402
+from blowfish_core.model.metrics import one_way_errors  # noqa: E402
+from blowfish_core.io.presets import get_preset, load_preset_data, shared_path  # noqa: E402
+from blowfish_core.synthesis.spec import RunRequest  # noqa: E402
+from blowfish_core.synthesis.experiment import run_paired  # noqa: E402
+from blowfish_core.algorithm.methods import METHOD_LABELS  # noqa: E402
 
 DEFAULT_RHOS = (1e-4, 1e-3, 1e-2, 1.0)
 DEFAULT_SEEDS = (0, 1, 2, 3, 4, 5)

@@ -29,12 +29,12 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from blowfish_core import atomic  # noqa: E402
-from blowfish_core.data import read_table  # noqa: E402
-from blowfish_core.distance import domain_index, group_records  # noqa: E402
-from blowfish_core.evolution import SynthConfig, run_synthesis  # noqa: E402
-from blowfish_core.metrics import pwerr  # noqa: E402
-from blowfish_core.presets import get_preset, load_preset_data, shared_path, split_table  # noqa: E402
+from blowfish_core.io import atomic  # noqa: E402
+from blowfish_core.io.data import read_table  # noqa: E402
+from blowfish_core.model.distance import domain_index, group_records  # noqa: E402
+from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis  # noqa: E402
+from blowfish_core.model.metrics import pwerr  # noqa: E402
+from blowfish_core.io.presets import get_preset, load_preset_data, shared_path, split_table  # noqa: E402
 
 RHO, TAU = 1e-4, 0.03
 PAPER_HARD = 0.696

@@ -6,7 +6,7 @@ import os
 
 import matplotlib
 
-from blowfish_core import atomic
+from blowfish_core.io import atomic
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -38,7 +38,7 @@ def reduction_panel(ax, names: list[str], title: str) -> None:
 
 
 def save(fig, path: str, dpi: int = 110) -> str:
-    """Save ``fig`` to ``path`` atomically (blowfish_core.atomic; the format from the extension) and close it."""
+    """Save ``fig`` to ``path`` atomically (blowfish_core.io.atomic; the format from the extension) and close it."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.tight_layout()
     fmt = os.path.splitext(path)[1].lstrip(".") or "png"

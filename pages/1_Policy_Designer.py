@@ -16,12 +16,12 @@ import pandas as pd
 import streamlit as st
 
 import blowfish_core as bc
-from blowfish_core.presets import shared_path
+from blowfish_core.io.presets import shared_path
 from blowfish_core.analysis.readouts import pair_path, policy_readout
-from blowfish_core.release_gate import GateError
-from blowfish_core.report import ledger_text
-from blowfish_core.schema import _fmt
-from blowfish_core.verdicts import policy_verdict
+from blowfish_core.synthesis.gate import GateError
+from blowfish_core.synthesis.report import ledger_text
+from blowfish_core.model.schema import _fmt
+from blowfish_core.workflows.verdicts import policy_verdict
 from studio import data_source as ds
 from studio import flow
 from studio import widgets as w

@@ -22,7 +22,7 @@ from blowfish_core.analysis.exact import (
     EnumerationLimitError, check_axis_bounds, closed_form_bound, edge_costs, exact_sensitivity, lattice_records,
     nearest_candidates, population_aware_bound, soft_votes, tightness_construction,
 )
-from blowfish_core.verdicts import fmt_gap
+from blowfish_core.workflows.verdicts import fmt_gap
 from studio import flow
 from studio.plots import HIGHLIGHT, OKABE_ITO, SEQUENCE, chart_with_table
 from studio.state import get_studio

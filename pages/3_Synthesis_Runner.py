@@ -1,6 +1,6 @@
 """Synthesis Runner: paired what-if runs of Tab-PE, Hard and BF-Soft on the studio's data.
 
-Thin page: widgets -> studio.runner_ui (requests, storage) -> blowfish_core.runner.run_paired
+Thin page: widgets -> studio.runner_ui (requests, storage) -> blowfish_core.synthesis.experiment.run_paired
 (the function the CLI calls) -> tables and plotly figures, read from the typed
 PairedResult (the JSON report is only pasted and downloaded).  The "Noise step" is the
 CLI's --noise: Gaussian (zCDP) or PubMix / LinMix ((epsilon, delta), hard votes only:
@@ -16,15 +16,16 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from blowfish_core.accounting import check_delta
-from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import RunStopped
-from blowfish_core.experiment import MAX_SEEDS, PairedResult
-from blowfish_core.report import ledger_text, policy_summary
-from blowfish_core.methods import METHOD_LABELS
-from blowfish_core.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
-from blowfish_core.run_bundle import bundle_zip, cli_command
-from blowfish_core.verdicts import run_verdict_from_report, sweep_verdict_from_result
+from blowfish_core.privacy.accounting import check_delta
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.algorithm.evolution import RunStopped
+from blowfish_core.synthesis.spec import MAX_SEEDS
+from blowfish_core.synthesis.experiment import PairedResult
+from blowfish_core.synthesis.report import ledger_text, policy_summary
+from blowfish_core.algorithm.methods import METHOD_LABELS
+from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
+from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
+from blowfish_core.workflows.verdicts import run_verdict_from_report, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
 from studio.budget_ui import budget_control

@@ -1,10 +1,10 @@
 """Temperature Pilot: choose tau (or fall back to Hard) on public data, spending no private budget.
 
-Thin page: widgets -> blowfish_core.pilot (Eq. (4) scaling, paired runs of Hard and
+Thin page: widgets -> blowfish_core.workflows.pilot (Eq. (4) scaling, paired runs of Hard and
 BF-Soft over a tau grid, recommendation with the tie rule) -> tables and plotly.
 The chosen tau (or Hard) is carried back to the Synthesis Runner's settings.
 Optional (off by default): "choose on private data" -- the K settings run on the private table
-and the exponential mechanism picks one (blowfish_core.private_pilot; cost and regret bound
+and the exponential mechanism picks one (blowfish_core.workflows.private_pilot; cost and regret bound
 shown before it runs).  "Run a seeded study" (choose_tau_private) is for study, not for
 publication; "Make a release of the choice" (release_tau_choice) goes through the release gate
 (OS entropy, OpenDP samplers) and is the only result offered for publication (issue 21).
@@ -20,18 +20,18 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from blowfish_core import get_preset
-from blowfish_core.data import read_table
-from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import RunStopped
-from blowfish_core.pilot import (
+from blowfish_core.io.data import read_table
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.algorithm.evolution import RunStopped
+from blowfish_core.workflows.pilot import (
     DEFAULT_TIE_TOL, MIN_PILOT_ROWS, PILOT_Q, check_pilot_size, holdout_split, parse_tau_grid, recommend,
     recommendation_strength, run_pilot, scale_budget, subsample, tau_grid,
 )
-from blowfish_core.policy import record_reach
-from blowfish_core.experiment import MAX_SEEDS
-from blowfish_core.release_gate import GateError, unprotected_text
-from blowfish_core.budget import budget_from_rho
-from blowfish_core.verdicts import fmt_tolerance, tau_grid_for_people
+from blowfish_core.model.policy import record_reach
+from blowfish_core.synthesis.spec import MAX_SEEDS
+from blowfish_core.synthesis.gate import GateError, unprotected_text
+from blowfish_core.workflows.budget import budget_from_rho
+from blowfish_core.workflows.verdicts import fmt_tolerance, tau_grid_for_people
 from studio import flow
 from studio import runner_ui as ui
 from studio.accuracy_ui import accuracy_first_section
@@ -387,10 +387,10 @@ if _acc_cfg is not None and isinstance(n_t, int) and n_t > 0:
 st.header("Choose on private data (optional)")
 if st.checkbox("Choose on private data (exponential mechanism; spends private budget)", value=False,
                key="pl_private"):
-    from blowfish_core.evolution import SEEDED_NOTE
-    from blowfish_core.private_pilot import (INTERNAL, choose_tau_private, private_pilot_plan, release_tau_choice,
+    from blowfish_core.algorithm.evolution import SEEDED_NOTE
+    from blowfish_core.workflows.private_pilot import (INTERNAL, choose_tau_private, private_pilot_plan, release_tau_choice,
                                              setting_label)
-    from blowfish_core.release_gate import total_text
+    from blowfish_core.synthesis.gate import total_text
 
     st.warning("Every one of the K settings (Hard + each tau of the grid) runs on the PRIVATE table and spends "
                "the target budget rho; the choice itself spends the selection budget. The public pilot above "

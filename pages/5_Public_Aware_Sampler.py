@@ -1,12 +1,12 @@
 """Public-aware sampler: release n_samples rows of a k-way marginal by PubMix / LinMix (papers/003).
 
-Thin page: widgets -> blowfish_core.public_sampler.public_aware_sample -> metrics, plotly
+Thin page: widgets -> blowfish_core.workflows.public_sampler.public_aware_sample -> metrics, plotly
 figures and the download.  The dataset comes from the Policy Designer (get_studio):
 XOR-3 by default (generated public rows), Adult/Bank with their held-out pilot split as
 the public side, or an uploaded public CSV.  Two actions (issue 21): "Study preview (seeded)"
 draws with numpy's sampler from the Seed and is labelled evolution.SEEDED_NOTE ("seeded: for
 study, not for publication"); "Make a release" calls
-blowfish_core.public_sampler.release_marginal_samples (release_gate.publish: OS entropy, the exact
+blowfish_core.workflows.public_sampler.release_marginal_samples (release_gate.publish: OS entropy, the exact
 integer sampler) and only its rows carry the gate's label.  Public rows held out of the sensitive
 table are named as unprotected (release_gate.unprotected_text).  The TV comparison is computed on
 private data and labelled "evaluation only".
@@ -17,11 +17,11 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from blowfish_core.data import read_table
-from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import SEEDED_NOTE
-from blowfish_core.public_sampler import EVALUATION_LABEL, public_aware_sample, release_marginal_samples
-from blowfish_core.release_gate import GateError, total_text, unprotected_text
+from blowfish_core.io.data import read_table
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.algorithm.evolution import SEEDED_NOTE
+from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_aware_sample, release_marginal_samples
+from blowfish_core.synthesis.gate import GateError, total_text, unprotected_text
 from studio import flow
 from studio.state import get_studio
 

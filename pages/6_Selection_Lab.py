@@ -16,8 +16,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from blowfish_core.errors import BlowfishError
-from blowfish_core.selection import BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, VALID_CALIBRATIONS
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.privacy.selection import BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, VALID_CALIBRATIONS
 from blowfish_core.analysis.selection_lab import PRESET_BROKEN, selection_lab
 from studio import flow
 

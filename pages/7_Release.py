@@ -2,7 +2,7 @@
 
 Gated like DP Wizard's download: nothing is offered until the schema (a table with rows), a
 policy that protects something and a budget are set (studio.flow.release_missing).  Every
-number comes from the engine: blowfish_core.budget (the one epsilon), verdicts.policy_verdict /
+number comes from the engine: blowfish_core.workflows.budget (the one epsilon), verdicts.policy_verdict /
 run_verdict_from_report, report.ledger_text, run_bundle.bundle_zip / cli_command.
 """
 
@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from blowfish_core.budget import describe_epsilon
-from blowfish_core.errors import BlowfishError
-from blowfish_core.report import ledger_text
-from blowfish_core.run_bundle import bundle_zip, cli_command, planned_report
-from blowfish_core.methods import get_method
-from blowfish_core.verdicts import policy_verdict, run_verdict_from_report
+from blowfish_core.workflows.budget import describe_epsilon
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.synthesis.report import ledger_text
+from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command, planned_report
+from blowfish_core.algorithm.methods import get_method
+from blowfish_core.workflows.verdicts import policy_verdict, run_verdict_from_report
 from studio import data_source as ds
 from studio import flow
 from studio.budget_ui import session_view
 from studio.bundle_ui import release_request
-from blowfish_core.release_gate import NOT_DP_LABEL, GateError
+from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError
 from studio.state import get_studio
 
 st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")

@@ -1,5 +1,5 @@
 """Accuracy-first budget on the Tune τ step (issue 16): the user gives a target error, the public
-pilot (blowfish_core.accuracy_budget.accuracy_first_budget, Eq. (4) scaling) finds the smallest
+pilot (blowfish_core.workflows.accuracy_budget.accuracy_first_budget, Eq. (4) scaling) finds the smallest
 budget at which Hard and the recommended BF-Soft reach it, and "Use this budget" makes it the
 session's budget.  Only public rows and the private table's row COUNT are passed in; the page
 says so (accuracy_budget.PUBLIC_ONLY_NOTE).
@@ -13,10 +13,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from blowfish_core.accuracy_budget import METRIC_NAMES, PUBLIC_ONLY_NOTE, accuracy_first_budget
-from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import RunStopped
-from blowfish_core.verdicts import fmt_sig
+from blowfish_core.workflows.accuracy_budget import METRIC_NAMES, PUBLIC_ONLY_NOTE, accuracy_first_budget
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.algorithm.evolution import RunStopped
+from blowfish_core.workflows.verdicts import fmt_sig
 from studio.plots import base_layout, chart_with_table, log_axis_range, method_style
 from studio.run_ui import RunStatus
 from studio.state import session_budget

@@ -1,12 +1,12 @@
 """The epsilon-first budget control: ONE widget function for every page (issue 16).
 
 :func:`budget_control` draws a log-scale ``st.select_slider`` over
-``blowfish_core.budget.privacy_scale().steps`` whose ends read "more privacy" and "more
+``blowfish_core.workflows.budget.privacy_scale().steps`` whose ends read "more privacy" and "more
 accuracy", a delta input, a warning above epsilon = 5 (``BudgetView.warning``), and an
 "Advanced: give ρ (zCDP)" expander for the rho entry.  ONE epsilon is shown (the ledger's
 accountant's, ``BudgetView.label``); rho, rho per round and the paper's Eq. (1) epsilon are in
 its tooltip.  The values live in the session's budget (``studio.state.session_budget``), so
-every page opens on the same budget; the numbers come from blowfish_core.budget.
+every page opens on the same budget; the numbers come from blowfish_core.workflows.budget.
 
 Widget keys: ``{prefix}:eps`` (epsilon, select_slider), ``{prefix}:delta``, ``{prefix}:use_rho``
 (toggle), ``{prefix}:rho``.
@@ -18,9 +18,9 @@ from typing import Any
 
 import streamlit as st
 
-from blowfish_core.budget import BudgetView, budget_from_epsilon, budget_from_rho, describe_epsilon, privacy_scale
-from blowfish_core.errors import BlowfishError
-from blowfish_core.verdicts import fmt_sig
+from blowfish_core.workflows.budget import BudgetView, budget_from_epsilon, budget_from_rho, describe_epsilon, privacy_scale
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.workflows.verdicts import fmt_sig
 from studio.state import session_budget
 
 DELTA_OPTIONS = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)

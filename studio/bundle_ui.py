@@ -1,4 +1,4 @@
-"""Run bundle of the studio's settings (UI glue; the bundle itself is blowfish_core.run_bundle).
+"""Run bundle of the studio's settings (UI glue; the bundle itself is blowfish_core.interfaces.run_bundle).
 
 :func:`source_kwargs` says where run.sh / run.py find the private table (a built-in generated
 XOR table, the shared Adult/Bank file, or the uploaded file's name, which the user must put
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from blowfish_core import get_preset
-from blowfish_core.presets import shared_path
-from blowfish_core.run_bundle import RunSettings, settings_from_request
+from blowfish_core.io.presets import shared_path
+from blowfish_core.interfaces.run_bundle import RunSettings, settings_from_request
 from studio import runner_ui as ui
 from studio.state import session_budget
 

@@ -17,15 +17,15 @@ from typing import Any
 import pandas as pd
 
 import blowfish_core as bc
-from blowfish_core import release_gate
-from blowfish_core.experiment import RunSpec
-from blowfish_core.errors import DataError, PolicyError, SchemaError
-from blowfish_core.input_checks import check_integer_bounds
-from blowfish_core.exports import to_csv_safe
-from blowfish_core.fields import render
-from blowfish_core.intake import SEP_NAMES, IntakeResult, intake_csv
-from blowfish_core.presets import shared_path
-from blowfish_core.schema import _fmt
+from blowfish_core.synthesis.release import release_synthesis
+from blowfish_core.synthesis.spec import RunSpec
+from blowfish_core.base.errors import DataError, PolicyError, SchemaError
+from blowfish_core.base.input_checks import check_integer_bounds
+from blowfish_core.io.exports import to_csv_safe
+from blowfish_core.base.fields import render
+from blowfish_core.io.intake import SEP_NAMES, IntakeResult, intake_csv
+from blowfish_core.io.presets import shared_path
+from blowfish_core.model.schema import _fmt
 
 from .state import Studio, _preset_tables, default_studio
 
@@ -85,7 +85,7 @@ def app_message(msg: str) -> str:
 
 def intake_upload(raw: bytes, name: str = "uploaded file", choice: IntakeChoice | None = None,
                   release_size: int | None = DEFAULT_RELEASE) -> IntakeResult:
-    """Run the engine's intake (blowfish_core.intake.intake_csv) on uploaded bytes with the
+    """Run the engine's intake (blowfish_core.io.intake.intake_csv) on uploaded bytes with the
     user's choices.  Returns the IntakeResult (its problems are not raised here: the page
     shows them with the controls that fix them).  Raises DataError for an unreadable file."""
     if raw is None:
@@ -493,7 +493,7 @@ RELEASE_METHODS = tuple(m for m in ("bf-soft", "hard", "tab-pe") if bc.get_metho
 
 def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, release: int = DEFAULT_RELEASE,
                  seed: int | None = None, allow_data_domain: bool = False):
-    """One release of ``studio``'s table through the release gate (release_gate.release_synthesis):
+    """One release of ``studio``'s table through the release gate (release.release_synthesis):
     OS entropy, OpenDP noise, a declared public domain (a data-derived one only with
     ``allow_data_domain``, then labelled not differentially private), a private method.
 
@@ -511,7 +511,7 @@ def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, relea
                          data_source=studio.dataset_name, allow_data_domain=bool(allow_data_domain))
     if seed is not None:
         return bc.run_paired(spec)
-    return release_gate.release_synthesis(spec).result
+    return release_synthesis(spec).result
 
 
 def bundle_zip(result) -> bytes:
@@ -520,7 +520,7 @@ def bundle_zip(result) -> bytes:
     import io
     import zipfile
 
-    from blowfish_core.report import bundle_files
+    from blowfish_core.synthesis.report import bundle_files
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:

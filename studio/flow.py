@@ -9,7 +9,7 @@
 * :func:`step_bar`: the bar drawn above every page by the router (links; Release disabled while
   something is missing).
 * :func:`tutorial`: ONE helper for the short explanations the sidebar "Tutorial" toggle adds.
-* :func:`verdict_banner`: a blowfish_core.verdicts.Verdict drawn green / blue / red.
+* :func:`verdict_banner`: a blowfish_core.workflows.verdicts.Verdict drawn green / blue / red.
 * :func:`section_start` / :func:`section_end`: let one page file serve two steps.
 """
 
@@ -71,7 +71,7 @@ def current_step() -> str:
 
 
 def _policy_empty(studio: Any) -> bool:
-    from blowfish_core.experiment import policy_is_empty
+    from blowfish_core.synthesis.spec import policy_is_empty
 
     try:
         return policy_is_empty(studio.schema, studio.policy)

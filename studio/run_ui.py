@@ -20,8 +20,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from blowfish_core.methods import METHOD_LABELS
-from blowfish_core.verdicts import fmt_sig
+from blowfish_core.algorithm.methods import METHOD_LABELS
+from blowfish_core.workflows.verdicts import fmt_sig
 from studio.plots import base_layout, log_axis_range, mark_x, method_style
 
 

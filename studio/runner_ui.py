@@ -1,6 +1,6 @@
 """UI helpers of the Synthesis Runner and Temperature Pilot pages (no math here).
 
-The pages gather inputs, call the engine (blowfish_core.runner / sweeps / pilot)
+The pages gather inputs, call the engine (blowfish_core.synthesis.experiment / sweeps / pilot)
 and draw.  This module turns widget values into engine requests, stores results
 only after a run succeeded, and builds the tables the pages show.
 
@@ -29,14 +29,16 @@ from typing import Any, Callable, MutableMapping
 
 import pandas as pd
 
-from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import MUTATION_INDEX, RANK_BY, RELEASE_MODES, SCHEDULES, SynthConfig
-from blowfish_core.experiment import PairedResult, RunRequest, RunSpec, run_paired
-from blowfish_core import methods as method_table, parsing
-from blowfish_core.mechanisms import get_mechanism
-from blowfish_core.mechanisms.pubmix import supports
-from blowfish_core.methods import METHOD_LABELS
-from blowfish_core.sweeps import round_errors
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.algorithm.evolution import MUTATION_INDEX, RANK_BY, RELEASE_MODES, SCHEDULES, SynthConfig
+from blowfish_core.synthesis.experiment import PairedResult, run_paired
+from blowfish_core.synthesis.spec import RunRequest, RunSpec
+from blowfish_core.algorithm import methods as method_table
+from blowfish_core.synthesis import parsing
+from blowfish_core.privacy.mechanisms import get_mechanism
+from blowfish_core.privacy.mechanisms.pubmix import supports
+from blowfish_core.algorithm.methods import METHOD_LABELS
+from blowfish_core.workflows.sweeps import round_errors
 
 #: methods the user picks; 'soft-hard-noise' is added by the decomposition option.
 #: every method of the engine's table, in its order; the decomposition method is added by its checkbox.
@@ -63,7 +65,7 @@ def _default_rho() -> float:
 
 def session_budget_settings(s: dict[str, Any], view: Any) -> dict[str, Any]:
     """The settings a run uses: with the SESSION_BUDGET entry, the session's rho and delta (a
-    blowfish_core.budget.BudgetView, None when the control showed an error) as a rho entry."""
+    blowfish_core.workflows.budget.BudgetView, None when the control showed an error) as a rho entry."""
     if s.get("rn_budget_mode") != SESSION_BUDGET or is_sampling(s.get("rn_noise")):
         return s  # a numeric entry, or PubMix/LinMix (they take the (epsilon, delta) numbers)
     if view is None or view.rho is None:
@@ -192,14 +194,14 @@ def drop_unavailable(methods: list[str], noise: str | None) -> tuple[list[str], 
 
 
 def seeds_from_inputs(count: Any, first: Any = 0) -> list[int]:
-    """Paired seeds first, first+1, ..., first+count-1 (blowfish_core.parsing.seed_range)."""
+    """Paired seeds first, first+1, ..., first+count-1 (blowfish_core.synthesis.parsing.seed_range)."""
     return parsing.seed_range(count, first)
 
 
 def parse_population(text: str | None, rounds: int) -> list[int] | None:
     """Candidates per round from the "Population schedule" box, e.g. "512x3,1024x5".
 
-    The engine's parser (blowfish_core.parsing, the CLI's too) with the box's names in messages;
+    The engine's parser (blowfish_core.synthesis.parsing, the CLI's too) with the box's names in messages;
     empty/None = the paper's schedule (returns None).
     """
     return parsing.parse_population(text, rounds, name="population schedule", rounds_name="Rounds T")
@@ -302,7 +304,7 @@ def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: R
     result: PairedResult = run_paired(req, progress=progress, should_stop=should_stop)
     name, fn = req.metric or ("pwerr", None)
     if fn is None:
-        from blowfish_core.metrics import pwerr as fn  # noqa: N813
+        from blowfish_core.model.metrics import pwerr as fn  # noqa: N813
     X_ref = req.schema.encode(req.data if req.reference is None else req.reference)
     rerr = round_errors(req.schema, X_ref, result.results, fn)
     rec = {

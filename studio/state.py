@@ -41,7 +41,7 @@ import pandas as pd
 import streamlit as st
 
 import blowfish_core as bc
-from blowfish_core.presets import load_preset_data
+from blowfish_core.io.presets import load_preset_data
 
 
 #: THE defaults of every page (one source; the Runner, the Pilot and the Policy step read them).
@@ -60,14 +60,14 @@ DEFAULTS: dict[str, Any] = {
 def _default_rho(epsilon: float, delta: float, rounds: int) -> float:
     """rho of (epsilon, delta) on the exact Gaussian curve (a root search: computed once per process,
     not on every get_studio call of every page run)."""
-    from blowfish_core.budget import budget_from_epsilon
+    from blowfish_core.workflows.budget import budget_from_epsilon
 
     return float(budget_from_epsilon(epsilon, delta, rounds).rho)
 
 
 def default_budget() -> dict[str, Any]:
     """The session's budget before anyone chose one (a new dict on every call): DEFAULTS' epsilon and
-    delta, its rho on the exact Gaussian curve (blowfish_core.budget.budget_from_epsilon), set = False."""
+    delta, its rho on the exact Gaussian curve (blowfish_core.workflows.budget.budget_from_epsilon), set = False."""
     rho = _default_rho(DEFAULTS["epsilon"], DEFAULTS["delta"], DEFAULTS["rounds"])
     return {"mode": DEFAULTS["mode"], "epsilon": DEFAULTS["epsilon"], "rho": rho,
             "delta": DEFAULTS["delta"], "rounds": DEFAULTS["rounds"], "set": False}
@@ -98,7 +98,7 @@ class Studio:
         """(name, f(schema, X_real, X_syn)) for the current dataset."""
         if self.preset:
             return bc.get_preset(self.preset).metric_fn()
-        from blowfish_core.metrics import pwerr
+        from blowfish_core.model.metrics import pwerr
 
         return "pwerr", pwerr
 

@@ -24,8 +24,8 @@ import streamlit as st
 
 import blowfish_core as bc
 from blowfish_core.analysis.graphs import CLUSTERS_PER_ROW, policy_graph_data
-from blowfish_core.policy import AttributePolicy, value_edges
-from blowfish_core.schema import _fmt
+from blowfish_core.model.policy import AttributePolicy, value_edges
+from blowfish_core.model.schema import _fmt
 from studio.plots import HIGHLIGHT, NEUTRAL, OKABE_ITO  # one palette: Okabe-Ito
 
 POLICY_KEY_PREFIX = "pol:"

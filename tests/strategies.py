@@ -11,7 +11,7 @@ import dataclasses
 
 from hypothesis import strategies as st
 
-from blowfish_core.schema import Attribute, Schema
+from blowfish_core.model.schema import Attribute, Schema
 
 DEEP_TREE = {"A": {"A1": ["a", "b"], "A2": ["c"]}, "B": ["d", "e"], "C": ["f"]}
 

@@ -1,4 +1,4 @@
-"""Tests for blowfish_core.accounting (zCDP Gaussian accounting, §2.1, Thm 2.6, Eq. (1), Eq. (4))."""
+"""Tests for blowfish_core.privacy.accounting (zCDP Gaussian accounting, §2.1, Thm 2.6, Eq. (1), Eq. (4))."""
 
 import json
 import math
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.special import erf
 from scipy.stats import norm
 
-from blowfish_core.accounting import (
+from blowfish_core.privacy.accounting import (
     PrivacyLedger,
     check_delta,
     check_epsilon,
@@ -28,7 +28,7 @@ from blowfish_core.accounting import (
     rho_from_epsilon_exact,
     split_rho,
 )
-from blowfish_core.errors import BudgetError
+from blowfish_core.base.errors import BudgetError
 
 HSET = settings(max_examples=60, deadline=None)
 

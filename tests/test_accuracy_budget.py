@@ -1,4 +1,4 @@
-"""Accuracy-first budget from public data (blowfish_core.accuracy_budget): the returned budget reaches
+"""Accuracy-first budget from public data (blowfish_core.workflows.accuracy_budget): the returned budget reaches
 the target on the pilot and the budget just below it does not; only public rows are ever read."""
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ import pandas as pd
 import pytest
 
 import blowfish_core as bc
-import blowfish_core.accuracy_budget as ab
-from blowfish_core.accounting import epsilon_exact, pilot_budget
-from blowfish_core.accuracy_budget import accuracy_first_budget
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.experiment import RunRequest, run_paired
-from blowfish_core.presets import shared_path
+import blowfish_core.workflows.accuracy_budget as ab
+from blowfish_core.privacy.accounting import epsilon_exact, pilot_budget
+from blowfish_core.workflows.accuracy_budget import accuracy_first_budget
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
+from blowfish_core.io.presets import shared_path
 
 XOR = bc.get_preset("xor3")
 SEEDS = (0, 1, 2)
@@ -95,7 +96,7 @@ def test_never_reads_private_rows(xor_split, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("private data loaded")
 
-    from blowfish_core import data, presets
+    from blowfish_core.io import data, presets
     monkeypatch.setattr(presets, "load_preset_data", boom)
     monkeypatch.setattr(data, "read_table", boom)
     res = accuracy_first_budget(XOR.schema, XOR.default_policy(), xor_split.public, 0.6, 12000, None, seeds=(0, 1),

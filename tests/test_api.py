@@ -8,9 +8,10 @@ import json
 import pytest
 
 import blowfish_core as bc
-from blowfish_core.cli import main
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.presets import shared_path
+from blowfish_core.privacy import accounting
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.io.presets import shared_path
 
 XOR = bc.get_preset("xor3")
 TINY_ARGS = ["--rounds", "2", "--population", "16x2", "--release", "20", "--quiet"]
@@ -56,7 +57,7 @@ def test_api_epsilon_delta_budget_equals_cli(tmp_path):
                          config=TINY).fit(data)
     cli_bytes, rep = cli_release(tmp_path, "--method", "hard", "--epsilon", "1", "--delta", "1e-6")
     assert api_csv(tmp_path, syn) == cli_bytes and syn.privacy_ == rep["privacy"]
-    assert syn.privacy_["rho"] == pytest.approx(bc.accounting.rho_from_epsilon_exact(1.0, 1e-6))
+    assert syn.privacy_["rho"] == pytest.approx(accounting.rho_from_epsilon_exact(1.0, 1e-6))
 
 
 def cli_error(capsys, argv: list[str]) -> str:
@@ -144,7 +145,7 @@ def test_mixed_ledger_uses_pld_never_the_gdp_curve():
     only_lap = bc.privacy_totals([lap], delta=1e-5)["epsilon"]
     assert only_lap == 1.0
     # composition costs more than the Laplace round alone and at most the two rounds' epsilons added
-    from blowfish_core.accounting import epsilon_exact
+    from blowfish_core.privacy.accounting import epsilon_exact
     assert 1.0 < tot["epsilon"] <= 1.0 + epsilon_exact(0.25, 1e-5) + 1e-3
 
 
@@ -216,7 +217,7 @@ def test_get_params_returns_the_constructor_arguments():
 def test_fit_refuses_engine_options_it_would_ignore(tmp_path):
     """chunk_rows and client are checked at fit, naming the field (a fresh user's findings)."""
     import blowfish_core as bc
-    from blowfish_core.presets import get_preset, load_preset_data
+    from blowfish_core.io.presets import get_preset, load_preset_data
 
     xor = get_preset("xor3")
     df = load_preset_data(xor, n=300).private
@@ -246,8 +247,8 @@ def test_fit_takes_the_reading_options_its_messages_name(tmp_path):
     import json
 
     import blowfish_core as bc
-    from blowfish_core.policy import Policy
-    from blowfish_core.schema import Schema
+    from blowfish_core.model.policy import Policy
+    from blowfish_core.model.schema import Schema
 
     schema = Schema.from_dict({"attributes": [
         {"name": "age", "type": "numeric", "lo": 17, "hi": 90, "integer": True},

@@ -14,9 +14,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import blowfish_core as bc
-from blowfish_core.budget import budget_from_epsilon, epsilon_steps
-from blowfish_core.run_bundle import cli_command
-from blowfish_core.verdicts import policy_verdict
+from blowfish_core.workflows import verdicts
+from blowfish_core.workflows.budget import budget_from_epsilon, epsilon_steps
+from blowfish_core.interfaces.run_bundle import cli_command
+from blowfish_core.workflows.verdicts import policy_verdict
 from studio import flow
 from studio.state import DEFAULTS, default_budget
 
@@ -152,7 +153,7 @@ def test_make_a_release_on_the_release_step_is_unseeded():
 
 
 def test_release_bundle_zip_holds_the_settings():
-    from blowfish_core.run_bundle import bundle_zip
+    from blowfish_core.interfaces.run_bundle import bundle_zip
     from studio.bundle_ui import release_request
     from studio.state import default_studio
 
@@ -364,7 +365,7 @@ def test_takeaway_words():
 
 # ------------------------------------------------------------------ accuracy first on the Tune step
 def _accuracy_app():
-    from blowfish_core.evolution import SynthConfig
+    from blowfish_core.algorithm.evolution import SynthConfig
     from studio.accuracy_ui import accuracy_first_section
     from studio.state import get_studio
 
@@ -382,7 +383,7 @@ def test_accuracy_first_use_this_budget_sets_the_session_budget():
     assert not at.exception and not at.error
     res = at.session_state["acc:result"]["result"]
     assert res.per_method[res.method].point(res.rho).mean <= 0.6  # reaches the target on the pilot
-    assert at.metric[0].value == f"ε ≈ {bc.verdicts.fmt_sig(res.epsilon, 2)}"
+    assert at.metric[0].value == f"ε ≈ {verdicts.fmt_sig(res.epsilon, 2)}"
     at.button(key="acc:use").click().run()
     b = at.session_state["studio"].extras["budget"]
     assert b["mode"] == "rho" and b["rho"] == res.rho and b["set"] is True

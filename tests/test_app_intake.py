@@ -1,7 +1,7 @@
 """The CSV intake and the release action in the app (issue 11 Must-show 1-3, AppTest upload path).
 
 The Policy Designer's uploader accepts csv/tsv/txt/data and runs the engine's intake
-(studio.data_source.intake_upload -> blowfish_core.intake.intake_csv); the page shows the
+(studio.data_source.intake_upload -> blowfish_core.io.intake.intake_csv); the page shows the
 separator (and a selector), offers the preset's names for a headerless file, lets the user
 choose per column what to do with missing values, and shows notes / warnings / problems.
 "Make a release" makes an unseeded release whose bundle holds nothing computed on the
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from blowfish_core.report import INTERNAL_LABEL
+from blowfish_core.synthesis.report import INTERNAL_LABEL
 from studio import data_source as ds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

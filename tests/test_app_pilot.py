@@ -8,11 +8,11 @@ import os
 from streamlit.testing.v1 import AppTest
 
 import blowfish_core as bc
-from blowfish_core import release_gate
-from blowfish_core.accounting import pilot_scaling
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE
-from blowfish_core.presets import load_preset_data, xor_generate
-from blowfish_core.runner import MAX_SEEDS
+from blowfish_core.synthesis import gate as release_gate
+from blowfish_core.privacy.accounting import pilot_scaling
+from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE
+from blowfish_core.io.presets import load_preset_data, xor_generate
+from blowfish_core.synthesis.spec import MAX_SEEDS
 from studio.state import Studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -216,7 +216,7 @@ def test_bad_upload_labels_old_results_weak_recommendation_and_whiskers():
     assert not at.exception and not at.error
     res = at.session_state["pilot_result"]["result"]
     # the recommendation's strength follows the overlap of the 95% intervals
-    from blowfish_core.pilot import recommendation_strength
+    from blowfish_core.workflows.pilot import recommendation_strength
     s = recommendation_strength(res.candidates, res.recommendation)
     weak = [w.value for w in at.warning if w.value.startswith("Weak recommendation")]
     assert bool(weak) == s["weak"]

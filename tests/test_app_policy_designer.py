@@ -19,7 +19,8 @@ from streamlit.testing.v1 import AppTest
 from studio.flow import is_verdict
 
 import blowfish_core as bc
-from blowfish_core.policy import AttributePolicy, Policy
+from blowfish_core.privacy import accounting
+from blowfish_core.model.policy import AttributePolicy, Policy
 from studio import data_source as ds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -125,9 +126,9 @@ def test_tau_slider_and_budget_inputs():
     at.toggle(key="designer:use_rho").set_value(True).run()
     at.number_input(key="designer:rho").set_value(6e-4).run()
     ro = at.session_state["designer:readout"]
-    assert ro["budget"]["epsilon_eq1"] == pytest.approx(bc.accounting.epsilon_eq1(6e-4, 1e-5))
+    assert ro["budget"]["epsilon_eq1"] == pytest.approx(accounting.epsilon_eq1(6e-4, 1e-5))
     assert f"{ro['budget']['epsilon_eq1']:.3f}" == "0.167"  # ~0.17, now in the tooltip only
-    assert metrics(at)["Privacy guarantee"] == f"ε = {bc.accounting.epsilon_exact(6e-4, 1e-5):.2f} at δ = 10⁻⁵"
+    assert metrics(at)["Privacy guarantee"] == f"ε = {accounting.epsilon_exact(6e-4, 1e-5):.2f} at δ = 10⁻⁵"
     assert metrics(at)["σ per round: BF-Soft"] == f"{ro['sigma']['bf-soft']:.4g}"
     assert studio(at).extras["budget"]["mode"] == "rho"
     at.toggle(key="designer:use_rho").set_value(False).run()
@@ -194,8 +195,8 @@ def test_pair_path_numeric_age():
     pp = at.session_state["designer:pair"]
     assert pp["rho_pair"] == pytest.approx(9e-4)
     # the valid figures for this Gaussian release come first: ε′ of l²ρ (exact curve, Eq. (1)) at δ
-    assert m["ε′ exact"] == f"{bc.accounting.epsilon_exact(9e-4, 1e-5):.3f}"
-    assert m["ε′ Eq. (1)"] == f"{bc.accounting.epsilon_eq1(9e-4, 1e-5):.3f}"
+    assert m["ε′ exact"] == f"{accounting.epsilon_exact(9e-4, 1e-5):.3f}"
+    assert m["ε′ Eq. (1)"] == f"{accounting.epsilon_eq1(9e-4, 1e-5):.3f}"
     labels = [mm.label for mm in at.metric]
     assert "l·ε" not in labels  # the pure-DP figure is no metric of its own ...
     cap = [c.value for c in at.caption if "l·ε" in c.value]

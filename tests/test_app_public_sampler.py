@@ -15,11 +15,11 @@ from streamlit.testing.v1 import AppTest
 import numpy as np
 
 import blowfish_core as bc
-import blowfish_core.pubmix as pm
-import blowfish_core.public_sampler as ps
-from blowfish_core import release_gate as gate
-from blowfish_core.evolution import SEEDED_NOTE
-from blowfish_core.public_sampler import EVALUATION_LABEL, public_aware_sample
+import blowfish_core.privacy.pubmix as pm
+import blowfish_core.workflows.public_sampler as ps
+from blowfish_core.synthesis import gate
+from blowfish_core.algorithm.evolution import SEEDED_NOTE
+from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_aware_sample
 from studio.state import default_studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

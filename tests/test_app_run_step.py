@@ -12,8 +12,8 @@ import zipfile
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from blowfish_core.budget import budget_from_epsilon
-from blowfish_core.verdicts import run_verdict_from_report, sweep_verdict
+from blowfish_core.workflows.budget import budget_from_epsilon
+from blowfish_core.workflows.verdicts import run_verdict_from_report, sweep_verdict
 from studio import flow
 from studio import runner_ui as ui
 
@@ -52,7 +52,7 @@ CASES = {  # constructed reports -> (colour, headline)
 def _banner_app():
     import streamlit as st
 
-    from blowfish_core.verdicts import run_verdict_from_report as rv
+    from blowfish_core.workflows.verdicts import run_verdict_from_report as rv
     from studio.flow import verdict_banner
 
     verdict_banner(rv(st.session_state["report"]))
@@ -127,7 +127,7 @@ def test_run_banner_bundle_and_lifecycle_on_a_real_run():
     # the run bundle and the exact CLI command of this run
     labels = [b.label for b in at.get("download_button")]
     assert "Download run bundle" in labels
-    from blowfish_core.run_bundle import bundle_zip, cli_command
+    from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
     from studio.bundle_ui import run_settings_of
 
     settings = run_settings_of(rec["result"].request, at.session_state["studio"])
@@ -163,7 +163,7 @@ def test_run_bundle_of_the_app_run_reproduces_its_release_byte_for_byte(tmp_path
     import subprocess
     import sys
 
-    from blowfish_core.run_bundle import write_bundle
+    from blowfish_core.interfaces.run_bundle import write_bundle
     from studio.bundle_ui import run_settings_of
 
     at = _page()

@@ -11,11 +11,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import blowfish_core as bc
-from blowfish_core.cli import main as cli_main
-from blowfish_core.evolution import RunStopped
-from blowfish_core.presets import load_preset_data
-from blowfish_core.runner import MAX_SEEDS
-from blowfish_core.verdicts import sweep_verdict_from_result
+from blowfish_core.interfaces.cli.main import main as cli_main
+from blowfish_core.algorithm.evolution import RunStopped
+from blowfish_core.io.presets import load_preset_data
+from blowfish_core.synthesis.spec import MAX_SEEDS
+from blowfish_core.workflows.verdicts import sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
 from studio.state import Studio

@@ -9,8 +9,8 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
-from blowfish_core.cli import main as cli_main
-from blowfish_core.mechanisms.pubmix import SOFT_VOTE_REASON
+from blowfish_core.interfaces.cli.main import main as cli_main
+from blowfish_core.privacy.mechanisms.pubmix import SOFT_VOTE_REASON
 from studio import runner_ui as ui
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,7 +90,7 @@ def test_pubmix_run_equals_the_cli_and_shows_the_red_pld_note(tmp_path):
 
 
 def test_linmix_and_soft_method_refusal_through_the_request():
-    from blowfish_core.errors import BlowfishError
+    from blowfish_core.base.errors import BlowfishError
     import blowfish_core as bc
     from studio.state import Studio
     import pytest

@@ -10,7 +10,7 @@ import os
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from blowfish_core.selection import NOT_PRIVATE
+from blowfish_core.privacy.selection import NOT_PRIVATE
 from blowfish_core.analysis.selection_lab import selection_lab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

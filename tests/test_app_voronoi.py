@@ -248,7 +248,7 @@ def test_tightness_panel_more_candidates_matches_engine():
 # ---------------------------------------------------------------- fresh-user fixes
 def test_absurd_domain_bounds_are_named_before_the_population():
     """An upper bound of 1e308 is a domain-bound error naming the field, not 'row(s) are infinite'."""
-    from blowfish_core.errors import SchemaError
+    from blowfish_core.base.errors import SchemaError
     from blowfish_core.analysis.exact import MAX_AXIS_WIDTH, check_axis_bounds
     assert check_axis_bounds("attribute x", 0, 10) == (0.0, 10.0)
     for lo, hi, word in ((0, 1e308, "wide"), (0, float("inf"), "upper bound must be a finite"),

@@ -1,4 +1,4 @@
-"""Atomic outputs (issue 21): blowfish_core.atomic, and the CLI's outputs through it.
+"""Atomic outputs (issue 21): blowfish_core.io.atomic, and the CLI's outputs through it.
 
 The must-show test (test_interrupted_release_leaves_previous_files_byte_identical) runs the CLI
 in a subprocess that writes a 100,000-row release, interrupts it (SIGINT or SIGKILL) while a
@@ -20,11 +20,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from blowfish_core import atomic
-from blowfish_core.cli import main
-from blowfish_core.exports import to_csv_safe
-from blowfish_core.presets import get_preset
-from blowfish_core.report import BUNDLE_FIXED_FILES, is_bundle_file
+from blowfish_core.io import atomic
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.io.exports import to_csv_safe
+from blowfish_core.io.presets import get_preset
+from blowfish_core.synthesis.report import BUNDLE_FIXED_FILES, is_bundle_file
 
 ROOT = Path(__file__).resolve().parents[1]
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and permission bits")
@@ -373,8 +373,8 @@ def test_uninterrupted_big_release_replaces_everything(tmp_path):
 
 
 def test_write_bundle_replaces_its_files_and_keeps_the_release_run_sh_wrote(tmp_path):
-    from blowfish_core.evolution import SynthConfig
-    from blowfish_core.run_bundle import RunSettings, write_bundle
+    from blowfish_core.algorithm.evolution import SynthConfig
+    from blowfish_core.interfaces.run_bundle import RunSettings, write_bundle
 
     xor = get_preset("xor3")
     s = RunSettings(xor.schema, xor.default_policy(), ["hard"], [0], rho=1e-3, preset="xor3",

@@ -16,17 +16,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from blowfish_core.accounting import epsilon_exact, gaussian_sigma
+from blowfish_core.privacy.accounting import epsilon_exact, gaussian_sigma
 from blowfish_core.analysis.audit import (
     AUDIT_CASES, AuditSetting, audit, audit_pair, audit_table, build_pair, clopper_pearson_upper,
     default_setting, epsilon_lower_bound, pair_epsilon, record_level_edges, run_audit_suite,
     sample_statistic, worst_case_edge,
 )
-from blowfish_core.errors import BlowfishError, PolicyError, SchemaError
-from blowfish_core.policy import AttributePolicy, Policy, record_edge_count
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.sensitivity import SOFT_BOUND_PAD, SQRT2, calibrate
-from blowfish_core.votes import vote_vectors
+from blowfish_core.base.errors import BlowfishError, PolicyError, SchemaError
+from blowfish_core.model.policy import AttributePolicy, Policy, record_edge_count
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.model.sensitivity import SOFT_BOUND_PAD, SQRT2
+from blowfish_core.algorithm.methods import calibrate
+from blowfish_core.model.votes import vote_vectors
 
 RHO_T, DELTA = 0.25, 1e-5
 

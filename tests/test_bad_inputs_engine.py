@@ -15,17 +15,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blowfish_core import cli
-from blowfish_core.accounting import PrivacyLedger, gaussian_sigma
-from blowfish_core.data import DEFAULT_MAX_BYTES, read_table
-from blowfish_core.errors import BudgetError, DataError, PolicyError, SchemaError
-from blowfish_core.evolution import SynthConfig, run_synthesis
-from blowfish_core.policy import AttributePolicy, Policy, record_edge_count, record_reach
-from blowfish_core.presets import get_preset
-from blowfish_core.runner import RunRequest, run_paired
-from blowfish_core.schema import Attribute, Schema, infer_schema
-from blowfish_core.sensitivity import SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_bound
-from blowfish_core.votes import vote_histogram, vote_vectors
+from blowfish_core.interfaces.cli import main as cli
+from blowfish_core.privacy.accounting import PrivacyLedger, gaussian_sigma
+from blowfish_core.io.data import DEFAULT_MAX_BYTES, read_table
+from blowfish_core.base.errors import BudgetError, DataError, PolicyError, SchemaError
+from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
+from blowfish_core.model.policy import AttributePolicy, Policy, record_edge_count, record_reach
+from blowfish_core.io.presets import get_preset
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
+from blowfish_core.model.schema import Attribute, Schema, infer_schema
+from blowfish_core.model.sensitivity import SQRT2, hard_sensitivity, noise_ratio, soft_bound
+from blowfish_core.algorithm.methods import calibrate
+from blowfish_core.model.votes import vote_histogram, vote_vectors
 
 TINY = SynthConfig(rounds=2, population=[16, 16], release=20)
 ADULT = get_preset("adult")
@@ -336,8 +338,8 @@ def test_conversion_with_rho_is_refused_not_ignored(tmp_path, capsys):
     assert "--conversion eq1 converts --epsilon to rho; with --rho there is nothing to convert. " \
            "Fix: drop --conversion" in err
     assert not (tmp_path / "o.csv").exists()
-    from blowfish_core.errors import BlowfishError
-    from blowfish_core.parsing import parse_budget
+    from blowfish_core.base.errors import BlowfishError
+    from blowfish_core.synthesis.parsing import parse_budget
 
     with pytest.raises(BlowfishError, match=r"^conversion eq1 converts epsilon to rho; with rho there is nothing"):
         parse_budget(1.0, None, None, "gaussian", "eq1", flags=False)

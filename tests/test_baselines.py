@@ -18,10 +18,10 @@ from blowfish_core.baselines import (
     _mbi,
     ledger_total,
 )
-from blowfish_core.errors import BlowfishError, BudgetError, SchemaError
-from blowfish_core.metrics import NUMERIC_BINS, bin_codes, pwerr
-from blowfish_core.presets import get_preset, load_preset_data
-from blowfish_core.schema import Attribute, Schema
+from blowfish_core.base.errors import BlowfishError, BudgetError, SchemaError
+from blowfish_core.model.metrics import NUMERIC_BINS, bin_codes, pwerr
+from blowfish_core.io.presets import get_preset, load_preset_data
+from blowfish_core.model.schema import Attribute, Schema
 
 try:
     _mbi.require_mbi()

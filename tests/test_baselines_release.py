@@ -21,12 +21,13 @@ import numpy as np
 import pytest
 
 import blowfish_core as bc
-from blowfish_core import release_gate
+from blowfish_core.synthesis import gate as release_gate
+from blowfish_core.synthesis.release import release_synthesis
 from blowfish_core.baselines import MissingDependencyError, _mbi, fit_mst
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, SeededStreams, SynthConfig
-from blowfish_core.experiment import RunSpec
-from blowfish_core.mechanisms import opendp_samplers
-from blowfish_core.mechanisms.exponential import Exponential
+from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SeededStreams, SynthConfig
+from blowfish_core.synthesis.spec import RunSpec
+from blowfish_core.privacy.mechanisms import opendp_samplers
+from blowfish_core.privacy.mechanisms.exponential import Exponential
 
 try:
     _mbi.require_mbi()
@@ -102,7 +103,7 @@ def _spec(data, method: str, seeds=None) -> RunSpec:
 
 @pytest.fixture(scope="module")
 def releases(data):
-    """For MST and AIM: (Publication, spy) of one release through release_gate.release_synthesis with
+    """For MST and AIM: (Publication, spy) of one release through release.release_synthesis with
     numpy's noise samplers patched to raise; MST twice (two releases must differ)."""
     out = {}
     with pytest.MonkeyPatch.context() as mp:
@@ -110,7 +111,7 @@ def releases(data):
         for key, method in (("mst", "mst"), ("aim", "aim"), ("mst2", "mst")):
             with pytest.MonkeyPatch.context() as spy_mp:  # one spy per release
                 spy = _Spy(spy_mp)
-                out[key] = (release_gate.release_synthesis(_spec(data, method)), spy)
+                out[key] = (release_synthesis(_spec(data, method)), spy)
     return out
 
 
@@ -191,7 +192,7 @@ def test_seeded_study_run_says_numpy_and_seeded(data):
     assert a.noise_sampler == "numpy" and a.randomness == SEEDED_NOTE and a.seed == 3
     assert np.array_equal(a.release, b.release)  # the streams' seed is the fit's seed
     with pytest.raises(release_gate.GateError, match="seeded run is for study"):
-        release_gate.release_synthesis(_spec(data, "mst", seeds=[3]))
+        release_synthesis(_spec(data, "mst", seeds=[3]))
 
 
 @pytest.mark.slow

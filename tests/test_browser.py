@@ -311,7 +311,7 @@ def test_public_aware_sampler_shows_beta_in_chromium(server):
     beta = the engine's beta_min at the chosen floor, with no exception box."""
     from playwright.sync_api import sync_playwright
 
-    from blowfish_core.public_sampler import public_aware_sample
+    from blowfish_core.workflows.public_sampler import public_aware_sample
     from studio.state import default_studio
 
     s = default_studio()

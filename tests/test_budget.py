@@ -1,4 +1,4 @@
-"""Epsilon-first budgets (blowfish_core.budget): one displayed epsilon = the ledger accountant's,
+"""Epsilon-first budgets (blowfish_core.workflows.budget): one displayed epsilon = the ledger accountant's,
 the other figures in the tooltip, the privacy scale, the epsilon > 5 warning, delta vs 1/n."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.accounting import (
+from blowfish_core.privacy.accounting import (
     epsilon_eq1,
     epsilon_exact,
     rho_from_epsilon_eq1,
     rho_from_epsilon_exact,
 )
-from blowfish_core.budget import (
+from blowfish_core.workflows.budget import (
     EPSILON_WARN,
     budget_from_epsilon,
     budget_from_rho,
@@ -26,8 +26,8 @@ from blowfish_core.budget import (
     epsilon_warning,
     privacy_scale,
 )
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SynthConfig
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.algorithm.evolution import SynthConfig
 
 
 def test_epsilon_first_gaussian_uses_the_exact_curve_and_one_epsilon():

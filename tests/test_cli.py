@@ -1,6 +1,6 @@
 """CLI contract (issue 2): ``python -m blowfish_core reach|synth|schema|presets``.
 
-In-process through ``blowfish_core.cli.main`` (captured with capsys), plus one
+In-process through ``blowfish_core.interfaces.cli.main.main`` (captured with capsys), plus one
 subprocess test that no bad input ever prints a Python traceback.
 """
 
@@ -14,8 +14,8 @@ import sys
 import pandas as pd
 import pytest
 
-from blowfish_core.cli import main
-from blowfish_core.sensitivity import SOFT_BOUND_PAD
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.model.sensitivity import SOFT_BOUND_PAD
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -335,7 +335,7 @@ def test_subprocess_bad_input_never_prints_a_traceback(files):
 
 
 def test_missing_preset_table_names_data_first_and_no_absent_folder(capsys, monkeypatch, tmp_path):
-    import blowfish_core.presets as presets
+    import blowfish_core.io.presets as presets
 
     # an installed package: ../shared/data next to site-packages does not exist
     monkeypatch.setattr(presets, "SHARED_DATA", str(tmp_path / "lib" / "python3.11" / "shared" / "data"))
@@ -352,7 +352,7 @@ def test_missing_preset_table_names_data_first_and_no_absent_folder(capsys, monk
 
 def test_usage_names_the_command_as_typed(monkeypatch, capsys):
     """`blowfish --help` says `usage: blowfish ...`; `python -m blowfish_core --help` says that."""
-    from blowfish_core import cli
+    from blowfish_core.interfaces.cli import main as cli
 
     for argv0, want in (("/venv/bin/blowfish", "usage: blowfish synth "),
                         ("/repo/blowfish_core/__main__.py", "usage: python -m blowfish_core synth ")):

@@ -8,15 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blowfish_core.distance import chunk_rows, group_records
-from blowfish_core.errors import DataError
-from blowfish_core.evolution import SynthConfig, run_synthesis
-from blowfish_core.policy import Policy
-from blowfish_core.schema import Schema
-from blowfish_core.synthesizer import Synthesizer
+from blowfish_core.model.distance import chunk_rows, group_records
+from blowfish_core.base.errors import DataError
+from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
+from blowfish_core.model.policy import Policy
+from blowfish_core.model.schema import Schema
+from blowfish_core.interfaces.synthesizer import Synthesizer
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed")
-from blowfish_core.dask_engine import DaskEngine, balanced_bounds, quantum  # noqa: E402
+from blowfish_core.algorithm.dask_engine import DaskEngine, balanced_bounds, quantum  # noqa: E402
 
 SCHEMA = {"attributes": [
     {"name": "a", "type": "numeric", "lo": 0, "hi": 999, "integer": True},
@@ -117,7 +117,7 @@ def test_dask_read_csv_groups_like_local(client, table, tmp_path):
 def test_without_dask_the_cli_says_how_to_install(monkeypatch, tmp_path, capsys):
     import builtins
 
-    import blowfish_core.cli as cli
+    import blowfish_core.interfaces.cli.main as cli
 
     real = builtins.__import__
 
@@ -142,7 +142,7 @@ def test_same_candidates_twice_in_a_row(client, table, vote):
     """Equal candidates in consecutive rounds (same scatter content): the second round must not
     lose the first round's released data (candidates scattered under fresh keys) and gives the
     local engine's histogram both times."""
-    from blowfish_core.votes import as_vote, vote_histogram
+    from blowfish_core.model.votes import as_vote, vote_histogram
 
     schema = Schema.from_dict(SCHEMA)
     U, counts = group_records(schema.encode(table))
@@ -159,7 +159,7 @@ def test_two_engines_in_a_row_on_one_client(client, table):
     its partitions and schema are its own keys, so it still votes like the local engine."""
     import gc
 
-    from blowfish_core.votes import vote_histogram
+    from blowfish_core.model.votes import vote_histogram
 
     schema = Schema.from_dict(SCHEMA)
     U, counts = group_records(schema.encode(table))
@@ -174,7 +174,7 @@ def test_two_engines_in_a_row_on_one_client(client, table):
 
 
 def as_hard():
-    from blowfish_core.votes import HardVote
+    from blowfish_core.model.votes import HardVote
 
     return HardVote()
 
@@ -184,7 +184,7 @@ def test_local_cluster_workers_run_without_dask_malloc_trim():
     hard vote 2.6x slower in a worker); keep_malloc_trim=True keeps dask's default."""
     import os
 
-    from blowfish_core.dask_engine import connect
+    from blowfish_core.algorithm.dask_engine import connect
 
     for keep, expected in ((False, {None}), (True, {"65536"})):
         c = connect(workers=1, keep_malloc_trim=keep)
@@ -239,8 +239,8 @@ def test_scheduler_that_refuses_or_is_not_dask_fails_fast_with_one_line():
     import threading
     import time
 
-    from blowfish_core.dask_engine import connect
-    from blowfish_core.errors import BlowfishError
+    from blowfish_core.algorithm.dask_engine import connect
+    from blowfish_core.base.errors import BlowfishError
 
     s = socket.socket()
     s.bind(("127.0.0.1", 0))

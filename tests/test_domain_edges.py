@@ -1,5 +1,5 @@
-"""Per-type attribute classes (blowfish_core.domain) and the record-level edge enumerator
-(blowfish_core.edges): frozen, hashable types; one enumerator whose order does not depend
+"""Per-type attribute classes (blowfish_core.model.domain) and the record-level edge enumerator
+(blowfish_core.model.edges): frozen, hashable types; one enumerator whose order does not depend
 on the batch size; Hard, the exact module and the audit agree on the edge set."""
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from blowfish_core import Attribute, AttributePolicy, Policy, Schema, SchemaError
 from blowfish_core.analysis.audit import record_level_edges
 from blowfish_core.analysis.exact import schema_lattices
-from blowfish_core.domain import (
+from blowfish_core.model.domain import (
     ATTRIBUTE_TYPES, BinaryAttribute, CategoricalAttribute, HierarchicalAttribute, NumericAttribute,
     OrdinalAttribute,
 )
-from blowfish_core.edges import edge_total, iter_edge_blocks, lattice_edges, offset_edges, search_edges
-from blowfish_core.policy import record_edge_count, value_edges
+from blowfish_core.model.edges import edge_total, iter_edge_blocks, lattice_edges, offset_edges, search_edges
+from blowfish_core.model.policy import record_edge_count, value_edges
 
 TREE = {"g1": ["a", "b"], "g2": ["c", "d", "e"]}
 

@@ -14,8 +14,8 @@ import os
 import numpy as np
 import pytest
 
-from blowfish_core.accounting import epsilon_eq1
-from blowfish_core.presets import xor_generate
+from blowfish_core.privacy.accounting import epsilon_eq1
+from blowfish_core.io.presets import xor_generate
 from experiments import exp_budget, exp_decomposition, exp_trainsize, report, run
 from experiments.common import RunCache, execute, run_tasks, task, task_key
 
@@ -165,7 +165,7 @@ def test_tasks_follow_the_new_default_reading_and_the_engine_makes_the_release()
     the previous reading is the named schedule 'hybrid-256x3'; defaults stay out of the key."""
     import dataclasses
 
-    from blowfish_core.evolution import SynthConfig
+    from blowfish_core.algorithm.evolution import SynthConfig
     from experiments.common import engine_supports, synth_config
 
     base = dict(dataset="xor3", method="bf-soft", rho=1e-3, tau=0.03, seed=1)

@@ -8,22 +8,22 @@ import os
 import pandas as pd
 import pytest
 
-from blowfish_core.cli import main
-from blowfish_core.errors import BlowfishError, BudgetError, SchemaError
-from blowfish_core.exports import (
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.base.errors import BlowfishError, BudgetError, SchemaError
+from blowfish_core.io.exports import (
     neutralise_cell,
     neutralised_count,
     spreadsheet_safe,
     to_csv_safe,
 )
-from blowfish_core.input_checks import (
+from blowfish_core.base.input_checks import (
     MAX_GENERATED_ROWS,
     check_generated_n,
     check_integer_bounds,
     check_tau_normal,
 )
-from blowfish_core.schema import Schema
-from blowfish_core.votes import check_tau
+from blowfish_core.model.schema import Schema
+from blowfish_core.model.votes import check_tau
 
 
 # ------------------------------------------------------------------ exports

@@ -1,6 +1,6 @@
 """Fuzzing of the parsers (issue 7) with hypothesis.
 
-* blowfish_core.data.read_table: random bytes and random CSV-ish text (random
+* blowfish_core.io.data.read_table: random bytes and random CSV-ish text (random
   delimiters, quotes, blanks, NA markers) -> a DataFrame or DataError, nothing else.
 * Schema.from_json / Policy.from_json: random JSON values (nested junk and
   near-valid documents) -> a Schema/Policy or SchemaError/PolicyError only.
@@ -21,11 +21,11 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.data import read_table
-from blowfish_core.errors import DataError, PolicyError, SchemaError
-from blowfish_core.policy import Policy, record_reach
-from blowfish_core.presets import get_preset
-from blowfish_core.schema import Schema
+from blowfish_core.io.data import read_table
+from blowfish_core.base.errors import DataError, PolicyError, SchemaError
+from blowfish_core.model.policy import Policy, record_reach
+from blowfish_core.io.presets import get_preset
+from blowfish_core.model.schema import Schema
 
 N = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=N, deadline=None, derandomize=os.environ.get("FUZZ_RANDOM") != "1",

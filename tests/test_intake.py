@@ -1,4 +1,4 @@
-"""CSV intake (blowfish_core.intake): separator, header, problems in one pass, Unicode
+"""CSV intake (blowfish_core.io.intake): separator, header, problems in one pass, Unicode
 spaces, type guessing, missing values, wide and tiny tables (issue 11).  Files are written
 in tmp_path; row numbers are spreadsheet rows (row 1 = the first line of the file)."""
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.errors import DataError, SchemaError
-from blowfish_core.intake import check_sep, intake_csv, sniff_separator
-from blowfish_core.presets import ADULT_UCI_COLUMNS, BANK_UCI_COLUMNS
+from blowfish_core.base.errors import DataError, SchemaError
+from blowfish_core.io.intake import check_sep, intake_csv, sniff_separator
+from blowfish_core.io.presets import ADULT_UCI_COLUMNS, BANK_UCI_COLUMNS
 
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K",
@@ -294,8 +294,8 @@ def test_duplicate_names_are_problems(tmp_path):
 def test_uci_originals_read_like_the_shared_csv(adult_path, bank_path, tmp_path):
     """adult.data (headerless, ', ') and bank-full (';', quoted header) give the same encoded
     preset tables as the shared comma-separated files."""
-    from blowfish_core.data import read_table
-    from blowfish_core.presets import get_preset
+    from blowfish_core.io.data import read_table
+    from blowfish_core.io.presets import get_preset
 
     adult = read_table(adult_path)
     data = os.path.join(tmp_path, "adult.data")
@@ -320,7 +320,7 @@ _ALPHABET = st.sampled_from(list(",;\t|\n \"a1-?.0\u00a0\u200bTe"))
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(_ALPHABET, max_size=120))
 def test_intake_never_raises_anything_but_blowfish_errors(text):
-    from blowfish_core.errors import BlowfishError
+    from blowfish_core.base.errors import BlowfishError
 
     try:
         r = intake_csv(text.encode("utf-8"), release_size=None)

@@ -10,14 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import blowfish_core.cli as cli
-from blowfish_core.chunked import read_grouped
-from blowfish_core.distance import group_records
-from blowfish_core.errors import DataError
-from blowfish_core.intake import intake_csv
-from blowfish_core.policy import Policy
-from blowfish_core.schema import Schema
-from blowfish_core.synthesizer import Synthesizer
+import blowfish_core.interfaces.cli.main as cli
+from blowfish_core.io.chunked import read_grouped
+from blowfish_core.model.distance import group_records
+from blowfish_core.base.errors import DataError
+from blowfish_core.io.intake import intake_csv
+from blowfish_core.model.policy import Policy
+from blowfish_core.model.schema import Schema
+from blowfish_core.interfaces.synthesizer import Synthesizer
 
 SCHEMA = {"attributes": [
     {"name": "age", "type": "numeric", "lo": 17, "hi": 90, "integer": True},
@@ -251,7 +251,7 @@ def test_no_pandas_dtype_warning_on_a_chunked_read_with_a_bad_cell(tmp_path):
 # ---------------------------------------------------------------- finding 7: presets, no size cap
 def test_cli_preset_path_has_no_app_size_cap(tmp_path, capsys):
     """The 100 MB cap is the app's upload limit; the command line reads a preset's --data whole."""
-    from blowfish_core.data import DEFAULT_MAX_BYTES
+    from blowfish_core.io.data import DEFAULT_MAX_BYTES
 
     p = tmp_path / "big.csv"
     with open(p, "wb") as f:

@@ -1,5 +1,5 @@
 """The CSV intake through the CLI (issue 11 Must-show 3): ``synth`` / ``schema`` / ``reach``
-read ``--data`` with blowfish_core.intake.intake_csv and the flags --sep (default: detect),
+read ``--data`` with blowfish_core.io.intake.intake_csv and the flags --sep (default: detect),
 --no-header, --names, --drop-missing, --missing-level, --columns.  Every message is exact."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 import blowfish_core as bc
-from blowfish_core.cli import main
-from blowfish_core.presets import ADULT_UCI_COLUMNS
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.io.presets import ADULT_UCI_COLUMNS
 
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K",
@@ -122,7 +122,7 @@ def test_nbsp_numbers_are_numbers_and_schema_message_is_fixed(tmp_path, capsys):
     assert "note: 30 cell(s) had non-breaking or other Unicode spaces around their value; they were trimmed like " \
            "ordinary spaces" in err
     # the engine's infer_schema on raw NBSP text: numbers, never "0 value(s) are not (e.g. [])"
-    from blowfish_core.schema import infer_schema
+    from blowfish_core.model.schema import infer_schema
 
     s = infer_schema(pd.DataFrame({"n": ["\u00a012\u00a0", "7\u202f", "3"], "c": ["a", "b", "a"]}))
     assert s["n"].kind == "numeric" and (s["n"].lo, s["n"].hi) == (3.0, 12.0)
@@ -228,7 +228,7 @@ def test_pilot_help_says_the_preset_splits_data(capsys):
 def test_cells_outside_a_presets_domain_are_all_listed_before_the_split(tmp_path, capsys):
     """--preset with --data: cells outside the public domain are found on the whole table (a pilot-split row
     too), every column in one message, with spreadsheet row numbers."""
-    from blowfish_core import cli as _cli
+    from blowfish_core.interfaces.cli import main as _cli
 
     rows = ["age,workclass,hours.per.week,education.num,income"]
     rows += [f"{30 + i % 40},Private,40,9,<=50K" for i in range(40)]

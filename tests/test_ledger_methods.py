@@ -1,4 +1,4 @@
-"""The method table, calibrators, mechanisms and ledger totals (blowfish_core.methods / calibration /
+"""The method table, calibrators, mechanisms and ledger totals (blowfish_core.algorithm.methods / calibration /
 mechanisms / ledger): exact values, the participation floor applied once, composition checks
 against dp-accounting."""
 
@@ -12,14 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.accounting import PrivacyLedger, epsilon_exact, split_rho
-from blowfish_core.calibration import RoundInputs, calibrate
-from blowfish_core.ledger import LedgerRow, pld_epsilon, privacy_totals
-from blowfish_core.mechanisms import MECHANISMS, get_mechanism
-from blowfish_core.methods import METHODS, get_method
-from blowfish_core.policy import AttributePolicy, Policy
-from blowfish_core.sensitivity import SQRT2, Calibration
-from blowfish_core.votes import HardVote, SoftVote
+from blowfish_core.privacy.accounting import PrivacyLedger, epsilon_exact, split_rho
+from blowfish_core.model.calibration import RoundInputs, calibrate
+from blowfish_core.privacy.ledger import LedgerRow
+from blowfish_core.privacy.totals import pld_epsilon, privacy_totals
+from blowfish_core.privacy.mechanisms import MECHANISMS, get_mechanism
+from blowfish_core.algorithm.methods import METHODS, get_method
+from blowfish_core.model.policy import AttributePolicy, Policy
+from blowfish_core.model.sensitivity import SQRT2, Calibration
+from blowfish_core.model.votes import HardVote, SoftVote
 
 XOR = bc.get_preset("xor3")
 

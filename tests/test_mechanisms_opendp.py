@@ -1,4 +1,4 @@
-"""OpenDP release-mode samplers (blowfish_core.mechanisms.opendp_samplers) and the audit on them.
+"""OpenDP release-mode samplers (blowfish_core.privacy.mechanisms.opendp_samplers) and the audit on them.
 
 Statistical checks use tolerances of >= 5 standard errors, so a correct sampler fails
 them with probability < 1e-6; OpenDP is unseeded (OS entropy), which is the point.
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.accounting import epsilon_exact, gaussian_sigma
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.mechanisms.opendp_samplers import (
+from blowfish_core.privacy.accounting import epsilon_exact, gaussian_sigma
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.privacy.mechanisms.opendp_samplers import (
     RANDOMNESS,
     gaussian_rho,
     gaussian_scale,

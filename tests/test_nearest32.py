@@ -14,16 +14,16 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.distance import GowerKernel, distinct_rows, domain_index, tile_rows, used_codes
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.votes import HardVote, nearest, vote_histogram, whole_counts
+from blowfish_core.model.distance import GowerKernel, distinct_rows, domain_index, tile_rows, used_codes
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.model.votes import HardVote, nearest, vote_histogram, whole_counts
 
 SET = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _nearest_with_pairs_max(k, X, limit: int):
     """k.nearest(X) in 7-row tiles with distance.PAIRS_MAX set to limit (near-tie batch size)."""
-    import blowfish_core.distance as dist
+    import blowfish_core.model.distance as dist
 
     old = dist.PAIRS_MAX
     dist.PAIRS_MAX = limit

@@ -19,16 +19,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core import cli
-from blowfish_core.dask_engine import check_scheduler, connect
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SynthConfig, vote_precision_text
-from blowfish_core.experiment import RunRequest, check_soft_tau, validate_request
-from blowfish_core.policy import Policy, record_reach
-from blowfish_core.presets import get_preset, load_preset_data
-from blowfish_core.report import run_warnings
-from blowfish_core.run_bundle import RunSettings
-from blowfish_core.sensitivity import MIN_NOISE_RATIO, check_noise_ratio, noise_ratio, tau_for_noise_ratio
+from blowfish_core.interfaces.cli import main as cli
+from blowfish_core.algorithm.dask_engine import check_scheduler, connect
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.algorithm.evolution import SynthConfig, vote_precision_text
+from blowfish_core.synthesis.spec import RunRequest, check_soft_tau, validate_request
+from blowfish_core.model.policy import Policy, record_reach
+from blowfish_core.io.presets import get_preset, load_preset_data
+from blowfish_core.synthesis.report import run_warnings
+from blowfish_core.interfaces.run_bundle import RunSettings
+from blowfish_core.model.sensitivity import MIN_NOISE_RATIO, check_noise_ratio, noise_ratio, tau_for_noise_ratio
 
 XOR = get_preset("xor3")
 TINY = SynthConfig(rounds=2, population=[16, 16], release=20)

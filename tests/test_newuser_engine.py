@@ -14,16 +14,18 @@ import json
 import pandas as pd
 import pytest
 
-from blowfish_core import cli
-from blowfish_core.accounting import check_epsilon, check_rho, epsilon_exact, rho_from_budget
-from blowfish_core.data import read_table
-from blowfish_core.errors import BlowfishError, BudgetError, SchemaError
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.policy import AttributePolicy, Policy
-from blowfish_core.presets import get_preset
-from blowfish_core.runner import RunRequest, ledger_text, run_paired, summarize, validate_request
-from blowfish_core.schema import Attribute, Schema, infer_schema
-from blowfish_core.votes import check_tau
+from blowfish_core.interfaces.cli import main as cli
+from blowfish_core.privacy.accounting import check_epsilon, check_rho, epsilon_exact, rho_from_budget
+from blowfish_core.io.data import read_table
+from blowfish_core.base.errors import BlowfishError, BudgetError, SchemaError
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.model.policy import AttributePolicy, Policy
+from blowfish_core.io.presets import get_preset
+from blowfish_core.synthesis.spec import RunRequest, validate_request
+from blowfish_core.synthesis.experiment import run_paired
+from blowfish_core.synthesis.report import ledger_text, summarize
+from blowfish_core.model.schema import Attribute, Schema, infer_schema
+from blowfish_core.model.votes import check_tau
 
 TINY = SynthConfig(rounds=2, population=[16, 16], release=20)
 TINY_ARGS = ["--rounds", "2", "--population", "16x2", "--release", "20", "--quiet"]

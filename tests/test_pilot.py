@@ -10,17 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.accounting import pilot_budget
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.metrics import t_interval
-from blowfish_core.pilot import (
+from blowfish_core.privacy.accounting import pilot_budget
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.model.metrics import t_interval
+from blowfish_core.workflows.pilot import (
     DEFAULT_TIE_TOL, MAX_GRID, PAPER_TAU_GRID, holdout_split, parse_tau_grid, recommend, run_pilot, scale_budget,
     subsample, tau_grid,
 )
-from blowfish_core.presets import load_preset_data
-from blowfish_core.runner import MAX_SEEDS, RunRequest, run_paired
-from blowfish_core.sensitivity import noise_ratio
+from blowfish_core.io.presets import load_preset_data
+from blowfish_core.synthesis.spec import MAX_SEEDS, RunRequest
+from blowfish_core.synthesis.experiment import run_paired
+from blowfish_core.model.sensitivity import noise_ratio
 
 SMALL = SynthConfig(rounds=2, population=[48, 48], release=80)
 
@@ -242,7 +243,7 @@ def test_run_pilot_stops_without_result(xor):
 
 # ---------------------------------------------------------------- fresh-user fixes
 def test_check_pilot_size_refuses_tiny_pilots():
-    from blowfish_core.pilot import MIN_PILOT_ROWS, check_pilot_size
+    from blowfish_core.workflows.pilot import MIN_PILOT_ROWS, check_pilot_size
     assert MIN_PILOT_ROWS == 50 and check_pilot_size(50) == 50 and check_pilot_size(np.int64(3000)) == 3000
     for bad in (0, 1, 49):
         with pytest.raises(BlowfishError, match=r"n_p = .* too small: use at least 50 .*sampling noise"):
@@ -253,12 +254,12 @@ def test_check_pilot_size_refuses_tiny_pilots():
 
 
 def _cand(method, tau, mean, ci):
-    from blowfish_core.pilot import PilotCandidate
+    from blowfish_core.workflows.pilot import PilotCandidate
     return PilotCandidate(method, tau, None, [mean], mean, ci)
 
 
 def test_recommendation_strength_overlap_is_weak():
-    from blowfish_core.pilot import recommendation_strength
+    from blowfish_core.workflows.pilot import recommendation_strength
     cands = [_cand("hard", None, 0.50, (0.45, 0.55)), _cand("bf-soft", 0.03, 0.30, (0.25, 0.35)),
              _cand("bf-soft", 0.1, 0.33, (0.20, 0.46))]
     rec = recommend([(c.method, c.tau, c.mean) for c in cands])

@@ -13,16 +13,16 @@ import json
 import numpy as np
 import pytest
 
-import blowfish_core as bc
-from blowfish_core import release_gate
-from blowfish_core.cli import main
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
-from blowfish_core.mechanisms import SELECTION_MECHANISMS
-from blowfish_core.mechanisms.opendp_samplers import noisy_max_scale
-from blowfish_core.presets import get_preset, load_preset_data
-from blowfish_core.private_pilot import choose_tau_private, release_tau_choice
-from blowfish_core.release_gate import RELEASE_LABEL, GateError, Publication
-from blowfish_core.selection import em_probabilities, private_choice_plan
+from blowfish_core.workflows import private_pilot
+from blowfish_core.synthesis import gate as release_gate
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
+from blowfish_core.privacy.mechanisms import SELECTION_MECHANISMS
+from blowfish_core.privacy.mechanisms.opendp_samplers import noisy_max_scale
+from blowfish_core.io.presets import get_preset, load_preset_data
+from blowfish_core.workflows.private_pilot import choose_tau_private, release_tau_choice
+from blowfish_core.synthesis.gate import RELEASE_LABEL, GateError, Publication
+from blowfish_core.privacy.selection import em_probabilities, private_choice_plan
 
 CFG = SynthConfig(rounds=2, population=[32, 32], release=60)
 TINY = ["--rounds", "2", "--population", "32x2", "--release", "60", "--quiet"]
@@ -145,7 +145,7 @@ def test_seeded_outputs_say_seeded_note_never_publishable(xor):
     for text in (json.dumps(d), json.dumps(res.to_dict()), choose_tau_private.__doc__,
                  type(res).public_dict.__doc__):
         assert "publishable" not in text.lower()
-    assert "publishable" not in (bc.private_pilot.__doc__ or "").lower()
+    assert "publishable" not in (private_pilot.__doc__ or "").lower()
 
 
 def test_cli_seeded_is_a_study_run(capsys):
@@ -200,7 +200,7 @@ ADULT_ROWS = [
 
 
 def test_cli_public_pilot_names_held_out_rows_unprotected(capsys, tmp_path):
-    from blowfish_core.presets import ADULT_UCI_COLUMNS
+    from blowfish_core.io.presets import ADULT_UCI_COLUMNS
 
     path, rep = tmp_path / "adult.csv", tmp_path / "p.json"
     path.write_text(",".join(ADULT_UCI_COLUMNS) + "\n" + "\n".join(ADULT_ROWS * 100) + "\n", encoding="utf-8")

@@ -15,17 +15,19 @@ import pandas as pd
 import pytest
 
 import blowfish_core as bc
-from blowfish_core.accounting import epsilon_eq1
-from blowfish_core.cli import main
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
-from blowfish_core.ledger import LedgerRow, privacy_totals
-from blowfish_core.mechanisms import MECHANISMS, SELECTION_MECHANISMS, get_mechanism
-from blowfish_core.parsing import parse_mechanism, parse_selection_budget
-from blowfish_core.presets import get_preset, load_preset_data
-from blowfish_core.private_pilot import INTERNAL, settings_for
-from blowfish_core.release_gate import RELEASE_LABEL
-from blowfish_core.report import INTERNAL_LABEL
+from blowfish_core.workflows import pilot
+from blowfish_core.privacy.accounting import epsilon_eq1
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
+from blowfish_core.privacy.ledger import LedgerRow
+from blowfish_core.privacy.totals import privacy_totals
+from blowfish_core.privacy.mechanisms import MECHANISMS, SELECTION_MECHANISMS, get_mechanism
+from blowfish_core.synthesis.parsing import parse_mechanism, parse_selection_budget
+from blowfish_core.io.presets import get_preset, load_preset_data
+from blowfish_core.workflows.private_pilot import INTERNAL, settings_for
+from blowfish_core.synthesis.gate import RELEASE_LABEL
+from blowfish_core.synthesis.report import INTERNAL_LABEL
 
 EXP = SELECTION_MECHANISMS["exponential"]
 CFG = SynthConfig(rounds=2, population=[32, 32], release=60)
@@ -100,7 +102,7 @@ def test_parse_selection_budget():
 def test_plan_adult_numbers():
     """Adult's private split (n = 26,048, p = 5, age policy): K = 9, rho = rho_sel = 1e-4."""
     p = get_preset("adult")
-    plan = bc.private_pilot_plan(p.schema, p.default_policy(), 26_048, bc.pilot.PAPER_TAU_GRID, 1e-4, 1e-4)
+    plan = bc.private_pilot_plan(p.schema, p.default_policy(), 26_048, pilot.PAPER_TAU_GRID, 1e-4, 1e-4)
     c = plan.choice
     assert plan.K == 9 and c.sensitivity == pytest.approx(0.4)
     assert c.rho_total == pytest.approx(1e-3, rel=1e-12) and c.rho_selection == pytest.approx(1e-4, rel=1e-12)

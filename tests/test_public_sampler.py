@@ -1,4 +1,4 @@
-"""Engine side of the Public-aware sampler (blowfish_core.public_sampler, issue 13)."""
+"""Engine side of the Public-aware sampler (blowfish_core.workflows.public_sampler, issue 13)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 import blowfish_core as bc
-from blowfish_core.errors import BudgetError, SchemaError
-from blowfish_core.presets import load_preset_data
-from blowfish_core.public_sampler import EVALUATION_LABEL, marginal_cells, public_aware_sample
+from blowfish_core.base.errors import BudgetError, SchemaError
+from blowfish_core.io.presets import load_preset_data
+from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, marginal_cells, public_aware_sample
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +82,9 @@ def test_bad_inputs(xor):
 def test_release_goes_through_the_gate_with_the_exact_sampler(xor, monkeypatch):
     """release_marginal_samples (issue 21): the gate's label and PLD total, sampler 'exact', the
     unprotected-rows note, no numpy sampler; two releases differ; the seeded preview is study-only."""
-    import blowfish_core.public_sampler as ps
-    from blowfish_core import release_gate as gate
-    from blowfish_core.evolution import SEEDED_NOTE
+    import blowfish_core.workflows.public_sampler as ps
+    from blowfish_core.synthesis import gate
+    from blowfish_core.algorithm.evolution import SEEDED_NOTE
 
     def no_numpy(*a, **k):
         raise AssertionError("numpy's pubmix_sample used by a release")
@@ -110,8 +110,8 @@ def test_release_refusals_and_the_exact_linmix_floor():
     exactly) is accounted at the largest float f with 5 f <= 1."""
     from fractions import Fraction
 
-    from blowfish_core import release_gate as gate
-    from blowfish_core.public_sampler import release_marginal_samples
+    from blowfish_core.synthesis import gate
+    from blowfish_core.workflows.public_sampler import release_marginal_samples
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"g": rng.choice(list("abcde"), 600)})

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core import pubmix as pm
-from blowfish_core.errors import BudgetError, DataError
+from blowfish_core.privacy import pubmix as pm
+from blowfish_core.base.errors import BudgetError, DataError
 from blowfish_core.analysis.pubmix_audit import PUBMIX_VARIANTS, run_pubmix_audit
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

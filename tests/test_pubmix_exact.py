@@ -6,7 +6,7 @@
   extremes beta = 0 / 1, the big-integer path (bounds > 2^63), and input errors;
 * the release entry: get_mechanism('pubmix', sampler='opendp') samples exactly, the gate reads
   release_sampler 'exact', the release plan's floors satisfy m f <= c exactly;
-* a PubMix synthesis without seeds releases through release_gate.release_synthesis (and the CLI,
+* a PubMix synthesis without seeds releases through release.release_synthesis (and the CLI,
   as a subprocess), with the exact sampler on the OS CSPRNG and never numpy's pubmix_sample;
   two releases differ, and two fresh processes draw differently (no seeded byte stream).
 """
@@ -23,14 +23,15 @@ import pytest
 from scipy import stats
 
 import blowfish_core as bc
-import blowfish_core.pubmix as pm
-from blowfish_core import release_gate as gate
-from blowfish_core.errors import BudgetError, DataError
-from blowfish_core.evolution import SEEDED_NOTE, SynthConfig
-from blowfish_core.experiment import RunSpec
-from blowfish_core.mechanisms import get_mechanism
-from blowfish_core.mechanisms import pubmix as mpm
-from blowfish_core.presets import load_preset_data
+import blowfish_core.privacy.pubmix as pm
+from blowfish_core.synthesis import gate
+from blowfish_core.synthesis.release import release_synthesis
+from blowfish_core.base.errors import BudgetError, DataError
+from blowfish_core.algorithm.evolution import SEEDED_NOTE, SynthConfig
+from blowfish_core.synthesis.spec import RunSpec
+from blowfish_core.privacy.mechanisms import get_mechanism
+from blowfish_core.privacy.mechanisms import pubmix as mpm
+from blowfish_core.io.presets import load_preset_data
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = SynthConfig(rounds=2, population=[64, 64], release=40)
@@ -143,14 +144,14 @@ def test_release_synthesis_uses_the_exact_sampler_from_os_entropy(monkeypatch):
     monkeypatch.setattr(pm, "_os_bytes", os_bytes)
     monkeypatch.setattr(mpm, "pubmix_sample", forbidden)
     spec = _spec()
-    a = gate.release_synthesis(spec)
+    a = release_synthesis(spec)
     assert calls["exact"] == TINY.rounds and calls["bytes"] >= TINY.rounds
     assert a.label == gate.RELEASE_LABEL and [p.sampler for p in a.parts] == ["exact"]
     assert a.total["accountant"] == "pld" and a.total["epsilon"] <= 1.0 + 1e-9
-    b = gate.release_synthesis(spec)
+    b = release_synthesis(spec)
     assert not np.array_equal(a.parts[0].value, b.parts[0].value)
     with pytest.raises(gate.GateError, match="for study, not for publication"):
-        gate.release_synthesis(_spec(seeds=[0]))
+        release_synthesis(_spec(seeds=[0]))
 
 
 def test_release_notices_a_fixed_randomness_source(monkeypatch):
@@ -163,7 +164,7 @@ def test_release_notices_a_fixed_randomness_source(monkeypatch):
     assert np.array_equal(x, y)  # a fixed source is visible as repeated draws
 
 
-_FRESH_DRAW = ("import numpy as np, blowfish_core.pubmix as pm; "
+_FRESH_DRAW = ("import numpy as np, blowfish_core.privacy.pubmix as pm; "
                "print(pm._uniform_below(2**40, 8).tolist(), pm._uniform_below(2**70, 2).tolist(), "
                "pm.exact_mixture_sample(np.array([5, 5, 5]), [0.2, 0.3, 0.5], 0.5, 64).tolist())")
 

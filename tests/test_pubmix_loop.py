@@ -21,14 +21,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.cli import main
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.experiment import RunRequest, run_paired
-from blowfish_core.mechanisms import MECHANISMS
-from blowfish_core.mechanisms.pubmix import SOFT_VOTE_REASON
-from blowfish_core.methods import METHODS
-from blowfish_core.pubmix import pubmix_pld, water_fill
-from blowfish_core.votes import HardVote, vote_histogram
+from blowfish_core.synthesis import report
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
+from blowfish_core.privacy.mechanisms import MECHANISMS
+from blowfish_core.privacy.mechanisms.pubmix import SOFT_VOTE_REASON
+from blowfish_core.algorithm.methods import METHODS
+from blowfish_core.privacy.pubmix import pubmix_pld, water_fill
+from blowfish_core.model.votes import HardVote, vote_histogram
 from studio import runner_ui as ui
 
 XOR = bc.get_preset("xor3")
@@ -92,7 +94,7 @@ def test_no_output_contains_the_mixture_or_the_private_histogram(tmp_path):
     with zipfile.ZipFile(io.BytesIO(ui.releases_zip(res.releases))) as z:
         zip_text = "".join(z.read(nm).decode() for nm in z.namelist())
     ledger_text = json.dumps([r.to_dict() for run in res.runs for r in run.ledger])
-    note = bc.report.ledger_text(res.report)
+    note = report.ledger_text(res.report)
     public_ints = {len(split.private), len(split.public), *TINY.sizes(), TINY.release, res.n_unique}
     for name, text in (("report", rep_text), ("csv", csv_text), ("zip", zip_text), ("ledger", ledger_text),
                        ("ledger note", note)):

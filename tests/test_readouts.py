@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.accounting import epsilon_eq1, epsilon_exact
-from blowfish_core.errors import BudgetError, PolicyError, SchemaError
+from blowfish_core.privacy.accounting import epsilon_eq1, epsilon_exact
+from blowfish_core.base.errors import BudgetError, PolicyError, SchemaError
 from blowfish_core.analysis.graphs import policy_graph_data
-from blowfish_core.policy import AttributePolicy, Policy
+from blowfish_core.model.policy import AttributePolicy, Policy
 from blowfish_core.analysis.readouts import pair_path, policy_readout
-from blowfish_core.sensitivity import SOFT_BOUND_PAD
+from blowfish_core.model.sensitivity import SOFT_BOUND_PAD
 
 HSET = settings(max_examples=40, deadline=None)
 SQRT2 = math.sqrt(2.0)

@@ -14,16 +14,19 @@ import math
 import pytest
 
 import blowfish_core as bc
-from blowfish_core.accounting import epsilon_eq1
+from blowfish_core.synthesis import report
+from blowfish_core.privacy.accounting import epsilon_eq1
 from blowfish_core.baselines import MissingDependencyError, _mbi
-from blowfish_core.cli import main
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.experiment import RunRequest, run_paired, validate_request
-from blowfish_core.exports import to_csv_safe
-from blowfish_core.ledger import LedgerRow, privacy_totals
-from blowfish_core.methods import METHODS, get_method
-from blowfish_core.policy import Policy
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.synthesis.spec import RunRequest, validate_request
+from blowfish_core.synthesis.experiment import run_paired
+from blowfish_core.io.exports import to_csv_safe
+from blowfish_core.privacy.ledger import LedgerRow
+from blowfish_core.privacy.totals import privacy_totals
+from blowfish_core.algorithm.methods import METHODS, get_method
+from blowfish_core.model.policy import Policy
 
 try:
     _mbi.require_mbi()
@@ -229,12 +232,12 @@ def test_paired_run_with_hard_states_the_totals_that_hold_for_both(data):
     rep = res.report
     assert set(rep["summary"]["per_method"]) == {"hard", "mst"}
     assert all(v["n"] == 2 for v in rep["summary"]["per_method"].values())
-    assert "Eq. (1)" in bc.report.ledger_text(rep)
+    assert "Eq. (1)" in report.ledger_text(rep)
 
 
 def test_run_bundle_plans_the_eq1_statement_for_reference_methods():
     """The runnable export's README states a reference method's budget by Eq. (1), never the exact curve."""
-    from blowfish_core.run_bundle import RunSettings, planned_report, readme
+    from blowfish_core.interfaces.run_bundle import RunSettings, planned_report, readme
 
     s = RunSettings(schema=XOR.schema, policy=XOR.default_policy(), methods=["hard", "mst"], seeds=[0], rho=1e-3,
                     preset="xor3", config=SynthConfig(rounds=2, population=[16, 16], release=20))

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from blowfish_core import get_preset, noise_ratio, record_reach, soft_bound, weighted_reaches
-from blowfish_core.accounting import equivalent_budget_multiplier, pilot_scaling
-from blowfish_core.distance import gower_distances
-from blowfish_core.presets import load_preset_data
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.sensitivity import SOFT_BOUND_PAD, SQRT2, tau_for_noise_ratio
-from blowfish_core.votes import vote_vectors
+from blowfish_core.privacy.accounting import equivalent_budget_multiplier, pilot_scaling
+from blowfish_core.model.distance import gower_distances
+from blowfish_core.io.presets import load_preset_data
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.model.sensitivity import SOFT_BOUND_PAD, SQRT2, tau_for_noise_ratio
+from blowfish_core.model.votes import vote_vectors
 
 
 def _reach(preset: str, protect: list[str] | None = None) -> float:

@@ -25,11 +25,12 @@ import pandas as pd
 import pytest
 
 import blowfish_core as bc
-from blowfish_core import release_gate
-from blowfish_core.cli import main
-from blowfish_core.evolution import RANDOMNESS, SEEDED_NOTE, OsEntropyStreams, SynthConfig, run_synthesis
-from blowfish_core.experiment import RunSpec
-from blowfish_core.release_gate import NOT_DP_LABEL, GateError
+from blowfish_core.synthesis import gate as release_gate
+from blowfish_core.synthesis.release import release_synthesis
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, OsEntropyStreams, SynthConfig, run_synthesis
+from blowfish_core.synthesis.spec import RunSpec
+from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError
 
 XOR = bc.get_preset("xor3")
 TINY = ["--rounds", "2", "--population", "32x2", "--release", "40", "--quiet"]
@@ -121,7 +122,7 @@ def test_two_method_bundle_total_composes_both_releases(tmp_path):
 
 
 def test_one_release_total_is_its_budget():
-    pub = release_gate.release_synthesis(RunSpec.build(XOR.schema, XOR.default_policy(),
+    pub = release_synthesis(RunSpec.build(XOR.schema, XOR.default_policy(),
                                                        bc.load_preset_data(XOR, None).private, ["hard"], 0.004,
                                                        seeds=None, config=SynthConfig(rounds=2, population=[32, 32],
                                                                                       release=40)))
@@ -286,7 +287,7 @@ def test_every_synthesis_release_path_goes_through_the_gate(monkeypatch, tmp_pat
 
 
 def test_unprotected_held_out_rows_are_named_in_the_ledger_text():
-    from blowfish_core.report import ledger_text
+    from blowfish_core.synthesis.report import ledger_text
 
     spec = RunSpec.build(XOR.schema, XOR.default_policy(), bc.load_preset_data(XOR, None).private, ["hard"], 0.01,
                          seeds=[0], config=SynthConfig(rounds=1, population=[16], release=8),

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import blowfish_core as bc
-from blowfish_core.cli import main
-from blowfish_core.evolution import OsEntropyStreams, SeededStreams, SynthConfig, run_synthesis
-from blowfish_core.mechanisms import Gaussian, GaussianOpenDP, LaplaceOpenDP, get_mechanism
-from blowfish_core.report import INTERNAL_LABEL, PUBLIC_LABEL
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.algorithm.evolution import OsEntropyStreams, SeededStreams, SynthConfig, run_synthesis
+from blowfish_core.privacy.mechanisms import Gaussian, GaussianOpenDP, LaplaceOpenDP, get_mechanism
+from blowfish_core.synthesis.report import INTERNAL_LABEL, PUBLIC_LABEL
 
 XOR = bc.get_preset("xor3")
 TINY = SynthConfig(rounds=2, population=[32, 32], release=40)
@@ -64,7 +64,7 @@ def test_sampler_follows_the_randomness_source():
 
 
 def test_loop_release_path_is_opendp_discrete_for_hard_votes(monkeypatch):
-    import blowfish_core.mechanisms.opendp_samplers as ods
+    import blowfish_core.privacy.mechanisms.opendp_samplers as ods
 
     calls = []
     real = ods.opendp_noisy

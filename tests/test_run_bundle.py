@@ -1,4 +1,4 @@
-"""Runnable export (blowfish_core.run_bundle): run.sh and run.py, each in a fresh process, write
+"""Runnable export (blowfish_core.interfaces.run_bundle): run.sh and run.py, each in a fresh process, write
 the CLI's seeded release byte for byte; schema/policy JSON round trip; the CLI command string."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import blowfish_core as bc
-from blowfish_core.errors import BlowfishError
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.presets import shared_path
-from blowfish_core.run_bundle import (
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.io.presets import shared_path
+from blowfish_core.interfaces.run_bundle import (
     RunSettings,
     bundle_files,
     bundle_zip,
@@ -151,7 +151,8 @@ def test_cli_command_string_and_zip():
 
 
 def test_readme_uses_a_run_report_when_given(tmp_path):
-    from blowfish_core.experiment import RunRequest, run_paired
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
 
     data = bc.load_preset_data(XOR).private
     res = run_paired(RunRequest(XOR.schema, XOR.default_policy(), data, ["bf-soft"], 1e-3, 1e-5, 0.03, [0], TINY))
@@ -190,8 +191,9 @@ def test_adult_preset_split_bundle(tmp_path):
 
 
 def test_settings_from_request_round_trip(tmp_path):
-    from blowfish_core.experiment import RunRequest, run_paired
-    from blowfish_core.run_bundle import settings_from_request
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
+    from blowfish_core.interfaces.run_bundle import settings_from_request
 
     data = bc.load_preset_data(XOR).private
     req = RunRequest(XOR.schema, XOR.default_policy(), data, ["bf-soft", "hard"], 2.5e-3, 1e-5, 0.04, [5], TINY)

@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
-import blowfish_core.chunked as chunked
-import blowfish_core.cli as cli
-from blowfish_core.chunked import read_grouped
-from blowfish_core.data import read_table
-from blowfish_core.distance import GowerKernel, domain_index, group_records
-from blowfish_core.errors import DataError
-from blowfish_core.metrics import pwerr
-from blowfish_core.schema import Schema
+import blowfish_core.io.chunked as chunked
+import blowfish_core.interfaces.cli.main as cli
+from blowfish_core.io.chunked import read_grouped
+from blowfish_core.io.data import read_table
+from blowfish_core.model.distance import GowerKernel, domain_index, group_records
+from blowfish_core.base.errors import DataError
+from blowfish_core.model.metrics import pwerr
+from blowfish_core.model.schema import Schema
 
 SCHEMA = {"attributes": [
     {"name": "age", "type": "numeric", "lo": 17, "hi": 90, "integer": True},
@@ -203,7 +203,7 @@ def test_help_imports_neither_pandas_nor_scipy():
     import sys
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = ("import sys\nfrom blowfish_core.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom blowfish_core.interfaces.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'scipy', 'dp_accounting', 'opendp', "
             "'networkx', 'dask', 'distributed'}))")
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -218,7 +218,7 @@ def test_lazy_package_exports_every_public_name():
     assert len(bc.__all__) == len(set(bc.__all__)) > 60
     for name in bc.__all__:
         assert getattr(bc, name) is not None
-    assert bc.Synthesizer.__module__ == "blowfish_core.synthesizer"
-    assert bc.schema.Schema is bc.Schema  # submodules resolve too
+    assert bc.Synthesizer.__module__ == "blowfish_core.interfaces.synthesizer"
+    assert bc.Schema is bc.model.schema.Schema  # subpackages resolve too
     with pytest.raises(AttributeError):
         bc.no_such_name  # noqa: B018

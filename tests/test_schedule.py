@@ -14,9 +14,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import blowfish_core as bc
-from blowfish_core import evolution as ev
-from blowfish_core.cli import main
-from blowfish_core.evolution import SCHEDULES, SynthConfig, rank_order, release_indices, round_mutation_rate
+from blowfish_core.algorithm import evolution as ev
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.algorithm.evolution import SCHEDULES, SynthConfig, rank_order, release_indices, round_mutation_rate
 from studio import runner_ui as ui
 
 XOR = bc.get_preset("xor3")

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from blowfish_core import get_preset
-from blowfish_core import distance as distance_mod
-from blowfish_core.distance import GowerKernel, gower_distances, gower_pair, group_records
-from blowfish_core.errors import PolicyError, SchemaError
-from blowfish_core.policy import (
+from blowfish_core.model import distance as distance_mod
+from blowfish_core.model.distance import GowerKernel, gower_distances, gower_pair, group_records
+from blowfish_core.base.errors import PolicyError, SchemaError
+from blowfish_core.model.policy import (
     AttributePolicy,
     Policy,
     attribute_reach,
@@ -26,9 +26,10 @@ from blowfish_core.policy import (
     value_edges,
     weighted_reaches,
 )
-from blowfish_core.runner import policy_summary
-from blowfish_core.schema import Attribute, Schema, infer_schema
-from blowfish_core.sensitivity import SQRT2, calibrate, soft_bound
+from blowfish_core.synthesis.report import policy_summary
+from blowfish_core.model.schema import Attribute, Schema, infer_schema
+from blowfish_core.model.sensitivity import SQRT2, soft_bound
+from blowfish_core.algorithm.methods import calibrate
 
 
 def mixed_schema() -> Schema:

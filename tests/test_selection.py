@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 import blowfish_core as bc
-from blowfish_core.errors import BudgetError, PolicyError
-from blowfish_core.metrics import pwerr
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.selection import (
+from blowfish_core.privacy import selection
+from blowfish_core.base.errors import BudgetError, PolicyError
+from blowfish_core.model.metrics import pwerr
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.privacy.selection import (
     PTR, GlobalScale, LocalScale, SelectionGraph, ShiftedLaplace, SmoothFixed, law_delta, ptr_tests,
 )
 from blowfish_core.analysis.selection_audit import (
@@ -184,7 +185,7 @@ def test_calibration_table_and_labels():
         broken = name in ("local", "smooth_fixed")
         assert cal.private is (not broken)
         assert (bc.NOT_PRIVATE in cal.label) is broken
-        assert isinstance(cal, bc.selection.Calibration)
+        assert isinstance(cal, selection.Calibration)
     assert bc.make_calibration("shifted_laplace", eta=1e-3).claim() == (2.0, 1e-3)
     with pytest.raises(BudgetError, match="calibration"):
         bc.make_calibration("smooth")
@@ -201,7 +202,7 @@ def test_shifted_laplace_underestimates_with_probability_eta():
     mu, a, floor = law.continuous
     assert a == 4.0 and mu == pytest.approx(10 + 4 * math.log(1 / 2e-3))
     assert stats.laplace.cdf(10.0, loc=mu, scale=a) == pytest.approx(1e-3, rel=1e-12)   # Pr[B < LS] = eta
-    b, w = bc.selection._quadrature_nodes([law.continuous])
+    b, w = selection._quadrature_nodes([law.continuous])
     tot = law.joint.sum() + float((w * stats.laplace.pdf(b, mu, a)).sum())
     assert tot == pytest.approx(1.0, abs=1e-12)
     assert law.joint.sum() == pytest.approx(stats.laplace.cdf(floor, mu, a), rel=1e-12)

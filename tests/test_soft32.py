@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.distance import GowerKernel, chunk_rows, domain_index, group_records, tile_rows
-from blowfish_core.schema import Attribute, Schema
+from blowfish_core.model.distance import GowerKernel, chunk_rows, domain_index, group_records, tile_rows
+from blowfish_core.model.schema import Attribute, Schema
 from strategies import schemas  # tests/strategies.py
-from blowfish_core.votes import SOFT32_MAX_REL, SoftVote, soft_rows, vote_histogram, vote_vectors
+from blowfish_core.model.votes import SOFT32_MAX_REL, SoftVote, soft_rows, vote_histogram, vote_vectors
 
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 U32 = 2.0 ** -24
@@ -146,8 +146,8 @@ def test_precision_default_is_float64_and_bad_precision_is_refused():
 def test_seeded_runs_vote_in_float32_and_releases_in_float64(monkeypatch):
     """The vote's arithmetic follows the randomness source, like the noise sampler: SeededStreams
     (study) -> float32, OsEntropyStreams (release) and unknown streams objects -> float64."""
-    from blowfish_core.evolution import OsEntropyStreams, SeededStreams, SynthConfig, run_synthesis
-    from blowfish_core.presets import get_preset, load_preset_data
+    from blowfish_core.algorithm.evolution import OsEntropyStreams, SeededStreams, SynthConfig, run_synthesis
+    from blowfish_core.io.presets import get_preset, load_preset_data
 
     seen = []
     orig = SoftVote.block_sums

@@ -2,7 +2,7 @@
 
 For representative bad inputs the same error renders with the CLI's flag (``err.render('cli')``),
 the API's argument (``str(err)``) and the app's control (``err.render('app')``), from the one
-table of blowfish_core.fields; the CLI and the app no longer rewrite engine messages with regexes.
+table of blowfish_core.base.fields; the CLI and the app no longer rewrite engine messages with regexes.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 
 import blowfish_core as bc
-from blowfish_core import fields, release_gate
-from blowfish_core.cli import main
-from blowfish_core.data import read_table
-from blowfish_core.errors import BlowfishError, DataError
-from blowfish_core.experiment import RunSpec
-from blowfish_core.input_checks import check_seeds
-from blowfish_core.intake import intake_csv
+from blowfish_core.base import fields
+from blowfish_core.synthesis import gate as release_gate
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.io.data import read_table
+from blowfish_core.base.errors import BlowfishError, DataError
+from blowfish_core.synthesis.spec import RunSpec
+from blowfish_core.base.input_checks import check_seeds
+from blowfish_core.io.intake import intake_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,7 +121,7 @@ def test_text_keeps_its_structure_through_joins_and_pickle():
     assert BlowfishError("plain message").render("cli") == "plain message"  # unstructured: as it is
 
 
-@pytest.mark.parametrize("path", ["blowfish_core/cli.py", "studio/data_source.py"])
+@pytest.mark.parametrize("path", ["blowfish_core/interfaces/cli/main.py", "studio/data_source.py"])
 def test_front_ends_do_not_rewrite_engine_messages_with_regexes(path):
     src = (ROOT / path).read_text(encoding="utf-8")
     for name in ("_SEP_FIX", "_INTAKE_FIXES", "_APP_FIXES", "_cli_message"):

@@ -9,14 +9,16 @@ import pandas as pd
 import pytest
 
 import blowfish_core as bc
-from blowfish_core.accounting import epsilon_eq1, epsilon_exact
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.evolution import SynthConfig
-from blowfish_core.metrics import crossing_budget, one_way_errors, pwerr
-from blowfish_core.presets import load_preset_data
-from blowfish_core.runner import RunRequest, run_paired
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.sweeps import (
+from blowfish_core.model import metrics
+from blowfish_core.privacy.accounting import epsilon_eq1, epsilon_exact
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.model.metrics import crossing_budget, one_way_errors, pwerr
+from blowfish_core.io.presets import load_preset_data
+from blowfish_core.synthesis.spec import RunRequest
+from blowfish_core.synthesis.experiment import run_paired
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.workflows.sweeps import (
     MAX_RHO_GRID, SweepPoint, SweepResult, budget_sweep, cell_labels, decomposition_table, marginal_comparison,
     parse_rho_grid, round_errors,
 )
@@ -197,7 +199,7 @@ def test_integer_attribute_bins_are_labelled_with_whole_numbers():
     # the labels name exactly the values bin_codes puts in each cell
     schema = Schema([a])
     vals = np.arange(17, 91)
-    codes, _ = bc.metrics.bin_codes(schema, schema.encode(pd.DataFrame({"age": vals})))
+    codes, _ = metrics.bin_codes(schema, schema.encode(pd.DataFrame({"age": vals})))
     for k, lab in enumerate(labels):
         members = vals[codes[:, 0] == k]
         lo_, _, hi_ = lab.partition("-")

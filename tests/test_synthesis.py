@@ -12,15 +12,15 @@ import pandas as pd
 import pytest
 
 from blowfish_core import get_preset
-from blowfish_core.accounting import epsilon_eq1, epsilon_exact, rho_from_budget
-from blowfish_core.cli import main
-from blowfish_core.data import read_table
-from blowfish_core.evolution import SynthConfig, run_synthesis
-from blowfish_core.policy import AttributePolicy, Policy
-from blowfish_core.presets import load_preset_data
-from blowfish_core.runner import RunRequest, run_paired
-from blowfish_core.schema import Attribute, Schema, infer_schema
-from blowfish_core.sensitivity import SOFT_BOUND_PAD, SQRT2
+from blowfish_core.privacy.accounting import epsilon_eq1, epsilon_exact, rho_from_budget
+from blowfish_core.interfaces.cli.main import main
+from blowfish_core.io.data import read_table
+from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
+from blowfish_core.model.policy import AttributePolicy, Policy
+from blowfish_core.io.presets import load_preset_data
+from blowfish_core.synthesis.experiment import RunRequest, run_paired
+from blowfish_core.model.schema import Attribute, Schema, infer_schema
+from blowfish_core.model.sensitivity import SOFT_BOUND_PAD, SQRT2
 
 CALIBRATIONS = {"global", "bound", "certified-crossing", "exhaustive-zero", "fallback"}
 TINY = ["--n", "300", "--rounds", "2", "--population", "32x2", "--release", "50", "--quiet"]
@@ -326,8 +326,8 @@ def test_release_mode_top_takes_the_largest_counts_and_children_one_keeps_half()
     """release_mode='top' releases the top-count candidates of round T; it is the default (DESIGN §3)."""
     import numpy as np
     import blowfish_core as bc
-    from blowfish_core.evolution import SynthConfig, run_synthesis
-    from blowfish_core.presets import get_preset, load_preset_data
+    from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
+    from blowfish_core.io.presets import get_preset, load_preset_data
 
     p = get_preset("xor3")
     X = p.schema.encode(load_preset_data(p, n=400).private)
@@ -335,7 +335,7 @@ def test_release_mode_top_takes_the_largest_counts_and_children_one_keeps_half()
     res = run_synthesis(p.schema, X, p.default_policy(), "tab-pe", 1e6, config=cfg, seed=0, keep_populations=True)
     C_T = res.populations[-1]
     # with rho = 1e6 the noise is negligible, so the top-8 release = the 8 most voted candidates
-    from blowfish_core.votes import vote_histogram
+    from blowfish_core.model.votes import vote_histogram
     H = vote_histogram(p.schema, C_T, X)
     top = C_T[np.argsort(-H, kind="stable")[:8]]
     assert np.array_equal(np.sort(res.release, axis=0), np.sort(top, axis=0))

@@ -1,4 +1,4 @@
-"""Verdict banners (blowfish_core.verdicts): wording and level on constructed cases, and the
+"""Verdict banners (blowfish_core.workflows.verdicts): wording and level on constructed cases, and the
 number formatting for people (issue 16)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.accounting import epsilon_exact
-from blowfish_core.errors import BlowfishError, BudgetError
-from blowfish_core.verdicts import (
+from blowfish_core.privacy.accounting import epsilon_exact
+from blowfish_core.base.errors import BlowfishError, BudgetError
+from blowfish_core.workflows.verdicts import (
     Verdict,
     fmt_gap,
     fmt_percent,
@@ -197,10 +197,11 @@ def test_verdict_level_is_checked():
 
 
 def test_verdicts_from_engine_results():
-    from blowfish_core.evolution import SynthConfig
-    from blowfish_core.experiment import RunRequest, run_paired
-    from blowfish_core.sweeps import SweepPoint, SweepResult
-    from blowfish_core.verdicts import (
+    from blowfish_core.algorithm.evolution import SynthConfig
+    from blowfish_core.synthesis.spec import RunRequest
+    from blowfish_core.synthesis.experiment import run_paired
+    from blowfish_core.workflows.sweeps import SweepPoint, SweepResult
+    from blowfish_core.workflows.verdicts import (
         run_verdict_from_report,
         sweep_verdict_from_result,
     )

@@ -17,13 +17,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from blowfish_core.distance import gower_distances, gower_pair, group_records
-from blowfish_core.policy import AttributePolicy, Policy, attribute_reach, record_reach, value_edges
-from blowfish_core.schema import Attribute, Schema
-from blowfish_core.sensitivity import (
-    MIN_NOISE_RATIO, SOFT_BOUND_PAD, SQRT2, calibrate, hard_sensitivity, noise_ratio, soft_bound,
-)
-from blowfish_core.votes import nearest, soft_rows, vote_histogram, vote_vectors
+from blowfish_core.model.distance import gower_distances, gower_pair, group_records
+from blowfish_core.model.policy import AttributePolicy, Policy, attribute_reach, record_reach, value_edges
+from blowfish_core.model.schema import Attribute, Schema
+from blowfish_core.model.sensitivity import MIN_NOISE_RATIO, SOFT_BOUND_PAD, SQRT2, hard_sensitivity, noise_ratio, soft_bound
+from blowfish_core.algorithm.methods import calibrate
+from blowfish_core.model.votes import nearest, soft_rows, vote_histogram, vote_vectors
 from strategies import schemas  # tests/strategies.py
 
 HSET = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

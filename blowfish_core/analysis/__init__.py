@@ -5,6 +5,6 @@ audit     empirical privacy audit of one release round (Jagielski et al. 2020 st
 readouts  every Policy Designer number in one pure call (reach, q, warnings, paths)
 graphs    layout data of one attribute's policy graph (positions, not pictures)
 
-All four are built on :mod:`blowfish_core.edges` (the record-level edge enumerator)
-and :mod:`blowfish_core.distance` (Gower); none reads private records (DESIGN §7).
+All four are built on :mod:`blowfish_core.model.edges` (the record-level edge enumerator)
+and :mod:`blowfish_core.model.distance` (Gower); none reads private records (DESIGN §7).
 """

@@ -3,7 +3,7 @@
 A release round is the Gaussian mechanism ``M(D) = H(D; C) + N(0, sigma^2 I_m)``
 on the vote histogram of a fixed public candidate population C (Algorithm 1,
 lines 5-20), with ``sigma = Delta_t / sqrt(2 rho_t)`` (Thm 2.6) and Delta_t from
-:func:`blowfish_core.sensitivity.calibrate`.  The round claims
+:func:`blowfish_core.algorithm.methods.calibrate`.  The round claims
 ``epsilon = epsilon_exact(rho_t, delta)`` (mu-GDP curve, per round).
 
 The audit (Jagielski et al. 2020; Nasr et al. 2021 style):
@@ -76,14 +76,15 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
-from ..errors import BlowfishError, PolicyError, SchemaError
-from ..edges import iter_edge_blocks, product_contexts
-from ..policy import AttributePolicy, Policy, ValueEdges, record_reach, value_edges
-from ..schema import Attribute, Schema
-from ..sensitivity import calibrate, soft_bound
-from ..votes import check_tau, vote_histogram, vote_vectors
-from ..methods import BF_SOFT, HARD, TAB_PE, get_method
+from ..privacy.accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
+from ..base.errors import BlowfishError, PolicyError, SchemaError
+from ..model.edges import iter_edge_blocks, product_contexts
+from ..model.policy import AttributePolicy, Policy, ValueEdges, record_reach, value_edges
+from ..model.schema import Attribute, Schema
+from ..algorithm.methods import calibrate
+from ..model.sensitivity import soft_bound
+from ..model.votes import check_tau, vote_histogram, vote_vectors
+from ..algorithm.methods import BF_SOFT, HARD, TAB_PE, get_method
 
 #: calibrations the audit knows: the engine's own ("correct") and deliberately broken ones.
 CALIBRATIONS = ("correct", "soft-small-reach", "hard-zero", "soft-local", "hard-local")
@@ -609,8 +610,8 @@ def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon
     (broken: b / 4).  delta of the pair is 0.  Raises BlowfishError for an unknown
     method/calibration or a bad S, BudgetError for a bad epsilon_t.
     """
-    from ..accounting import check_epsilon
-    from ..mechanisms import get_mechanism
+    from ..privacy.accounting import check_epsilon
+    from ..privacy.mechanisms import get_mechanism
 
     S = check_sensitivity_scale(sensitivity_scale)
     s = setting or default_setting()

@@ -5,7 +5,7 @@ and the calibration under test) and the same Clopper-Pearson bound
 (:func:`blowfish_core.audit.epsilon_lower_bound`); only the noise differs: every run is a
 whole noisy histogram drawn by **the loop's release-mode path**, the mechanism plug-in
 ``get_mechanism("gaussian", sampler="opendp").release(H, sigma, rng, integer=...)``
-(:class:`blowfish_core.mechanisms.GaussianOpenDP`, what run_synthesis calls with
+(:class:`blowfish_core.privacy.mechanisms.GaussianOpenDP`, what run_synthesis calls with
 OsEntropyStreams) -- the discrete Gaussian for the hard votes (Tab-PE, Hard:
 ``Method.integer_votes``), OpenDP's float Gaussian for BF-Soft.  The n runs are one call
 on the histogram tiled n times (every coordinate an independent draw of the sampler).  OpenDP's noise is unseeded (OS entropy), so the bound varies a
@@ -35,9 +35,9 @@ from .audit import (
     pair_statistic,
     split_half_bound,
 )
-from ..errors import BlowfishError
-from ..mechanisms import get_mechanism
-from ..methods import METHODS
+from ..base.errors import BlowfishError
+from ..privacy.mechanisms import get_mechanism
+from ..algorithm.methods import METHODS
 
 #: hard-vote methods get integer histograms, hence the discrete Gaussian.
 DISCRETE_METHODS = tuple(m.name for m in METHODS.values() if m.integer_votes)

@@ -5,7 +5,7 @@ by attribute), Cor. 5.3 (hard vote: 0 or sqrt(2)), Lemma 5.4 / Cor. 5.5 (soft vo
 tilt bound), Prop. 5.6 (tightness), §6.2.6 and Figure 7 (exact vs bound, cost).
 
 What is computed here, for a population C (m candidates, encoded as in
-:mod:`blowfish_core.schema`) and a policy:
+:mod:`blowfish_core.model.schema`) and a policy:
 
 * :func:`exact_sensitivity` -- ``S_p = max over record-level policy edges (x, y) of
   ||v(x) - v(y)||_p`` for the hard vote ``e_nn(x)`` or the soft vote
@@ -25,12 +25,12 @@ What is computed here, for a population C (m candidates, encoded as in
 * :func:`tightness_construction` -- Prop. 5.6: two candidates at 0 and L, the
   protected pair (L -+ theta)/2; extra candidates pushed R away.
 * :func:`crossing_search` -- the fast crossing search of
-  :func:`blowfish_core.sensitivity.hard_sensitivity` (returns the certifying crossing).
+  :func:`blowfish_core.model.sensitivity.hard_sensitivity` (returns the certifying crossing).
 
 Two exact soft-vote algorithms give the same numbers (tests compare them):
 
-* ``enumerate`` -- softmax rows of every edge endpoint (:func:`blowfish_core.votes.soft_rows`
-  on :class:`blowfish_core.distance.GowerKernel` blocks), differences per edge.
+* ``enumerate`` -- softmax rows of every edge endpoint (:func:`blowfish_core.model.votes.soft_rows`
+  on :class:`blowfish_core.model.distance.GowerKernel` blocks), differences per edge.
   Cost O(edges x m).
 * ``line`` -- Gower distance, protected attribute numeric or ordinal: with the
   candidates sorted along the protected attribute, the vote of every value and every
@@ -50,15 +50,15 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
-from .._lazy import pd  # pandas, imported on first use (issue 15)
+from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
-from ..distance import GowerKernel, domain_index
-from ..edges import EdgeBlock, edge_total, iter_edge_blocks, lattice_edges
-from ..errors import SchemaError
-from ..policy import AttributePolicy, Policy, ValueEdges, record_reach
-from ..schema import Attribute, Schema
-from ..sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound
-from ..votes import VOTES, HardVote, check_tau, soft_rows
+from ..model.distance import GowerKernel, domain_index
+from ..model.edges import EdgeBlock, edge_total, iter_edge_blocks, lattice_edges
+from ..base.errors import SchemaError
+from ..model.policy import AttributePolicy, Policy, ValueEdges, record_reach
+from ..model.schema import Attribute, Schema
+from ..model.sensitivity import SQRT2, Calibration, hard_sensitivity, soft_bound
+from ..model.votes import VOTES, HardVote, check_tau, soft_rows
 
 #: distances supported by the exact engine: Gower (weighted l1, the project default) and
 #: weighted Euclidean sqrt(sum_i (w_i d_i)^2).  Both are metrics, and a record-level edge
@@ -80,15 +80,15 @@ class EnumerationLimitError(SchemaError):
 
 # --------------------------------------------------------------------- lattices
 #: the value edges of one attribute used for enumeration (name, codes, e0, e1, exact):
-#: the engine's one value-edge type, :class:`blowfish_core.policy.ValueEdges`.
+#: the engine's one value-edge type, :class:`blowfish_core.model.policy.ValueEdges`.
 Lattice = ValueEdges
 
 
 def attribute_lattice(a: Attribute, ap: AttributePolicy, grid: int = DEFAULT_GRID) -> ValueEdges:
-    """Lattice of attribute ``a`` under its policy ``ap`` (:func:`blowfish_core.edges.lattice_edges`).
+    """Lattice of attribute ``a`` under its policy ``ap`` (:func:`blowfish_core.model.edges.lattice_edges`).
 
     Finite domains (ordinal, categorical, binary, hierarchical, integer numeric): every
-    value and every protected pair (:func:`blowfish_core.policy.value_edges`).
+    value and every protected pair (:func:`blowfish_core.model.policy.value_edges`).
     Continuous numeric: ``grid`` equally spaced points over [lo, hi] and the pairs of
     points at most theta apart (threshold policies; 'none' gives no pair).
     Raises SchemaError for a grid below 2, PolicyError when the policy does not fit.
@@ -707,7 +707,7 @@ def edge_costs(
 
 
 def crossing_search(schema: Schema, policy: Policy, C: np.ndarray, **kwargs: Any) -> Calibration:
-    """The hard-vote crossing search of :func:`blowfish_core.sensitivity.hard_sensitivity`.
+    """The hard-vote crossing search of :func:`blowfish_core.model.sensitivity.hard_sensitivity`.
 
     Returns its Calibration: delta sqrt(2) with ``how='certified-crossing'`` and the
     crossing edge as ``witness`` (decoded values, nn_u != nn_v), 'exhaustive-zero' or
@@ -724,7 +724,7 @@ def closed_form_bound(schema: Schema, policy: Policy, tau: float, norm: str = "l
     (§5.6) raise it to at least 1.  Raises BudgetError for a bad tau.
 
     The paper's value (no float pad): the engine calibrates with
-    :func:`blowfish_core.sensitivity.soft_bound`, this times (1 + SOFT_BOUND_PAD)."""
+    :func:`blowfish_core.model.sensitivity.soft_bound`, this times (1 + SOFT_BOUND_PAD)."""
     tau = check_tau(tau)
     if norm not in ("l1", "l2"):
         raise SchemaError(f"norm must be 'l1' or 'l2' (got {norm!r})")
@@ -888,7 +888,7 @@ class Tightness:
     theta on 'x'.  C: (m, 1) encoded candidates; candidates: their raw positions
     (0, L, then L + R + k for k = 3..m).  u, v: raw positions of the protected pair
     (L -+ theta)/2.  attained: ||v(u) - v(v)||_2 of the soft vote at tau (via
-    :func:`blowfish_core.votes.soft_rows`); bound: sqrt(2) tanh(theta / (2 tau)).
+    :func:`blowfish_core.model.votes.soft_rows`); bound: sqrt(2) tanh(theta / (2 tau)).
     """
 
     theta: float

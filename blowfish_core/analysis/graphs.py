@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..policy import AttributePolicy, attribute_reach, value_edges
-from ..schema import Attribute, _fmt
+from ..model.policy import AttributePolicy, attribute_reach, value_edges
+from ..model.schema import Attribute, _fmt
 
 #: finite attributes with more values than this are summarized instead of drawn.
 MAX_DRAWN_VALUES = 60

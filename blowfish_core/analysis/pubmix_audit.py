@@ -24,7 +24,7 @@ Power needs a small n and a floor t well below 1/n (so the private record moves
 a mass comparable to the noise); :func:`default_pubmix_setting` is such a case.
 
 Samplers: 'counts' draws the multinomial counts on (i, j, rest) directly;
-'full' draws every bin index with :func:`blowfish_core.pubmix.pubmix_sample`
+'full' draws every bin index with :func:`blowfish_core.privacy.pubmix.pubmix_sample`
 and counts them (slower; validates the shortcut).
 """
 
@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 
 from .audit import clopper_pearson_upper, split_half_bound
-from ..errors import BlowfishError
-from ..pubmix import beta_min, pubmix_delta, pubmix_sample, water_fill
+from ..base.errors import BlowfishError
+from ..privacy.pubmix import beta_min, pubmix_delta, pubmix_sample, water_fill
 
 #: variant -> (expected verdict: True = must pass, description)
 PUBMIX_VARIANTS = {

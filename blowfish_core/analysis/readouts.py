@@ -21,16 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from ..accounting import (
+from ..privacy.accounting import (
     epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_rho,
 )
-from ..calibration import floor_value
-from ..errors import BudgetError, PolicyError
-from ..methods import BF_SOFT, HARD, TAB_PE
-from ..policy import Policy, attribute_reach, components, group_privacy, path_length
-from ..schema import Schema, _fmt
-from ..sensitivity import SQRT2, noise_ratio, soft_bound, standard_dp_reach
-from ..votes import check_tau
+from ..model.calibration import floor_value
+from ..base.errors import BudgetError, PolicyError
+from ..algorithm.methods import BF_SOFT, HARD, TAB_PE
+from ..model.policy import Policy, attribute_reach, components, group_privacy, path_length
+from ..model.schema import Schema, _fmt
+from ..model.sensitivity import SQRT2, noise_ratio, soft_bound, standard_dp_reach
+from ..model.votes import check_tau
 
 #: default temperature grid of the q-versus-tau curve: 1e-3 .. 1, log-spaced.
 CURVE_TAUS = np.logspace(-3, 0, 61)

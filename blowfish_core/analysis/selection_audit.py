@@ -1,7 +1,7 @@
 """Exact selection audit (papers/001; design/selection.md B2, B5(b)).
 
 For a small finite dataset graph, every edge (x, x') is enumerated and the release law
-of a calibration (:mod:`blowfish_core.selection`) is computed exactly on both sides; the
+of a calibration (:mod:`blowfish_core.privacy.selection`) is computed exactly on both sides; the
 audit reports the worst ``delta(epsilon_claimed)`` over all edges and both orders.  No
 sampling.  A case PASSES when the worst delta <= delta_claimed + :data:`TOLERANCE`.
 
@@ -21,7 +21,7 @@ Domains (each a :class:`Construction`):
 
 The constructions are ours (design/selection.md B2), matching the limits the truncated
 paper states.  The shifted-Laplace scale is continuous: its delta is an integral, done by
-composite Gauss-Legendre (see :func:`blowfish_core.selection.law_delta`).
+composite Gauss-Legendre (see :func:`blowfish_core.privacy.selection.law_delta`).
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import BudgetError
-from ..policy import AttributePolicy, Policy, value_edges
-from ..schema import Attribute, Schema
-from ..selection import (
+from ..base.errors import BudgetError
+from ..model.policy import AttributePolicy, Policy, value_edges
+from ..model.schema import Attribute, Schema
+from ..privacy.selection import (
     BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, Calibration, GlobalScale, LocalScale, PTR, SelectionGraph,
     ShiftedLaplace, SmoothFixed, law_delta,
 )
-from ..votes import vote_vectors
+from ..model.votes import vote_vectors
 
 #: numerical slack of a pass (the continuous case is a quadrature).
 TOLERANCE = 1e-12

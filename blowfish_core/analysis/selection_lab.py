@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BudgetError
-from ..selection import (
+from ..base.errors import BudgetError
+from ..privacy.selection import (
     CALIBRATIONS, NOT_PRIVATE, PTR, VALID_CALIBRATIONS, Calibration, GlobalScale, LocalScale, ShiftedLaplace,
     SmoothFixed, law_delta,
 )

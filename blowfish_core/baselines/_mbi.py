@@ -13,7 +13,7 @@ import importlib
 import warnings
 from types import ModuleType
 
-from ..errors import BlowfishError
+from ..base.errors import BlowfishError
 
 INSTALL_HINT = "pip install .[baseline]   (or: pip install mbi jax jaxlib)"
 

@@ -45,10 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from ..accounting import check_rho
-from ..errors import SchemaError
-from ..metrics import NUMERIC_BINS
-from ..schema import Schema
+from ..privacy.accounting import check_rho
+from ..base.errors import SchemaError
+from ..model.metrics import NUMERIC_BINS
+from ..model.schema import Schema
 from ._mbi import require_mbi
 from .cells import PublicCells
 from .common import (

@@ -4,7 +4,7 @@ PRIVACY RULE (DESIGN §3 "Schema and public domain", §7): every cell count and 
 comes from the *public* schema, never from the private table.  (MST's published
 preprocessing builds the domain from the data; this module deliberately does not.)
 
-Cells per attribute, the same cells PWErr uses (blowfish_core.metrics.bin_codes):
+Cells per attribute, the same cells PWErr uses (blowfish_core.model.metrics.bin_codes):
 
 * numeric: ``bins`` equal-width bins over the public [lo, hi] (default
   metrics.NUMERIC_BINS = 20).  For an integer attribute whose span is narrower than
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SchemaError
-from ..metrics import NUMERIC_BINS, bin_codes
-from ..schema import Schema
+from ..base.errors import SchemaError
+from ..model.metrics import NUMERIC_BINS, bin_codes
+from ..model.schema import Schema
 
 #: integer attributes with a span up to this are decoded by enumerating their whole numbers.
 MAX_ENUMERATED = 2_000_000

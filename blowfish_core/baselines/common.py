@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import BlowfishError, BudgetError, SchemaError
-from ..schema import Schema
+from ..base.errors import BlowfishError, BudgetError, SchemaError
+from ..model.schema import Schema
 
 NEIGHBOURS = ("replace-one", "add-remove")
 SAMPLING = ("round", "sample")
@@ -123,7 +123,7 @@ class FitRandomness:
     def gaussian(self, x: np.ndarray, sigma: float) -> np.ndarray:
         """x + N(0, sigma^2 I): x (m,) float64 counts, sigma > 0 (count units) -> (m,) float64."""
         if self.release:
-            from ..mechanisms.opendp_samplers import opendp_noisy
+            from ..privacy.mechanisms.opendp_samplers import opendp_noisy
 
             return opendp_noisy(np.asarray(x, dtype=np.float64), float(sigma), "gaussian", discrete=False)
         return x + self.rng.normal(0.0, sigma, size=x.size)
@@ -132,7 +132,7 @@ class FitRandomness:
         """Exponential-mechanism index, P(k) ~ exp(epsilon score_k / (2 sensitivity)) (McSherry-Talwar):
         scores (K,) score units, epsilon > 0 (nats), sensitivity > 0 (score units) -> int in [0, K)."""
         if self.release:
-            from ..mechanisms.exponential import Exponential
+            from ..privacy.mechanisms.exponential import Exponential
 
             return Exponential().draw(np.asarray(scores, dtype=float), float(sensitivity), float(epsilon))
         return exponential_mechanism(scores, epsilon, sensitivity, self.rng)
@@ -147,7 +147,7 @@ def fit_randomness(seed: Any, streams: Any, tag: int) -> FitRandomness:
     streams(PUBLIC_DRAWS, 0); a study fit's Generator is SeedSequence([seed, tag]), as before.
     Raises BlowfishError for a seed that is not a whole number.
     """
-    from ..evolution import SeededStreams, make_streams
+    from ..algorithm.evolution import SeededStreams, make_streams
 
     if streams is None:
         if isinstance(seed, str):

@@ -63,7 +63,7 @@ class BaselineResult:
     """Release of a reference method.
 
     release: DataFrame (rows, p) in the schema's original column names and values.
-    X: the same release encoded (rows, p) float64 (blowfish_core.schema encoding).
+    X: the same release encoded (rows, p) float64 (blowfish_core.model.schema encoding).
     ledger: tuple of LedgerRow; their rho sums to the stated rho.
     seconds: wall-clock seconds of the whole fit (measure, estimate, sample, decode).
     rho: the stated total budget; method: "mst" | "aim".

@@ -52,9 +52,9 @@ from typing import Any
 
 import numpy as np
 
-from ..accounting import check_rho, gaussian_sigma
-from ..metrics import NUMERIC_BINS
-from ..schema import Schema
+from ..privacy.accounting import check_rho, gaussian_sigma
+from ..model.metrics import NUMERIC_BINS
+from ..model.schema import Schema
 from ._mbi import require_mbi
 from .cells import PublicCells
 from .common import (

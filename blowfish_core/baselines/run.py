@@ -1,10 +1,10 @@
 """Run a reference method (MST, AIM) as a method of the table: ``run_reference -> SynthResult``.
 
-The method table (blowfish_core.methods) registers MST and AIM with ``runner="baseline"``
+The method table (blowfish_core.algorithm.methods) registers MST and AIM with ``runner="baseline"``
 and ``fit`` = the name of their fit function here (fit_mst, fit_aim).  This module gives
 them the call signature of Algorithm 1 (evolution.run_synthesis), so experiment.run_paired,
 the CLI report, the sweeps and the Synthesizer run them like any method, and maps their
-ledger rows onto the engine's typed :class:`blowfish_core.ledger.LedgerRow`:
+ledger rows onto the engine's typed :class:`blowfish_core.privacy.ledger.LedgerRow`:
 
 * a Gaussian measurement -> mechanism 'gaussian', norm 'l2', scale sigma, rho_t =
   Delta^2 / (2 sigma^2), candidates = cells of the measured marginal;
@@ -15,7 +15,7 @@ ledger rows onto the engine's typed :class:`blowfish_core.ledger.LedgerRow`:
 
 Every row has calibration 'global' (a fixed, data-independent sensitivity), surviving =
 candidates (no threshold H applies) and a note naming the algorithm step and clique.  The
-totals of such a ledger: ledger.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
+totals of such a ledger: totals.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
 accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
 tau; the budget must be zCDP (mechanism 'gaussian').
 
@@ -31,8 +31,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import BlowfishError
-from ..ledger import LedgerRow as EngineRow
+from ..base.errors import BlowfishError
+from ..privacy.ledger import LedgerRow as EngineRow
 from .ledger import BaselineResult
 
 
@@ -84,9 +84,9 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     should_stop() is True before the fit.
     """
     from .. import baselines
-    from ..evolution import RunStopped, SynthConfig, SynthResult, make_streams
-    from ..mechanisms import get_mechanism
-    from ..methods import get_method
+    from ..algorithm.evolution import RunStopped, SynthConfig, SynthResult, make_streams
+    from ..privacy.mechanisms import get_mechanism
+    from ..algorithm.methods import get_method
 
     meth = get_method(method)
     if not meth.is_reference or meth.fit is None:

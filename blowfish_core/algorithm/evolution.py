@@ -1,0 +1,585 @@
+"""Algorithm 1 (evolutionary DP synthesis) with Tab-PE-style ResampleMutate.
+
+Paper Algorithm 1, §4, App. B, App. F.2; DESIGN §3 "ResampleMutate".
+
+Per round t = 1..T on population C_t (m_t candidates):
+  1. vote histogram H_t = sum_x v(x)   (hard one-hot or soft softmax, Eq. (2));
+  2. Delta_t from the method's calibrator (methods.METHODS -> calibration.calibrate),
+     in the mechanism's norm;
+  3. noisy histogram H~_t = H_t + noise from the mechanism (mechanisms/: Gaussian
+     sigma_t^2 = Delta_t^2 / (2 rho_t), or Laplace b_t = Delta1_t / epsilon_t), one ledger row;
+  4. post-processing only: entries below the public threshold H are zeroed and
+     negative entries clipped (App. B); C_{t+1} = ResampleMutate(H~_t, C_t).
+After round T the release (``release`` records) is taken from C_T by post-processing of the
+round-T noisy counts, unmutated: release_mode 'top' (default) = the ``release`` candidates
+with the largest counts (each candidate of C_T once); 'top-distinct' = the same with equal
+records counted once; 'sample' = drawn proportionally to the clipped counts.
+
+Sampling release steps (mechanism ``pubmix`` / ``linmix``, papers/003; hard votes
+only): steps 3-4 become "draw n_samples_t i.i.d. bin indices from
+(1 - beta_t) H_t/n + beta_t P_nse,t" (P_nse,t from the public rows' hard-vote
+histogram on C_t, mechanisms/pubmix.py), with n_samples_t = m_{t+1} (t < T) or the
+release size (t = T), and (beta_t, f_t) fixed before the run (PubMix.plan).  "sample"
+selection uses the draws as the parents; "rank" selection ranks by the counts among
+the draws (post-processing); the release is made from the round-T draws: release_mode
+'sample' = the draws themselves, 'top' (default) = the candidates with the most
+draws ('top-distinct': equal records once).  The mixture and H_t are never stored.
+
+Default schedule ("hybrid", the paper's setting read as the reference library does,
+DESIGN §3; the named schedules are in :data:`SCHEDULES`): 8 rounds, 512 candidates in
+rounds 1-3 and 1024 in rounds 4-8.  Populations of rounds <= ``switch_round`` are
+produced by "sample" selection (parents drawn proportionally to the clipped counts,
+one mutated child each, parents not kept); later ones by "rank" selection (the top
+m/(1+children) parents kept plus ``children`` mutated children each; children = 1 by
+default, so at the paper's sizes the top 512 = ``release`` parents are kept plus one
+child each); the release is the 512 candidates with the largest final noisy
+counts.  Ranking uses the clipped counts (``rank_by='clipped'``) or the raw noisy
+counts (``'raw'``, as the reference library).  The previous reading (top m/4 kept with
+3 children, release drawn proportionally) is the named schedule ``hybrid-256x3``.
+If every clipped count is zero, parents are drawn uniformly (documented fallback).
+Mutation (rate_t = a - (a - b) (t/T)^0.2, a=0.5, b=0.01; round t mutates at rate_t,
+or at rate_{t-1} with ``mutation_index='t-1'``, as the reference library): numeric and ordinal
+values move by a uniform step in [-rate, rate] x (domain width), rounded to the
+grid and clipped; categorical/binary/hierarchical values are redrawn uniformly
+with probability rate.
+
+Paired random streams: every random draw comes from a generator seeded by
+(seed, purpose, round), so the same seed gives every method the same initial
+population, the same standard-normal noise vector per round, and the same
+mutation draws; selection uses the same uniforms (different probabilities).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..model.calibration import RoundInputs, calibrate
+from ..model.distance import GowerKernel, domain_index, group_records
+from ..base.errors import BlowfishError, BudgetError
+from ..privacy.ledger import LedgerRow
+from ..privacy.mechanisms import Mechanism, get_mechanism
+from .methods import Method, get_method
+from ..model.policy import Policy, record_reach
+from ..model.schema import Schema
+from ..model.sensitivity import DEFAULT_MAX_EDGES
+from ..model.votes import vote_histogram
+
+SELECTIONS = ("hybrid", "sample", "rank")
+RELEASE_MODES = ("top", "top-distinct", "sample")
+RANK_BY = ("clipped", "raw")
+MUTATION_INDEX = ("t", "t-1")
+
+#: the named schedules (DESIGN §3), the ONE place their settings live.  "hybrid" (the
+#: default): the reference library's reading -- rank rounds keep the top m/2 (= release at
+#: the paper's sizes) parents with one child each, release = the top final counts.
+#: "hybrid-256x3": the earlier reading (top m/4 kept, 3 children each, release drawn
+#: proportionally to the clipped counts), kept for comparison.
+SCHEDULES: dict[str, dict[str, Any]] = {
+    "hybrid": {"selection": "hybrid", "switch_round": 3, "children": 1, "release_mode": "top",
+               "rank_by": "clipped", "mutation_index": "t"},
+}
+SCHEDULES["hybrid-256x3"] = {**SCHEDULES["hybrid"], "children": 3, "release_mode": "sample"}
+_DEFAULT = SCHEDULES["hybrid"]
+_INIT, _NOISE, _SELECT, _MUTATE, _RELEASE = range(5)
+
+
+class RunStopped(BlowfishError):
+    """The run was stopped by the caller (``should_stop`` returned True)."""
+
+
+@dataclass
+class SynthConfig:
+    """Settings of one synthesis run (defaults = the paper's setting, App. F.2).
+
+    rounds: T >= 1.  population: m_t per round (length T); None -> 512 for rounds
+    1-3 and 1024 after (scaled down when T < 4).  release: records released (>= 1).
+    threshold_h: public count threshold H (App. B), >= 0.  selection: 'hybrid',
+    'sample' or 'rank'.  switch_round: hybrid switches to rank for populations of
+    rounds > switch_round.  children: mutated children per kept parent in rank mode
+    (default 1: the top m/(1+children) = m/2 kept, i.e. 512 = release at the paper's sizes).
+    release_mode: 'top' (default: the ``release`` candidates of C_T with the largest final
+    noisy counts, unmutated, each candidate once; when m_T < release they repeat in rank order),
+    'top-distinct' (the same, equal records counted once: the distinct records in rank order)
+    or 'sample' (drawn proportionally to the last clipped noisy counts).
+    rank_by: what rank selection and the 'top' release rank by: 'clipped' (default: the
+    H-thresholded, clipped counts) or 'raw' (the unclipped noisy counts, as the reference
+    library).  mutation_index: 't' (default: round t mutates at rate_t) or 't-1' (at rate_{t-1},
+    as the reference library).  mutation_start/end: a and b of the decaying mutation rate.
+    max_edges: exhaustive limit of Hard's certification.  budget_weights: per-round rho split
+    (None = equal).  Named schedules: :meth:`from_schedule` (:data:`SCHEDULES`).
+    """
+
+    rounds: int = 8
+    population: list[int] | None = None
+    release: int = 512
+    release_mode: str = _DEFAULT["release_mode"]
+    threshold_h: float = 0.0
+    selection: str = _DEFAULT["selection"]
+    switch_round: int = _DEFAULT["switch_round"]
+    children: int = _DEFAULT["children"]
+    rank_by: str = _DEFAULT["rank_by"]
+    mutation_index: str = _DEFAULT["mutation_index"]
+    mutation_start: float = 0.5
+    mutation_end: float = 0.01
+    max_edges: float = DEFAULT_MAX_EDGES
+    budget_weights: list[float] | None = None
+
+    @classmethod
+    def from_schedule(cls, name: str = "hybrid", **overrides: Any) -> "SynthConfig":
+        """The named schedule ``name`` (a key of :data:`SCHEDULES`) with ``overrides`` on top
+        (any SynthConfig field; None values are ignored, so unset CLI flags keep the schedule's).
+
+        Raises BlowfishError naming ``schedule`` for an unknown name, or the field for an
+        unknown override.  Not validated (call .validate()).
+        """
+        if name not in SCHEDULES:
+            raise BlowfishError(f"schedule must be one of {', '.join(SCHEDULES)} (got {name!r})")
+        fields = set(cls.__dataclass_fields__)
+        bad = sorted(set(overrides) - fields)
+        if bad:
+            raise BlowfishError(f"unknown schedule setting {bad[0]!r}. Fix: use one of {', '.join(sorted(fields))}")
+        kw = {**SCHEDULES[name], **{k: v for k, v in overrides.items() if v is not None}}
+        return cls(**kw)
+
+    def sizes(self) -> list[int]:
+        if self.population is not None:
+            return [int(v) for v in self.population]
+        return [512 if t <= self.switch_round else 1024 for t in range(1, self.rounds + 1)]
+
+    def validate(self) -> "SynthConfig":
+        """Raise BlowfishError naming the field for an invalid setting."""
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, (int, np.integer)) or self.rounds < 1:
+            raise BudgetError(f"rounds must be a whole number >= 1 (got {self.rounds!r})")
+        if self.rounds > 200:
+            raise BudgetError(f"rounds must be <= 200 (got {self.rounds})")
+        sizes = self.sizes()
+        if len(sizes) != self.rounds:
+            raise BlowfishError(
+                f"population schedule has {len(sizes)} entries but rounds = {self.rounds}. "
+                "Fix: give one candidate count per round"
+            )
+        if any(s < 1 or s > 200_000 for s in sizes):
+            raise BlowfishError(f"population sizes must be between 1 and 200000 (got {sizes})")
+        if isinstance(self.release, bool) or not isinstance(self.release, (int, np.integer)) or self.release < 1:
+            raise BlowfishError(f"release size must be a whole number >= 1 (got {self.release!r})")
+        if self.release > 10_000_000:
+            raise BlowfishError(f"release size must be <= 10,000,000 (got {self.release})")
+        if not math.isfinite(self.threshold_h) or self.threshold_h < 0:
+            raise BlowfishError(f"threshold H must be a finite number >= 0 (got {self.threshold_h})")
+        if self.release_mode not in RELEASE_MODES:
+            raise BlowfishError(f"release mode must be one of {', '.join(RELEASE_MODES)} (got {self.release_mode!r})")
+        if self.rank_by not in RANK_BY:
+            raise BlowfishError(f"rank_by must be 'clipped' or 'raw' (got {self.rank_by!r})")
+        if self.mutation_index not in MUTATION_INDEX:
+            raise BlowfishError(f"mutation_index must be 't' or 't-1' (got {self.mutation_index!r})")
+        if self.selection not in SELECTIONS:
+            raise BlowfishError(f"selection must be one of {', '.join(SELECTIONS)} (got {self.selection!r})")
+        if isinstance(self.children, bool) or not isinstance(self.children, (int, np.integer)) or self.children < 1:
+            raise BlowfishError(f"children per parent must be a whole number >= 1 (got {self.children!r})")
+        if not (0 <= self.mutation_end <= self.mutation_start <= 1):
+            raise BlowfishError("mutation rates must satisfy 0 <= end <= start <= 1")
+        return self
+
+
+#: the per-round ledger entry (DESIGN §7); see blowfish_core.privacy.ledger.LedgerRow.
+RoundRecord = LedgerRow
+
+
+@dataclass
+class SynthResult:
+    """One run: the released records (encoded (release, p)) and the per-round ledger.
+
+    sampler: reference methods only (experiment.run_method, runner 'baseline'): ``sampler(n, rng)``
+    draws n more encoded records from the fitted model (post-processing); None for Algorithm 1,
+    whose further samples come from final_population / final_weights (clipped counts) and
+    final_scores (what the 'top' release ranks by: config.rank_by's counts).
+    """
+
+    method: str
+    seed: int | None
+    release: np.ndarray
+    rounds: list[LedgerRow]
+    seconds: float
+    round_seconds: list[float]
+    populations: list[np.ndarray] | None = None
+    final_population: np.ndarray | None = None
+    final_weights: np.ndarray | None = None
+    final_scores: np.ndarray | None = None
+    sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None
+    #: the soft vote's arithmetic as used (votes.SoftVote.precision_used): 'float32', 'float64', or
+    #: 'float32 in round(s) ..; float64 in round(s) ..' when it changed; None without a soft vote.
+    vote_precision: str | None = None
+    #: the sampler that drew the noise ('numpy' for study runs; 'opendp' / 'exact' for releases) and
+    #: the randomness text of the run's streams (release_gate.publish checks both; issue 21).
+    noise_sampler: str | None = None
+    randomness: str | None = None
+
+    @property
+    def sampler_used(self) -> str | None:
+        """The noise sampler as release.release_synthesis reads it (= noise_sampler)."""
+        return self.noise_sampler
+
+
+def vote_precision_text(per_round: list[str]) -> str | None:
+    """One text for the per-round precisions: the precision when every round used it, else which rounds
+    used which ('float32 in round(s) 1, 2; float64 in round(s) 3'); None for no round."""
+    if not per_round:
+        return None
+    kinds = sorted(set(per_round), key=per_round.index)
+    if len(kinds) == 1:
+        return kinds[0]
+    return "; ".join(f"{k} in round(s) {', '.join(str(t) for t, p in enumerate(per_round, 1) if p == k)}"
+                     for k in kinds)
+
+
+def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
+    """Generator for (seed, purpose, round): the paired random streams."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed), int(purpose), int(t)]))
+
+
+#: what a seeded output says about itself (DESIGN §7; every seeded output carries it).
+SEEDED_NOTE = "seeded: for study, not for publication"
+
+
+@dataclass(frozen=True)
+class SeededStreams:
+    """The run's source of randomness: ``streams(purpose, t)`` -> Generator.
+
+    Seeded (study) streams, paired across methods (rng_for).  ``sampler`` names the noise
+    sampler the run's mechanism uses (mechanisms.get_mechanism(name, sampler)): 'numpy'
+    (the floating-point normal / Laplace of the round's stream; study runs only).
+    ``vote_precision`` 'float32': the soft vote's float32 tiles (votes.SoftVote, issue 15).
+    Anything with the same call signature and attributes can be passed to
+    run_synthesis(streams=...); see :class:`OsEntropyStreams` for a release.
+    """
+
+    seed: int
+    sampler = "numpy"
+    seeded = True
+    vote_precision = "float32"  # study runs: the float32 soft vote (votes.SoftVote; issue 15)
+    randomness = SEEDED_NOTE
+
+    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
+        return rng_for(self.seed, purpose, t)
+
+
+class OsEntropyStreams:
+    """Release-mode randomness (issue 11, DESIGN §7): nothing is seeded or recorded.
+
+    One ``numpy.random.SeedSequence()`` drawn from the operating system's entropy when the
+    object is made; ``streams(purpose, t)`` spawns an independent PCG64 stream from it for
+    the public draws (initial population, selection, mutation, release).  The noise is not
+    drawn from these streams: ``sampler = 'opendp'`` selects OpenDP's floating-point-safe
+    samplers (mechanisms.opendp_samplers; the discrete Gaussian / Laplace for hard votes),
+    which draw from the OS CSPRNG themselves; ``vote_precision = 'float64'``: the soft vote to
+    1e-15, so the vote's sensitivity is the calibrated one.  The entropy is never exposed: repr, the
+    report and the ledger say only :data:`RANDOMNESS`.
+    """
+
+    sampler = "opendp"
+    seeded = False
+    vote_precision = "float64"  # releases: the soft vote to 1e-15 (votes.SoftVote; issue 15)
+    randomness = "unseeded, OS entropy, sampler opendp"
+    __slots__ = ("_ss",)
+
+    def __init__(self) -> None:
+        self._ss = np.random.SeedSequence()
+
+    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
+        return np.random.default_rng(
+            np.random.SeedSequence(self._ss.entropy, spawn_key=(int(purpose), int(t))))
+
+    def __repr__(self) -> str:
+        return "OsEntropyStreams(unseeded, OS entropy, sampler opendp)"
+
+    def __reduce__(self):  # never pickled (a pickle would carry the entropy)
+        raise TypeError("OsEntropyStreams cannot be pickled: it would record the run's entropy")
+
+
+#: the one text a release records about its randomness.
+RANDOMNESS = OsEntropyStreams.randomness
+
+
+#: run_synthesis's "no seed given" marker (it has no default seed; issue 21).
+_NO_SEED = "required"
+
+
+def make_streams(seed: int | None) -> "SeededStreams | OsEntropyStreams":
+    """SeededStreams(seed) for a whole number, OsEntropyStreams() for None (release mode)."""
+    return OsEntropyStreams() if seed is None else SeededStreams(int(seed))
+
+
+def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
+    """rate_t = a - (a - b) (t/T)^0.2 (DESIGN §3); t in [0, T] (rate_0 = a)."""
+    return a - (a - b) * (t / T) ** 0.2
+
+
+def round_mutation_rate(t: int, cfg: SynthConfig) -> float:
+    """The rate round t (1..T-1) mutates its parents at: rate_t (mutation_index 't') or
+    rate_{t-1} ('t-1', the reference library's indexing)."""
+    i = t if cfg.mutation_index == "t" else t - 1
+    return mutation_rate(i, cfg.rounds, cfg.mutation_start, cfg.mutation_end)
+
+
+def mutate(schema: Schema, parents: np.ndarray, rate: float, rng: np.random.Generator) -> np.ndarray:
+    """Tab-PE-style mutation of encoded parents (k, p) -> children (k, p).
+
+    Draws for every attribute regardless of its type so streams stay paired; each
+    attribute applies its own step (Attribute.mutate, blowfish_core.model.domain).
+    """
+    k, p = parents.shape
+    out = parents.copy()
+    steps = rng.uniform(-1.0, 1.0, size=(k, p)) * rate
+    redraw = rng.random(size=(k, p)) < rate
+    picks = rng.random(size=(k, p))
+    for i, a in enumerate(schema.attributes):
+        out[:, i] = a.mutate(out[:, i], steps[:, i], redraw[:, i], picks[:, i])
+    return out
+
+
+def _weights(noisy: np.ndarray, H: float) -> np.ndarray:
+    w = np.where(noisy >= H, noisy, 0.0)
+    return np.maximum(w, 0.0)
+
+
+def rank_order(w: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
+    """Candidate indices from the highest count down (stable: ties keep index order).
+
+    w: (m,) clipped counts; scores: (m,) what to rank by instead (the raw noisy counts for
+    rank_by='raw'); None ranks by w (as w / sum(w), which is the same order).
+    """
+    if scores is not None:
+        return np.argsort(-scores, kind="stable")
+    total = w.sum()
+    prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
+    return np.argsort(-prob, kind="stable")
+
+
+def _select(mode: str, w: np.ndarray, size: int, children: int, rng: np.random.Generator,
+            scores: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Return (kept parent indices, parent index of every child to mutate).
+
+    'sample': size parents drawn proportionally to the clipped counts w; 'rank': the top
+    size // (1 + children) by rank_order(w, scores) kept, children cycled over them."""
+    m = w.size
+    u = rng.random(size)
+    total = w.sum()
+    prob = w / total if total > 0 else np.full(m, 1.0 / m)
+    if mode == "sample":
+        cdf = np.cumsum(prob)
+        cdf[-1] = 1.0
+        return np.zeros(0, dtype=np.intp), np.searchsorted(cdf, u, side="right").astype(np.intp)
+    keep_n = max(1, size // (1 + children))
+    order = rank_order(w, scores)
+    kept = order[: min(keep_n, m)]
+    n_child = size - kept.size
+    child_parents = np.resize(kept, n_child)
+    return kept.astype(np.intp), child_parents.astype(np.intp)
+
+
+def run_synthesis(
+    schema: Schema,
+    X: np.ndarray,
+    policy: Policy,
+    method: "str | Method",
+    rho: float | None,
+    tau: float | None = None,
+    config: SynthConfig | None = None,
+    seed: "int | None | str" = "required",
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    keep_populations: bool = False,
+    mechanism: "str | Mechanism | None" = None,
+    epsilon: float | None = None,
+    streams: Callable[[int, int], np.random.Generator] | None = None,
+    delta: float | None = None,
+    public: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    engine: Any = None,
+) -> SynthResult:
+    """Run Algorithm 1 once.
+
+    X: (n, p) float64 encoded private records (schema.encode).  method: a name of the
+    method table or a Method.  mechanism: 'gaussian' (default; budget rho, total zCDP)
+    or 'laplace' (budget epsilon, pure DP); the budget is split over rounds.  tau:
+    temperature for soft votes (> 0).  grouped: optional precomputed (unique records,
+    counts, domain index) to share across runs.  seed: whole number (paired study
+    streams) or None (release mode: OsEntropyStreams, OpenDP noise).  streams: the source
+    of randomness (default make_streams(seed)); its ``sampler`` picks the mechanism's
+    noise sampler.  delta, public: for the sampling
+    mechanisms 'pubmix'/'linmix' (budget epsilon at delta, PLD): delta in (0, 1) (default 1e-5) and the
+    grouped PUBLIC rows (unique records, counts, domain index), required by PubMix.
+    engine: optional vote engine with ``histogram(schema, C, vote)`` (e.g.
+    dask_engine.DaskEngine, which holds the grouped records on its workers; X and grouped are
+    then unused); None = the local engine.
+    progress(event) is called after every round with keys round, rounds, method,
+    seed (None when unseeded), sigma_t (the noise scale), delta_t (the sensitivity),
+    mechanism and how (the calibration: bound, certified-crossing, exhaustive-zero, fallback, ...).  Raises BudgetError/BlowfishError for bad settings and
+    RunStopped when should_stop() returns True (nothing partial is returned).
+    """
+    meth = get_method(method)
+    if streams is None and (isinstance(seed, str) or seed is _NO_SEED):
+        raise BlowfishError("run_synthesis needs seed= or streams=: seed=0 (a whole number) for a reproducible "
+                            "study run, or streams=OsEntropyStreams() for fresh randomness. Fix: pass one; a "
+                            "release to publish goes through blowfish_core.synthesis.gate (Synthesizer(seed=None), "
+                            "or synth without --seeds)")
+    rng = streams if streams is not None else make_streams(seed)
+    # the noise sampler follows the randomness source (numpy for seeded study streams,
+    # OpenDP for OS entropy): chosen once here, never branched on in the loop
+    mech = get_mechanism(mechanism, sampler=getattr(rng, "sampler", "numpy"))
+    seed = seed if getattr(rng, "seeded", True) else None
+    cfg = (config or SynthConfig()).validate()
+    # ... and so does the soft vote's arithmetic (float32 for seeded study runs, float64 for
+    # releases and for any streams object that does not say)
+    vote = meth.make_vote(tau if meth.needs_tau else None, precision=getattr(rng, "vote_precision", "float64"))
+    if meth.needs_tau:
+        tau = vote.tau
+    policy.validate(schema)
+    T = cfg.rounds
+    sizes = cfg.sizes()
+    if engine is not None:
+        U = counts = I = None
+    elif grouped is None:
+        U, counts = group_records(X)
+        I = domain_index(schema, U)
+    else:
+        U, counts, I = grouped
+    sampling = getattr(mech, "samples", False)
+    if sampling:
+        from ..privacy.mechanisms.pubmix import check_sampling
+
+        check_sampling(mech, meth, policy, cfg.threshold_h, public is not None)
+        n_priv = int(round(float(counts.sum())))
+        plan = mech.plan(epsilon, 1e-5 if delta is None else delta, n_priv, sizes, cfg.release, cfg.budget_weights)
+        budgets = np.asarray(plan.epsilon_t)
+    else:
+        budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
+    reach = record_reach(schema, policy)
+    integer_votes = meth.integer_votes
+
+    t0 = time.perf_counter()
+    C = schema.sample_uniform(rng(_INIT, 0), sizes[0])
+    ledger: list[LedgerRow] = []
+    round_secs: list[float] = []
+    pops: list[np.ndarray] = []
+    w = np.zeros(0)
+    scores = None
+    precisions: list[str] = []  # the soft vote's arithmetic per round (votes.SoftVote.precision_used)
+    for t in range(1, T + 1):
+        rt = time.perf_counter()
+        if should_stop is not None and should_stop():
+            raise RunStopped(f"run stopped by the user before round {t}")
+        if keep_populations:
+            pops.append(C.copy())
+        kernel = GowerKernel(schema, C)
+        if hasattr(vote, "precision_used"):
+            precisions.append(vote.precision_used(kernel))
+        # --- vote histogram (private data touched here only)
+        Hist = (vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel) if engine is None
+                else engine.histogram(schema, C, vote))
+        # --- calibration (public: policy, tau, domain, C_t)
+        cal = calibrate(meth, RoundInputs(schema, policy, tau, C, reach, cfg.max_edges, kernel, mech.norm))
+        if sampling:
+            draws = _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng(_NOISE, t))
+            del Hist  # the private histogram leaves the round only through the draws
+            w = np.bincount(draws, minlength=kernel.m).astype(float)
+            scores = None  # the draw counts are never negative: raw = clipped
+            scale = plan.beta_t[t - 1]
+            ledger.append(mech.row(t, kernel.m, cal, plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
+        else:
+            scale = mech.scale(cal.delta, budgets[t - 1])
+            noisy = mech.release(Hist, scale, rng(_NOISE, t), integer=integer_votes)
+            w = _weights(noisy, cfg.threshold_h)
+            scores = noisy if cfg.rank_by == "raw" else None
+            notes = list(cal.notes)
+            if not (w > 0).any():
+                notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
+                             + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
+            ledger.append(mech.row(t, kernel.m, cal, scale, budgets[t - 1], surviving=int((w > 0).sum()),
+                                   notes=tuple(notes)))
+        if t < T:
+            size = sizes[t]
+            mode = cfg.selection
+            if mode == "hybrid":
+                mode = "sample" if t + 1 <= cfg.switch_round else "rank"
+            if sampling and mode == "sample":  # the PubMix draws are the parents
+                kept, parents = np.zeros(0, dtype=np.intp), draws.astype(np.intp)
+            else:
+                kept, parents = _select(mode, w, size, cfg.children, rng(_SELECT, t), scores)
+            rate = round_mutation_rate(t, cfg)
+            children = mutate(schema, C[parents], rate, rng(_MUTATE, t))
+            C = np.vstack([C[kept], children]) if kept.size else children
+        round_secs.append(time.perf_counter() - rt)
+        if progress is not None:
+            progress({"round": t, "rounds": T, "method": meth.name, "seed": seed,
+                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": mech.name,
+                      "how": cal.how})
+    # --- release: post-processing of the last noisy histogram (sampling: the round-T draws)
+    if sampling:
+        idx = draws if cfg.release_mode == "sample" else top_release(C, rank_order(w), cfg.release,
+                                                                     cfg.release_mode == "top-distinct")
+        release = C[idx]
+    else:
+        release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0), scores, C)]
+    return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
+                       pops if keep_populations else None, C, w, scores if scores is not None else w,
+                       vote_precision=vote_precision_text(precisions),
+                       noise_sampler=getattr(mech, "sampler", "numpy"),
+                       randomness=getattr(rng, "randomness", "custom streams"))
+
+
+def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> np.ndarray:
+    """One PubMix/LinMix round: int64 (n_samples_t,) draws of bin indices in [0, m_t).
+
+    P_nse,t from the public rows only (their hard-vote histogram on C_t); the mixture is
+    formed inside ``mech.draw`` and never kept (study: pubmix_sample on the seeded stream;
+    release: the exact sampler from the OS CSPRNG, mechanisms.pubmix.PubMixExact).
+    """
+    from ..model.votes import HardVote
+
+    i = t - 1
+    p_public = None
+    if not getattr(mech, "linmix", False):
+        Up, cp, Ip = public
+        hp = vote_histogram(schema, C, Up, cp, HardVote(), I=Ip, kernel=kernel)
+        p_public = hp / hp.sum()
+    p_noise = mech.noise_distribution(p_public, plan.floor[i], kernel.m)
+    return mech.draw(Hist, n_priv, p_noise, plan.beta_t[i], plan.n_samples[i], plan.floor[i], rng)
+
+
+def top_release(C: np.ndarray | None, order: np.ndarray, n: int, distinct: bool = False) -> np.ndarray:
+    """The first n indices of ``order`` (candidate indices in rank order, best first).
+
+    Each candidate appears once; when there are fewer than n, they repeat cyclically in rank
+    order.  distinct=True ('top-distinct'): a record that appears several times in C ((m, p))
+    counts once, at its best-ranked copy, before the cut.  Post-processing only.
+    """
+    if distinct and C is not None and order.size:
+        _, first = np.unique(C[order], axis=0, return_index=True)
+        order = order[np.sort(first)]
+    return np.resize(order[: min(n, order.size)], n)
+
+
+def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator,
+                    scores: np.ndarray | None = None, C: np.ndarray | None = None) -> np.ndarray:
+    """Indices into C_T of n released records, from the last clipped noisy counts w (m_T,).
+
+    mode 'sample': drawn proportionally to w (uniformly when every w is 0), by n uniforms of
+    ``rng``; 'top': the n candidates of C (m_T, p) with the largest counts (rank_order(w,
+    scores): scores = the raw noisy counts for rank_by='raw'; stable order); 'top-distinct': the
+    same with equal records once; see top_release.
+    Post-processing only (no privacy cost).
+    """
+    total = w.sum()
+    prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)
+    cdf = np.cumsum(prob)
+    cdf[-1] = 1.0
+    u = rng.random(n)
+    if mode in ("top", "top-distinct"):
+        return top_release(C, rank_order(w, scores), n, mode == "top-distinct")
+    return np.searchsorted(cdf, u, side="right")

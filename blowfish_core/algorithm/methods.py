@@ -1,0 +1,213 @@
+"""The method table: the ONE place that says what each method is (paper Table 1, §6.2.3).
+
+A :class:`Method` names its vote (hard or soft(tau)), its calibrator, the privacy
+notion its release satisfies ('standard': bounded DP, any substitution of one
+record; 'blowfish': policy-specific DP, substitutions along the policy's edges),
+whether it needs a temperature tau, and its label.  Everything else in the engine
+(evolution, runner, report, CLI parsing, pages) reads this table; adding a method is
+one entry here (plus its calibrator or vote if new).
+
+Report roles: the paired summary compares ``BASELINE`` (Hard) with ``SOFT`` (BF-Soft)
+and decomposes the gap with ``DECOMPOSITION`` (soft vote with Hard's noise, §6.2.3).
+
+How a method runs (``Method.runner``): ``"evolution"`` is Algorithm 1
+(evolution.run_synthesis: vote + calibrator + mechanism); ``"baseline"`` is a reference
+method fitted by a function of blowfish_core.baselines named by ``Method.fit`` (MST, AIM:
+standard DP only, no policy, no tau; optional extra ``pip install .[baseline]``).
+experiment.run_method dispatches on ``runner``; nothing compares method names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.calibration import Calibrator, ExactHard, Global, HardNoise, RoundInputs, SoftBound
+from ..model.calibration import calibrate as _calibrate
+from ..base.errors import BlowfishError, BudgetError
+from ..model.distance import GowerKernel
+from ..model.policy import Policy
+from ..model.schema import Schema
+from ..model.sensitivity import DEFAULT_MAX_EDGES, Calibration
+from ..model.votes import HardVote, SoftVote, Vote
+
+NOTIONS = {
+    "standard": "standard (bounded) DP: hides any substitution of one record",
+    "blowfish": "Blowfish DP for the policy: hides only substitutions along the policy's edges",
+}
+
+#: how a method runs: Algorithm 1, or a reference method's fit function (blowfish_core.baselines).
+RUNNERS = ("evolution", "baseline")
+
+
+@dataclass(frozen=True)
+class Method:
+    """One synthesis method.
+
+    name: CLI / report key; label: UI label; vote: the vote class (HardVote or SoftVote);
+    calibrator: Calibrator of Delta_t; notion: 'standard' or 'blowfish'; needs_tau: the
+    vote (or the calibration) needs a temperature tau > 0.
+    runner: 'evolution' (Algorithm 1) or 'baseline' (a reference method: vote and
+    calibrator are None, ``fit`` names its function in blowfish_core.baselines).
+    mechanisms: names of the budget mechanisms it runs with (None: every registered one).
+    note: appended to the notion text in reports (e.g. "ignores the policy").
+    """
+
+    name: str
+    label: str
+    vote: type | None
+    calibrator: Calibrator | None
+    notion: str
+    needs_tau: bool
+    runner: str = "evolution"
+    fit: str | None = None
+    mechanisms: tuple[str, ...] | None = None
+    note: str = ""
+    #: why the method is analysis-only (not private); "" for a private method (issue 21).  A
+    #: method with a reason is refused by the release gate and never offered in release controls.
+    not_private_reason: str = ""
+    #: the mechanisms a reference method's ledger uses besides the run's (MST/AIM: exponential
+    #: selections); the release gate checks that each has a floating-point-safe release sampler.
+    extra_mechanisms: tuple[str, ...] = ()
+
+    @property
+    def releasable(self) -> bool:
+        """True when the method's releases are private (the release gate admits it)."""
+        return not self.not_private_reason
+
+    @property
+    def release_mechanisms(self) -> tuple[str, ...]:
+        """Mechanisms the method's ledger uses besides the run's own (release.claim_of)."""
+        return self.extra_mechanisms
+
+    def make_vote(self, tau: float | None, precision: str = "float64") -> Vote:
+        """The round's vote: HardVote() or SoftVote(tau, precision) (BudgetError for a bad tau).
+
+        precision: the soft vote's arithmetic (votes.PRECISIONS); the hard vote is exact either way.
+
+        Raises BlowfishError for a reference method (it has no vote: it is not Algorithm 1).
+        """
+        if self.vote is None:
+            raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
+        return SoftVote(tau, precision) if self.vote is SoftVote else self.vote()
+
+    @property
+    def is_reference(self) -> bool:
+        """True for reference methods (runner 'baseline': MST, AIM), not Algorithm 1."""
+        return self.runner != "evolution"
+
+    def check_mechanism(self, mechanism: str, flag: str = "mechanism") -> None:
+        """BudgetError naming ``flag`` when the method cannot run with ``mechanism`` (a name)."""
+        if self.mechanisms is not None and mechanism not in self.mechanisms:
+            raise BudgetError(f"{flag} {mechanism}: {self.label} runs only with {flag} "
+                              f"{' or '.join(self.mechanisms)} (a zCDP budget rho, or epsilon with delta). "
+                              f"Fix: use {flag} {self.mechanisms[0]} for it, or run it separately")
+
+    @property
+    def policy_aware(self) -> bool:
+        """True for Blowfish notions (their noise depends on the policy; empty policy -> no noise)."""
+        return self.notion == "blowfish"
+
+    @property
+    def soft_policy_bound(self) -> bool:
+        """True when the noise follows BF-Soft's closed-form bound over the policy's record-level
+        reach (Cor. 5.5: SoftBound('policy')); not the standard-DP soft vote, not Hard's noise."""
+        return isinstance(self.calibrator, SoftBound) and self.calibrator.reach == "policy"
+
+    @property
+    def integer_votes(self) -> bool:
+        """True when the vote histogram holds whole counts (hard votes): a release-mode
+        sampler then adds discrete noise (OpenDP's discrete Gaussian / Laplace).  A property
+        of the method (public), never of the counts' values."""
+        return getattr(self.vote, "name", "") == "hard"
+
+    @property
+    def notion_text(self) -> str:
+        return NOTIONS[self.notion] + (f"; {self.note}" if self.note else "")
+
+
+TAB_PE = Method("tab-pe", "Tab-PE", HardVote, Global(), "standard", needs_tau=False)
+HARD = Method("hard", "Hard", HardVote, ExactHard(), "blowfish", needs_tau=False)
+BF_SOFT = Method("bf-soft", "BF-Soft", SoftVote, SoftBound("policy"), "blowfish", needs_tau=True)
+SOFT_DP = Method("soft-dp", "Soft vote (standard DP)", SoftVote, SoftBound("standard"), "standard", needs_tau=True)
+#: the §6.2.3 decomposition device: a soft vote with Hard's noise.  Hard's certified zero does not
+#: hold for the soft vote (it moves by up to 0.063 on those rounds), so it is analysis-only (issue 21).
+SOFT_HARD_NOISE_REASON = ("it is the §6.2.3 decomposition device: Hard's calibration "
+                          "(0 on rounds where no protected edge crosses a Voronoi boundary) does not bound the soft "
+                          "vote, which moves on every protected edge, so it is NOT differentially private")
+SOFT_HARD_NOISE = Method("soft-hard-noise", "Soft vote with Hard's noise", SoftVote, HardNoise(), "blowfish",
+                         needs_tau=True, note="analysis only: NOT private (Hard's noise does not cover a soft vote)",
+                         not_private_reason=SOFT_HARD_NOISE_REASON)
+#: reference methods (issue 12): marginal-based synthesis on Private-PGM (mbi), zCDP only.
+REFERENCE_NOTE = ("not policy-aware: it ignores the policy and tau (reference method on mbi); zCDP throughout "
+                  "(Gaussian measurements, exponential selections), rho = the ledger's sum")
+MST = Method("mst", "MST (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
+             runner="baseline", fit="fit_mst", mechanisms=("gaussian",), note=REFERENCE_NOTE,
+             extra_mechanisms=("exponential",))
+AIM = Method("aim", "AIM (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
+             runner="baseline", fit="fit_aim", mechanisms=("gaussian",), note=REFERENCE_NOTE,
+             extra_mechanisms=("exponential",))
+
+#: name -> Method, in the order the CLI and the report list them.
+METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM)}
+#: name -> UI label.
+METHOD_LABELS: dict[str, str] = {m.name: m.label for m in METHODS.values()}
+
+#: report roles (see module docstring).
+BASELINE, SOFT, DECOMPOSITION = HARD, BF_SOFT, SOFT_HARD_NOISE
+
+
+def get_method(method: str | Method, flag: str = "method") -> Method:
+    """The Method for a name (or a Method).  Raises BlowfishError naming ``flag`` for an unknown name."""
+    if isinstance(method, Method):
+        return method
+    m = METHODS.get(method) if isinstance(method, str) else None
+    if m is None:
+        raise BlowfishError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    return m
+
+
+def tau_methods() -> list[str]:
+    """Names of the methods that need tau (for messages)."""
+    return [m.name for m in METHODS.values() if m.needs_tau]
+
+
+def needs_tau(methods) -> bool:
+    """True when any of the named methods needs tau."""
+    return any(get_method(m).needs_tau for m in methods)
+
+
+def reference_methods() -> list[str]:
+    """Names of the reference methods (runner 'baseline'), for messages and help texts."""
+    return [m.name for m in METHODS.values() if m.is_reference]
+
+
+def releasable_methods() -> list[str]:
+    """Names of the methods the release gate admits (Method.releasable), in table order."""
+    return [m.name for m in METHODS.values() if m.releasable]
+
+
+def any_policy_aware(methods) -> bool:
+    """True when any of the named methods has a Blowfish notion."""
+    return any(get_method(m).policy_aware for m in methods)
+
+
+def calibrate(
+    method: str,
+    schema: Schema,
+    policy: Policy,
+    tau: float | None,
+    C: np.ndarray | None = None,
+    reach: float | None = None,
+    max_edges: float = DEFAULT_MAX_EDGES,
+    kernel: GowerKernel | None = None,
+    norm: str = "l2",
+) -> Calibration:
+    """Per-round sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19), in ``norm``.
+
+    method: a name of :data:`METHODS` or a Method.
+    Delegates to the method's calibrator (blowfish_core.model.calibration), participation
+    floor applied once.  Raises BlowfishError for an unknown method.
+    """
+    return _calibrate(get_method(method), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel, norm))

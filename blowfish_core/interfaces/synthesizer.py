@@ -1,0 +1,362 @@
+"""scikit-learn-style Python API: ``Synthesizer(...).fit(df).sample(n)``.
+
+    syn = Synthesizer(schema, policy, method="bf-soft", tau=0.03, rho=1e-3, seed=0)
+    syn.fit(df)              # df in the original column names and formats; runs Algorithm 1
+    out = syn.sample(512)    # DataFrame in the original names and formats
+    syn.ledger_              # tuple of ledger.LedgerRow, one per round
+    syn.privacy_             # totals as in the CLI report's "privacy"
+
+The constructor only stores its arguments; every check happens once, in :meth:`fit`,
+with the CLI's parsers and messages (blowfish_core.synthesis.parsing).  A fitted synthesizer
+with the same settings and seed releases exactly what
+``python -m blowfish_core synth --method M --seeds S ...`` writes for that method
+and seed (tests/test_api.py checks the CSV byte for byte).
+
+Randomness (issue 11, DESIGN §7):
+
+* ``seed=None`` (the default) is **release mode**: the public draws come from the
+  operating system's entropy (evolution.OsEntropyStreams, a fresh
+  ``numpy.random.SeedSequence()``) and the noise from OpenDP's samplers (discrete
+  Gaussian / Laplace for hard votes).  Nothing about the randomness is kept except
+  ``randomness_ == "unseeded, OS entropy, sampler opendp"``; two fits differ.
+* ``seed`` (a whole number >= 0) gives the paired, reproducible study streams
+  (evolution.SeededStreams) with numpy's samplers: ``randomness_`` is
+  "seeded: for study, not for publication".
+* ``streams``: any callable ``streams(purpose, t) -> numpy Generator`` (its ``sampler``
+  attribute, default 'numpy', picks the noise sampler).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from ..base._lazy import pd  # pandas, imported on first use (issue 15)
+
+from ..model.distance import domain_index, group_records
+from ..base.errors import BlowfishError, NotFittedError, PolicyError, SchemaError
+from ..algorithm.evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
+from ..synthesis.spec import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, policy_is_empty
+from ..synthesis.experiment import run_method
+from ..synthesis.gate import DEFAULT_DELTA, check, compose_total
+from ..synthesis.release import claim_of, release_synthesis
+from ..base.input_checks import check_seeds
+from ..privacy.ledger import LedgerRow
+from ..privacy.totals import privacy_totals
+from ..algorithm.methods import get_method
+from ..privacy.mechanisms import get_mechanism
+from ..privacy.mechanisms.pubmix import check_sampling
+from ..synthesis.parsing import parse_budget, parse_methods, parse_noise, require_tau
+from ..model.policy import Policy
+from ..model.schema import Schema
+
+
+def _no_metric(schema: Schema, real: np.ndarray, synthetic: np.ndarray) -> float:
+    """The API computes no error against the private table (nothing internal is kept): 0.0."""
+    return 0.0
+
+
+_no_metric.grouped_ok = True  # type: ignore[attr-defined]  # reads no rows: fine on a grouped table
+#: run_paired's metric for the API (no evaluation; issue 21).
+NO_METRIC = ("none", _no_metric)
+
+
+class Synthesizer:
+    """Policy-aware DP synthesizer (paper Algorithm 1 with ResampleMutate).
+
+    Parameters
+    ----------
+    schema, policy : the public domain and the Blowfish policy.
+    method : a name of the method table ('tab-pe', 'hard', 'bf-soft', 'soft-dp', 'soft-hard-noise',
+        or the reference methods 'mst' / 'aim': standard DP on mbi, zCDP only, policy and tau
+        ignored; optional extra ``pip install .[baseline]``).
+    tau : temperature (> 0) of soft votes; required by the methods that need it.
+    rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
+        ``conversion`` ('exact' when None, or 'eq1'; refused with rho); with ``mechanism='laplace'``: epsilon only (pure DP).
+    mechanism : 'gaussian' (default) or 'laplace': the additive noise of ``noise='gaussian'``.
+    noise : the release step of the hard vote: 'gaussian' (default: add noise by ``mechanism``,
+        then resample), 'pubmix' or 'linmix' (papers/003: draw from (1 - beta) H/n + beta P_nse;
+        budget ``epsilon`` at ``delta``, PLD ledger; hard-vote methods only, so BF-Soft is
+        refused).  ``mechanism`` must then stay at its default.
+    public : pubmix: public rows of the same domain, disjoint from the private table (DataFrame).
+    seed : whole number >= 0 (paired study streams, numpy noise), or None (default: release mode,
+        OS entropy and OpenDP noise; see the module docstring).
+    config : SynthConfig (default: SynthConfig() = the 'hybrid' schedule of DESIGN §3, 8 rounds,
+        512 released, rank rounds keep the top m/2 with one child each, release = the top final
+        counts; rank_by / mutation_index / children / release_mode are its fields; the earlier
+        reading: ``SynthConfig.from_schedule('hybrid-256x3')``).
+    allow_empty_policy : run a Blowfish method even when the policy protects nothing.
+    streams : optional source of randomness ``streams(purpose, t) -> Generator`` (overrides seed).
+    engine : 'local' (default) or 'dask' (the vote histograms on a dask.distributed cluster,
+        same seeded release; needs dask[distributed]).  client : the dask.distributed Client
+        for engine='dask' (None: a local cluster of 2 workers, closed after fit).
+    chunk_rows : rows per chunk when ``fit`` is given a CSV path (default chunked.DEFAULT_CHUNK_ROWS).
+    allow_data_domain : release (seed=None) although ``schema`` was read off the private table
+        (``schema.data_derived``); refused without it (release_gate), and then labelled
+        "domain read from the private data: this release is not differentially private".
+
+    Releases (seed=None, no streams) go through the release gate (release.release_synthesis):
+    OS entropy for every draw, OpenDP / exact samplers, a declared public domain, a private method;
+    ``publication_`` holds the gate's Publication (label, total).  Raises GateError naming the
+    arguments (``seed=``, ``schema=``, ``allow_data_domain=True``) when it refuses.
+
+    Fitted attributes: ``result_`` (evolution.SynthResult), ``ledger_`` (tuple of LedgerRow),
+    ``privacy_`` (dict, as the report's "privacy"), ``randomness_`` (str: the seeded note or
+    "unseeded, OS entropy, sampler opendp"), ``n_samples_drawn_``.
+    """
+
+    def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,
+                 rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
+                 mechanism: str = "gaussian", seed: int | None = None, config: SynthConfig | None = None,
+                 conversion: str | None = None, allow_empty_policy: bool = False,
+                 streams: Callable[[int, int], np.random.Generator] | None = None,
+                 noise: str = "gaussian", public: pd.DataFrame | None = None,
+                 engine: str = "local", client: Any = None, chunk_rows: int | None = None,
+                 allow_data_domain: bool = False) -> None:
+        self.schema = schema
+        self.policy = policy
+        self.method = method
+        self.tau = tau
+        self.rho = rho
+        self.epsilon = epsilon
+        self.delta = delta
+        self.mechanism = mechanism
+        self.seed = seed
+        self.config = config
+        self.conversion = conversion
+        self.allow_empty_policy = allow_empty_policy
+        self.streams = streams
+        self.noise = noise
+        self.public = public
+        self.engine = engine
+        self.client = client
+        self.chunk_rows = chunk_rows
+        self.allow_data_domain = allow_data_domain
+
+    #: attributes set by :meth:`fit`; reading one before raises NotFittedError.
+    _FITTED = ("result_", "ledger_", "privacy_", "randomness_", "config_", "budget_", "n_samples_drawn_")
+
+    def __getattr__(self, name: str) -> Any:
+        # called only when normal lookup fails: a fitted attribute before fit
+        if name in Synthesizer._FITTED:
+            raise NotFittedError(f"this Synthesizer is not fitted yet: {name} is set by fit. "
+                                 "Fix: call fit first (syn.fit(df))")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor arguments by name (scikit-learn convention; ``deep`` is accepted and ignored:
+        no argument is itself an estimator)."""
+        import inspect
+
+        return {k: getattr(self, k) for k in inspect.signature(Synthesizer.__init__).parameters if k != "self"}
+
+    def _check_arguments(self) -> None:
+        """The types of the constructor arguments that are objects (the fit boundary).
+        Raises SchemaError / PolicyError / BlowfishError naming the argument."""
+        if not isinstance(self.schema, Schema):
+            raise SchemaError(f"schema must be a blowfish_core.Schema (got {type(self.schema).__name__}). "
+                              "Fix: pass e.g. bc.Schema.from_dict(d) or bc.get_preset('xor3').schema")
+        if not isinstance(self.policy, Policy):
+            raise PolicyError(f"policy must be a blowfish_core.Policy (got {type(self.policy).__name__}). "
+                              "Fix: pass e.g. bc.Policy.from_dict(d) or preset.default_policy()")
+        if self.config is not None and not isinstance(self.config, SynthConfig):
+            raise BlowfishError(f"config must be a blowfish_core.SynthConfig or None (got "
+                                f"{type(self.config).__name__}). Fix: config=SynthConfig(rounds=2, ...)")
+
+    # ------------------------------------------------------------------ fit
+    def _check_engine_options(self, is_path: bool) -> None:
+        """Refuse chunk_rows / client settings fit would ignore or could not use (BlowfishError naming
+        the field): chunk_rows a whole number >= 1 and only with a CSV path read by the local engine;
+        client only with engine='dask', and then a dask.distributed Client."""
+        c = self.chunk_rows
+        if c is not None:
+            if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1:
+                raise BlowfishError(f"chunk_rows must be a whole number >= 1 (got {c!r}). Fix: e.g. chunk_rows=200000, "
+                                    "or None for the default")
+            if not is_path or self.engine == "dask":
+                raise BlowfishError(f"chunk_rows={c}: only a CSV path read by the local engine is read in chunks "
+                                    f"({'a DataFrame is already in memory' if not is_path else 'the Dask workers read in blocks'}); "
+                                    "it would be ignored. Fix: drop chunk_rows")
+        if self.client is not None:
+            if self.engine != "dask":
+                raise BlowfishError("client only applies to engine='dask'; it would be ignored. "
+                                    "Fix: drop client or set engine='dask'")
+            if not all(hasattr(self.client, a) for a in ("scheduler_info", "scatter", "submit")):
+                raise BlowfishError(f"client must be a dask.distributed Client (got {type(self.client).__name__}). "
+                                    "Fix: client=distributed.Client('tcp://host:8786'), or None for a local cluster")
+
+    def fit(self, df: "pd.DataFrame | str | os.PathLike", *, no_header: bool = False,
+            names: "list[str] | None" = None, drop_missing: "list[str] | bool" = (),
+            missing_level: "dict[str, str] | None" = None) -> Synthesizer:
+        """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
+
+        df: the private table, original column names and formats (every schema column), or
+        the path of a CSV file of any size: read in chunks and grouped as it goes
+        (chunked.read_grouped; with engine='dask', read by the Dask workers), its separator
+        detected; every bad cell is reported in one DataError, and the size warnings
+        (fewer rows than the release, under 1,000 rows) are issued as UserWarnings and kept
+        in ``data_warnings_``.
+        no_header, names, drop_missing (column names, or True for all), missing_level
+        ({column: marker}, text columns): the intake's reading options (the CLI's --no-header,
+        --names, --drop-missing, --missing-level), for a CSV path read by the local engine only
+        (refused with a DataFrame or engine='dask', where they would be ignored).
+        Raises BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field.
+        """
+        read_opts = {"no_header": no_header, "names": names, "drop_missing": drop_missing,
+                     "missing_level": missing_level}
+        given = [k for k, v in read_opts.items() if v not in (False, None, (), [], {})]
+        if given and (not isinstance(df, (str, os.PathLike)) or self.engine == "dask"):
+            raise BlowfishError(f"{', '.join(given)}: reading options for a CSV path read by the local engine; "
+                                + ("a DataFrame is already read" if not isinstance(df, (str, os.PathLike)) else
+                                   "the Dask reader does not apply them")
+                                + ", so they would be ignored. Fix: "
+                                + ("clean the DataFrame first (e.g. df.dropna(subset=[...])) and drop them"
+                                   if not isinstance(df, (str, os.PathLike)) else "use engine='local' to read the file"))
+        self._check_arguments()
+        if not isinstance(self.method, str):
+            raise BlowfishError(f"method must be one name such as 'bf-soft' (got {self.method!r})")
+        (method,) = parse_methods([self.method]) or [None]
+        if method is None:
+            raise BlowfishError("choose a method, e.g. method='bf-soft'")
+        mech_name = parse_noise(self.noise, None if self.mechanism == "gaussian" else self.mechanism)
+        budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
+        mech = get_mechanism(mech_name)
+        require_tau([method], self.tau)
+        if self.streams is None and self.seed is not None:
+            check_seeds([self.seed])
+        cfg = (self.config or SynthConfig()).validate()
+        get_method(method).check_mechanism(budget.mechanism)
+        self.policy.validate(self.schema)
+        if (get_method(method).policy_aware and not self.allow_empty_policy
+                and policy_is_empty(self.schema, self.policy)):
+            raise BlowfishError(EMPTY_POLICY_MESSAGE)
+        check_soft_tau(self.schema, self.policy, [method], self.tau)
+        public = None
+        if getattr(mech, "samples", False):
+            check_sampling(mech, get_method(method), self.policy, cfg.threshold_h, self.public is not None,
+                           "public=DataFrame")
+            if self.public is not None:
+                if not isinstance(self.public, pd.DataFrame) or len(self.public) == 0:
+                    raise BlowfishError("public must be a non-empty pandas DataFrame of the same domain")
+                Up, cp = group_records(self.schema.encode(self.public))
+                public = (Up, cp, domain_index(self.schema, Up))
+        elif self.public is not None:
+            raise BlowfishError("public only applies to noise='pubmix' (or 'linmix'); it would be ignored here. "
+                                "Fix: drop it or set noise='pubmix'")
+        if self.engine not in ("local", "dask"):
+            raise BlowfishError(f"engine must be 'local' or 'dask' (got {self.engine!r})")
+        is_path = isinstance(df, (str, os.PathLike))
+        if not is_path and not isinstance(df, pd.DataFrame):
+            raise BlowfishError(f"fit needs a pandas DataFrame or a CSV path (got {type(df).__name__})")
+        self._check_engine_options(is_path)
+        seed = None if self.seed is None else int(self.seed)
+        self._streams = self.streams if self.streams is not None else make_streams(seed)
+        # the one validated run specification (issue 21): every check, the integer bounds included
+        spec0 = RunSpec.build(self.schema, self.policy, None, [method], budget.rho, budget.delta or DEFAULT_DELTA,
+                              self.tau, None if seed is None else [seed], cfg, metric=NO_METRIC,
+                              budget_source=budget.source, allow_empty_policy=self.allow_empty_policy,
+                              mechanism=budget.mechanism, epsilon=budget.epsilon, public=self.public,
+                              allow_data_domain=self.allow_data_domain)
+        if self.streams is None and seed is None:  # a release: the gate's checks before reading the data
+            check(claim_of(spec0))
+        engine, own_client = None, None
+        if self.engine == "dask":
+            from ..algorithm.dask_engine import DaskEngine, connect, require_dask
+
+            require_dask()
+            client = self.client
+            if client is None:
+                client = own_client = connect(workers=2)
+        try:
+            self.data_warnings_: tuple[str, ...] = ()
+            if is_path:
+                from ..io.chunked import sniff_file_separator
+
+                sep = sniff_file_separator(os.fspath(df))  # as the command line does
+            if is_path and self.engine == "dask":
+                engine = DaskEngine.read_csv(client, os.fspath(df), self.schema, cfg.sizes(), sep=sep)
+                U, counts = engine.U, engine.counts
+                self.data_warnings_ = tuple(engine.warnings(cfg.release))
+            elif is_path:
+                from ..io.chunked import DEFAULT_CHUNK_ROWS, read_grouped
+
+                g = read_grouped(df, self.schema, sep=sep, chunk_rows=self.chunk_rows or DEFAULT_CHUNK_ROWS,
+                                 release_size=cfg.release, no_header=bool(no_header), names=names,
+                                 drop_missing=drop_missing, missing_level=missing_level)
+                U, counts = g.U, g.counts
+                self.data_warnings_ = g.warnings
+            else:
+                U, counts = group_records(self.schema.encode(df))
+            for w in self.data_warnings_:
+                warnings.warn(w, UserWarning, stacklevel=2)
+            if self.engine == "dask" and engine is None:
+                engine = DaskEngine(client, self.schema, U, counts, cfg.sizes())
+            self.publication_ = None
+            if self.streams is None and seed is None:  # a release: THE release gate (issue 21)
+                spec = dataclasses.replace(spec0, grouped=(U, counts), engine=engine)  # still validated
+                self.publication_ = release_synthesis(spec)
+            res: SynthResult = self.publication_.result.runs[0].synth if self.publication_ is not None else run_method(
+                self.schema, U, self.policy, method, budget.rho, self.tau, cfg, seed,
+                grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
+                epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public,
+                **({"engine": engine} if engine is not None else {}))
+        finally:
+            if engine is not None:
+                engine.close()
+            if own_client is not None:
+                cluster = getattr(own_client, "cluster", None)
+                own_client.close()
+                if cluster is not None:
+                    cluster.close()
+        self.config_ = cfg
+        self.budget_ = budget
+        self.result_ = res
+        self.ledger_: tuple[LedgerRow, ...] = tuple(res.rounds)
+        self.privacy_: dict[str, Any] = {
+            **privacy_totals(res.rounds, budget.delta or DEFAULT_DELTA, rho=budget.rho, epsilon=budget.epsilon),
+            "budget_source": budget.source,
+            "total": {**compose_total(res.rounds, budget.delta or DEFAULT_DELTA), "releases": 1}}
+        self.randomness_: str = res.randomness or getattr(self._streams, "randomness", "custom streams")
+        self.n_samples_drawn_ = 0
+        return self
+
+    # --------------------------------------------------------------- sample
+    def sample(self, n: int | None = None) -> pd.DataFrame:
+        """n records (default: config.release) from the last noisy histogram, decoded.
+
+        Post-processing only.  The k-th call (k = 0, 1, ...) uses release stream k, so the first
+        ``sample(config.release)`` equals the run's (and the CLI's) release; with release_mode
+        'top' / 'top-distinct' (the default) every call returns the top-n candidates (no draw).  PubMix/LinMix: the
+        first ``sample(config.release)`` returns the run's release (made from the round-T draws:
+        the draws themselves with release_mode 'sample', the candidates with the most draws
+        with 'top', the default, or 'top-distinct'); any other call
+        resamples the released draws (post-processing of the release, no new draw from the mixture).
+        Reference methods
+        (MST, AIM): the first ``sample(config.release)`` is the fitted release; other calls draw
+        afresh from the fitted model with release stream k.
+        Raises BlowfishError before fit or for n < 1.
+        """
+        if not hasattr(self, "result_"):
+            raise BlowfishError("the synthesizer is not fitted. Fix: call fit(df) first")
+        n = self.config_.release if n is None else n
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or n > 10_000_000:
+            raise BlowfishError(f"release size must be a whole number between 1 and 10,000,000 (got {n!r})")
+        res = self.result_
+        if res.sampler is not None:  # a reference method: its fitted model samples
+            first = self.n_samples_drawn_ == 0 and int(n) == res.release.shape[0]
+            X = res.release if first else res.sampler(int(n), self._streams(_RELEASE, self.n_samples_drawn_))
+            self.n_samples_drawn_ += 1
+            return self.schema.decode(X)
+        if getattr(get_mechanism(self.budget_.mechanism), "samples", False) and self.n_samples_drawn_ == 0 \
+                and n == self.config_.release:
+            self.n_samples_drawn_ += 1
+            return self.schema.decode(res.release)
+        idx = release_indices(res.final_weights, int(n), self.config_.release_mode,
+                              self._streams(_RELEASE, self.n_samples_drawn_), res.final_scores,
+                              res.final_population)
+        self.n_samples_drawn_ += 1
+        return self.schema.decode(res.final_population[idx])

@@ -1,0 +1,168 @@
+"""Reading user tables safely (pandas), with clear errors for bad files.
+
+The user's file is never modified.  Errors name the file/column and the fix.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import warnings
+from typing import Any
+
+from ..base._lazy import pd  # pandas, imported on first use (issue 15)
+
+from ..base.errors import DataError
+
+#: files larger than this are refused before being read whole (the app's upload limit; set
+#: BLOWFISH_MAX_UPLOAD_MB to change it, together with .streamlit/config.toml maxUploadSize).
+#: The CLI and the API read larger CSVs in chunks (blowfish_core.io.chunked; issue 15).
+DEFAULT_MAX_BYTES = int(float(os.environ.get("BLOWFISH_MAX_UPLOAD_MB", "100")) * 2**20)
+
+
+def read_text(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None) -> tuple[str, str]:
+    """The decoded text of a CSV source (path, bytes or binary file-like) and its label.
+
+    Returns (label, text).  Raises DataError for a missing file, a folder, a file over
+    ``max_bytes`` (checked before reading), non-UTF-8 bytes, NUL bytes and an empty file.
+    The file is only read, never modified.
+    """
+    label = name or (str(source) if isinstance(source, (str, os.PathLike)) else "uploaded file")
+    if isinstance(source, (str, os.PathLike)):
+        if not os.path.exists(source):
+            raise DataError(f"file not found: {source}")
+        if os.path.isdir(source):
+            raise DataError(f"{source} is a folder, not a CSV file")
+        size = os.path.getsize(source)
+        if size > max_bytes:
+            raise DataError(_too_big(label, size, max_bytes))
+        with open(source, "rb") as f:
+            raw = f.read()
+    elif isinstance(source, (bytes, bytearray)):
+        raw = bytes(source)
+        if len(raw) > max_bytes:
+            raise DataError(_too_big(label, len(raw), max_bytes))
+    else:
+        size = getattr(source, "size", None)
+        if size is not None and size > max_bytes:
+            raise DataError(_too_big(label, size, max_bytes))
+        raw = source.read(max_bytes + 1)
+        if len(raw) > max_bytes:
+            raise DataError(_too_big(label, len(raw), max_bytes))
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+        raise DataError(not_utf8_message(label, raw.count(b"\n", 0, e.start + bom) + 1, raw[e.start + bom])) from None
+    if "\x00" in text:
+        raise DataError(
+            f"{label}: contains NUL bytes; this looks like a binary file, not a CSV. "
+            "Fix: export the table as a UTF-8 CSV"
+        )
+    if not text.strip():
+        raise DataError(f"{label}: the file is empty. Fix: give a CSV file with a header row and data rows")
+    return label, text
+
+
+def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None, sep: str = ",") -> pd.DataFrame:
+    """Read a CSV from a path, bytes or a binary file-like object into a DataFrame.
+
+    Missing values: only empty cells.  Text such as "NA", "None", "null", "nan",
+    "N/A" and '?' (Adult's marker) is kept as a value, so a category named "None"
+    survives and a numeric column holding such text gets the schema's clear
+    "not numbers" error naming the column instead of silent coercion.  Raises DataError for:
+    a missing file, a file over ``max_bytes`` (checked before reading), non-UTF-8
+    bytes, an empty file, a header without rows, a file that looks separated by
+    another delimiter, ragged rows and duplicate column names.
+    """
+    label, text = read_text(source, max_bytes=max_bytes, name=name)
+    lines = text.splitlines()
+    header = lines[0]
+    try:
+        cols = next(csv.reader([header], delimiter=sep))
+    except csv.Error as e:
+        raise DataError(f"{label}: cannot parse the header: {e}") from None
+    if len(cols) == 1:
+        for other, word in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):
+            if other != sep and other in header:
+                shown = {"semicolon": "';'", "tab": "'\\t'", "pipe": "'|'"}[word]
+                raise DataError.of("{label}: only one column found but the header contains {sep_word}s; "
+                                   "the file looks {sep_word}-separated", "{sep_choice} or save it comma-separated",
+                                   field="sep", label=label, sep_word=word, sep_shown=shown)
+    stripped = [c.strip() for c in cols]
+    dups = sorted({c for c in stripped if stripped.count(c) > 1})
+    if dups:
+        raise DataError(f"{label}: duplicate column names {dups}. Fix: give every column a unique name")
+    if any(c == "" for c in stripped):
+        raise DataError(f"{label}: a column has an empty name (column {stripped.index('') + 1}). Fix: name every column")
+    if len([ln for ln in lines[1:] if ln.strip()]) == 0:
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
+    try:
+        # index_col=False: a row with more fields than the header must not silently
+        # become an index; pandas warns (ParserWarning) and we turn that into an error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False, na_values=[""],
+                             skipinitialspace=False,
+                             index_col=False)
+    except pd.errors.ParserWarning:
+        raise DataError(
+            f"{label}: some rows have more fields than the header ({len(cols)} columns). "
+            "Fix: check the quoting and the number of fields per row"
+        ) from None
+    except pd.errors.ParserError as e:
+        raise DataError(f"{label}: malformed CSV ({str(e).strip().splitlines()[-1]}). Fix: check the quoting and the number of fields per row") from None
+    except (ValueError, csv.Error) as e:
+        raise DataError(f"{label}: cannot read as CSV ({e})") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    if df.shape[0] == 0:
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
+    return df
+
+
+#: a file with a header row and nothing under it (every reader uses this wording).
+NO_DATA_ROWS = ("the file has a header but no data rows. Fix: add the data rows under the header "
+                "(or check that this is the right file)")
+#: the fix for a file that is not UTF-8 (the tool reads UTF-8 only; there is no encoding option).
+NOT_UTF8_FIX = ("Fix: save the file as UTF-8 CSV (in a spreadsheet: Save as > CSV UTF-8; on the command line: "
+                "iconv -f latin1 -t utf-8 old.csv > new.csv)")
+
+
+def not_utf8_message(label: str, line: int, byte: int) -> str:
+    """A file that is not UTF-8: the first bad byte's value and its 1-based line (the
+    spreadsheet row, unless a quoted cell spans lines before it)."""
+    return f"{label}: not UTF-8 text (byte {byte:#04x} on line {line}). {NOT_UTF8_FIX}"
+
+
+def first_bad_utf8_line(path: Any) -> tuple[int, int] | None:
+    """(1-based line, byte value) of a file's first bytes that are not UTF-8, or None.  Reads line by line."""
+    with open(path, "rb") as f:
+        for i, line in enumerate(f, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                if not (i == 1 and line.startswith(b"\xef\xbb\xbf") and e.start < 3):
+                    return i, line[e.start]
+    return None
+
+
+def _too_big(label: str, size: int, limit: int) -> str:
+    return (
+        f"{label}: {size / 2**20:.1f} MB is larger than the {limit / 2**20:.0f} MB limit; it was not read. "
+        "Fix: sample or split the table (synthesis fidelity does not need more rows), or use the command line, "
+        "which reads a CSV of any size in chunks: python -m blowfish_core synth --schema SCHEMA.json --data BIG.csv ..."
+    )
+
+
+def read_text_file(path: str, what: str) -> str:
+    """Read a small UTF-8 text file (schema/policy JSON). Raises DataError naming ``what``."""
+    if not os.path.exists(path):
+        raise DataError(f"{what} file not found: {path}")
+    if os.path.getsize(path) > 10 * 2**20:
+        raise DataError(f"{what} file {path} is larger than 10 MB")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise DataError(f"{what} file {path} is not UTF-8 text") from None

@@ -1,0 +1,288 @@
+"""Built-in presets: Adult, Bank, XOR-k (paper Table 3, §6.1, App. F.1; DESIGN §4).
+
+Each preset declares a *public* domain (no bound is read off the data), the
+paper's per-attribute policy graphs (Table 3), the default protected set (age on
+Adult/Bank, X_1 on XOR-k) and its private/pilot split.
+
+Decisions where the paper is silent (documented in docs/DECISIONS.md):
+* Bank ``balance``: public range [-10000, 110000] euros (covers the UCI table,
+  -8,019..102,127, with round numbers), integer.
+* Bank ``education``: ordinal levels unknown < primary < secondary < tertiary
+  ("unknown" placed lowest so the three real levels stay adjacent).
+* Adult ``workclass``: the nine values include the missing marker '?', placed in
+  the "other" block with Without-pay and Never-worked (App. F.1 counts nine values).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from ..base._lazy import pd  # pandas, imported on first use (issue 15)
+
+from ..base.errors import BlowfishError, PolicyError
+from ..base.input_checks import check_generated_n
+from ..model.policy import AttributePolicy, Policy, parse_protect_spec
+from ..model.schema import Attribute, Schema
+
+#: where the real tables live relative to the repository (never copied into it).
+SHARED_DATA = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+
+ADULT_WORKCLASS_BLOCKS = [
+    ["Private"],
+    ["Federal-gov", "Local-gov", "State-gov"],
+    ["Self-emp-not-inc", "Self-emp-inc"],
+    ["Without-pay", "Never-worked", "?"],
+]
+ADULT_WORKCLASS_BLOCK_NAMES = ["private", "government", "self-employed", "other"]
+
+BANK_JOB_TREE = {
+    "professional/technical": ["management", "technician", "admin."],
+    "manual/service": ["blue-collar", "services", "housemaid"],
+    "independent": ["self-employed", "entrepreneur"],
+    "not in the labor force": ["retired", "student", "unemployed", "unknown"],
+}
+
+
+@dataclass
+class Preset:
+    """A built-in dataset setting.
+
+    table3: the paper's graph per attribute (used by ``--protect ATTR`` without SPEC).
+    default_protected: attributes protected unless told otherwise.
+    metric: 'pwerr' or 'hoerr' (XOR-k: inputs X_1..X_k, label Y).
+    """
+
+    name: str
+    schema: Schema
+    table3: dict[str, AttributePolicy]
+    default_protected: list[str]
+    metric: str = "pwerr"
+    csv_name: str | None = None
+    private_fraction: float = 1.0
+    pilot_size: int = 3000
+    generator: Callable[[int, int], pd.DataFrame] | None = None
+    default_n: int = 0
+    hoerr_inputs: list[str] = field(default_factory=list)
+    hoerr_label: str | None = None
+    description: str = ""
+
+    def default_policy(self) -> Policy:
+        """The paper's default policy: Table 3 graph on the default protected attributes."""
+        return Policy({a: _copy(self.table3[a]) for a in self.default_protected})
+
+    def policy_with(self, protect: list[str] | None = None, base: Policy | None = None) -> Policy:
+        """Apply CLI ``--protect ATTR[=SPEC]`` items on top of ``base`` (default policy).
+
+        A bare ATTR takes its Table 3 graph; ATTR=none removes protection.
+        Raises PolicyError for unknown attributes or specs.
+        """
+        pol = base if base is not None else self.default_policy()
+        per = dict(pol.per_attribute)
+        for item in protect or []:
+            name, kind, theta = parse_protect_spec(item)
+            if name not in self.schema.names:
+                raise PolicyError(f"--protect {item}: unknown attribute '{name}'. Known: {', '.join(self.schema.names)}")
+            if kind == "":
+                per[name] = _copy(self.table3[name])
+            elif kind == "block":
+                t3 = self.table3.get(name)
+                if t3 is None or t3.kind != "block":
+                    raise PolicyError(f"--protect {item}: the preset defines no block partition for '{name}'")
+                per[name] = _copy(t3)
+            elif kind == "none":
+                per.pop(name, None)
+            else:
+                per[name] = AttributePolicy(kind, theta=theta)
+        return Policy(per, participation=pol.participation).validate(self.schema)
+
+    def metric_fn(self):
+        """(name, f(schema, X_real, X_syn) -> float) for this preset's error."""
+        from ..model.metrics import hoerr, pwerr
+
+        if self.metric == "hoerr":
+            return "hoerr", lambda s, a, b: hoerr(s, a, b, self.hoerr_inputs, self.hoerr_label)
+        return "pwerr", pwerr
+
+
+def _copy(ap: AttributePolicy) -> AttributePolicy:
+    return AttributePolicy(ap.kind, ap.theta, [list(b) for b in ap.blocks] if ap.blocks else None,
+                           [list(e) for e in ap.edges] if ap.edges else None)
+
+
+def adult() -> Preset:
+    """Adult (UCI Census Income): five modeled columns, 80% private split (26,048 rows)."""
+    schema = Schema([
+        Attribute("age", "numeric", lo=17, hi=90, integer=True, unit="years"),
+        Attribute("hours.per.week", "numeric", lo=1, hi=99, integer=True, unit="hours"),
+        Attribute("education.num", "ordinal", levels=list(range(1, 17))),
+        Attribute("workclass", "categorical", levels=[v for b in ADULT_WORKCLASS_BLOCKS for v in b]),
+        Attribute("income", "binary", levels=["<=50K", ">50K"]),
+    ])
+    t3 = {
+        "age": AttributePolicy("threshold", 7),
+        "hours.per.week": AttributePolicy("threshold", 8),
+        "education.num": AttributePolicy("threshold", 2),
+        "workclass": AttributePolicy("block", blocks=[list(b) for b in ADULT_WORKCLASS_BLOCKS]),
+        "income": AttributePolicy("complete"),
+    }
+    return Preset("adult", schema, t3, ["age"], csv_name="adult.csv", private_fraction=0.8,
+                  description="UCI Adult: age, hours.per.week, education.num, workclass, income")
+
+
+def bank() -> Preset:
+    """Bank Marketing (UCI bank-full): five modeled columns, 60% private split (27,126 rows)."""
+    schema = Schema([
+        Attribute("age", "numeric", lo=18, hi=100, integer=True, unit="years"),
+        Attribute("balance", "numeric", lo=-10000, hi=110000, integer=True, unit="euros"),
+        Attribute("education", "ordinal", levels=["unknown", "primary", "secondary", "tertiary"]),
+        Attribute("job", "hierarchical", tree=BANK_JOB_TREE),
+        Attribute("y", "binary", levels=["no", "yes"]),
+    ])
+    t3 = {
+        "age": AttributePolicy("threshold", 7),
+        "balance": AttributePolicy("threshold", 500),
+        "education": AttributePolicy("threshold", 1),
+        "job": AttributePolicy("hierarchy"),
+        "y": AttributePolicy("complete"),
+    }
+    return Preset("bank", schema, t3, ["age"], csv_name="bank-full.csv", private_fraction=0.6,
+                  description="UCI Bank Marketing: age, balance, education, job, y")
+
+
+def xor_generate(k: int, n: int, seed: int) -> pd.DataFrame:
+    """XOR-k (§6.1): X_i ~ Unif{0..7} independent, Y = XOR_i [X_i >= 4]. Columns X_1..X_k, Y."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 7919, int(k)]))
+    X = rng.integers(0, 8, size=(n, k))
+    y = np.bitwise_xor.reduce((X >= 4).astype(int), axis=1)
+    df = pd.DataFrame({f"X_{i + 1}": X[:, i] for i in range(k)})
+    df["Y"] = y
+    return df
+
+
+def xor(k: int = 3) -> Preset:
+    """XOR-k with n = 12,000 private records; X_1 protected with one ordinal step."""
+    if k < 1 or k > 12:
+        raise BlowfishError(f"XOR-k needs 1 <= k <= 12 (got {k})")
+    attrs = [Attribute(f"X_{i + 1}", "ordinal", levels=list(range(8))) for i in range(k)]
+    attrs.append(Attribute("Y", "binary", levels=[0, 1]))
+    t3 = {f"X_{i + 1}": AttributePolicy("threshold", 1) for i in range(k)}
+    t3["Y"] = AttributePolicy("complete")
+    return Preset(f"xor{k}", Schema(attrs), t3, ["X_1"], metric="hoerr",
+                  generator=lambda n, seed: xor_generate(k, n, seed), default_n=12000,
+                  hoerr_inputs=[f"X_{i + 1}" for i in range(k)], hoerr_label="Y",
+                  description=f"XOR-{k}: {k} ordinal inputs 0..7 and Y = XOR of [X_i >= 4] (generated)")
+
+
+PRESET_NAMES = ("adult", "bank", "xor3")
+
+
+def get_preset(name: str) -> Preset:
+    """Preset by name: 'adult', 'bank', 'xor3' or 'xorK' (K = 1..12). Raises BlowfishError."""
+    key = (name or "").strip().lower().replace("-", "")
+    if key == "adult":
+        return adult()
+    if key == "bank":
+        return bank()
+    m = re.fullmatch(r"xor(\d*)", key)
+    if m:
+        return xor(int(m.group(1)) if m.group(1) else 3)
+    raise BlowfishError(f"unknown preset {name!r}. Use one of adult, bank, xor3 (or xorK)")
+
+
+@dataclass
+class DataSplit:
+    """Private rows and disjoint held-out public rows (for pilots), both DataFrames."""
+
+    private: pd.DataFrame
+    public: pd.DataFrame
+    source: str
+
+
+def split_table(df: pd.DataFrame, private_fraction: float, seed: int = 0, pilot_size: int | None = 3000) -> DataSplit:
+    """Seeded split: a random ``private_fraction`` of rows is private; the pilot is
+    drawn from the rest (disjoint), at most ``pilot_size`` rows."""
+    if not 0 < private_fraction <= 1:
+        raise BlowfishError(f"private fraction must be in (0, 1] (got {private_fraction})")
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1013]))
+    perm = rng.permutation(len(df))
+    # floor, as in the paper's splits: 0.8 x 32,561 -> 26,048 (Adult), 0.6 x 45,211 -> 27,126 (Bank)
+    n_priv = max(1, int(math.floor(private_fraction * len(df) + 1e-9)))
+    priv = df.iloc[np.sort(perm[:n_priv])].reset_index(drop=True)
+    rest = perm[n_priv:]
+    if pilot_size is not None:
+        rest = rest[:pilot_size]
+    pub = df.iloc[np.sort(rest)].reset_index(drop=True)
+    return DataSplit(priv, pub, "split")
+
+
+def shared_path(preset: Preset) -> str | None:
+    """Path of the preset's real table under ../shared/data, or None when absent."""
+    if preset.csv_name is None:
+        return None
+    p = os.path.join(SHARED_DATA, preset.csv_name)
+    return p if os.path.exists(p) else None
+
+
+def missing_table_message(preset: Preset, shared_data: str | None = None) -> str:
+    """The error when a preset's real table is not found: ``--data PATH`` first; the checkout's
+    ../shared/data folder only when it exists (an installed package has none)."""
+    shared_data = SHARED_DATA if shared_data is None else shared_data
+    where = f", or put it in {shared_data}" if os.path.isdir(shared_data) else ""
+    return (f"preset '{preset.name}' needs its table: pass --data PATH/{preset.csv_name} "
+            f"(UCI; see README 'Data'){where}")
+
+
+def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, split_seed: int = 0,
+                     n: int | None = None, data_seed: int = 0) -> DataSplit:
+    """Private and pilot rows of a preset.
+
+    XOR-k: generated (n private rows, default 12,000; a separately generated pilot of
+    preset.pilot_size rows).  Adult/Bank: ``data`` (a path or a DataFrame) or the table
+    in ../shared/data, split by ``split_table``.  Raises DataError/BlowfishError.
+    """
+    from .data import read_table
+
+    if preset.generator is not None and data is None:
+        n = preset.default_n if n is None else check_generated_n(int(n))
+        return DataSplit(preset.generator(n, data_seed), preset.generator(preset.pilot_size, data_seed + 1_000_003),
+                         f"generated {preset.name} (n={n}, seed={data_seed})")
+    if data is None:
+        path = shared_path(preset)
+        if path is None:
+            raise BlowfishError(missing_table_message(preset))
+        data = path
+    df = data if isinstance(data, pd.DataFrame) else read_table(data)
+    preset.schema.check_columns(df)
+    sp = split_table(df, preset.private_fraction, split_seed, preset.pilot_size)
+    sp.source = f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})"
+    return sp
+
+
+def split_line(preset: Preset, data: str | None, split: DataSplit, split_seed: int = 0) -> str | None:
+    """The stdout line naming a preset's split of a real table, e.g. ``data: adult.csv split
+    26,048 private / 3,000 held-out pilot rows (seed 0)``; None for generated (XOR) data."""
+    if preset.generator is not None and data is None:
+        return None
+    name = os.path.basename(data or shared_path(preset) or str(preset.csv_name))
+    return (f"data: {name} split {len(split.private):,} private / {len(split.public):,} held-out pilot rows "
+            f"(seed {split_seed})")
+
+
+#: column order of the UCI originals, for reading their headerless/semicolon files
+#: (Adult ``adult.data``: 15 columns, no header, ", " separated; Bank ``bank-full.csv``:
+#: 17 columns, ";" separated).  Names as in ../shared/data/README.md.
+ADULT_UCI_COLUMNS = (
+    "age", "workclass", "fnlwgt", "education", "education.num", "marital.status", "occupation",
+    "relationship", "race", "sex", "capital.gain", "capital.loss", "hours.per.week", "native.country", "income",
+)
+BANK_UCI_COLUMNS = (
+    "age", "job", "marital", "education", "default", "balance", "housing", "loan", "contact", "day", "month",
+    "duration", "campaign", "pdays", "previous", "poutcome", "y",
+)
+#: preset name -> the UCI file's column names (intake offers them for a file of that shape).
+PRESET_LAYOUTS = {"adult": ADULT_UCI_COLUMNS, "bank": BANK_UCI_COLUMNS}

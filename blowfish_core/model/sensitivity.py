@@ -1,0 +1,226 @@
+"""Sensitivity and per-round calibration of the vote histogram (paper §5, Table 1).
+
+All calibrations depend only on the policy, tau, the public domain and the current
+candidate population -- never on private records (DESIGN §7).
+
+* Tab-PE: Delta = sqrt(2) (bounded DP, one record moves its vote).
+* Hard: exact policy-specific sensitivity for the current population (Cor. 5.3):
+  sqrt(2) if some protected record-level edge (u, v) has nn(u) != nn(v), else 0.
+  A fast crossing search certifies sqrt(2); 0 is certified only by an exhaustive
+  search when the record-level edge set is small enough; otherwise we fall back to
+  sqrt(2) and record "fallback".
+* BF-Soft: Delta = sqrt(2) tanh(r / (2 tau)) (Cor. 5.5), r the record-level reach, padded by the
+  relative margin SOFT_BOUND_PAD for the float64 rounding of the computed soft vote.
+* Soft vote at standard DP: r = the whole Gower diameter (sum of weights).
+* Participation edges (§5.6, Remark 3): Delta >= 1 for either vote (calibration.calibrate).
+
+l1 versions (Laplace variant): hard 2, soft 2 tanh(r / (2 tau)) (same pad).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .distance import GowerKernel, domain_index
+from .edges import CONTINUOUS_GRID, iter_edge_blocks, search_edges  # noqa: F401  (CONTINUOUS_GRID re-exported)
+from .policy import Policy, ValueEdges, record_edge_count
+from .schema import Schema
+from ..base.errors import BudgetError
+from .votes import check_tau
+
+SQRT2 = math.sqrt(2.0)
+
+#: exhaustive certification of Hard's 0 is attempted up to this many record-level edges.
+DEFAULT_MAX_EDGES = 200_000
+#: candidate contexts tried by the crossing search before exhaustive/fallback.
+CROSSING_CONTEXTS = 256
+#: the smallest noise ratio q = tanh(r / (2 tau)) a soft vote may run at (docs/DECISIONS.md
+#: "tau floor"): below it the soft vote is uniform to 1e-6 and sigma_t is near float rounding.
+MIN_NOISE_RATIO = 1e-6
+#: relative margin (dimensionless) added to BF-Soft's closed-form bound (Cor. 5.5), see :func:`soft_bound`.
+SOFT_BOUND_PAD = 1e-9
+
+
+def noise_ratio(reach: float, tau: float) -> float:
+    """Noise ratio q = tanh(r / (2 tau)) = sigma_BF-Soft / sigma_Hard (§6.1).
+
+    reach: record-level reach in Gower units (>= 0); tau > 0 (BudgetError otherwise).
+    """
+    tau = check_tau(tau)
+    if reach < 0 or not math.isfinite(reach):
+        raise ValueError(f"reach must be a finite number >= 0 (got {reach})")
+    return float(math.tanh(reach / 2.0 / tau))  # not reach / (2 tau): 2 tau overflows for tau > 8.9e307
+
+
+def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record-level reach") -> float:
+    """q = noise_ratio(reach, tau), refused below MIN_NOISE_RATIO (reach > 0).
+
+    A reach of 0 is not refused here (an empty policy has its own refusal, spec.EMPTY_POLICY_MESSAGE).
+    Raises BudgetError naming tau, with a tau that works (the reach itself: q = tanh(1/2) = 0.46).
+    """
+    q = noise_ratio(reach, tau)
+    if reach > 0 and q < MIN_NOISE_RATIO:
+        raise BudgetError(
+            f"tau = {tau:g} is too large for {what} r = {reach:.4g}: the noise ratio q = tanh(r / (2 tau)) = "
+            f"{q:.3g}" + (f" ({q!r})" if f"{q:.3g}" == f"{MIN_NOISE_RATIO:g}" else "") + f" is below {MIN_NOISE_RATIO:g}: its sensitivity and noise (q times Hard's) would be near float "
+            f"rounding, a release with almost no noise. Fix: use tau at most about r, e.g. tau {reach:.3g} (q = 0.46), or tau 0.03 as in the paper")
+    return q
+
+
+def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOUND_PAD) -> float:
+    """BF-Soft's sensitivity as calibrated: the closed-form bound of Cor. 5.5, padded for float64.
+
+    Returns ``min(sqrt(2) tanh(r / (2 tau)) (1 + pad), sqrt(2))`` (norm 'l2', Gaussian) or
+    ``2 tanh(r / (2 tau)) (1 + pad)`` ('l1', Laplace), in vote-histogram units; valid for every
+    candidate population.  reach: record-level reach r in Gower units (>= 0, Cor. 5.2); tau > 0.
+    Raises BudgetError for a bad tau, ValueError for a bad reach.
+
+    pad (dimensionless, default :data:`SOFT_BOUND_PAD` = 1e-9; 0 gives the paper's value): Cor. 5.5
+    bounds the change of the *exact* softmax, but the engine releases the float64 softmax rows
+    (votes.soft_rows), which are off by a few ulps per entry.  At a pair that attains the bound
+    (two candidates, the pair symmetric between them, Prop. 5.6) the computed change exceeds the
+    exact bound: issue 21 measured a relative 7.3e-13; over 3,000 random attaining pairs (mixed
+    schemas, q from 1 down to MIN_NOISE_RATIO = 1e-6) at most 2.8e-11, about 0.7 u / q at small q
+    (u = 2^-53: cancellation in the difference of two nearly equal rows) and up to 5e-13 near q = 1
+    (rounding of the Gower distances).  1e-9 covers that 35 times over, and a relative 1e-9 more
+    noise changes no release visibly (the rows of the seeded releases pinned in tests are
+    byte-identical; the ledger's delta_t and sigma_t move in the 9th significant digit).
+    The pad covers the per-record vote rows, not the summation of a histogram over n records
+    (absolute rounding of order n u; docs/PRIVACY.md §9).
+
+    The l2 value is capped at SQRT2 (Hard's, so BF-Soft is never noisier than Hard): any two
+    computed rows (entries in [0, 1], sums within gamma = m u of 1) differ by at most
+    ``sqrt(2) sqrt(1 + 4 gamma^2)`` in l2, less than the float SQRT2 (which exceeds sqrt(2) by
+    7e-17 relative).  No such cap holds in l1 (the sums' rounding enters linearly), so there the
+    padded value stands, 2 (1 + pad) at q = 1.
+    """
+    q = noise_ratio(reach, tau)
+    if norm == "l2":
+        return min(SQRT2 * q * (1.0 + pad), SQRT2)
+    return 2.0 * q * (1.0 + pad)
+
+
+def tau_for_noise_ratio(reach: float, q: float) -> float:
+    """Matched noise ratio (App. F.4): tau = r / (2 atanh(q)), 0 < q < 1."""
+    if not 0 < q < 1:
+        raise ValueError(f"q must be in (0, 1) (got {q})")
+    return reach / (2.0 * math.atanh(q))
+
+
+def standard_dp_reach(schema: Schema) -> float:
+    """Record-level reach of the complete record graph: the Gower diameter sum_i w_i."""
+    return schema.gower_diameter
+
+
+@dataclass
+class Calibration:
+    """Sensitivity of one round's release.
+
+    delta: l2 sensitivity Delta_t.  how: 'global' (Tab-PE's sqrt(2)), 'bound' (Cor. 5.5),
+    'certified-crossing', 'exhaustive-zero', 'fallback', or 'participation-floor'.
+    witness: for a certified crossing, the edge found (decoded values), else None.
+    """
+
+    delta: float
+    how: str
+    witness: dict[str, Any] | None = None
+    edges_checked: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def hard_sensitivity(
+    schema: Schema,
+    policy: Policy,
+    C: np.ndarray,
+    max_edges: float = DEFAULT_MAX_EDGES,
+    contexts: int = CROSSING_CONTEXTS,
+    kernel: GowerKernel | None = None,
+) -> Calibration:
+    """Exact policy-specific l2 sensitivity of the hard vote for population C (Cor. 5.3).
+
+    C: (m, p) encoded candidates.  Returns Calibration with delta in {0, sqrt(2)}:
+    'certified-crossing' (a protected edge whose endpoints have different nearest
+    candidates, reported as ``witness``), 'exhaustive-zero' (every record-level edge
+    checked, none crosses; only when there are at most ``max_edges`` of them and every
+    attribute is enumerable) or 'fallback' (sqrt(2) without a certificate).
+    The participation floor (Delta >= 1) is applied by calibration.calibrate, not here.
+    """
+    k = kernel if kernel is not None else GowerKernel(schema, C)
+    protected = policy.protected(schema)
+    if not protected:
+        return Calibration(0.0, "exhaustive-zero", notes=["no protected edge: the policy graph is empty"])
+    attrs = [schema.index(name) for name in protected]
+    # 1. fast crossing search with contexts taken from the (public) candidates
+    ctx = np.unique(np.asarray(C, dtype=float), axis=0)[:contexts]
+    searched = [None] * schema.p
+    for i in attrs:
+        a = schema.attributes[i]
+        searched[i] = search_edges(a, policy.policy_for(a.name), crossing_only=True)
+    hit, checked = _first_crossing(schema, k, iter_edge_blocks(searched, _search_batch, contexts=ctx, attrs=attrs))
+    if hit is not None:
+        return Calibration(SQRT2, "certified-crossing", witness=hit, edges_checked=checked)
+    # 2. exhaustive certification of 0 where the record-level edge set is small enough
+    total = record_edge_count(schema, policy)
+    if total <= max_edges:
+        # every attribute is enumerable here: contexts are the product of the other domains
+        grid = [searched[j] if searched[j] is not None else ValueEdges(a.domain_codes(), _NO_PAIR, _NO_PAIR)
+                for j, a in enumerate(schema.attributes)]
+        hit, n = _first_crossing(schema, k, iter_edge_blocks(grid, _search_batch, attrs=attrs))
+        checked += n
+        if hit is not None:
+            return Calibration(SQRT2, "certified-crossing", witness=hit, edges_checked=checked)
+        return Calibration(0.0, "exhaustive-zero", edges_checked=checked)
+    note = (
+        f"no crossing found among {len(ctx)} candidate contexts and the record-level edge set "
+        f"({'infinite' if math.isinf(total) else int(total)} edges) exceeds the exhaustive limit "
+        f"({int(max_edges)}): calibrated to sqrt(2) without a certificate"
+    )
+    return Calibration(SQRT2, "fallback", edges_checked=checked, notes=[note])
+
+
+_NO_PAIR = np.zeros(0, dtype=np.intp)
+
+
+def _search_batch(i: int, ve: ValueEdges, n_ctx: int, batch: int = 16) -> int:
+    """Contexts per block of the crossing search: at most 16 and about 65,536 records."""
+    return max(1, min(batch, 65536 // max(ve.size, 1)))
+
+
+def attribute_edge_grid(
+    schema: Schema, policy: Policy, name: str, crossing_only: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(codes (L,), e0 (E,), e1 (E,)) of :func:`blowfish_core.model.edges.search_edges` for ``name``."""
+    ve = search_edges(schema[name], policy.policy_for(name), crossing_only)
+    return ve.codes, ve.e0, ve.e1
+
+
+def _first_crossing(schema: Schema, k: GowerKernel, blocks) -> tuple[dict[str, Any] | None, int]:
+    """The first record-level edge (in enumeration order) whose endpoints have different
+    nearest candidates.  Returns (witness or None, edges checked)."""
+    checked = 0
+    for blk in blocks:
+        ve, L = blk.edges, blk.edges.size
+        R = blk.records()
+        I = domain_index(schema, R)
+        nn = np.empty(R.shape[0], dtype=np.intp)
+        for sl, D in k.iter_blocks(R, I):
+            nn[sl] = np.argmin(D, axis=1)
+        NN = nn.reshape(blk.b, L)
+        cross = NN[:, ve.e0] != NN[:, ve.e1]
+        checked += cross.size
+        if cross.any():
+            zi, ei = np.argwhere(cross)[0]
+            u = R[zi * L + ve.e0[ei]]
+            v = R[zi * L + ve.e1[ei]]
+            return {
+                "attribute": ve.name,
+                "u": schema.decode(u[None, :]).iloc[0].to_dict(),
+                "v": schema.decode(v[None, :]).iloc[0].to_dict(),
+                "nn_u": int(NN[zi, ve.e0[ei]]),
+                "nn_v": int(NN[zi, ve.e1[ei]]),
+            }, checked
+    return None, checked

@@ -1,0 +1,138 @@
+"""Noise mechanisms: plug-ins that release one round's vote histogram.
+
+A mechanism knows its sensitivity norm, how to split a total budget over rounds,
+the noise scale for a sensitivity and a per-round budget, how to draw the noise,
+how to write the round's ledger row, how a ledger of its rows composes (``totals``)
+and its privacy-loss distribution for mixed ledgers (``pld``, dp-accounting).  Algorithm 1 (evolution.run_synthesis)
+only calls these; adding a mechanism is one module here plus one entry in
+:data:`MECHANISMS` (and its parsing in blowfish_core.synthesis.parsing).
+
+* gaussian: zCDP Gaussian mechanism (Thm 2.6), l2 sensitivity, budget rho.
+* laplace:  pure epsilon-DP Laplace mechanism, l1 sensitivity, budget epsilon.
+* exponential (SELECTION_MECHANISMS): one private choice among K candidates (papers/001),
+  epsilon_sel-DP, epsilon_sel^2/8 zCDP; a ledger row, not a histogram mechanism.
+* pubmix / linmix: sampling release steps of the hard vote (papers/003): the round's
+  draws come from (1 - beta_t) H_t/n + beta_t P_nse,t; budget (epsilon, delta), PLD
+  ledger.  They have ``samples = True`` and, instead of scale/noise, ``plan`` and
+  ``noise_distribution`` (see mechanisms/pubmix.py).  Additive mechanisms have no
+  ``samples`` attribute (or False).
+
+Samplers (issue 11): the loop calls ``mech.release(hist, scale, rng, integer=...)``, the
+noisy histogram.  Each mechanism has a study sampler ('numpy': the round's seeded stream)
+and may have a release sampler ('opendp': OpenDP's floating-point-safe and discrete
+samplers, :mod:`.opendp_samplers`).  The randomness source picks it once per run
+(``get_mechanism(name, sampler=streams.sampler)``: SeededStreams -> 'numpy',
+OsEntropyStreams -> 'opendp'); both entries share the name, ledger rows and accounting.
+PubMix/LinMix's 'opendp' entry is :class:`~.pubmix.PubMixExact` (its ``sampler`` is 'exact':
+integer-arithmetic sampling from the OS CSPRNG, issue 21); the PubMix class declares
+``release_sampler = 'exact'`` for release_gate.release_sampler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from ...base.errors import BlowfishError
+from ..ledger import LedgerRow
+from ...model.sensitivity import Calibration
+from .gaussian import Gaussian, GaussianOpenDP
+from .laplace import Laplace, LaplaceOpenDP
+from .exponential import Exponential
+from .pubmix import PubMix, PubMixExact
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..selection import Selection
+
+
+class Mechanism(Protocol):
+    """name: ledger name; norm: 'l2' or 'l1'; budget_name: 'rho' or 'epsilon'."""
+
+    name: str
+    norm: str
+    budget_name: str
+
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray: ...
+
+    def scale(self, sensitivity: float, budget_t: float) -> float: ...
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray: ...
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray: ...
+
+    def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
+            **extra: Any) -> LedgerRow: ...
+
+    def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None) -> dict[str, Any]: ...
+
+    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any: ...
+
+
+#: name -> mechanism instance (the only mechanism registry).
+MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace(), PubMix(), PubMix("linmix", linmix=True))}
+#: the additive-noise mechanisms (--mechanism) and the sampling release steps (--noise pubmix|linmix).
+ADDITIVE = tuple(k for k, m in MECHANISMS.items() if not getattr(m, "samples", False))
+SAMPLING = tuple(k for k, m in MECHANISMS.items() if getattr(m, "samples", False))
+DEFAULT_MECHANISM = "gaussian"
+#: mechanisms that release a choice, not a histogram: ledger rows only, not a ``--mechanism`` of synth.
+SELECTION_MECHANISMS: dict[str, Exponential] = {m.name: m for m in (Exponential(),)}
+#: (name, sampler) -> the same mechanism with another noise sampler (release mode).
+#: PubMix/LinMix's release entry samples exactly (sampler 'exact', PubMixExact) under the 'opendp' key
+#: release streams ask for.
+SAMPLED: dict[tuple[str, str], Mechanism] = {(m.name, "opendp"): m for m in (
+    GaussianOpenDP(), LaplaceOpenDP(), PubMixExact(), PubMixExact("linmix", linmix=True))}
+SAMPLERS = ("numpy", "opendp")
+
+
+def get_mechanism(mechanism: str | Mechanism | None, sampler: str = "numpy") -> Mechanism:
+    """The mechanism for a name (None -> Gaussian) with the given noise sampler
+    ('numpy': study streams; 'opendp': release mode).  A Mechanism instance is returned
+    as it is for 'numpy', or swapped for its OpenDP entry.
+    Raises BlowfishError for an unknown name, or a mechanism without an OpenDP sampler
+    asked for one (a release must not fall back to numpy's sampler)."""
+    if sampler not in SAMPLERS:
+        raise BlowfishError(f"unknown noise sampler {sampler!r}; use one of {', '.join(SAMPLERS)}")
+    if mechanism is None:
+        mechanism = DEFAULT_MECHANISM
+    if not isinstance(mechanism, str):
+        if sampler == "numpy" or getattr(mechanism, "sampler", "numpy") == sampler:
+            return mechanism
+        if (mechanism.name, sampler) not in SAMPLED:
+            raise BlowfishError(f"the {mechanism.name} mechanism has no {sampler} sampler, so it cannot make an "
+                                "unseeded release. Fix: give seeds for a study run")
+        mechanism = mechanism.name
+    m = MECHANISMS.get(mechanism) or SELECTION_MECHANISMS.get(mechanism)
+    if m is None:
+        raise BlowfishError(f"unknown mechanism {mechanism!r}; use one of {', '.join(MECHANISMS)}")
+    if sampler == "numpy":
+        return m
+    s = SAMPLED.get((m.name, sampler))
+    if s is None:
+        raise BlowfishError(f"the {m.name} mechanism has no {sampler} sampler, so it cannot make an unseeded "
+                            f"release. Fix: use {' or '.join(n for n, _ in SAMPLED)}, or give seeds for a study run")
+    return s
+
+def select_release(errors: Any, n: int, sensitivity: float, epsilon_sel: float) -> "Selection":
+    """The release-mode draw of :func:`blowfish_core.privacy.selection.select_private` (issue 21): the same law, drawn by OpenDP.
+
+    Same arguments (no rng): the index is drawn by the exponential mechanism's release sampler,
+    ``SELECTION_MECHANISMS["exponential"].draw`` -- OpenDP's report-noisy-max with
+    Gumbel noise of scale 2·sensitivity/epsilon_sel (OS CSPRNG), which is exactly the law
+    :func:`~blowfish_core.privacy.selection.em_probabilities` computes (papers/001 Eq. (1); McSherry & Talwar 2007).  The
+    returned probabilities are that law, computed on the private data without noise: internal
+    figures, never published.  Pure epsilon_sel-DP (epsilon_sel^2/8 zCDP), like the seeded draw.
+    Raises BudgetError for bad input (OpenDP's privacy map is checked against epsilon_sel^2/8).
+    """
+    from ..selection import Selection, em_probabilities, error_scores  # scipy: not at import (issue 15)
+
+    u = error_scores(errors, n)
+    P = em_probabilities(u, sensitivity, epsilon_sel)
+    return Selection(int(SELECTION_MECHANISMS["exponential"].draw(u, sensitivity, epsilon_sel)), P)
+
+
+__all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLED", "SAMPLERS", "SAMPLING", "SELECTION_MECHANISMS", "select_release",
+           "Exponential", "Gaussian", "GaussianOpenDP", "Laplace", "LaplaceOpenDP", "Mechanism", "PubMix",
+           "PubMixExact", "get_mechanism"]

@@ -1,0 +1,88 @@
+"""Gaussian mechanism under zCDP (paper §2.1, Thm 2.6).
+
+sigma_t = Delta2_t / sqrt(2 rho_t) (accounting.gaussian_sigma); noise sigma_t * z with
+z ~ N(0, I_m) from the round's paired stream (numpy's floating-point normal: study
+runs only, DESIGN §7).  :class:`GaussianOpenDP` is the same mechanism (same ledger rows,
+same accounting) with OpenDP's samplers for release mode.  Budget: total rho split over rounds (accounting.split_rho).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..accounting import gaussian_sigma, split_rho
+from ..ledger import LedgerRow, gaussian_totals
+from ...model.sensitivity import Calibration
+
+
+@dataclass(frozen=True)
+class Gaussian:
+    name: str = "gaussian"
+    norm: str = "l2"
+    budget_name: str = "rho"
+    #: the noise sampler: numpy's floating-point draws from the seeded stream (study runs).
+    sampler: str = "numpy"
+
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+        """Per-round rho_t: (rounds,), summing to rho (BudgetError for a bad rho or weights)."""
+        return split_rho(budget, rounds, weights)
+
+    def scale(self, sensitivity: float, budget_t: float) -> float:
+        """sigma_t = Delta_t / sqrt(2 rho_t); 0 when Delta_t = 0."""
+        return gaussian_sigma(sensitivity, budget_t)
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        """sigma_t * z, z ~ N(0, I_m): (m,) float64."""
+        return scale * rng.standard_normal(m)
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        """Noisy histogram hist + sigma_t * z from the round's stream: (m,) float64
+        (``integer`` is ignored: numpy's sampler has no discrete variant)."""
+        return hist + self.noise(scale, hist.size, rng)
+
+    def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
+            **extra: Any) -> LedgerRow:
+        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
+                         rho_t=float(budget_t), witness=cal.witness, **extra)
+
+    def totals(self, rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
+        """All-Gaussian ledger: rho, Eq. (1), exact mu-GDP epsilon; accountant 'gdp-exact'."""
+        return gaussian_totals(rows, delta, rho)
+
+    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
+        """The row's privacy-loss distribution (dp-accounting) for mixed ledgers."""
+        return pld.from_gaussian_mechanism(row.scale, sensitivity=row.sensitivity,
+                                           value_discretization_interval=discretization)
+
+
+@dataclass(frozen=True)
+class GaussianOpenDP(Gaussian):
+    """The Gaussian mechanism with OpenDP's samplers (release mode, issue 11; DESIGN §7).
+
+    Same name, ledger rows and accounting as :class:`Gaussian`; only the draw differs:
+    the vote histogram goes through OpenDP's vector Gaussian measurement at scale sigma_t
+    (l2 sensitivity Delta_t), the **discrete Gaussian** when the method's votes are whole
+    counts (``integer``: hard votes; Canonne, Kamath & Steinke 2020), the float Gaussian
+    (exact sampling on a 2^k grid, then rounding) for soft votes.  The randomness is the
+    OS CSPRNG of OpenDP; the ``rng`` argument is not used.
+    """
+
+    sampler: str = "opendp"
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        """Noise alone (a zero histogram through OpenDP's float Gaussian): (m,) float64."""
+        from .opendp_samplers import opendp_noisy
+
+        return opendp_noisy(np.zeros(m), scale, "gaussian", discrete=False)
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        """OpenDP's noisy histogram: (m,) float64 (whole numbers when ``integer``)."""
+        from .opendp_samplers import opendp_noisy
+
+        return opendp_noisy(hist, scale, "gaussian", discrete=integer).astype(np.float64)

@@ -1,0 +1,94 @@
+"""Laplace mechanism, pure epsilon-DP (DESIGN §3 "l1 versions").
+
+b_t = Delta1_t / epsilon_t with the l1 sensitivities Tab-PE 2, Hard 2 (0 when
+exhaustively certified), BF-Soft 2 tanh(r / (2 tau)); noise b_t * Lap(0, 1)^m from the
+round's paired stream.  Budget: total epsilon, equal split epsilon_t = epsilon / T
+(or by weights).  Pure DP composes by summing epsilons; the per-pair argument holds for
+Blowfish neighbours as for standard ones.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..accounting import _as_real, check_epsilon, split_rho
+from ...base.errors import BudgetError
+from ..ledger import LedgerRow
+from ...model.sensitivity import Calibration
+
+
+@dataclass(frozen=True)
+class Laplace:
+    name: str = "laplace"
+    norm: str = "l1"
+    budget_name: str = "epsilon"
+    #: the noise sampler: numpy's floating-point draws from the seeded stream (study runs).
+    sampler: str = "numpy"
+
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+        """Per-round epsilon_t: (rounds,), summing to epsilon (BudgetError for a bad epsilon)."""
+        eps = check_epsilon(budget)
+        return split_rho(eps, rounds, weights)  # the same proportional split, in epsilon units
+
+    def scale(self, sensitivity: float, budget_t: float) -> float:
+        """b_t = Delta1_t / epsilon_t; 0 when Delta1_t = 0."""
+        d = _as_real(sensitivity, "sensitivity (l1)", "a finite number >= 0", "pass the round's l1 sensitivity")
+        if d < 0:
+            raise BudgetError(f"sensitivity (l1) must be a finite number >= 0 (got {sensitivity!r})")
+        return 0.0 if d == 0 else d / float(budget_t)
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        """b_t * Lap(0, 1)^m: (m,) float64."""
+        return scale * rng.laplace(0.0, 1.0, m)
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        """Noisy histogram hist + b_t * Lap(0, 1)^m from the round's stream: (m,) float64."""
+        return hist + self.noise(scale, hist.size, rng)
+
+    def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
+            **extra: Any) -> LedgerRow:
+        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
+                         epsilon_t=float(budget_t), witness=cal.witness, **extra)
+
+    def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
+        """All-Laplace ledger: pure epsilon-DP, epsilons add (basic composition); accountant 'pure-sum'."""
+        total = math.fsum(r.epsilon_t for r in rows) if epsilon is None else float(epsilon)
+        return {"epsilon": total, "delta": 0.0, "rounds": len(rows),
+                "epsilon_per_round": [float(r.epsilon_t) for r in rows], "notion": "pure",
+                "accountant": "pure-sum",
+                "note": "pure epsilon-DP: every round is a Laplace mechanism; epsilons add (basic composition)"}
+
+    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
+        """The row's privacy-loss distribution (dp-accounting) for mixed ledgers."""
+        return pld.from_laplace_mechanism(row.scale, sensitivity=row.sensitivity,
+                                          value_discretization_interval=discretization)
+
+
+@dataclass(frozen=True)
+class LaplaceOpenDP(Laplace):
+    """The Laplace mechanism with OpenDP's samplers (release mode, issue 11; DESIGN §7).
+
+    Same name, ledger rows and accounting as :class:`Laplace`; the histogram goes through
+    OpenDP's vector Laplace measurement at scale b_t (l1 sensitivity Delta1_t): the
+    discrete Laplace (geometric) mechanism for whole counts (``integer``: hard votes),
+    OpenDP's float Laplace otherwise.  OS CSPRNG; ``rng`` is not used.
+    """
+
+    sampler: str = "opendp"
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        from .opendp_samplers import opendp_noisy
+
+        return opendp_noisy(np.zeros(m), scale, "laplace", discrete=False)
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        from .opendp_samplers import opendp_noisy
+
+        return opendp_noisy(hist, scale, "laplace", discrete=integer).astype(np.float64)

@@ -1,0 +1,308 @@
+"""PubMix / LinMix as the release step of the hard vote (papers/003, Alg. 1; design notes A6-A7).
+
+Instead of "add noise to H_t, then resample", round t of Algorithm 1 draws the next
+population's parents (and, in round T, the release) i.i.d. from
+
+    P_syn,t = (1 - beta_t) H_t / n + beta_t P_nse,t,
+
+H_t the private hard-vote histogram on C_t (a histogram of n labels: Thm 4.1's
+structure under replace-one neighbours with n public), P_nse,t built from PUBLIC rows
+only: PubMix water-fills the hard-vote histogram of the public rows on C_t to the
+floor f_t (Def. 4.3, so min P_nse,t >= f_t); LinMix uses the uniform distribution
+(Cor. 4.6, f_t = 1/m_t).  Only the draws leave the round; the mixture and H_t are
+never returned or stored (the sampler forms the mixture inside the call: pubmix.pubmix_sample
+on the seeded stream for study runs; pubmix.exact_mixture_sample, exact integer arithmetic on the
+OS CSPRNG, for releases, :class:`PubMixExact`).
+
+Schedule (:meth:`PubMix.plan`), fixed before the run from public quantities only
+(n, the population schedule, the release size, epsilon, delta, the floor constant):
+f_t = floor_c / m_t (LinMix: 1 / m_t), delta_t = delta / T, epsilon_t = s * w_t (w the
+normalized budget weights, equal by default) with the largest s (bisection) such that
+the PLD composition of the T rounds is <= epsilon at delta; beta_t = beta_min(epsilon_t,
+delta_t, n, n_samples_t, f_t) (Thm 4.1, conservative N1 = N2 = f_t).  Each round's
+dominating pair is the n_samples_t-fold 3-point pair at (beta_t, f_t) (App. C); since
+(beta_t, f_t) are fixed in advance and min P_nse,t >= f_t, the PLD composition is a
+valid adaptive bound (Lemma C.2 monotonicity; notes A6.3).  The run's total is that
+PLD (accountant 'pld'); the exact Gaussian (mu-GDP) curve does NOT apply.
+
+Hard votes only: BF-Soft and other soft-vote methods are refused (SOFT_VOTE_REASON).
+Also refused: participation edges (add/remove changes n) and a threshold H > 0 (no
+noisy histogram exists to threshold).  Hard under PubMix spends the same beta_t as
+Tab-PE (a protected edge moves one label, notes A7); a round that Hard certifies
+exhaustively zero releases nothing about protected secrets, but the total still composes
+every round's pair (conservative; the notes' beta_t = 0 exception is not used).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..accounting import check_delta, check_epsilon
+from ...base.errors import BlowfishError, BudgetError
+from ..ledger import LedgerRow
+from ..pubmix import beta_min, exact_mixture_sample, linmix_noise, pubmix_pld, pubmix_sample, water_fill
+from ...model.sensitivity import Calibration
+
+#: why a soft-vote method is refused (the issue's wording; shown by CLI, API and the Runner page).
+SOFT_VOTE_REASON = "Theorem 4.1 (papers/003) covers histograms of labels (hard votes), not soft votes"
+#: PubMix floor f_t = DEFAULT_FLOOR_C / m_t (notes A9's proof of concept: c = 0.25).
+DEFAULT_FLOOR_C = 0.25
+#: PLD discretization of the ledger (ledger.pld_epsilon's default; the plan uses the same).
+DISCRETIZATION = 1e-4
+#: the note every PubMix/LinMix total carries (red in the app).
+PLD_NOTE = ("PubMix/LinMix rounds are (epsilon, delta)-DP sampling releases: the total is the PLD composition "
+            "of their exact dominating pairs (dp-accounting); the exact Gaussian (mu-GDP) curve does not apply")
+
+
+@dataclass(frozen=True)
+class SamplingPlan:
+    """Per-round public parameters of a PubMix/LinMix run (all tuples of length T).
+
+    epsilon_t, delta_t: each round's own (epsilon, delta) guarantee; beta_t: mixing
+    weight; floor: f_t, the lower bound on every noise mass; n_samples: draws per round
+    (m_{t+1} for t < T, the release size in round T); n: private rows (public);
+    epsilon, delta: the PLD composition of the T rounds (epsilon at delta).
+    """
+
+    epsilon_t: tuple[float, ...]
+    delta_t: tuple[float, ...]
+    beta_t: tuple[float, ...]
+    floor: tuple[float, ...]
+    n_samples: tuple[int, ...]
+    n: int
+    epsilon: float
+    delta: float
+
+
+@functools.lru_cache(maxsize=1024)
+def _round_pld(eps_t: float, delta_t: float, n: int, m: int, f: float, beta: float):
+    return pubmix_pld(eps_t, delta_t, n, m, f, beta=beta, value_discretization_interval=DISCRETIZATION)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan_cached(linmix: bool, floor_c: float, epsilon: float, delta: float, n: int,
+                 n_samples: tuple[int, ...], sizes: tuple[int, ...], weights: tuple[float, ...],
+                 exact_floor: bool = False) -> SamplingPlan:
+    T = len(sizes)
+    floors = tuple((exact_floor_of if exact_floor else _float_floor)(1.0 if linmix else floor_c, m) for m in sizes)
+    deltas = tuple(delta / T for _ in range(T))
+    w = np.asarray(weights, float) / math.fsum(weights)
+
+    def at(s: float):
+        eps_t = tuple(float(s * wi) for wi in w)
+        betas = tuple(beta_min(e, d, n, m, f) for e, d, m, f in zip(eps_t, deltas, n_samples, floors))
+        total = None
+        for e, d, m, f, b in zip(eps_t, deltas, n_samples, floors, betas):
+            p = _round_pld(e, d, n, m, f, b)
+            total = p if total is None else total.compose(p)
+        return eps_t, betas, float(total.get_epsilon_for_delta(delta))
+
+    lo, hi = epsilon * 1e-3, epsilon * T * 4.0  # s = the basic-composition total of the epsilon_t
+    best = at(lo)
+    if best[2] > epsilon:
+        raise BudgetError(f"epsilon = {epsilon:g} at delta = {delta:g} is too small for {T} PubMix rounds "
+                          "(even a tiny per-round epsilon exceeds it). Fix: raise epsilon or use fewer rounds")
+    top = at(hi)
+    if top[2] <= epsilon:
+        best, lo = top, hi
+    while hi / lo > 1.002:
+        mid = math.sqrt(lo * hi)
+        cand = at(mid)
+        if cand[2] <= epsilon:
+            lo, best = mid, cand
+        else:
+            hi = mid
+    eps_t, betas, tot = best
+    return SamplingPlan(eps_t, deltas, betas, floors, tuple(n_samples), n, tot, delta)
+
+
+def _float_floor(c: float, m: int) -> float:
+    """The study plan's floor c / m (float division, as seeded runs have always used)."""
+    return c / m
+
+
+def exact_floor_of(c: float, m: int) -> float:
+    """The release plan's floor: c / m rounded DOWN so that m * floor <= c in exact arithmetic.
+
+    c / m in floating point is rounded to nearest, so for about half of all m (e.g. m = 5)
+    m * fl(1/m) > 1: no distribution over m bins has every mass >= fl(1/m), and LinMix's uniform
+    noise would sit one ulp below the floor its beta was computed for.  The release plan uses the
+    largest float f with m f <= c exactly (one ``nextafter`` step at most); beta_min is decreasing in
+    the floor, so this only raises beta (by ~1e-16 relative).  papers/003 Thm 4.1, Cor. 4.6.
+    """
+    f = c / m
+    if Fraction(f) * m > Fraction(c):
+        f = math.nextafter(f, 0.0)
+    return f
+
+
+@dataclass(frozen=True)
+class PubMix:
+    """The PubMix (or, with linmix=True, LinMix) sampling release step (module docstring)."""
+
+    name: str = "pubmix"
+    linmix: bool = False
+    floor_c: float = DEFAULT_FLOOR_C
+    norm: str = "l1"
+    budget_name: str = "epsilon"
+    #: a sampling release step (evolution draws from the mixture instead of adding noise).
+    samples: bool = True
+    #: the sampler that draws the mixture: 'numpy' (pubmix_sample on the round's seeded stream; study
+    #: runs) or 'exact' (:class:`PubMixExact`: integer arithmetic from the OS CSPRNG; releases).
+    sampler: str = "numpy"
+    #: the floating-point-safe sampler releases use (release_gate.release_sampler reads it).
+    release_sampler: ClassVar[str] = "exact"
+
+    @property
+    def label(self) -> str:
+        return "LinMix" if self.linmix else "PubMix"
+
+    # --- Mechanism protocol
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+        """Validation only (BudgetError for a bad epsilon); the run's per-round epsilon_t come from :meth:`plan`."""
+        eps = check_epsilon(budget)
+        w = np.ones(rounds) if weights is None else np.asarray(weights, float)
+        if w.shape != (rounds,) or not np.isfinite(w).all() or (w <= 0).any():
+            raise BudgetError(f"budget weights must be {rounds} finite numbers > 0 (got {weights!r})")
+        return eps * w / w.sum()
+
+    def scale(self, sensitivity: float, budget_t: float) -> float:
+        raise BlowfishError(f"{self.label} has no noise scale: it samples (use plan())")
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        raise BlowfishError(f"{self.label} adds no noise: it samples (use draw())")
+
+    def row(self, t: int, candidates: int, cal: Calibration, plan: SamplingPlan, **extra: Any) -> LedgerRow:
+        i = t - 1
+        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(plan.beta_t[i]), cal.how,
+                         epsilon_t=float(plan.epsilon_t[i]), delta_dp_t=float(plan.delta_t[i]),
+                         witness=cal.witness, beta_t=float(plan.beta_t[i]), floor=float(plan.floor[i]),
+                         n_samples=int(plan.n_samples[i]), n_private=int(plan.n), **extra)
+
+    def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
+        """PLD composition of EVERY row's dominating pair (the plan's; no round is discounted, so a paired
+        run's total does not depend on which method comes first); accountant 'pld'."""
+        from dp_accounting.pld import privacy_loss_distribution as pld_mod
+
+        d = check_delta(delta)
+        total = None
+        for r in rows:
+            p = self.pld(r, pld_mod, DISCRETIZATION)
+            total = p if total is None else total.compose(p)
+        return {"epsilon": float(total.get_epsilon_for_delta(d)), "delta": d, "rounds": len(rows),
+                "epsilon_target": None if epsilon is None else float(epsilon),
+                "epsilon_per_round": [float(r.epsilon_t) for r in rows],
+                "delta_per_round": [float(r.delta_dp_t) for r in rows],
+                "beta_per_round": [float(r.beta_t) for r in rows],
+                "floor_per_round": [float(r.floor) for r in rows],
+                "n_samples_per_round": [int(r.n_samples) for r in rows],
+                "mechanisms": [self.name], "notion": "approximate", "accountant": "pld",
+                "epsilon_exact_applicable": False, "note": PLD_NOTE}
+
+    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
+        """The row's PLD: pubmix_pld at (beta_t, floor, n, n_samples) (the n_samples-fold 3-point pair)."""
+        return pubmix_pld(row.epsilon_t, row.delta_dp_t, row.n_private, row.n_samples, row.floor,
+                          beta=row.beta_t, value_discretization_interval=discretization)
+
+    # --- sampling release step
+    def plan(self, epsilon: float, delta: float, n: int, sizes: Sequence[int], release: int,
+             weights: Sequence[float] | None = None) -> SamplingPlan:
+        """The run's public schedule (module docstring), cached.  sizes: m_t (T,); release: draws of round T.
+
+        Raises BudgetError for a bad epsilon/delta/weights or a budget too small for T rounds.
+        """
+        eps = check_epsilon(epsilon)
+        dl = check_delta(delta)
+        T = len(sizes)
+        w = tuple(float(x) for x in self.split(1.0, T, weights))
+        n_samples = tuple(int(v) for v in list(sizes[1:]) + [int(release)])
+        return _plan_cached(self.linmix, float(self.floor_c), eps, dl, int(n), n_samples,
+                            tuple(int(v) for v in sizes), w, self.sampler == "exact")
+
+    def noise_distribution(self, p_public: np.ndarray | None, floor: float, m: int) -> np.ndarray:
+        """P_nse,t over m bins from PUBLIC data only: WF(p_public, floor) (PubMix) or uniform (LinMix)."""
+        if self.linmix:
+            return linmix_noise(m)
+        if p_public is None:
+            raise BlowfishError("PubMix needs the public rows' hard-vote histogram")
+        return water_fill(p_public, floor)
+
+    def draw(self, hist: np.ndarray, n: int, p_noise: np.ndarray, beta: float, n_samples: int, floor: float,
+             rng: np.random.Generator) -> np.ndarray:
+        """The round's draws: int64 (n_samples,) bin indices from (1 - beta) hist / n + beta p_noise.
+
+        hist: (m,) the private hard-vote histogram (counts of n records); p_noise: (m,) public;
+        floor: the plan's floor (min p_noise >= floor).  Study sampler: :func:`pubmix_sample` on
+        the round's seeded stream ``rng`` (numpy's inverse CDF; seeded runs are for study only).
+        """
+        return pubmix_sample(hist / n, p_noise, beta, n_samples, rng)
+
+
+@dataclass(frozen=True)
+class PubMixExact(PubMix):
+    """PubMix / LinMix with the exact release sampler (issue 21; papers/003 Thm 4.1).
+
+    Same name, ledger rows and accounting as :class:`PubMix`; the plan's floors are rounded down
+    to be exact (:func:`exact_floor_of`), and the draws come from
+    :func:`blowfish_core.privacy.pubmix.exact_mixture_sample`: integer arithmetic on the hard-vote
+    counts, the exact rationals of beta and P_nse, and uniform integers from the OS CSPRNG (the
+    round's ``rng`` is not used).  ``get_mechanism('pubmix', sampler='opendp')`` (what release
+    streams ask for) returns it.
+    """
+
+    sampler: str = "exact"
+
+    def draw(self, hist: np.ndarray, n: int, p_noise: np.ndarray, beta: float, n_samples: int, floor: float,
+             rng: Any = None) -> np.ndarray:
+        """Exact draws (see the class docstring); ``rng`` is ignored.  Raises BlowfishError when
+        ``hist`` is not a histogram of whole counts summing to n (a hard vote's)."""
+        h = np.asarray(hist)
+        counts = np.rint(h).astype(np.int64)
+        if (counts != h).any() or int(counts.sum()) != int(n):
+            raise BlowfishError(f"{self.label}'s exact sampler needs the hard vote's whole counts summing to n = "
+                                f"{int(n):,} (got a histogram summing to {float(h.sum()):.17g})")
+        return exact_mixture_sample(counts, p_noise, beta, n_samples, floor=floor)
+
+
+def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_public: bool,
+                   public_flag: str = "--public CSV, or public= in the API") -> None:
+    """Refuse settings a sampling release step does not cover (BlowfishError naming the reason).
+
+    method: a Method (its vote class is read from the method table); policy: Policy;
+    threshold_h: the config's H; has_public: public rows were given (PubMix only).
+    """
+    if not getattr(mech, "samples", False):
+        return
+    ok, why = supports(mech, method)
+    if not ok:
+        raise BlowfishError(f"noise {mech.name} cannot run {method.label} ({method.name}): {why}. "
+                            "Fix: use a hard-vote method (tab-pe, hard) or noise gaussian")
+    if policy.participation:
+        raise BlowfishError(f"noise {mech.name} needs replace-one neighbours with n public; participation edges "
+                            "(add/remove a record) change n. Fix: drop participation edges or use noise gaussian")
+    if threshold_h > 0:
+        raise BlowfishError(f"the threshold H does not apply to noise {mech.name} (no noisy histogram is formed). "
+                            "Fix: set threshold H = 0")
+    if not getattr(mech, "linmix", False) and not has_public:
+        raise BlowfishError(f"noise {mech.name} needs public rows from the same domain ({public_flag}): the "
+                            "preset's pilot split, or a public CSV disjoint from the private rows")
+
+
+def supports(mech: Any, method: Any) -> tuple[bool, str]:
+    """(True, '') when the release step can run ``method``; else (False, the reason)."""
+    from ...model.votes import HardVote
+
+    if not getattr(mech, "samples", False):
+        return True, ""
+    if getattr(method, "mechanisms", None) is not None and mech.name not in method.mechanisms:
+        return False, f"{method.label} is not an Algorithm 1 method: it runs only with {' or '.join(method.mechanisms)}"
+    if method.vote is not HardVote:
+        return False, SOFT_VOTE_REASON
+    return True, ""

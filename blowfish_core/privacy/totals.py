@@ -1,0 +1,68 @@
+"""What a ledger spends in total: :func:`privacy_totals` and the PLD composition :func:`pld_epsilon`.
+
+The rows and the per-mechanism compositions are :mod:`blowfish_core.privacy.ledger`'s; this
+module sits above the mechanism registry (:mod:`blowfish_core.privacy.mechanisms`), which it
+reads to find each row's mechanism: one mechanism throughout -> ``Mechanism.totals``; every row
+zCDP -> ledger.zcdp_totals; any other mix -> dp-accounting's PLD accountant (see the ledger's
+module docstring for the keys).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .accounting import check_delta
+from .ledger import ZCDP_MECHANISMS, LedgerRow, zcdp_totals
+from .mechanisms import MECHANISMS, get_mechanism
+
+def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | None = None,
+                   epsilon: float | None = None) -> dict[str, Any]:
+    """What a ledger spends in total (see module docstring): a JSON-safe dict.
+
+    rows: the rows of one run (every run of a paired comparison spends the same).
+    delta: reporting delta in (0, 1) for (epsilon, delta) statements.  rho / epsilon: the
+    declared total in the mechanism's terms, so the totals equal the requested budget
+    exactly (default: the sum of the rows).
+    One mechanism throughout: that mechanism's own composition (``Mechanism.totals``):
+    Gaussian -> rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round, notion,
+    accountant='gdp-exact'; Laplace -> epsilon, delta=0, rounds, epsilon_per_round,
+    notion='pure', accountant='pure-sum'.  All zCDP (Gaussian + exponential): rho, delta, epsilon
+    (= epsilon_eq1), rounds, rho_per_round, mechanisms, notion='zcdp', accountant='zcdp-eq1'.
+    Mixed: epsilon, delta, rounds, mechanisms,
+    notion='approximate', accountant='pld'.
+    Raises BudgetError for a bad delta, ValueError for an empty ledger.
+    """
+    if not rows:
+        raise ValueError("the ledger is empty")
+    kinds = sorted({r.mechanism for r in rows})
+    if len(kinds) == 1 and kinds[0] in MECHANISMS:
+        mech = get_mechanism(kinds[0])
+        total = rho if mech.budget_name == "rho" else epsilon
+        return mech.totals(rows, delta, total)
+    if set(kinds) <= ZCDP_MECHANISMS:
+        return zcdp_totals(rows, delta, rho)
+    delta = check_delta(delta)
+    return {"epsilon": pld_epsilon(rows, delta), "delta": delta, "rounds": len(rows),
+            "mechanisms": kinds, "notion": "approximate", "accountant": "pld",
+            "note": "mixed mechanisms: privacy-loss distributions composed with dp-accounting's PLD accountant"}
+
+
+def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float = 1e-4) -> float:
+    """epsilon at ``delta`` of the composition of every row, by dp-accounting's PLD (pessimistic).
+
+    Gaussian rows: N(0, sigma^2) with l2 sensitivity Delta; Laplace rows: Lap(b) with
+    l1 sensitivity Delta.  Rows with zero sensitivity release nothing private and are skipped.
+    """
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    total = None
+    for r in rows:
+        if r.sensitivity == 0:
+            continue
+        if r.scale == 0 and r.beta_t is None:  # noise-free additive release (a sampling row's scale is beta_t)
+            return math.inf
+        p = get_mechanism(r.mechanism).pld(r, pld, discretization)
+        total = p if total is None else total.compose(p)
+    return 0.0 if total is None else float(total.get_epsilon_for_delta(delta))

@@ -1,0 +1,47 @@
+"""The synthesis release (issue 21): a RunSpec without seeds through the one release gate.
+
+:func:`release_synthesis` runs :func:`blowfish_core.synthesis.experiment.run_paired` inside
+:func:`blowfish_core.synthesis.gate.publish`; :func:`claim_of` is a spec's Claim.  Split from
+the gate (issue 22) because the gate is read by the reports, which run_paired builds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..algorithm.methods import get_method
+from . import gate
+from .experiment import run_paired
+from .gate import Claim, Part, Publication
+
+def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | None = None,
+                      should_stop: Callable[[], bool] | None = None) -> Publication:
+    """A synthesis release (CLI ``synth`` without seeds, the API with seed=None, the app's Release
+    step): ``spec`` an unseeded, validated RunSpec; every (method) run draws from the gate's OS
+    entropy.  Returns the Publication; ``publication.result`` is the PairedResult (its public
+    report carries the gate's label and total).  Raises GateError / BlowfishError."""
+    claim = claim_of(spec)
+    box: dict[str, Any] = {}
+
+    def produce(entropy: Callable[[], Any]) -> list[Part]:
+        res = run_paired(spec, progress=progress, should_stop=should_stop, streams_factory=entropy)
+        box["result"] = res
+        return [Part(f"{r.method}.csv", tuple(r.ledger), r.synth.noise_sampler or "", r.synth.randomness or "",
+                     r.release) for r in res.runs]
+
+    pub = gate.publish(claim, produce)  # looked up on the gate module (tests replace it there)
+    res = box["result"]
+    object.__setattr__(pub, "result", res)
+    res.attach_publication(pub)
+    return pub
+
+
+def claim_of(spec: Any) -> Claim:
+    """The Claim of a synthesis RunSpec (methods, mechanism, schema, seeds, data-domain choice)."""
+    mechs = {spec.mechanism}
+    for m in spec.methods:  # reference methods (MST, AIM): Gaussian measurements + exponential selections
+        mechs.update(get_method(m).release_mechanisms)
+    return Claim("synthetic table", spec.schema, tuple(spec.methods), tuple(sorted(mechs)), (),
+                 spec.seeds is not None, bool(getattr(spec, "allow_data_domain", False)),
+                 int(getattr(spec, "unprotected_rows", 0) or 0), float(spec.delta))

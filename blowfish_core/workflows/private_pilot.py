@@ -1,0 +1,462 @@
+"""Private choice of tau (or Hard) on the private table, accounted by the exponential mechanism.
+
+papers/001 (issue 14 "Private choice of tau or Hard"; design/selection.md B5 A1).  The public
+pilot (blowfish_core.workflows.pilot) stays the default and spends nothing; this is the route for a data
+owner without public data:
+
+1. run the K candidate settings (Hard + a tau grid of BF-Soft) on the PRIVATE table, one
+   release each, each spending its own budget rho (zCDP adds: K rho);
+2. score each release with ``u_c = −(n/2) · Err(S_c, D)`` (PWErr, or HOErr on XOR presets),
+   whose global sensitivity is 1 under standard DP and 2/p under a substitution policy
+   (selection.score_sensitivity; exhaustive test in tests/test_selection.py);
+3. choose one setting with the exponential mechanism at epsilon_sel (selection.select_private):
+   pure epsilon_sel-DP, epsilon_sel^2/8 zCDP (bounded range), one ledger row of mechanism
+   ``exponential`` (mechanisms/exponential.py).
+
+Two entry points (issue 21 "One release gate"; DESIGN §7):
+
+* :func:`choose_tau_private` (``seed=...``): the seeded STUDY path -- every run on paired seeded
+  streams with numpy noise and a numpy draw of the choice.  Reproducible, so anyone who knows
+  the seed can recompute the noise: every output says :data:`~blowfish_core.algorithm.evolution.SEEDED_NOTE`
+  ("seeded: for study, not for publication") and nothing in it is offered for publication.
+* :func:`release_tau_choice` (no seed): the RELEASE, through
+  :func:`blowfish_core.synthesis.gate.publish`.  Every one of the K runs draws from the gate's OS
+  entropy with OpenDP noise (``RunSpec(seeds=None)``), and the choice is drawn by the
+  exponential mechanism's release sampler (OpenDP's Gumbel noisy max, 'opendp-gumbel').  Only
+  this path's choice, chosen release and ledger may be published, with the gate's label and
+  total (K·rho_run + rho_sel: every run spends its budget, chosen or not).
+
+Either way the per-setting errors and the selection probabilities are computed on the private
+data without noise: they are internal figures (:data:`INTERNAL`), never published.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..algorithm import methods
+from ..privacy.accounting import check_delta, check_rho, epsilon_eq1
+from ..base.errors import BlowfishError
+from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
+from ..synthesis.experiment import PairedResult, run_paired
+from ..synthesis.spec import RunSpec
+from ..privacy.ledger import LedgerRow
+from ..privacy.totals import privacy_totals
+from ..privacy.mechanisms import SELECTION_MECHANISMS
+from ..synthesis.parsing import parse_selection_budget
+from ..model.policy import Policy
+from ..synthesis.report import INTERNAL_LABEL
+from ..model.schema import Schema
+from ..privacy.selection import PrivateChoicePlan, Selection, private_choice_plan, select_private
+from ..privacy.mechanisms import select_release
+from ..model.votes import check_tau
+
+#: label of every figure computed on the private data without noise.
+INTERNAL = "internal: computed on private data"
+HARD = methods.HARD.name
+SOFT = methods.BF_SOFT.name
+#: at most this many settings (Hard + taus).
+MAX_SETTINGS = 25
+#: default failure probability of the regret bound.
+REGRET_RHO = 0.05
+_SELECT_PURPOSE = 14  # seed stream of the selection draw (separate from every synthesis stream)
+
+
+def settings_for(taus: Sequence[float]) -> list[tuple[str, float | None]]:
+    """The K candidate settings: Hard, then BF-Soft at every distinct tau (ascending).
+
+    Raises BudgetError for a bad tau, BlowfishError for an empty grid or K > MAX_SETTINGS."""
+    ts = sorted({check_tau(t) for t in taus})
+    if not ts:
+        raise BlowfishError("tau grid is empty. Fix: list temperatures like 0.003, 0.03, 0.3")
+    if len(ts) + 1 > MAX_SETTINGS:
+        raise BlowfishError(f"at most {MAX_SETTINGS} settings (Hard + {MAX_SETTINGS - 1} taus); got {len(ts) + 1}")
+    return [(HARD, None)] + [(SOFT, t) for t in ts]
+
+
+def setting_label(method: str, tau: float | None) -> str:
+    return "Hard" if method == HARD else f"BF-Soft tau={tau:g}"
+
+
+def score_notion(policy: Policy) -> str:
+    """'blowfish' (Hard and BF-Soft are Blowfish methods).  Participation edges change n, which the
+    score's sensitivity argument does not cover: BlowfishError."""
+    if policy.participation:
+        raise BlowfishError("the private choice of tau does not cover participation edges (they change n, and "
+                            "the score u = -(n/2)*error assumes a fixed n). Fix: drop --participation, or use the "
+                            "public pilot")
+    return "blowfish"
+
+
+@dataclass(frozen=True)
+class PrivatePilotPlan:
+    """Cost and promise of a private choice, before it runs.
+
+    settings: the K (method, tau); rho_run: each run's zCDP budget; choice: the selection's plan
+    (selection.PrivateChoicePlan: sensitivity, epsilon_sel, rho_selection, rho_total, temperature,
+    regret_error at failure probability ``choice.rho``); delta: reporting delta; epsilon_total:
+    rho_total at delta by Eq. (1) (zCDP ledger, accountant 'zcdp-eq1'); metric; n: private rows.
+    """
+
+    settings: tuple[tuple[str, float | None], ...]
+    rho_run: float
+    choice: PrivateChoicePlan
+    delta: float
+    epsilon_total: float
+    metric: str
+    n: int
+    p: int
+    notion: str
+
+    @property
+    def K(self) -> int:
+        return len(self.settings)
+
+    @property
+    def sensitivity_reason(self) -> str:
+        if self.metric == "pwerr" and self.notion == "blowfish":
+            return f"2/p with p = {self.p} modeled attributes: a policy edge changes one attribute"
+        return f"{self.metric.upper()} under {self.notion}: one record moves the error by at most 2/n"
+
+    def lines(self) -> list[str]:
+        """The plan as text (CLI and page): settings, cost of the K runs + selection, regret bound."""
+        c = self.choice
+        return [
+            f"private choice among K = {self.K} settings: " + ", ".join(setting_label(*s) for s in self.settings),
+            f"cost: {self.K} runs x rho = {self.rho_run:.4g} = {c.rho_runs:.4g} (each run spends its budget on the "
+            f"private table) + selection rho_sel = epsilon_sel^2/8 = {c.rho_selection:.4g} "
+            f"(exponential mechanism, epsilon_sel = {c.epsilon_sel:.4g})",
+            f"total: rho = {c.rho_total:.6g} zCDP = epsilon {self.epsilon_total:.4g} at delta = {self.delta:.3g} "
+            "by Eq. (1)",
+            f"score u = -(n/2) * {self.metric.upper()} with n = {self.n:,}; sensitivity {c.sensitivity:.4g} "
+            f"({self.sensitivity_reason}); EM temperature {c.temperature:.4g} score units = "
+            f"{c.temperature_error:.3g} {self.metric.upper()}",
+            f"regret bound: with probability >= {1 - c.rho:.2f} the chosen setting's {self.metric.upper()} is within "
+            f"{c.regret_error:.4g} of the best of the K",
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.choice
+        return {"settings": [{"method": m, "tau": t, "label": setting_label(m, t)} for m, t in self.settings],
+                "K": self.K, "rho_run": self.rho_run, "rho_runs": c.rho_runs, "rho_selection": c.rho_selection,
+                "epsilon_sel": c.epsilon_sel, "rho_total": c.rho_total, "delta": self.delta,
+                "epsilon_total_eq1": self.epsilon_total, "sensitivity": c.sensitivity, "notion": self.notion,
+                "metric": self.metric, "n": self.n, "p": self.p, "temperature": c.temperature,
+                "temperature_error": c.temperature_error, "regret_error": c.regret_error,
+                "regret_failure_probability": c.rho}
+
+
+def private_pilot_plan(schema: Schema, policy: Policy, n: int, taus: Sequence[float], rho: float,
+                       rho_sel: float | None = None, epsilon_sel: float | None = None, *,
+                       metric: str = "pwerr", delta: float = 1e-5, regret_rho: float = REGRET_RHO,
+                       flags: bool = False) -> PrivatePilotPlan:
+    """The plan of :func:`choose_tau_private` (no data read): K, whole cost, regret bound.
+
+    n: private rows (>= 1); taus: BF-Soft temperatures; rho: zCDP budget of EACH run; rho_sel or
+    epsilon_sel: the selection budget (exactly one); metric: 'pwerr' or 'hoerr'; delta: reporting
+    delta; regret_rho: failure probability of the regret bound.  flags: CLI flag names in messages.
+    Raises BlowfishError / BudgetError naming the field.
+    """
+    sel = parse_selection_budget(rho_sel, epsilon_sel, flags=flags)
+    rho = check_rho(rho, name="--rho" if flags else "rho")
+    delta = check_delta(delta)
+    sets = settings_for(taus)
+    notion = score_notion(policy)
+    plan = private_choice_plan(n, schema.p, notion, [rho] * len(sets), sel.rho, metric=metric, rho=regret_rho)
+    return PrivatePilotPlan(tuple(sets), rho, plan, delta, epsilon_eq1(plan.rho_total, delta), metric, int(n),
+                            int(schema.p), notion)
+
+
+@dataclass
+class PrivateChoiceResult:
+    """The private choice: a seeded study result (``seed`` a whole number) or a release
+    (``seed`` None, made by :func:`release_tau_choice`; ``publication`` is then the gate's
+    :class:`~blowfish_core.synthesis.gate.Publication`).
+
+    The DP outputs: ``chosen`` (index), ``method``/``tau``/``label`` of the chosen setting,
+    ``release`` (its synthetic table), ``ledger`` (every round of the K runs, then the exponential
+    row) and ``privacy`` (their totals).  They may be published only from a release (``seeded``
+    False) together with the gate's label and total; a seeded result says :data:`SEEDED_NOTE`.
+    Internal (:data:`INTERNAL`): ``errors`` (K,) and ``probabilities`` (K,), computed on the
+    private data.  ``runs``: the K typed PairedResults (one per setting).
+    """
+
+    plan: PrivatePilotPlan
+    runs: tuple[PairedResult, ...]
+    chosen: int
+    errors: np.ndarray
+    probabilities: np.ndarray
+    ledger: tuple[LedgerRow, ...]
+    privacy: dict[str, Any]
+    seed: int | None
+    seconds: float
+    config: dict[str, Any] = field(default_factory=dict)
+    #: the release gate's Publication (releases only; None for a seeded study result).
+    publication: Any = None
+
+    @property
+    def seeded(self) -> bool:
+        """True for a study result (seeded streams), False for a release (OS entropy, the gate)."""
+        return self.seed is not None
+
+    @property
+    def randomness(self) -> str:
+        """:data:`SEEDED_NOTE` for a study result, evolution.RANDOMNESS for a release."""
+        return SEEDED_NOTE if self.seeded else RANDOMNESS
+
+    @property
+    def status(self) -> str:
+        """What the result is: :data:`SEEDED_NOTE`, or the gate's label of the release."""
+        if self.seeded or self.publication is None:
+            return SEEDED_NOTE
+        return self.publication.label
+
+    @property
+    def method(self) -> str:
+        return self.plan.settings[self.chosen][0]
+
+    @property
+    def tau(self) -> float | None:
+        return self.plan.settings[self.chosen][1]
+
+    @property
+    def label(self) -> str:
+        return setting_label(self.method, self.tau)
+
+    @property
+    def release(self) -> pd.DataFrame:
+        return self.runs[self.chosen].run(self.method, self.seed).release
+
+    def internal_table(self) -> pd.DataFrame:
+        """One row per setting: setting, method, tau, error, probability (all :data:`INTERNAL`)."""
+        return pd.DataFrame([{"setting": setting_label(m, t), "method": m, "tau": t,
+                              self.plan.metric: float(e), "probability": float(p)}
+                             for (m, t), e, p in zip(self.plan.settings, self.errors, self.probabilities)])
+
+    def public_dict(self) -> dict[str, Any]:
+        """JSON-able, no figure computed on the private data (see :meth:`internal_dict`): choice,
+        plan, ledger, privacy totals, settings, ``randomness`` and ``status``.  A seeded result:
+        ``seed``, randomness = status = :data:`SEEDED_NOTE` (for study, not for publication).  A
+        release: randomness = evolution.RANDOMNESS (no seed), status = the gate's label, and
+        ``release`` = {label, total (release_gate.compose_total), lines (the ledger head)}."""
+        out: dict[str, Any] = {
+            "choice": {"index": self.chosen, "method": self.method, "tau": self.tau, "label": self.label},
+            "plan": self.plan.to_dict(), "randomness": self.randomness, "status": self.status,
+            "config": self.config, "ledger": [r.to_dict() for r in self.ledger], "privacy": self.privacy,
+        }
+        if self.seeded:
+            out["seed"] = self.seed
+        elif self.publication is not None:
+            pub = self.publication
+            out["release"] = {"label": pub.label, "total": dict(pub.total), "lines": pub.head_lines}
+        return out
+
+    def internal_dict(self) -> dict[str, Any]:
+        """JSON-able, the figures computed on the private data without noise, labelled
+        :data:`blowfish_core.synthesis.report.INTERNAL_LABEL`: per-setting errors and selection probabilities."""
+        return {"label": INTERNAL_LABEL,
+                "errors": {setting_label(m, t): float(e) for (m, t), e in zip(self.plan.settings, self.errors)},
+                "probabilities": {setting_label(m, t): float(p)
+                                  for (m, t), p in zip(self.plan.settings, self.probabilities)},
+                "seconds": self.seconds}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able union for experiments: :meth:`public_dict` plus ``internal`` (labelled)."""
+        return {**self.public_dict(), "internal": self.internal_dict(), "seconds": self.seconds}
+
+
+def _prepare(schema: Schema, policy: Policy, data: pd.DataFrame, rho: float, taus: Sequence[float],
+             rho_sel: float | None, epsilon_sel: float | None, seeds: list[int] | None,
+             config: SynthConfig | None, metric: tuple[str, Callable] | None, delta: float, regret_rho: float,
+             data_source: str, flags: bool) -> tuple[PrivatePilotPlan, SynthConfig, list[RunSpec]]:
+    """Validate every input before any work: the plan, the config and the K built RunSpecs
+    (seeds: [seed] for the study path, None for a release)."""
+    if not isinstance(data, pd.DataFrame) or len(data) == 0:
+        raise BlowfishError("the private table is empty. Fix: load the table to choose on")
+    cfg = (config or SynthConfig()).validate()
+    metric_name = (metric or ("pwerr", None))[0]
+    plan = private_pilot_plan(schema, policy, len(data), taus, rho, rho_sel, epsilon_sel, metric=metric_name,
+                              delta=delta, regret_rho=regret_rho, flags=flags)
+    specs = [RunSpec.build(schema, policy, data, [m], plan.rho_run, plan.delta, t,
+                           None if seeds is None else list(seeds), cfg, metric=metric,
+                           budget_source="rho (each of the K settings)", data_source=data_source)
+             for m, t in plan.settings]  # every setting's error before any work
+    return plan, cfg, specs
+
+
+def _run_settings(plan: PrivatePilotPlan, specs: list[RunSpec], progress, should_stop,
+                  streams_factory: Callable[[], Any] | None = None) -> list[PairedResult]:
+    """The K runs on the private table, one PairedResult each (progress events carry the setting)."""
+    runs: list[PairedResult] = []
+    for k, (spec, (m, t)) in enumerate(zip(specs, plan.settings), start=1):
+        label = setting_label(m, t)
+
+        def _progress(ev: dict[str, Any], k=k, label=label) -> None:
+            if progress is not None:
+                progress({**ev, "config": k, "configs": plan.K, "label": label})
+
+        runs.append(run_paired(spec, progress=_progress, should_stop=should_stop, streams_factory=streams_factory))
+    return runs
+
+
+def _ledger(plan: PrivatePilotPlan, runs: list[PairedResult], seed: int | None) -> list[LedgerRow]:
+    """Every round of the K runs (renumbered 1..), then the exponential row of the choice."""
+    rows: list[LedgerRow] = []
+    for pr, (m, t) in zip(runs, plan.settings):
+        for row in pr.run(m, seed).ledger:
+            rows.append(dataclasses.replace(row, t=len(rows) + 1,
+                                            notes=row.notes + (f"{setting_label(m, t)}, round {row.t}",)))
+    rows.append(SELECTION_MECHANISMS["exponential"].selection_row(
+        len(rows) + 1, plan.K, plan.choice.sensitivity, plan.choice.epsilon_sel,
+        notes=(f"private choice among {plan.K} settings: exponential mechanism on u = -(n/2)*"
+               f"{plan.metric.upper()}, sensitivity {plan.choice.sensitivity:.4g}",)))
+    return rows
+
+
+def _result(plan: PrivatePilotPlan, cfg: SynthConfig, runs: list[PairedResult], errors: np.ndarray,
+            sel: Selection, seed: int | None, t0: float) -> PrivateChoiceResult:
+    rows = _ledger(plan, runs, seed)
+    privacy = {**privacy_totals(rows, plan.delta), "budget_source": "rho per setting + selection"}
+    if not math.isclose(privacy["rho"], plan.choice.rho_total, rel_tol=1e-9):
+        raise BlowfishError("internal: the ledger's rho differs from the plan's")  # pragma: no cover
+    return PrivateChoiceResult(plan, tuple(runs), sel.index, errors, sel.probabilities, tuple(rows), privacy,
+                               seed, round(time.perf_counter() - t0, 3),
+                               config={"rounds": cfg.rounds, "population": cfg.sizes(), "release": cfg.release,
+                                       "threshold_h": cfg.threshold_h, "selection": cfg.selection})
+
+
+def _errors(plan: PrivatePilotPlan, runs: list[PairedResult]) -> np.ndarray:
+    return np.array([pr.errors(m)[0] for pr, (m, _) in zip(runs, plan.settings)], dtype=float)
+
+
+def choose_tau_private(
+    schema: Schema,
+    policy: Policy,
+    data: pd.DataFrame,
+    rho: float,
+    taus: Sequence[float],
+    rho_sel: float | None = None,
+    epsilon_sel: float | None = None,
+    *,
+    seed: int = 0,
+    config: SynthConfig | None = None,
+    metric: tuple[str, Callable] | None = None,
+    delta: float = 1e-5,
+    regret_rho: float = REGRET_RHO,
+    data_source: str = "",
+    flags: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> PrivateChoiceResult:
+    """Choose Hard or a tau on the private table, privately (exponential mechanism): the seeded
+    STUDY path (papers/001 Eq. (1); issue 14).  Its result says :data:`SEEDED_NOTE` ("seeded: for
+    study, not for publication"): anyone who knows the seed can recompute every run's noise.  For
+    a release use :func:`release_tau_choice` (the release gate, OS entropy, OpenDP samplers).
+
+    data: the private table (DataFrame, the schema's columns); rho: zCDP budget of each of the
+    K = 1 + len(taus) runs; rho_sel / epsilon_sel: the selection budget (exactly one;
+    epsilon_sel = sqrt(8 rho_sel)); seed: whole number >= 0 (every run's paired streams and the
+    selection draw, numpy); metric: (name, fn) with name 'pwerr' (default) or 'hoerr'.
+    Total cost: K rho + epsilon_sel^2/8 zCDP (``privacy``, accountant 'zcdp-eq1').
+    progress(event) receives run_synthesis events plus 'config', 'configs' and 'label'.
+    Raises BlowfishError / BudgetError naming the field before any work; RunStopped when stopped.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise BlowfishError(f"seed must be a whole number >= 0 (got {seed!r}). Fix: give a seed for a study run, "
+                            "or call release_tau_choice for a release")
+    plan, cfg, specs = _prepare(schema, policy, data, rho, taus, rho_sel, epsilon_sel, [int(seed)], config, metric,
+                                delta, regret_rho, data_source, flags)
+    t0 = time.perf_counter()
+    runs = _run_settings(plan, specs, progress, should_stop)
+    errors = _errors(plan, runs)
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 4391, _SELECT_PURPOSE]))
+    sel = select_private(errors, runs[0].n_private, plan.choice.sensitivity, plan.choice.epsilon_sel, rng)
+    return _result(plan, cfg, runs, errors, sel, int(seed), t0)
+
+
+def release_claim(schema: Schema, plan: PrivatePilotPlan, *, allow_data_domain: bool = False) -> Any:
+    """The release gate's Claim of a private tau choice: what 'tau choice', the schema, every
+    setting's method, mechanisms gaussian (the K runs) + exponential (the choice), the global
+    selection calibration, unseeded, the reporting delta."""
+    from ..synthesis.gate import Claim
+
+    return Claim("tau choice", schema, tuple(dict.fromkeys(m for m, _ in plan.settings)),
+                 ("gaussian", "exponential"), ("global",), False, bool(allow_data_domain), 0, float(plan.delta))
+
+
+def release_tau_choice(
+    schema: Schema,
+    policy: Policy,
+    data: pd.DataFrame,
+    rho: float,
+    taus: Sequence[float],
+    rho_sel: float | None = None,
+    epsilon_sel: float | None = None,
+    *,
+    config: SynthConfig | None = None,
+    metric: tuple[str, Callable] | None = None,
+    delta: float = 1e-5,
+    regret_rho: float = REGRET_RHO,
+    data_source: str = "",
+    flags: bool = False,
+    allow_data_domain: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Any:
+    """The private choice of Hard or a tau as a RELEASE, through the release gate (issue 21).
+
+    Same inputs as :func:`choose_tau_private` minus ``seed`` (plus ``allow_data_domain``: release
+    with a domain read off the private table anyway, labelled release_gate.NOT_DP_LABEL).  Inside
+    ``release_gate.publish``: each of the K runs is ``run_paired(RunSpec(..., seeds=None),
+    streams_factory=entropy)`` (OS entropy, OpenDP noise), and the choice is drawn by
+    mechanisms.select_release (the exponential mechanism's OpenDP Gumbel noisy max at scale
+    2·sensitivity/epsilon_sel; papers/001 Eq. (1)).  Parts: 'chosen.csv' (the chosen release; its
+    rows are EVERY run's ledger rows, since all K runs spent their budget) and 'choice' (the
+    choice, its exponential row, sampler 'opendp-gumbel').  Total: K·rho_run + rho_sel zCDP
+    (``publication.total``, accountant 'zcdp-eq1').
+
+    Returns the release_gate.Publication; ``publication.result`` is the PrivateChoiceResult
+    (seed None; its ``publication`` is this one; ``public_dict()`` carries the gate's label and
+    total).  Raises BlowfishError / BudgetError naming the field before any work, GateError when
+    the gate refuses (e.g. a data-derived domain), RunStopped when stopped.
+    """
+    from ..synthesis.gate import Part, publish
+
+    plan, cfg, specs = _prepare(schema, policy, data, rho, taus, rho_sel, epsilon_sel, None, config, metric, delta,
+                                regret_rho, data_source, flags)
+    box: dict[str, PrivateChoiceResult] = {}
+
+    def produce(entropy: Callable[[], Any]) -> list[Any]:
+        t0 = time.perf_counter()
+        runs = _run_settings(plan, specs, progress, should_stop, streams_factory=entropy)
+        errors = _errors(plan, runs)
+        sel_streams = entropy()  # the draw itself uses OpenDP's OS CSPRNG; these streams record that it is unseeded
+        sel = select_release(errors, runs[0].n_private, plan.choice.sensitivity, plan.choice.epsilon_sel)
+        res = _result(plan, cfg, runs, errors, sel, None, t0)
+        box["result"] = res
+        synths = [r.synth for pr in runs for r in pr.runs]
+        samplers = sorted({str(s.noise_sampler) for s in synths})
+        randomness = sorted({str(s.randomness) for s in synths})
+        return [Part("chosen.csv", res.ledger[:-1], samplers[0] if len(samplers) == 1 else " + ".join(samplers),
+                     randomness[0] if len(randomness) == 1 else " + ".join(randomness), res.release),
+                Part("choice", res.ledger[-1:], SELECTION_MECHANISMS["exponential"].release_sampler,
+                     sel_streams.randomness, res.public_dict()["choice"], counted=False)]
+
+    pub = publish(release_claim(schema, plan, allow_data_domain=allow_data_domain), produce,
+                  result_of=lambda parts: box["result"])
+    if pub.total.get("rho") is None or not math.isclose(pub.total["rho"], plan.choice.rho_total, rel_tol=1e-9):
+        raise BlowfishError("internal: the gate's total differs from K rho_run + rho_sel")  # pragma: no cover
+    pub.result.publication = pub
+    return pub
+
+
+__all__ = ["INTERNAL", "MAX_SETTINGS", "PrivateChoiceResult", "PrivatePilotPlan", "choose_tau_private",
+           "private_pilot_plan", "release_claim", "release_tau_choice", "settings_for", "setting_label"]

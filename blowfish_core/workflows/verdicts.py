@@ -1,0 +1,422 @@
+"""Verdicts in plain words: one banner per question a person asks of a number (issue 16).
+
+* :func:`policy_verdict` -- "does soft voting save noise under this policy?" (paper §6.2.6
+  "Practical guidance"; q and 1/q^2 from Cor. 5.5; the floor of Remark 3 named as a cause).
+* :func:`run_verdict` -- "did BF-Soft beat Hard in these paired runs?" (paired reduction R_s,
+  App. F.2, with its 95% t-interval).
+* :func:`sweep_verdict` -- "below which budget does BF-Soft win?" (the crossing of App. F.3,
+  with its epsilon on the exact Gaussian curve, accounting.epsilon_exact).
+* Number formatting for people: :func:`fmt_sig`, :func:`fmt_gap`, :func:`round_sig`,
+  :func:`fmt_tau`, :func:`fmt_tolerance`, :func:`fmt_percent`, :func:`fmt_q`.
+
+Each verdict is a :class:`Verdict`: a level ('good' / 'neutral' / 'bad', drawn green / blue /
+red by the pages), a one-line headline (the banner), a detail sentence with the numbers and
+what to do, and the cause (a short phrase naming what drives the verdict, or None).
+Pure functions; no streamlit.  Every number comes from the engine (policy.weighted_reaches,
+sensitivity.noise_ratio, accounting); nothing here reads private rows.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..privacy.accounting import (
+    check_delta,
+    check_rho,
+    epsilon_exact,
+    equivalent_budget_multiplier,
+)
+from ..model.calibration import floor_value
+from ..base.errors import BlowfishError
+from ..algorithm.methods import BASELINE, SOFT
+from ..model.metrics import crossing_budget
+from ..model.policy import Policy, attribute_reach, weighted_reaches
+from ..model.schema import Attribute, Schema, _fmt
+from ..model.sensitivity import SQRT2, noise_ratio, tau_for_noise_ratio
+from ..model.votes import check_tau
+
+LEVELS = ("good", "neutral", "bad")
+#: UI colour of each level (the pages map it to st.success / st.info / st.error).
+LEVEL_COLOURS = {"good": "green", "neutral": "blue", "bad": "red"}
+
+#: q at or above this: soft voting saves (almost) nothing -> red (same threshold as readouts.Q_NEAR_ONE).
+Q_NO_GAIN = 0.9
+#: q below this: Hard would need more than 1/0.7^2 ~ 2x the budget for BF-Soft's noise -> green.
+Q_CLEAR_GAIN = 0.7
+#: |gap| below this prints as "0 (exact)" (floating-point rounding of an exact zero).
+EXACT_ZERO = 1e-12
+#: the ratio q at which the policy verdict suggests a temperature (tau = r / (2 atanh q)).
+SUGGESTED_Q = 0.5
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_MINUS = "−"  # U+2212, typographic minus
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A banner: level 'good' | 'neutral' | 'bad' (green / blue / red), headline (one line,
+    plain words), detail (numbers and what to do), cause (what drives it, or None)."""
+
+    level: str
+    headline: str
+    detail: str
+    cause: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"verdict level must be one of {LEVELS} (got {self.level!r})")
+
+    @property
+    def colour(self) -> str:
+        """'green', 'blue' or 'red'."""
+        return LEVEL_COLOURS[self.level]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "colour": self.colour, "headline": self.headline, "detail": self.detail,
+                "cause": self.cause}
+
+
+# ======================================================================= numbers
+def _finite(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(float(x)):
+        raise BlowfishError(f"{name} must be a finite number (got {x!r})")
+    return float(x)
+
+
+def round_sig(x: float, digits: int = 2) -> float:
+    """x rounded to ``digits`` significant figures (0.047299 -> 0.047; 0 stays 0).
+
+    For grids a person reads (tau grids, budget grids).  Raises BlowfishError for a
+    non-finite x or digits < 1.
+    """
+    x = _finite(x, "value")
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise BlowfishError(f"digits must be a whole number >= 1 (got {digits!r})")
+    if x == 0:
+        return 0.0
+    return float(f"{x:.{digits}g}")
+
+
+def _plain(v: float, digits: int) -> str:
+    """v (already rounded) without an exponent, trailing zeros dropped."""
+    if v == 0:
+        return "0"
+    e = math.floor(math.log10(abs(v)))
+    decimals = max(0, digits - 1 - e)
+    s = f"{v:.{decimals}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    if abs(v) >= 1e4:
+        s = f"{int(round(v)):,}"
+    return s.replace("-", _MINUS)
+
+
+def fmt_power(mantissa: float, exponent: int) -> str:
+    """'2.7 × 10⁻⁴' (mantissa 1 -> '10⁻⁴')."""
+    e = str(int(exponent)).translate(_SUPERSCRIPT)
+    if mantissa == 1:
+        return f"10{e}"
+    if mantissa == -1:
+        return f"{_MINUS}10{e}"
+    return f"{_plain(mantissa, 6)} × 10{e}"
+
+
+def fmt_sig(x: float | None, digits: int = 2) -> str:
+    """A number for people: ``digits`` significant figures, no '1e-09' notation.
+
+    Plain decimals for 1e-4 <= |x| < 1e6 (0.00027, 0.069, 5.5, 12,000); powers of ten
+    outside ('2.7 × 10⁻⁵', '10⁻⁹'); None -> '—', inf -> '∞', a typographic minus.
+    """
+    if x is None:
+        return "—"
+    if isinstance(x, numbers.Real) and math.isinf(float(x)):
+        return "∞" if x > 0 else f"{_MINUS}∞"
+    v = round_sig(x, digits)
+    if v == 0:
+        return "0"
+    if 1e-4 <= abs(v) < 1e6:
+        return _plain(v, digits)
+    e = math.floor(math.log10(abs(v)))
+    mant = round_sig(v / 10.0 ** e, digits)
+    if abs(mant) >= 10:  # 9.96e-5 rounds up to 1.0e-4
+        mant, e = mant / 10.0, e + 1
+    return fmt_power(mant, e)
+
+
+def fmt_gap(x: float | None, digits: int = 3) -> str:
+    """A difference that is exactly zero in theory: '0 (exact)' when |x| < 1e-12 (no 2.22e-16)."""
+    if x is None:
+        return "—"
+    x = _finite(x, "gap")
+    if abs(x) < EXACT_ZERO:
+        return "0 (exact)"
+    return fmt_sig(x, digits)
+
+
+def fmt_tau(tau: float) -> str:
+    """A temperature shown in a grid or a label: 2 significant figures (0.047299 -> '0.047')."""
+    return fmt_sig(check_tau(tau), 2)
+
+
+def tau_grid_for_people(taus: Sequence[float]) -> list[float]:
+    """A tau grid rounded to 2 significant figures, duplicates dropped, sorted (0.047299 -> 0.047).
+
+    Raises BudgetError for a tau <= 0 (votes.check_tau).
+    """
+    return sorted({round_sig(check_tau(t), 2) for t in taus})
+
+
+def fmt_tolerance(tol: float) -> str:
+    """A tolerance in words: 0 -> '0 (exact ties only)', 1e-9 -> '10⁻⁹ (floating-point rounding only)',
+    0.005 -> '0.005'.  Never '1e-09'."""
+    tol = _finite(tol, "tolerance")
+    if tol < 0:
+        raise BlowfishError(f"tolerance must be >= 0 (got {tol!r})")
+    if tol == 0:
+        return "0 (exact ties only)"
+    text = fmt_sig(tol, 2)
+    if tol <= 1e-6:
+        text += " (floating-point rounding only)"
+    return text
+
+
+def fmt_percent(x: float | None, decimals: int = 1, signed: bool = False) -> str:
+    """'14.6%' (signed=True: '+14.6%' / '−14.9%'); None -> '—'."""
+    if x is None:
+        return "—"
+    x = _finite(x, "percent")
+    s = f"{abs(x):.{decimals}f}%"
+    if x < 0 and s.strip("0.%"):
+        return _MINUS + s
+    return ("+" + s) if signed and x > 0 else s
+
+
+def fmt_q(q: float) -> str:
+    """Noise ratio q: 2 decimals from 0.1 up ('0.43', '1.00'), 2 significant figures below."""
+    q = _finite(q, "q")
+    return f"{q:.2f}" if q == 0 or abs(q) >= 0.1 else fmt_sig(q, 2)
+
+
+def fmt_interval(lo: float, hi: float, percent: bool = False) -> str:
+    """'[−82%, 52%]' / '[0.11, 0.24]'."""
+    if percent:
+        return f"[{fmt_percent(lo, 0 if max(abs(lo), abs(hi)) >= 10 else 1)}, " \
+               f"{fmt_percent(hi, 0 if max(abs(lo), abs(hi)) >= 10 else 1)}]"
+    return f"[{fmt_sig(lo, 3)}, {fmt_sig(hi, 3)}]"
+
+
+# ================================================================ policy verdict
+def graph_phrase(a: Attribute, policy: Policy) -> str:
+    """The attribute's policy graph in words: 'threshold of 7 years', 'block partition',
+    'complete graph', 'sibling graph', 'edge list'."""
+    ap = policy.policy_for(a.name)
+    if ap.kind == "threshold":
+        unit = a.threshold_unit
+        if float(ap.theta) == 1 and unit.endswith("s"):
+            unit = unit[:-1]
+        return f"threshold of {_fmt(ap.theta)} {unit}".strip()
+    return {"block": "block partition", "complete": "complete graph", "hierarchy": "sibling graph",
+            "edges": "edge list", "none": "empty graph"}[ap.kind]
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def reach_setters(schema: Schema, policy: Policy) -> list[str]:
+    """Attributes attaining the record-level reach max_i w_i r_i (Cor. 5.2), schema order; [] at reach 0."""
+    per = weighted_reaches(schema, policy)
+    r = max(per.values()) if per else 0.0
+    return [n for n, v in per.items() if r > 0 and v == r]
+
+
+def policy_verdict(schema: Schema, policy: Policy, tau: float) -> Verdict:
+    """Does soft voting save noise under this policy?  (paper §6.2.6 guidance, Cor. 5.5.)
+
+    q = tanh(r / (2 tau)) with r the record-level reach; participation edges floor BF-Soft's
+    sensitivity at 1, so the ratio used is max(sqrt(2) q, 1) / sqrt(2) with them.
+    'bad' (red) when the policy protects nothing, or when q >= Q_NO_GAIN (0.9), with the cause
+    naming the attribute(s) and graph that set the reach ("workclass's block partition sets the
+    reach to 0.2: no gain"); 'good' when q < Q_CLEAR_GAIN (0.7: Hard needs > 2x the budget);
+    'neutral' between.  Raises PolicyError (policy does not fit) or BudgetError (tau <= 0).
+    """
+    tau = check_tau(tau)
+    policy.validate(schema)
+    per = weighted_reaches(schema, policy)
+    reach = max(per.values()) if per else 0.0
+    if reach == 0.0 and not policy.participation:
+        return Verdict(
+            "bad", "The policy protects nothing: no record is hidden",
+            "With no protected pair of values (reach 0) Hard and BF-Soft add no noise, so their releases "
+            "would show the table as it is. Choose a graph for at least one attribute before running.",
+            "no attribute has a protected pair")
+    q = noise_ratio(reach, tau)
+    q_eff = floor_value(SQRT2 * q, policy) / SQRT2
+    setters = reach_setters(schema, policy)
+    if setters:
+        names = [f"{n}'s {graph_phrase(schema[n], policy)}" for n in setters]
+        verb = "sets" if len(names) == 1 else "set"
+        reach_cause = f"{_join(names)} {verb} the reach to {fmt_sig(reach, 2)}"
+        reach_sentence = f"The reach is {fmt_sig(reach, 2)}, set by {_join(names)}"
+    else:
+        reach_cause = "participation edges alone protect records (reach 0)"
+        reach_sentence = "Only participation edges protect records (reach 0)"
+    floor_text = (" Participation edges keep BF-Soft's sensitivity at 1 or more, so its noise never drops "
+                  f"below {fmt_q(1 / SQRT2)}× Hard's." if policy.participation else "")
+    if q_eff >= Q_NO_GAIN:
+        at_diameter = [n for n in setters if attribute_reach(schema[n], policy.policy_for(n)) >= 1.0 - 1e-12]
+        if at_diameter:
+            how = (f"A protected pair at {_join(at_diameter)}'s full distance puts a floor on the reach; raising "
+                   "τ lowers q only by blurring the vote. To gain, drop it from the policy or protect fewer of "
+                   "its pairs.")
+        else:
+            how = (f"τ = {fmt_tau(tau)} is small against the reach: τ = "
+                   f"{fmt_tau(tau_for_noise_ratio(reach, SUGGESTED_Q))} halves the noise (q = {SUGGESTED_Q:g}); "
+                   "the pilot (Tune τ) tells whether that also lowers the error.")
+        return Verdict(
+            "bad", f"{reach_cause}: no gain",
+            f"BF-Soft adds {fmt_q(q_eff)}× Hard's noise here (noise ratio q = tanh(r / 2τ) at τ = "
+            f"{fmt_tau(tau)}), so soft voting saves almost nothing over Hard. {how}{floor_text}",
+            reach_cause)
+    mult = equivalent_budget_multiplier(q_eff)
+    level = "good" if q_eff < Q_CLEAR_GAIN else "neutral"
+    return Verdict(
+        level,
+        f"BF-Soft adds {fmt_q(q_eff)}× Hard's noise here — Hard would need {fmt_sig(mult, 2)}× the budget "
+        "for the same noise",
+        f"{reach_sentence}; at τ = {fmt_tau(tau)} the noise ratio is q = "
+        f"{fmt_q(q_eff)} for every candidate population. Less noise is not always less error: the soft vote "
+        f"also blurs, and the pilot (Tune τ) or a budget sweep shows which wins.{floor_text}",
+        reach_cause)
+
+
+# =================================================================== run verdict
+def run_verdict(reduction_mean: float, ci_low: float | None, ci_high: float | None, n_seeds: int,
+                method_a: str = "BF-Soft", method_b: str = "Hard") -> Verdict:
+    """Did ``method_a`` beat ``method_b`` in paired runs?  (R_s = 100 (E_b - E_a) / E_b, App. F.2.)
+
+    reduction_mean: mean paired reduction in percent (positive: method_a has the lower error).
+    ci_low, ci_high: its 95% t-interval in percent (None with one seed).  n_seeds >= 1.
+    'good' when the interval lies above 0, 'bad' when below, 'neutral' when it includes 0
+    ("inconclusive with 3 seeds — the interval includes 0") or is missing ("needs ≥ 2 seeds for
+    an interval").  Raises BlowfishError for non-finite values, n_seeds < 1 or ci_low > ci_high.
+    """
+    m = _finite(reduction_mean, "reduction_mean")
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, numbers.Integral) or n_seeds < 1:
+        raise BlowfishError(f"n_seeds must be a whole number >= 1 (got {n_seeds!r})")
+    n = int(n_seeds)
+    if abs(m) < 0.05:
+        claim = f"{method_a} has the same error as {method_b}"
+    else:
+        claim = f"{method_a} {fmt_percent(abs(m))} {'lower' if m > 0 else 'higher'} error than {method_b}"
+    claim += " (lower is better)"
+    missing = ci_low is None or ci_high is None or n < 2
+    if not missing:
+        lo, hi = _finite(ci_low, "ci_low"), _finite(ci_high, "ci_high")
+        if lo > hi:
+            raise BlowfishError(f"ci_low must be <= ci_high (got {lo!r} > {hi!r})")
+    seeds = f"{n} seed{'s' if n != 1 else ''}"
+    if missing:
+        return Verdict("neutral", f"{claim}; needs ≥ 2 seeds for an interval",
+                       f"With {seeds} there is no 95% interval, so the difference may be chance. Run two or more "
+                       "paired seeds.", "one seed")
+    ivl = fmt_interval(lo, hi, percent=True)
+    if lo > 0 or hi < 0:
+        winner = method_a if lo > 0 else method_b
+        return Verdict("good" if lo > 0 else "bad", f"{claim}; clear with {seeds} — the interval excludes 0",
+                       f"95% interval of the paired reduction: {ivl}. {winner} has the lower error in this "
+                       "comparison (same seeds, same budget).",
+                       None if lo > 0 else f"{method_b} has the lower error")
+    return Verdict("neutral", f"{claim}; inconclusive with {seeds} — the interval includes 0",
+                   f"95% interval of the paired reduction: {ivl}. The two methods cannot be told apart yet; "
+                   "more paired seeds narrow the interval.", "the interval includes 0")
+
+
+# ================================================================= sweep verdict
+def _means(errors_by_method: Mapping[str, Sequence[Any]], key: str, n: int) -> list[float]:
+    if key not in errors_by_method:
+        raise BlowfishError(f"errors_by_method needs '{key}' (got {sorted(errors_by_method)})")
+    vals = list(errors_by_method[key])
+    if len(vals) != n:
+        raise BlowfishError(f"errors_by_method['{key}'] needs one mean error per budget ({n}; got {len(vals)})")
+    out = []
+    for v in vals:
+        if isinstance(v, (list, tuple)):  # per-seed errors -> their mean
+            v = sum(_finite(x, f"{key} error") for x in v) / max(len(v), 1)
+        out.append(_finite(v, f"{key} error"))
+    return out
+
+
+def sweep_verdict(rhos: Sequence[float], errors_by_method: Mapping[str, Sequence[Any]], delta: float,
+                  crossing: float | None, method_a: str = SOFT.name, method_b: str = BASELINE.name) -> Verdict:
+    """Below which budget does BF-Soft win?  (App. F.3 crossing; epsilon on the exact Gaussian curve.)
+
+    rhos: the sweep's budgets (zCDP, > 0, increasing).  errors_by_method: method name ->
+    mean error per budget (or per-seed lists, averaged); keys ``method_a`` ('bf-soft') and
+    ``method_b`` ('hard').  delta: the reporting delta.  crossing: the crossing rho
+    (sweeps.SweepResult.crossing_rho) or None (computed here when the signs change anyway).
+    'good' when method_a wins at every budget, 'bad' when it never does, 'neutral' with a
+    crossing ("BF-Soft wins below epsilon ≈ 0.07 on this table and policy").
+    Raises BlowfishError / BudgetError for bad input.
+    """
+    from ..algorithm.methods import get_method
+
+    rhos = [check_rho(r) for r in rhos]
+    if len(rhos) < 2 or any(b <= a for a, b in zip(rhos, rhos[1:])):
+        raise BlowfishError("rhos must be at least 2 increasing budgets")
+    delta = check_delta(delta)
+    a = _means(errors_by_method, method_a, len(rhos))
+    b = _means(errors_by_method, method_b, len(rhos))
+    la, lb = get_method(method_a).label, get_method(method_b).label
+    eps = [epsilon_exact(r, delta) for r in rhos]
+    span = f"ε {fmt_sig(eps[0], 2)} to {fmt_sig(eps[-1], 2)} at δ = {fmt_sig(delta, 2)}"
+    g = [x - y for x, y in zip(a, b)]
+    if all(v < 0 for v in g):
+        return Verdict("good", f"{la} wins at every budget of this sweep on this table and policy",
+                       f"{la}'s mean error is below {lb}'s from ρ = {fmt_sig(rhos[0], 2)} to "
+                       f"{fmt_sig(rhos[-1], 2)} ({span}). A crossing, if any, lies outside the grid.", None)
+    if all(v > 0 for v in g):
+        return Verdict("bad", f"{lb} wins at every budget of this sweep on this table and policy",
+                       f"{la}'s mean error is above {lb}'s from ρ = {fmt_sig(rhos[0], 2)} to "
+                       f"{fmt_sig(rhos[-1], 2)} ({span}): soft voting does not pay off here; try smaller "
+                       "budgets or a policy with a smaller reach.", f"{lb} has the lower error everywhere")
+    if crossing is None:
+        crossing = crossing_budget(rhos, b, a)
+    if crossing is None:  # every point ties (or ties and one side)
+        return Verdict("neutral", f"{la} and {lb} tie on this sweep", f"Mean errors are equal or one side ties "
+                       f"({span}).", None)
+    crossing = check_rho(crossing, name="crossing")
+    eps_c = epsilon_exact(crossing, delta)
+    low_wins = g[0] < 0 or (g[0] == 0 and any(v > 0 for v in g[1:]))
+    side = "below" if low_wins else "above"
+    other = "above" if low_wins else "below"
+    changes = sum(1 for u, v in zip(g, g[1:]) if u * v < 0)
+    extra = " The curves cross more than once on this grid; this is the first crossing." if changes > 1 else ""
+    return Verdict(
+        "neutral", f"{la} wins {side} epsilon ≈ {fmt_sig(eps_c, 1)} on this table and policy",
+        f"The mean errors cross at ρ ≈ {fmt_sig(crossing, 2)} (ε = {fmt_sig(eps_c, 2)} at δ = "
+        f"{fmt_sig(delta, 2)}, exact Gaussian curve): {side} it {la}'s error is lower, {other} it {lb}'s. "
+        f"The crossing is interpolated between grid points; more seeds make it firmer.{extra}",
+        f"crossing at ρ ≈ {fmt_sig(crossing, 2)}")
+
+
+# ============================================================ from engine results
+def run_verdict_from_report(report: Mapping[str, Any]) -> Verdict | None:
+    """run_verdict of a run_paired / CLI report (its summary's BF-Soft vs Hard R_s and seeds);
+    None when the report has no Hard/BF-Soft pair."""
+    rr = report.get("summary", {}).get("relative_reduction_bf_soft_vs_hard")
+    if not rr:
+        return None
+    lo, hi = (rr.get("ci95") or [None, None])[:2]
+    return run_verdict(rr["mean_percent"], lo, hi, len(rr.get("per_seed") or report.get("seeds") or [0]))
+
+
+def sweep_verdict_from_result(result: Any) -> Verdict:
+    """sweep_verdict of a sweeps.SweepResult (its points' mean errors, delta and crossing)."""
+    rhos = [p.rho for p in result.points]
+    errs = {SOFT.name: [p.soft["mean"] for p in result.points], BASELINE.name: [p.hard["mean"] for p in result.points]}
+    return sweep_verdict(rhos, errs, result.delta, result.crossing_rho)
