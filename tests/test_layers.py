@@ -109,3 +109,14 @@ def test_lint_imports_passes():
                     "pip install -r requirements.txt")
     run = subprocess.run([exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_shared_data_is_found_beside_the_checkout():
+    """The presets' ../shared/data folder is the checkout's sibling, wherever the module sits in the layers
+    (a layer move once pointed it one level too low and the Adult/Bank tests skipped silently)."""
+    import os
+
+    from blowfish_core.io.presets import SHARED_DATA
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert SHARED_DATA == os.path.normpath(os.path.join(root, "..", "shared", "data"))
