@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import blowfish_core as bc
 from blowfish_core.interfaces.cli import main as cli
+from blowfish_core.interfaces.cli import setting as cli_setting
 from blowfish_core.algorithm.dask_engine import check_scheduler, connect
 from blowfish_core.base.errors import BlowfishError, BudgetError
 from blowfish_core.algorithm.evolution import SynthConfig, vote_precision_text
@@ -324,14 +325,14 @@ def test_one_schedule_flag_message_without_mbi():
     args = cli.build_parser().parse_args(["synth", "--preset", "xor3", "--method", "mst", "--rho", "0.003",
                                           "--rounds", "3", "--out", "o.csv"])
     with pytest.raises(BlowfishError) as e:
-        cli.check_schedule_flags(args, cli.config_from_args(args), ["mst"])
+        cli_setting.check_schedule_flags(args, cli_setting.config_from_args(args), ["mst"])
     assert str(e.value) == ("--rounds: an Algorithm 1 schedule flag, but --method mst runs no Algorithm 1 loop, so "
                             "it would be ignored. Fix: drop it, or add an Algorithm 1 method (e.g. --method hard,mst)")
     args = cli.build_parser().parse_args(["synth", "--preset", "xor3", "--method", "mst", "--rho", "0.003",
                                           "--rounds", "3", "--release-mode", "top", "--out", "o.csv"])
     with pytest.raises(BlowfishError, match=r"^--rounds, --release-mode: Algorithm 1's schedule flags, .* so they "
                                             r"would be ignored\. Fix: drop them,"):
-        cli.check_schedule_flags(args, cli.config_from_args(args), ["mst"])
+        cli_setting.check_schedule_flags(args, cli_setting.config_from_args(args), ["mst"])
 
 
 def test_intake_messages_name_the_cli_flags(tmp_path, capsys):

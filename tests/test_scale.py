@@ -9,6 +9,7 @@ import pytest
 
 import blowfish_core.io.chunked as chunked
 import blowfish_core.interfaces.cli.main as cli
+import blowfish_core.interfaces.cli.reading as cli_reading
 from blowfish_core.io.chunked import read_grouped
 from blowfish_core.io.data import read_table
 from blowfish_core.model.distance import GowerKernel, domain_index, group_records
@@ -69,7 +70,7 @@ def test_cli_reads_file_over_the_limit_in_chunks_same_release(files, tmp_path, m
     assert cli.main(base + ["--out", str(tmp_path / "whole.csv"), "--out-dir", str(tmp_path / "w")]) == 0
     calls = []
     monkeypatch.setattr(chunked, "DEFAULT_CHUNK_ROWS", 1_500)
-    monkeypatch.setattr(cli, "read_data", lambda *a, **k: pytest.fail("the file was read whole"))
+    monkeypatch.setattr(cli_reading, "read_data", lambda *a, **k: pytest.fail("the file was read whole"))
     real = chunked.read_grouped
 
     def spy(*a, **k):

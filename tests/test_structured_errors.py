@@ -121,7 +121,8 @@ def test_text_keeps_its_structure_through_joins_and_pickle():
     assert BlowfishError("plain message").render("cli") == "plain message"  # unstructured: as it is
 
 
-@pytest.mark.parametrize("path", ["blowfish_core/interfaces/cli/main.py", "studio/data_source.py"])
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "blowfish_core/interfaces/cli").glob("*.py"))
+                         + ["studio/data_source.py"])
 def test_front_ends_do_not_rewrite_engine_messages_with_regexes(path):
     src = (ROOT / path).read_text(encoding="utf-8")
     for name in ("_SEP_FIX", "_INTAKE_FIXES", "_APP_FIXES", "_cli_message"):

@@ -208,6 +208,35 @@ class Synthesizer:
         """
         read_opts = {"no_header": no_header, "names": names, "drop_missing": drop_missing,
                      "missing_level": missing_level}
+        self._check_read_options(df, read_opts)
+        self._check_arguments()
+        method, budget, cfg, public = self._check_settings()
+        is_path = self._check_input(df)
+        seed = None if self.seed is None else int(self.seed)
+        self._streams = self.streams if self.streams is not None else make_streams(seed)
+        # the one validated run specification (issue 21): every check, the integer bounds included
+        spec0 = RunSpec.build(self.schema, self.policy, None, [method], budget.rho, budget.delta or DEFAULT_DELTA,
+                              self.tau, None if seed is None else [seed], cfg, metric=NO_METRIC,
+                              budget_source=budget.source, allow_empty_policy=self.allow_empty_policy,
+                              mechanism=budget.mechanism, epsilon=budget.epsilon, public=self.public,
+                              allow_data_domain=self.allow_data_domain)
+        if self.streams is None and seed is None:  # a release: the gate's checks before reading the data
+            check(claim_of(spec0))
+        res = self._run(df, is_path, spec0, method, budget, cfg, public, seed, read_opts)
+        self.config_ = cfg
+        self.budget_ = budget
+        self.result_ = res
+        self.ledger_: tuple[LedgerRow, ...] = tuple(res.rounds)
+        self.privacy_: dict[str, Any] = {
+            **privacy_totals(res.rounds, budget.delta or DEFAULT_DELTA, rho=budget.rho, epsilon=budget.epsilon),
+            "budget_source": budget.source,
+            "total": {**compose_total(res.rounds, budget.delta or DEFAULT_DELTA), "releases": 1}}
+        self.randomness_: str = res.randomness or getattr(self._streams, "randomness", "custom streams")
+        self.n_samples_drawn_ = 0
+        return self
+
+    def _check_read_options(self, df: Any, read_opts: dict[str, Any]) -> None:
+        """fit's reading options apply to a CSV path read by the local engine only (BlowfishError otherwise)."""
         given = [k for k, v in read_opts.items() if v not in (False, None, (), [], {})]
         if given and (not isinstance(df, (str, os.PathLike)) or self.engine == "dask"):
             raise BlowfishError(f"{', '.join(given)}: reading options for a CSV path read by the local engine; "
@@ -216,7 +245,10 @@ class Synthesizer:
                                 + ", so they would be ignored. Fix: "
                                 + ("clean the DataFrame first (e.g. df.dropna(subset=[...])) and drop them"
                                    if not isinstance(df, (str, os.PathLike)) else "use engine='local' to read the file"))
-        self._check_arguments()
+
+    def _check_settings(self) -> tuple[str, Any, SynthConfig, Any]:
+        """(method, budget, validated config, grouped public rows or None): every setting checked with the
+        CLI's parsers and messages (BlowfishError / BudgetError / PolicyError naming the field)."""
         if not isinstance(self.method, str):
             raise BlowfishError(f"method must be one name such as 'bf-soft' (got {self.method!r})")
         (method,) = parse_methods([self.method]) or [None]
@@ -247,54 +279,33 @@ class Synthesizer:
         elif self.public is not None:
             raise BlowfishError("public only applies to noise='pubmix' (or 'linmix'); it would be ignored here. "
                                 "Fix: drop it or set noise='pubmix'")
+        return method, budget, cfg, public
+
+    def _check_input(self, df: Any) -> bool:
+        """The engine and ``df`` (a DataFrame or a CSV path: True for a path) and the engine options."""
         if self.engine not in ("local", "dask"):
             raise BlowfishError(f"engine must be 'local' or 'dask' (got {self.engine!r})")
         is_path = isinstance(df, (str, os.PathLike))
         if not is_path and not isinstance(df, pd.DataFrame):
             raise BlowfishError(f"fit needs a pandas DataFrame or a CSV path (got {type(df).__name__})")
         self._check_engine_options(is_path)
-        seed = None if self.seed is None else int(self.seed)
-        self._streams = self.streams if self.streams is not None else make_streams(seed)
-        # the one validated run specification (issue 21): every check, the integer bounds included
-        spec0 = RunSpec.build(self.schema, self.policy, None, [method], budget.rho, budget.delta or DEFAULT_DELTA,
-                              self.tau, None if seed is None else [seed], cfg, metric=NO_METRIC,
-                              budget_source=budget.source, allow_empty_policy=self.allow_empty_policy,
-                              mechanism=budget.mechanism, epsilon=budget.epsilon, public=self.public,
-                              allow_data_domain=self.allow_data_domain)
-        if self.streams is None and seed is None:  # a release: the gate's checks before reading the data
-            check(claim_of(spec0))
+        return is_path
+
+    def _run(self, df: Any, is_path: bool, spec0: RunSpec, method: str, budget: Any, cfg: SynthConfig,
+             public: Any, seed: int | None, read_opts: dict[str, Any]) -> SynthResult:
+        """Read ``df``, run Algorithm 1 once (a release through the release gate), close what it opened."""
         engine, own_client = None, None
         if self.engine == "dask":
-            from ..algorithm.dask_engine import DaskEngine, connect, require_dask
+            from ..algorithm.dask_engine import connect, require_dask
 
             require_dask()
             client = self.client
             if client is None:
                 client = own_client = connect(workers=2)
         try:
-            self.data_warnings_: tuple[str, ...] = ()
-            if is_path:
-                from ..io.chunked import sniff_file_separator
-
-                sep = sniff_file_separator(os.fspath(df))  # as the command line does
-            if is_path and self.engine == "dask":
-                engine = DaskEngine.read_csv(client, os.fspath(df), self.schema, cfg.sizes(), sep=sep)
-                U, counts = engine.U, engine.counts
-                self.data_warnings_ = tuple(engine.warnings(cfg.release))
-            elif is_path:
-                from ..io.chunked import DEFAULT_CHUNK_ROWS, read_grouped
-
-                g = read_grouped(df, self.schema, sep=sep, chunk_rows=self.chunk_rows or DEFAULT_CHUNK_ROWS,
-                                 release_size=cfg.release, no_header=bool(no_header), names=names,
-                                 drop_missing=drop_missing, missing_level=missing_level)
-                U, counts = g.U, g.counts
-                self.data_warnings_ = g.warnings
-            else:
-                U, counts = group_records(self.schema.encode(df))
+            U, counts, engine = self._read(df, is_path, cfg, client if self.engine == "dask" else None, read_opts)
             for w in self.data_warnings_:
-                warnings.warn(w, UserWarning, stacklevel=2)
-            if self.engine == "dask" and engine is None:
-                engine = DaskEngine(client, self.schema, U, counts, cfg.sizes())
+                warnings.warn(w, UserWarning, stacklevel=3)  # at fit's caller
             self.publication_ = None
             if self.streams is None and seed is None:  # a release: THE release gate (issue 21)
                 spec = dataclasses.replace(spec0, grouped=(U, counts), engine=engine)  # still validated
@@ -312,17 +323,39 @@ class Synthesizer:
                 own_client.close()
                 if cluster is not None:
                     cluster.close()
-        self.config_ = cfg
-        self.budget_ = budget
-        self.result_ = res
-        self.ledger_: tuple[LedgerRow, ...] = tuple(res.rounds)
-        self.privacy_: dict[str, Any] = {
-            **privacy_totals(res.rounds, budget.delta or DEFAULT_DELTA, rho=budget.rho, epsilon=budget.epsilon),
-            "budget_source": budget.source,
-            "total": {**compose_total(res.rounds, budget.delta or DEFAULT_DELTA), "releases": 1}}
-        self.randomness_: str = res.randomness or getattr(self._streams, "randomness", "custom streams")
-        self.n_samples_drawn_ = 0
-        return self
+        return res
+
+    def _read(self, df: Any, is_path: bool, cfg: SynthConfig, client: Any,
+              read_opts: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, Any]:
+        """(distinct records, counts, Dask engine or None) of ``df``; sets ``data_warnings_``."""
+        engine = None
+        self.data_warnings_: tuple[str, ...] = ()
+        if is_path:
+            from ..io.chunked import sniff_file_separator
+
+            sep = sniff_file_separator(os.fspath(df))  # as the command line does
+        if is_path and self.engine == "dask":
+            from ..algorithm.dask_engine import DaskEngine
+
+            engine = DaskEngine.read_csv(client, os.fspath(df), self.schema, cfg.sizes(), sep=sep)
+            U, counts = engine.U, engine.counts
+            self.data_warnings_ = tuple(engine.warnings(cfg.release))
+        elif is_path:
+            from ..io.chunked import DEFAULT_CHUNK_ROWS, read_grouped
+
+            g = read_grouped(df, self.schema, sep=sep, chunk_rows=self.chunk_rows or DEFAULT_CHUNK_ROWS,
+                             release_size=cfg.release, no_header=bool(read_opts["no_header"]),
+                             names=read_opts["names"], drop_missing=read_opts["drop_missing"],
+                             missing_level=read_opts["missing_level"])
+            U, counts = g.U, g.counts
+            self.data_warnings_ = g.warnings
+        else:
+            U, counts = group_records(self.schema.encode(df))
+        if self.engine == "dask" and engine is None:
+            from ..algorithm.dask_engine import DaskEngine
+
+            engine = DaskEngine(client, self.schema, U, counts, cfg.sizes())
+        return U, counts, engine
 
     # --------------------------------------------------------------- sample
     def sample(self, n: int | None = None) -> pd.DataFrame:

@@ -1,2 +1,3 @@
-"""The command-line interface (``blowfish ...`` / ``python -m blowfish_core ...``); the code is in
-:mod:`blowfish_core.interfaces.cli.main` (one module per command is issue 22 phase 2)."""
+"""The command-line interface (``blowfish ...`` / ``python -m blowfish_core ...``): one module per
+command (reach, synth, schema, presets, pilot) over parser, setting, reading and outputs; the entry
+point is :func:`blowfish_core.interfaces.cli.main.main`."""

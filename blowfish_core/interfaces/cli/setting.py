@@ -1,0 +1,147 @@
+"""The setting of a run from its flags -- schema, policy, preset and the synthesis schedule --
+and the checks ``synth`` and ``pilot`` share: options the run would ignore are refused by name."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from ...base.errors import BlowfishError
+from ...base.input_checks import check_integer_bounds
+from ...io.data import read_text_file
+from ...io.presets import get_preset
+from ...algorithm.evolution import SynthConfig
+from ...algorithm.methods import get_method
+from ...model.policy import Policy
+from ...model.schema import Schema
+from ...synthesis.parsing import apply_protect, parse_population
+from .parser import IN_MEMORY_MB
+from .reading import _list, read_data
+
+
+#: (flag, args attribute, default) of the flags only Algorithm 1's loop reads (not --release).
+_LOOP_FLAGS = (("--rounds", "rounds", 8), ("--population", "population", None), ("--threshold-h", "threshold_h", 0.0),
+               ("--schedule", "schedule", "hybrid"), ("--selection", "selection", None), ("--children", "children", None),
+               ("--release-mode", "release_mode", None), ("--rank-by", "rank_by", None),
+               ("--mutation-index", "mutation_index", None))
+
+
+def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig, methods: list[str] | None = None) -> None:
+    """Refuse schedule flags the run would ignore (never silently): any of them with only reference
+    methods (MST, AIM do not run Algorithm 1), --children with sample selection (children are made
+    in rank rounds only), --rank-by when nothing is ranked (sample selection and a sample release).
+    Raises BlowfishError naming the flags and the fix."""
+    if methods and all(get_method(m).is_reference for m in methods):
+        given = [f for f, attr, default in _LOOP_FLAGS if getattr(args, attr, default) != default]
+        if given:
+            what = "Algorithm 1's schedule flags" if len(given) > 1 else "an Algorithm 1 schedule flag"
+            raise BlowfishError(f"{', '.join(given)}: {what}, but --method {','.join(methods)} "
+                                f"runs no Algorithm 1 loop, so {'they' if len(given) > 1 else 'it'} would be "
+                                f"ignored. Fix: drop {'them' if len(given) > 1 else 'it'}, or add an "
+                                f"Algorithm 1 method (e.g. --method hard,{methods[0]})")
+    if cfg.selection == "sample" and getattr(args, "children", None) is not None:
+        raise BlowfishError(f"--children {args.children}: children per kept parent are made in rank rounds only, "
+                            "and --selection sample has none; it would be ignored. Fix: drop --children or use "
+                            "--selection hybrid or rank")
+    if cfg.selection == "sample" and cfg.release_mode == "sample" and getattr(args, "rank_by", None) is not None:
+        raise BlowfishError(f"--rank-by {args.rank_by}: nothing is ranked with --selection sample and --release-mode "
+                            "sample; it would be ignored. Fix: drop --rank-by, or use --selection hybrid or rank, or "
+                            "--release-mode top")
+
+
+def config_from_args(args: argparse.Namespace) -> SynthConfig:
+    """SynthConfig from the add_schedule_args flags: --schedule, then the explicit flags on top.
+    Raises BlowfishError naming the field for a bad value."""
+    return SynthConfig.from_schedule(
+        args.schedule, rounds=args.rounds, population=parse_population(args.population, args.rounds),
+        release=args.release, threshold_h=args.threshold_h, selection=args.selection, children=args.children,
+        release_mode=args.release_mode, rank_by=args.rank_by, mutation_index=args.mutation_index).validate()
+
+
+def check_in_memory_mb(mb: float) -> float:
+    """--in-memory-mb: a finite number >= 0 (BlowfishError naming the flag)."""
+    if not math.isfinite(mb) or mb < 0:
+        raise BlowfishError(f"--in-memory-mb must be a finite number >= 0 (got {mb:g}). Fix: e.g. --in-memory-mb 100")
+    return mb
+
+
+def _check_columns(args, schema: Schema) -> None:
+    """--columns with a schema from --schema or a preset: the schema decides what is modelled, so
+    unknown columns are refused by name, and any other set would be ignored (BlowfishError)."""
+    cols = _list(getattr(args, "columns", None))
+    if cols is None:
+        return
+    unknown = [c for c in cols if c not in schema.names]
+    src = "--schema" if args.schema else f"preset {args.preset}"
+    if unknown:
+        raise BlowfishError(f"--columns: no column {', '.join(repr(c) for c in unknown)} in the schema ({src}); "
+                            f"its columns are {', '.join(schema.names)}. Fix: name schema columns, or drop --columns")
+    if sorted(cols) != sorted(schema.names):
+        raise BlowfishError(f"--columns {','.join(cols)}: the schema ({src}) models exactly "
+                            f"{','.join(schema.names)}, so --columns would be ignored. Fix: drop --columns, or edit "
+                            "the schema to model those columns")
+
+
+def resolve_setting(args) -> tuple[Schema, Policy, Any]:
+    """Schema, policy and preset (or None) from --preset/--schema/--policy/--protect."""
+    preset = get_preset(args.preset) if args.preset else None
+    if args.schema:
+        schema = Schema.from_json(read_text_file(args.schema, "schema"))
+    elif preset is not None:
+        schema = preset.schema
+    if args.schema or preset is not None:
+        _check_columns(args, schema)
+    elif getattr(args, "data", None):
+        schema = read_data(args, _list(getattr(args, "columns", None)),
+                           getattr(args, "release", None)).schema()
+    else:
+        raise BlowfishError("give --preset NAME, or --schema JSON (or --data CSV to infer a data-derived schema)")
+    if args.policy:
+        policy = Policy.from_json(read_text_file(args.policy, "policy"))
+    elif preset is not None and not args.schema:
+        policy = preset.default_policy()
+    else:
+        policy = Policy()
+    if args.protect:
+        policy = apply_protect(policy, args.protect, preset if (preset is not None and not args.schema) else None)
+    if args.participation:
+        policy.participation = True
+    policy.validate(schema)
+    check_integer_bounds(schema)
+    return schema, policy, preset
+
+
+def _check_ignored_options(args, preset) -> None:
+    """Options that would be silently ignored are errors naming the option."""
+    generated = preset is not None and preset.generator is not None and not args.data and not args.schema
+    split = preset is not None and preset.generator is None and not args.schema
+    if not generated:
+        for flag, v in (("--n", args.n), ("--data-seed", args.data_seed)):
+            if v is not None:
+                raise BlowfishError(f"{flag} only applies to a generated XOR preset table (--preset xor3 without "
+                                    "--data/--schema); it would be ignored here. Fix: drop it")
+    if not split and args.split_seed is not None:
+        raise BlowfishError("--split-seed only applies to the Adult/Bank presets (private/pilot split); "
+                            "it would be ignored here. Fix: drop it")
+    if getattr(args, "command", None) != "synth":
+        return  # the pilot's --sep (default ',') also reads --public
+    if not args.data:
+        given = [flag for flag, v in (("--sep", args.sep), ("--no-header", args.no_header or None),
+                                      ("--names", args.names), ("--drop-missing", args.drop_missing),
+                                      ("--missing-level", args.missing_level or None), ("--columns", args.columns))
+                 if v is not None]
+        if given:
+            many = len(given) > 1
+            raise BlowfishError(f"{', '.join(given)} {'read' if many else 'reads'} --data, but this run generates "
+                                f"its table (no --data), so {'they' if many else 'it'} would be ignored. Fix: drop "
+                                f"{'them' if many else 'it'}, or give --data CSV")
+    check_in_memory_mb(args.in_memory_mb)
+    if args.in_memory_mb != IN_MEMORY_MB and not args.schema:
+        raise BlowfishError("--in-memory-mb applies to --schema runs (they read --data whole or in chunks; "
+                            f"{'a preset reads its table whole' if args.data else 'this run generates its table'}); "
+                            "it would be ignored here. Fix: drop it, or pass --schema with the table's schema file")
+    if args.engine == "dask" and args.scheduler is not None:
+        from ...algorithm.dask_engine import check_scheduler
+
+        check_scheduler(args.scheduler)

@@ -1,0 +1,282 @@
+"""``synth``: run Tab-PE / Hard / BF-Soft (or any method of the table) with paired seeds, or as a
+release through the release gate, and write the release, the bundle and the reports."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any
+
+from ...algorithm.evolution import RANDOMNESS, SEEDED_NOTE
+from ...algorithm.methods import METHODS, get_method, reference_methods, tau_methods
+from ...base.errors import BlowfishError
+from ...base.input_checks import check_generated_n
+from ...io.presets import load_preset_data, split_line
+from ...privacy.mechanisms import ADDITIVE, get_mechanism
+from ...synthesis import gate as release_gate
+from ...synthesis.experiment import run_paired
+from ...synthesis.gate import DEFAULT_DELTA
+from ...synthesis.parsing import parse_budget, parse_methods, parse_noise, parse_seeds, require_tau
+from ...synthesis.release import claim_of, release_synthesis
+from ...synthesis.report import INTERNAL_LABEL, ledger_text
+from ...synthesis.spec import RunSpec
+from .outputs import _check_bundle_folder, _check_output_paths, _check_outputs, _ci_text, _write_synth_outputs
+from .parser import EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args
+from .reading import DaskClient, _grouped_and_engine, _list, _read_private, intake_lines, read_data, read_other
+from .setting import _check_ignored_options, check_schedule_flags, config_from_args, resolve_setting
+
+
+def add_synth_parser(sub) -> argparse.ArgumentParser:
+    """The ``synth`` subcommand (its flags in the order ``synth --help`` lists them)."""
+    s = sub.add_parser("synth", help="run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_policy_args(s)
+    s.add_argument("--data", metavar="CSV",
+                   help="private table (XOR presets generate it when omitted; with --preset adult|bank it is split "
+                        "into a private part and held-out pilot rows, as in the paper; a separate public file goes "
+                        "in --public)")
+    add_intake_args(s)
+    s.add_argument("--n", type=_int, help="XOR presets without --data: number of generated private records (default 12000)")
+    s.add_argument("--data-seed", type=_int, default=None, help="XOR presets without --data: generator seed (default 0)")
+    s.add_argument("--split-seed", type=_int, default=None,
+                   help="Adult/Bank presets: seed of the private/pilot split (default 0)")
+    _add_method_args(s)
+    add_schedule_args(s)
+    _add_output_args(s)
+    _add_scale_args(s)
+    return s
+
+
+def _add_method_args(s: argparse.ArgumentParser) -> None:
+    """--method, --tau, the noise and the budget flags."""
+    s.add_argument("--method", default="tab-pe,hard,bf-soft",
+                   help=f"comma list of {', '.join(METHODS)} (default tab-pe,hard,bf-soft); "
+                        f"{' and '.join(reference_methods())} are reference methods (standard DP, not "
+                        "policy-aware, zCDP only; they ignore the policy, and --tau is refused for them; optional extra: "
+                        "pip install .[baseline])")
+    s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())}; "
+                                              "refused without them)")
+    s.add_argument("--mechanism", default=None,
+                   help=f"additive noise mechanism of --noise gaussian: {', '.join(ADDITIVE)} (default gaussian: zCDP, "
+                        "--rho or --epsilon/--delta; laplace: pure DP, --epsilon only)")
+    s.add_argument("--noise", default="gaussian",
+                   help="release step of the hard vote: gaussian (default: add noise by --mechanism, then resample), "
+                        "pubmix or linmix (papers/003: draw from (1-beta) H/n + beta P_nse; --epsilon/--delta, PLD "
+                        "ledger; tab-pe and hard only)")
+    s.add_argument("--public", metavar="CSV",
+                   help="--noise pubmix: public rows of the same domain, disjoint from the private ones "
+                        "(default for Adult/Bank/XOR presets: their pilot split)")
+    s.add_argument("--rho", type=_float, help="total zCDP budget")
+    s.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho; with "
+                                                  "--mechanism laplace the pure-DP epsilon")
+    s.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5; "
+                                                              "not with --mechanism laplace)")
+    s.add_argument("--conversion", choices=["exact", "eq1"], default=None,
+                   help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
+
+
+def _add_output_args(s: argparse.ArgumentParser) -> None:
+    """--seeds, the outputs and the release switches."""
+    s.add_argument("--seeds", default=None,
+                   help="comma list of seeds for a STUDY run: paired across methods and reproducible, every output "
+                        "says 'seeded: for study, not for publication'; BF-Soft votes in float32 tiles.  Default: no seeds "
+                        "= a release (OS entropy, OpenDP's samplers, the soft vote in float64, nothing about the "
+                        "randomness recorded; several methods are not paired)")
+    s.add_argument("--out", required=True, metavar="SYNTH.csv", help="release of the first method (and seed)")
+    s.add_argument("--out-dir", metavar="DIR",
+                   help="also write every release as DIR/<method>.csv (unseeded) or DIR/<method>_seed<S>.csv")
+    s.add_argument("--bundle", metavar="DIR",
+                   help="write what may be published: the synthetic CSV(s), schema.json, policy.json, budget.json, "
+                        "ledger.json and ledger.txt (no figure computed on the private table)")
+    s.add_argument("--eval-report", metavar="FILE.json",
+                   help="write the figures computed on the private table (errors, n_unique, timings), labelled "
+                        "'internal: computed on private data - do not publish'")
+    s.add_argument("--report", metavar="REPORT.json",
+                   help="JSON report for experiments: the union, with 'public' and 'internal' parts marked")
+    s.add_argument("--raw-values", action="store_true",
+                   help="write text cells as they are (default: cells starting with = + - @ tab CR get a leading ' "
+                        "so spreadsheets do not run them as formulas)")
+    s.add_argument("--allow-empty-policy", action="store_true",
+                   help="run Hard/BF-Soft even when the policy protects nothing (their releases then carry NO noise)")
+    s.add_argument("--allow-data-domain", action="store_true",
+                   help="release (no --seeds) even though the public domain was read off the private table (no "
+                        "--schema): the bundle then says 'domain read from the private data: this release is not "
+                        "differentially private' in its first line; refused without this flag")
+    s.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def _add_scale_args(s: argparse.ArgumentParser) -> None:
+    """Issue 15: tables of any size, and the vote step on Dask."""
+    s.add_argument("--chunk-rows", type=_int, default=None, metavar="N",
+                   help="read --data (with --schema) in chunks of N rows, grouping identical records as it goes "
+                        "(memory bounded by the distinct records); automatic for files over --in-memory-mb")
+    s.add_argument("--in-memory-mb", type=_float, default=IN_MEMORY_MB, metavar="MB",
+                   help="files up to this size are read whole; larger ones in chunks (default 100)")
+    s.add_argument("--engine", choices=["local", "dask"], default="local",
+                   help="where the vote histograms are computed: this process (default) or a Dask cluster "
+                        "(needs dask[distributed]; same seeded release)")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="--engine dask: address of a running dask.distributed "
+                                                          "scheduler, e.g. tcp://host:8786")
+    s.add_argument("--workers", type=_int, default=None, metavar="N",
+                   help="--engine dask: start a local cluster of N workers (default 2 when no --scheduler)")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inputs:
+    """The tables of a synth run and the texts that name them."""
+
+    data: Any  # DataFrame, chunked.GroupedTable or dask_engine.DaskEngine
+    source: str
+    split_txt: str | None
+    metric: Any
+    public: Any
+    public_txt: str
+
+
+def _parse_method_and_budget(args) -> tuple[list[str], Any, bool]:
+    """(methods, budget, whether the mechanism samples) from --method, --noise/--mechanism and the
+    budget flags; --public without a sampling mechanism, a mechanism a method refuses and a missing
+    --tau are errors."""
+    methods = parse_methods(args.method)
+    mechanism = parse_noise(args.noise, args.mechanism)
+    sampling = bool(getattr(get_mechanism(mechanism), "samples", False))
+    if args.public and not sampling:
+        raise BlowfishError("--public only applies to --noise pubmix (and linmix); it would be ignored here. "
+                            "Fix: drop it or add --noise pubmix")
+    budget = parse_budget(args.rho, args.epsilon, args.delta, mechanism, args.conversion)
+    for m in methods:  # reference methods (mst, aim) run in zCDP only
+        get_method(m).check_mechanism(budget.mechanism, "--mechanism")
+    require_tau(methods, args.tau)
+    return methods, budget, sampling
+
+
+def _check_options(args, preset, methods: list[str]) -> tuple[list[int] | None, Any]:
+    """(seeds or None, SynthConfig) after the checks of options the run would ignore and of the outputs."""
+    _check_ignored_options(args, preset)
+    check_generated_n(args.n, "--n")
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else None
+    _check_outputs(args, methods, seeds)
+    cfg = config_from_args(args)
+    check_schedule_flags(args, cfg, methods)
+    return seeds, cfg
+
+
+def _read_inputs(args, schema, preset, cfg, sampling: bool, dask: DaskClient) -> _Inputs:
+    """The private table (a preset's private split, or --data) and the public rows of a sampling
+    mechanism (--public, or a preset's pilot split)."""
+    metric, split_txt = None, None
+    public, public_txt = None, ""
+    if preset is not None and not args.schema:
+        if args.chunk_rows is not None:
+            raise BlowfishError("--chunk-rows applies to --schema runs (a preset splits its table in memory). "
+                                "Fix: drop it, or pass --schema with the preset's schema file")
+        table = read_data(args, schema.names, args.release, schema).frame if args.data else None
+        split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
+                                 data_seed=args.data_seed or 0)
+        data, source_txt = split.private, split.source.replace("table (", f"{args.data} (", 1)
+        split_txt = split_line(preset, args.data, split, args.split_seed or 0)
+        metric = preset.metric_fn()
+        public, public_txt = split.public, f"{preset.name} pilot split ({len(split.public)} rows, disjoint)"
+    else:
+        if not args.data:
+            raise BlowfishError("--data CSV is required with --schema (or use --preset xor3)")
+        if args.schema:  # any size: in memory, in chunks, or on Dask workers (issue 15)
+            data, source_txt = _read_private(args, schema, cfg, dask), args.data
+        else:
+            intake = read_data(args, _list(args.columns), args.release)
+            data, source_txt = intake.modelled_frame(), args.data
+    if args.public:
+        public, public_txt = read_other(args.public, args, schema.names), f"{args.public} (user-given public rows)"
+    if not sampling:
+        public, public_txt = None, ""
+    return _Inputs(data, source_txt, split_txt, metric, public, public_txt)
+
+
+def _build_spec(args, schema, policy, preset, methods, budget, seeds, cfg, inputs: _Inputs, sampling: bool,
+                dask: DaskClient) -> RunSpec:
+    """The one validated RunSpec of the run (grouped table and vote engine included); a release
+    passes the gate's checks here, before any work."""
+    grouped, engine = _grouped_and_engine(args, schema, inputs.data, cfg, dask)
+    public = inputs.public
+    unprotected = len(public) if (sampling and public is not None and not args.public and preset is not None
+                                  and preset.generator is None) else 0  # a preset's held-out rows as public
+    req = RunSpec.build(schema, policy, None if grouped is not None else inputs.data, methods, budget.rho,
+                        budget.delta or DEFAULT_DELTA, args.tau, seeds, cfg,
+                        metric=inputs.metric, budget_source=budget.source, data_source=inputs.source,
+                        allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism,
+                        epsilon=budget.epsilon, public=public, public_source=inputs.public_txt, grouped=grouped,
+                        engine=engine, allow_data_domain=args.allow_data_domain, unprotected_rows=unprotected)
+    if seeds is None:  # a release: the gate's checks before any work (release_gate.publish repeats them)
+        release_gate.check(claim_of(req))
+    elif args.allow_data_domain:
+        raise BlowfishError("--allow-data-domain applies to a release (no --seeds); a seeded study run is never "
+                            "published. Fix: drop it")
+    return req
+
+
+def _progress(args):
+    """The progress callback: one stderr line per method, seed and round (none with --quiet)."""
+    def progress(ev):
+        if not args.quiet:
+            scale = {"gaussian": "sigma_t", "pubmix": "beta_t", "linmix": "beta_t"}.get(ev.get("mechanism"), "scale_t")
+            who = "unseeded" if ev["seed"] is None else f"seed {ev['seed']}"
+            how = f"  ({ev['how']})" if ev.get("how") else ""
+            print(f"  {ev['method']:<8} {who} round {ev['round']}/{ev['rounds']}  "
+                  f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}{how}", file=sys.stderr)
+    return progress
+
+
+def cmd_synth(args, dask: DaskClient) -> int:
+    """``synth``: check everything, read the tables, run (a release through the gate, or the seeded
+    study runs), write the outputs together, then print the summary.  ``dask``: this run's client."""
+    methods, budget, sampling = _parse_method_and_budget(args)
+    schema, policy, preset = resolve_setting(args)
+    seeds, cfg = _check_options(args, preset, methods)
+    inputs = _read_inputs(args, schema, preset, cfg, sampling, dask)
+    # fail before any work if an output folder cannot be written
+    _check_output_paths(args, ("--out", "--report", "--eval-report"))
+    _check_bundle_folder(args)
+    req = _build_spec(args, schema, policy, preset, methods, budget, seeds, cfg, inputs, sampling, dask)
+    progress = _progress(args)
+    # row counts are printed only where n is public (bounded adjacency without participation edges)
+    data_lines = intake_lines(args) + ([inputs.split_txt] if inputs.split_txt else [])
+    if not policy.participation:
+        for line in data_lines:
+            print(line)
+    print(f"randomness: {SEEDED_NOTE}" if seeds is not None else f"randomness: {RANDOMNESS}"
+          + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
+             if len(methods) > 1 else ""))
+    if seeds is None:  # THE release gate (issue 21): OS entropy, safe samplers, public domain, total
+        result = release_synthesis(req, progress=progress).result
+    else:
+        result = run_paired(req, progress=progress)
+    _write_synth_outputs(args, result, methods, seeds)
+    _print_summary(args, result, policy, seeds, data_lines)
+    return 0
+
+
+def _print_summary(args, result, policy, seeds: list[int] | None, data_lines: list[str]) -> None:
+    """After the outputs are written: the internal figures, the public parameters, what was written."""
+    rep = result.report
+    metric_name = rep["metric"]["name"]
+    n_runs = f"{len(seeds)} seed(s)" if seeds is not None else "1 unseeded run"
+    print(f"{INTERNAL_LABEL.upper()}:")
+    if policy.participation:  # n is private with participation edges: the data lines are internal
+        for line in data_lines:
+            print(line)
+    print(f"{metric_name} by method (mean over {n_runs}, 95% t-interval, low end clipped at 0):")
+    for m, v in rep["summary"]["per_method"].items():
+        print(f"  {m:<16} {v['mean']:.4f}  {_ci_text(v['ci95'], '.4f')}")
+    rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
+    if rr:
+        kind = "paired reduction" if seeds is not None else "reduction (one unpaired run each)"
+        print(f"  BF-Soft vs Hard {kind} R_s: {rr['mean_percent']:.1f}% {_ci_text(rr['ci95'], '.1f')}")
+    pub = getattr(result, "publication", None)
+    print("PUBLIC PARAMETERS (NOT differentially private: the domain was read from the private data):"
+          if pub is not None and pub.data_domain else
+          "PUBLIC (may be published with the release):" if pub is not None else
+          f"PUBLIC PARAMETERS ({SEEDED_NOTE}):")
+    print(ledger_text(rep))  # includes the report's warnings and the randomness line
+    wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]
+    print(f"wrote {', '.join(wrote)}" + (f" and the release bundle {args.bundle}" if args.bundle else ""))
