@@ -333,6 +333,65 @@ def _scaled(sens: float, how: str, S: float) -> tuple[float, str]:
     return (sens, how) if S == 1.0 else (sens * S, f"{how} x {S:g} (sensitivity scale)")
 
 
+def _check_case(method: str, calibration: str) -> None:
+    """BlowfishError unless ``method`` is audited and ``calibration`` is known and applies to it."""
+    if method not in AUDITED_METHODS:
+        raise BlowfishError(f"audit: unknown method {method!r}; use {', '.join(AUDITED_METHODS[:-1])} or "
+                            f"{AUDITED_METHODS[-1]}")
+    if calibration not in CALIBRATIONS:
+        raise BlowfishError(f"audit: unknown calibration {calibration!r}; use one of {', '.join(CALIBRATIONS)}")
+    if calibration != "correct" and BROKEN_CALIBRATIONS[calibration][0] != method:
+        raise BlowfishError(
+            f"audit: calibration '{calibration}' applies to {BROKEN_CALIBRATIONS[calibration][0]}, not {method}"
+        )
+
+
+def _local_pair(schema: Schema, policy: Policy, C: np.ndarray, B: np.ndarray, vote: str, tau: float | None,
+                calibration: str) -> tuple[np.ndarray, np.ndarray, float, float, str, int]:
+    """The pair of a '*-local' calibration: the policy edge (x, x') with the largest sigma(D') and,
+    among those, the largest sigma(D') / sigma(D).  Returns (x, x', Delta, Delta', how, edges)."""
+    P, e0, e1, norms = _edge_norms(schema, policy, C, vote, tau, False)
+    if norms.size == 0:
+        raise PolicyError("audit: the policy has no record-level edge; nothing to audit")
+    ls_point = np.zeros(P.shape[0])
+    np.maximum.at(ls_point, e0, norms)
+    np.maximum.at(ls_point, e1, norms)
+    ls_b = float(ls_point[_point_index(P, B)].max()) if B.shape[0] else 0.0
+    # both orientations of every edge: x -> x'
+    xs = np.concatenate([e0, e1])
+    xps = np.concatenate([e1, e0])
+    ls_d = np.maximum(ls_b, ls_point[xs])
+    ls_dp = np.maximum(ls_b, ls_point[xps])
+    ratio = np.where(ls_d > 0, ls_dp / np.where(ls_d > 0, ls_d, 1.0), np.where(ls_dp > 0, np.inf, 0.0))
+    # D' holds a record on a crossing (largest local sensitivity); among those, the
+    # D side with the smallest noise (largest ratio).  lexsort: last key is primary.
+    k = int(np.lexsort((-ratio, -ls_dp))[0])
+    x, xp = P[xs[k]], P[xps[k]]
+    sens, sens_p = float(ls_d[k]), float(ls_dp[k])
+    how = BROKEN_CALIBRATIONS[calibration][1]
+    n_edges = int(norms.size)
+    return x, xp, sens, sens_p, how, n_edges
+
+
+def _engine_pair(schema: Schema, policy: Policy, C: np.ndarray, vote: str, tau: float | None, method: str,
+                 calibration: str, S: float, complete: bool) -> tuple[np.ndarray, np.ndarray, float, float, str, int]:
+    """The pair of a data-independent calibration: the edge attaining the exact sensitivity
+    (:func:`worst_case_edge`; complete: all record pairs, bounded DP), with the engine's Delta_t times S ('correct') or a broken one.
+    Returns (x, x', Delta, Delta', how, edges)."""
+    we = worst_case_edge(schema, policy, C, vote, tau, complete=complete)
+    x, xp, n_edges = we.x, we.x_prime, we.n_edges
+    if calibration == "correct":
+        cal = calibrate(method, schema, policy, tau, C=C)
+        sens, how = _scaled(float(cal.delta), cal.how, S)
+    elif calibration == "soft-small-reach":
+        sens = soft_bound(record_reach(schema, policy) / 10.0, tau)
+        how = BROKEN_CALIBRATIONS[calibration][1]
+    else:  # hard-zero
+        sens, how = 0.0, BROKEN_CALIBRATIONS[calibration][1]
+    sens_p = sens
+    return x, xp, sens, sens_p, how, n_edges
+
+
 def build_pair(
     method: str, setting: AuditSetting | None = None, rho_t: float = 0.25, delta: float = 1e-5,
     calibration: str = "correct", sensitivity_scale: float = 1.0,
@@ -356,15 +415,7 @@ def build_pair(
     s = setting or default_setting()
     rho_t = check_rho(rho_t, name="rho_t")
     delta = check_delta(delta)
-    if method not in AUDITED_METHODS:
-        raise BlowfishError(f"audit: unknown method {method!r}; use {', '.join(AUDITED_METHODS[:-1])} or "
-                            f"{AUDITED_METHODS[-1]}")
-    if calibration not in CALIBRATIONS:
-        raise BlowfishError(f"audit: unknown calibration {calibration!r}; use one of {', '.join(CALIBRATIONS)}")
-    if calibration != "correct" and BROKEN_CALIBRATIONS[calibration][0] != method:
-        raise BlowfishError(
-            f"audit: calibration '{calibration}' applies to {BROKEN_CALIBRATIONS[calibration][0]}, not {method}"
-        )
+    _check_case(method, calibration)
     schema, policy, C = s.schema, s.policy, np.asarray(s.C, dtype=float)
     meth = get_method(method)
     vote = meth.make_vote(s.tau if meth.needs_tau else None).name
@@ -373,38 +424,10 @@ def build_pair(
     B = np.asarray(s.background, dtype=float).reshape(-1, schema.p)
 
     if calibration in ("soft-local", "hard-local"):
-        P, e0, e1, norms = _edge_norms(schema, policy, C, vote, tau, False)
-        if norms.size == 0:
-            raise PolicyError("audit: the policy has no record-level edge; nothing to audit")
-        ls_point = np.zeros(P.shape[0])
-        np.maximum.at(ls_point, e0, norms)
-        np.maximum.at(ls_point, e1, norms)
-        ls_b = float(ls_point[_point_index(P, B)].max()) if B.shape[0] else 0.0
-        # both orientations of every edge: x -> x'
-        xs = np.concatenate([e0, e1])
-        xps = np.concatenate([e1, e0])
-        ls_d = np.maximum(ls_b, ls_point[xs])
-        ls_dp = np.maximum(ls_b, ls_point[xps])
-        ratio = np.where(ls_d > 0, ls_dp / np.where(ls_d > 0, ls_d, 1.0), np.where(ls_dp > 0, np.inf, 0.0))
-        # D' holds a record on a crossing (largest local sensitivity); among those, the
-        # D side with the smallest noise (largest ratio).  lexsort: last key is primary.
-        k = int(np.lexsort((-ratio, -ls_dp))[0])
-        x, xp = P[xs[k]], P[xps[k]]
-        sens, sens_p = float(ls_d[k]), float(ls_dp[k])
-        how = BROKEN_CALIBRATIONS[calibration][1]
-        n_edges = int(norms.size)
+        x, xp, sens, sens_p, how, n_edges = _local_pair(schema, policy, C, B, vote, tau, calibration)
     else:
-        we = worst_case_edge(schema, policy, C, vote, tau, complete=(meth.notion == "standard"))
-        x, xp, n_edges = we.x, we.x_prime, we.n_edges
-        if calibration == "correct":
-            cal = calibrate(method, schema, policy, tau, C=C)
-            sens, how = _scaled(float(cal.delta), cal.how, S)
-        elif calibration == "soft-small-reach":
-            sens = soft_bound(record_reach(schema, policy) / 10.0, tau)
-            how = BROKEN_CALIBRATIONS[calibration][1]
-        else:  # hard-zero
-            sens, how = 0.0, BROKEN_CALIBRATIONS[calibration][1]
-        sens_p = sens
+        x, xp, sens, sens_p, how, n_edges = _engine_pair(schema, policy, C, vote, tau, method, calibration, S,
+                                                         complete=(meth.notion == "standard"))
     D = np.vstack([B, x[None, :]])
     Dp = np.vstack([B, xp[None, :]])
     H = vote_histogram(schema, C, D, vote=vote, tau=tau)
