@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blowfish_core import Attribute, AttributePolicy, BudgetError, Policy, Schema, SchemaError
+from blowfish_core.analysis.exact.blocks import _iter_blocks
 from blowfish_core.analysis.exact import (
-    EnumerationLimitError, _iter_blocks, attribute_lattice, closed_form_bound, crossing_search, distances,
+    EnumerationLimitError, attribute_lattice, closed_form_bound, crossing_search, distances,
     edge_costs, exact_sensitivity, lattice_records, nearest_candidates, population_aware_bound,
     schema_lattices, soft_votes, tightness_construction,
 )

@@ -120,6 +120,37 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
     return out
 
 
+def _reaches(schema: Schema, policy: Policy) -> tuple[np.ndarray, dict[str, float], dict[str, float], float, list[str]]:
+    """(weights, {name: r_i}, {name: w_i r_i}, r = max_i w_i r_i, every attribute attaining r > 0)."""
+    w = schema.weights
+    unweighted = {a.name: float(attribute_reach(a, policy.policy_for(a.name))) for a in schema.attributes}
+    per = {a.name: float(w[i] * unweighted[a.name]) for i, a in enumerate(schema.attributes)}
+    reach = max(per.values())
+    argmax_all = [n for n, v in per.items() if v == reach and reach > 0.0]
+    return w, unweighted, per, reach, argmax_all
+
+
+def _q_curve(curve_taus: np.ndarray | None, reach: float, r_dp: float) -> dict[str, list[float]]:
+    """The q-vs-tau plot at the policy's reach and at standard DP (BudgetError for bad curve_taus)."""
+    taus = CURVE_TAUS if curve_taus is None else np.asarray(curve_taus, dtype=float)
+    if taus.ndim != 1 or taus.size == 0 or not np.all(np.isfinite(taus)) or np.any(taus <= 0):
+        raise BudgetError("curve_taus must be a non-empty 1-d list of temperatures > 0")
+    curve = {
+        "tau": taus.tolist(),
+        "q": np.tanh(reach / (2.0 * taus)).tolist(),
+        "q_standard_dp": np.tanh(r_dp / (2.0 * taus)).tolist(),
+    }
+    return curve
+
+
+def _sigmas(sens: dict[str, float], budget: dict[str, Any] | None) -> dict[str, float] | None:
+    """sigma_t per round of every read-out method (Thm 2.6), or None without a budget."""
+    sigma = None
+    if budget is not None:
+        sigma = {m: float(gaussian_sigma(sens[m], budget["rho_t"])) for m in _READOUT_METHODS}
+    return sigma
+
+
 def policy_readout(
     schema: Schema,
     policy: Policy,
@@ -166,28 +197,15 @@ def policy_readout(
     """
     tau = check_tau(tau)
     policy.validate(schema)
-    w = schema.weights
-    unweighted = {a.name: float(attribute_reach(a, policy.policy_for(a.name))) for a in schema.attributes}
-    per = {a.name: float(w[i] * unweighted[a.name]) for i, a in enumerate(schema.attributes)}
-    reach = max(per.values())
-    argmax_all = [n for n, v in per.items() if v == reach and reach > 0.0]
+    w, unweighted, per, reach, argmax_all = _reaches(schema, policy)
     q = noise_ratio(reach, tau)
     bound = floor_value(soft_bound(reach, tau), policy)  # the calibration's padded bound (Cor. 5.5)
     bound_l1 = floor_value(soft_bound(reach, tau, "l1"), policy)
     r_dp = standard_dp_reach(schema)
-    taus = CURVE_TAUS if curve_taus is None else np.asarray(curve_taus, dtype=float)
-    if taus.ndim != 1 or taus.size == 0 or not np.all(np.isfinite(taus)) or np.any(taus <= 0):
-        raise BudgetError("curve_taus must be a non-empty 1-d list of temperatures > 0")
-    curve = {
-        "tau": taus.tolist(),
-        "q": np.tanh(reach / (2.0 * taus)).tolist(),
-        "q_standard_dp": np.tanh(r_dp / (2.0 * taus)).tolist(),
-    }
+    curve = _q_curve(curve_taus, reach, r_dp)
     budget = _budget(rho, epsilon, delta, rounds, conversion)
     sens = {TAB_PE.name: SQRT2, HARD.name: SQRT2, BF_SOFT.name: float(bound)}
-    sigma = None
-    if budget is not None:
-        sigma = {m: float(gaussian_sigma(sens[m], budget["rho_t"])) for m in _READOUT_METHODS}
+    sigma = _sigmas(sens, budget)
     return {
         "per_attribute": per,
         "unweighted": unweighted,

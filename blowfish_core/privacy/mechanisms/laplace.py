@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..accounting import _as_real, check_epsilon, split_rho
+from ..accounting import check_epsilon, split_rho
+from ..accounting.checks import _as_real
 from ...base.errors import BudgetError
 from ..ledger import LedgerRow
 from ...model.sensitivity import Calibration

@@ -1,0 +1,229 @@
+"""Spending a zCDP budget: the per-round split, the Gaussian noise scale (Thm 2.6), the public-data
+pilot budget (Eq. (4)), the equivalent-budget multiplier and the :class:`PrivacyLedger`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from blowfish_core.base.errors import BudgetError
+
+from .checks import _as_real, _check_positive_int, check_delta, check_rho
+from .conversions import epsilon_eq1, epsilon_exact, rho_from_budget
+
+
+def split_rho(rho: float, rounds: int,
+              weights: Optional[Sequence[float]] = None) -> np.ndarray:
+    """Split a total zCDP budget over ``rounds`` rounds (zCDP composes additively).
+
+    Default is the equal split ``rho_t = rho / T`` (DESIGN §3, Algorithm 1).
+    With ``weights`` (length ``rounds``, all finite and > 0) the split is
+    ``rho * w_t / sum(w)``.
+
+    Args:
+        rho: total zCDP budget, ``rho > 0``.
+        rounds: number of rounds T, integer ``>= 1``.
+        weights: optional positive relative weights, one per round.
+
+    Returns:
+        float64 array of shape ``(rounds,)``, entries ``> 0``, summing to
+        ``rho`` (up to rounding).
+
+    Raises:
+        BudgetError: if ``rho`` is out of range, ``rounds < 1`` or not an
+            integer, or ``weights`` has the wrong length or a non-finite,
+            zero or negative entry.
+    """
+    rho = check_rho(rho)
+    rounds = _check_positive_int(rounds, "rounds",
+                                 "give the number of rounds, e.g. 8")
+    if weights is None:
+        return np.full(rounds, rho / rounds, dtype=np.float64)
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise BudgetError(
+            f"weights must be {rounds} finite numbers > 0 (got {weights!r}). "
+            "Fix: pass one positive weight per round or omit weights."
+        ) from exc
+    if w.shape != (rounds,):
+        raise BudgetError(
+            f"weights must have one entry per round: length {rounds} "
+            f"(got shape {w.shape}). Fix: pass one positive weight per round."
+        )
+    if not np.all(np.isfinite(w)) or not np.all(w > 0):
+        raise BudgetError(
+            f"weights must be finite numbers > 0 (got {w.tolist()}). "
+            "Fix: every round needs a positive share of the budget."
+        )
+    return rho * (w / w.sum())
+
+
+def gaussian_sigma(delta_t: float, rho_t: float) -> float:
+    """Noise standard deviation of a rho_t-zCDP Gaussian mechanism (Thm 2.6).
+
+    ``sigma_t = sqrt(Delta_t^2 / (2 rho_t))`` = ``Delta_t / sqrt(2 rho_t)``.
+
+    Args:
+        delta_t: l2 sensitivity Delta_t of the round's histogram (same units
+            as the histogram counts), finite, ``>= 0``. (Not the DP delta.)
+        rho_t: zCDP budget of the round, ``rho_t > 0``.
+
+    Returns:
+        sigma_t (histogram count units), ``>= 0``; exactly 0.0 when
+        ``delta_t == 0`` (a zero-sensitivity query needs no noise).
+
+    Raises:
+        BudgetError: if ``rho_t <= 0``, ``delta_t < 0`` or either is not a
+            finite real number.
+    """
+    rho_t = check_rho(rho_t, name="rho_t")
+    rule = "a finite number >= 0"
+    fix = "pass the round's l2 sensitivity, e.g. sqrt(2)"
+    d = _as_real(delta_t, "delta_t (sensitivity)", rule, fix)
+    if d < 0.0:
+        raise BudgetError(
+            f"delta_t (sensitivity) must be {rule} (got {delta_t!r}). Fix: {fix}"
+        )
+    if d == 0.0:
+        return 0.0
+    return d / math.sqrt(2.0 * rho_t)
+
+
+# --------------------------------------------------------------------------
+# Noise ratio and public pilot
+# --------------------------------------------------------------------------
+
+def equivalent_budget_multiplier(q: float) -> float:
+    """Budget factor at which Hard matches BF-Soft's noise: ``1 / q^2``.
+
+    With ``q = tanh(r / (2 tau))`` (Cor. 5.5), BF-Soft at budget rho adds the
+    noise Hard adds at ``rho / q^2`` (sigma scales as Delta / sqrt(rho);
+    DESIGN §3 "Sensitivity and calibration").
+
+    Args:
+        q: noise ratio, ``0 <= q <= 1`` (dimensionless).
+
+    Returns:
+        ``1 / q^2 >= 1``; ``math.inf`` when ``q == 0`` (zero soft
+        sensitivity: no noise at any budget).
+
+    Raises:
+        BudgetError: if ``q`` is not a finite number in [0, 1].
+    """
+    rule = "a finite number in [0, 1]"
+    fix = "pass q = tanh(r / (2 tau)) for reach r >= 0 and tau > 0"
+    x = _as_real(q, "q (noise ratio)", rule, fix)
+    if not 0.0 <= x <= 1.0:
+        raise BudgetError(f"q (noise ratio) must be {rule} (got {q!r}). Fix: {fix}")
+    if x == 0.0:
+        return math.inf
+    return 1.0 / (x * x)
+
+
+def pilot_scaling(n_target: int, n_pilot: int) -> float:
+    """Budget scale factor of the public pilot: ``(n_target / n_pilot)^2`` (Eq. (4)).
+
+    Args:
+        n_target: size n_t of the private (target) table, integer ``>= 1``.
+        n_pilot: size n_p of the public pilot sample, integer ``>= 1``.
+
+    Returns:
+        ``(n_target / n_pilot)^2 > 0`` (dimensionless).
+
+    Raises:
+        BudgetError: if a size is not an integer ``>= 1``.
+    """
+    nt = _check_positive_int(n_target, "n_target",
+                             "pass the number of rows of the private table")
+    npl = _check_positive_int(n_pilot, "n_pilot",
+                              "pass the number of rows of the public sample")
+    return (nt / npl) ** 2
+
+
+def pilot_budget(rho_t: float, n_target: int, n_pilot: int) -> float:
+    """zCDP budget of the public-data pilot: ``rho_p = rho_t (n_t / n_p)^2`` (Eq. (4)).
+
+    The pilot runs on public data only (§6.2.4), so rho_p is not spent; it
+    matches the signal-to-noise ratio of the target run at the pilot's size.
+
+    Args:
+        rho_t: target zCDP budget, ``> 0``.
+        n_target: size n_t of the private table, integer ``>= 1``.
+        n_pilot: size n_p of the public sample, integer ``>= 1``.
+
+    Returns:
+        rho_p (zCDP), ``> 0``.
+
+    Raises:
+        BudgetError: if ``rho_t`` or a size is out of range.
+    """
+    rho_t = check_rho(rho_t, name="rho_t")
+    return rho_t * pilot_scaling(n_target, n_pilot)
+
+
+# --------------------------------------------------------------------------
+# Ledger
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PrivacyLedger:
+    """What a run spends, reported both ways (Eq. (1) and the exact curve).
+
+    Attributes:
+        rho: total zCDP budget (> 0).
+        delta: reporting delta in (0, 1).
+        epsilon_eq1: epsilon in nats at ``delta`` by Eq. (1).
+        epsilon_exact: epsilon in nats at ``delta`` by the mu-GDP curve
+            (Dong, Roth & Su 2019), ``<= epsilon_eq1``.
+        rounds: number of rounds T (>= 1).
+        rho_per_round: tuple of T per-round zCDP budgets summing to rho.
+    """
+
+    rho: float
+    delta: float
+    epsilon_eq1: float
+    epsilon_exact: float
+    rounds: int
+    rho_per_round: tuple
+
+    @classmethod
+    def from_budget(cls, rho: Optional[float] = None,
+                    epsilon: Optional[float] = None,
+                    delta: float = 1e-5, rounds: int = 8,
+                    conversion: str = "exact",
+                    weights: Optional[Sequence[float]] = None) -> "PrivacyLedger":
+        """Build a ledger from ``rho`` or an ``(epsilon, delta)`` target.
+
+        See :func:`rho_from_budget` (which rho) and :func:`split_rho` (how it
+        is split over ``rounds``, optionally by ``weights``).
+
+        Raises:
+            BudgetError: as :func:`rho_from_budget` and :func:`split_rho`.
+        """
+        total = rho_from_budget(rho=rho, epsilon=epsilon, delta=delta,
+                                conversion=conversion)
+        d = check_delta(delta)
+        per_round = split_rho(total, rounds, weights)
+        return cls(
+            rho=float(total),
+            delta=float(d),
+            epsilon_eq1=float(epsilon_eq1(total, d)),
+            epsilon_exact=float(epsilon_exact(total, d)),
+            rounds=int(rounds),
+            rho_per_round=tuple(float(x) for x in per_round),
+        )
+
+    def to_dict(self) -> dict:
+        """JSON-safe plain-Python view: floats, an int and a list of floats."""
+        return {
+            "rho": float(self.rho),
+            "delta": float(self.delta),
+            "epsilon_eq1": float(self.epsilon_eq1),
+            "epsilon_exact": float(self.epsilon_exact),
+            "rounds": int(self.rounds),
+            "rho_per_round": [float(x) for x in self.rho_per_round],
+        }

@@ -1,0 +1,197 @@
+"""Noise laws built from public data (Defs 4.3-4.4, Remark 4.5, Lemma E.1): water filling, MIFR, the
+LinMix noise, total variation and the inner maximum of Lemma E.1."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from ...base.errors import BudgetError, DataError
+from .checks import _check_int, check_distribution, check_floor, check_gamma
+
+#: largest d for the exact inner maximum of Lemma E.1 (2^d - 2 subsets).
+MAX_EXACT_D = 16
+#: largest number of donor candidates for the exact MIFR subset search (2^k subsets).
+MAX_EXACT_DONORS = 16
+
+
+# ------------------------------------------------------------------ noise: WF / MIFR
+def _level(a: np.ndarray, t: float, target: float) -> np.ndarray:
+    """B_i = max(t, a_i - tau) with tau >= 0 chosen so that sum B = target (bisection, then exact)."""
+    if np.maximum(a, t).sum() <= target + 1e-15:
+        return np.maximum(a, t) if a.size else a.copy()
+    lo, hi = 0.0, float(a.max())
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if np.maximum(t, a - mid).sum() > target:
+            lo = mid
+        else:
+            hi = mid
+    tau = hi
+    active = a - tau > t
+    k = int(active.sum())
+    if k:  # exact level on the active set: sum_active (a - tau) + t * (#rest) = target
+        tau = (float(a[active].sum()) - (target - t * (a.size - k))) / k
+    return np.where(active, np.maximum(a - tau, t), t)
+
+
+def water_fill(a: Any, t: float) -> np.ndarray:
+    """t-water-filled version WF(a, t) of a distribution (Def. 4.3).
+
+    a: (d,) probabilities; t in [0, 1/d].  Returns float64 (d,): B_i = max(t, a_i - tau)
+    with the unique tau >= 0 making sum B = 1, found by bisection on the level (the
+    paper's closed form has tie/index traps).  B >= t, sum B = 1 and TV(a, B) =
+    sum_{a_i <= t} (t - a_i), the minimum under the floor.  Raises DataError (a) /
+    BudgetError (t).  papers/003 Def. 4.3, Lemma B.1.
+    """
+    x = check_distribution(a, "a")
+    t = min(check_floor(t, x.size), 1.0 / x.size)
+    b = _level(x, t, 1.0)
+    return b / b.sum()
+
+
+def _mifr_donors(exc: np.ndarray, mass: np.ndarray, need: float, search: str) -> np.ndarray:
+    """Donor set U* among candidates: minimize sum mass s.t. sum exc >= need (Def. 4.4).
+
+    exc: a_i - t > 0, mass: a_i, for the candidates (indices into them are returned).
+    'exact': every subset (<= MAX_EXACT_DONORS candidates); ties -> fewer donors, then
+    the lexicographically smallest index tuple.  'greedy': the fewest donors (largest
+    excess first); the last of them is swapped for the smallest-mass candidate that
+    still covers the remaining need.
+    """
+    k = exc.size
+    if need <= 0:
+        return np.zeros(0, dtype=np.intp)
+    if float(exc.sum()) <= need * (1 + 1e-12):  # every candidate must give (t = 1/d up to rounding)
+        return np.arange(k, dtype=np.intp)
+    if search == "exact":
+        best = None
+        tol = 1e-15
+        for r in range(1, k + 1):
+            for combo in itertools.combinations(range(k), r):
+                c = list(combo)
+                if exc[c].sum() >= need - tol:
+                    key = float(mass[c].sum())
+                    if best is None or key < best[0] - 1e-15:
+                        best = (key, c)
+        return np.arange(k, dtype=np.intp) if best is None else np.array(best[1], dtype=np.intp)
+    order = np.argsort(-exc, kind="stable")
+    cum = np.cumsum(exc[order])
+    r = min(int(np.searchsorted(cum, need - 1e-15)) + 1, k)
+    chosen = list(order[:r - 1])
+    rest_need = need - (float(exc[chosen].sum()) if chosen else 0.0)
+    pool = order[r - 1:]
+    ok = pool[exc[pool] >= rest_need - 1e-15]
+    last = ok[np.argmin(mass[ok])] if ok.size else order[r - 1]
+    return np.array(sorted(chosen + [int(last)]), dtype=np.intp)
+
+
+def mifr(a: Any, t: float, search: str = "auto") -> np.ndarray:
+    """Maximum-invariance floor raising MIFR(a, t) (Def. 4.4).
+
+    a: (d,) probabilities; t in [0, 1/d].  L = {i : a_i <= t} is raised to t; the
+    added mass M = sum_L (t - a_i) is taken from a donor set U* of L^c minimizing
+    sum_{U*} a_i subject to sum_{U*} (a_i - t) >= M; all other entries are unchanged.
+    Rules where the paper is silent (docs/DECISIONS.md): the subset search is exact
+    for at most MAX_EXACT_DONORS candidates (search='auto' or 'exact'; ties -> fewer
+    donors, then smallest indices) and greedy above ('greedy': fewest donors, the
+    last swapped for the smallest one that still covers M); inside U* the mass M is
+    removed by water-filling at floor t (b_i = max(t, a_i - tau)).  Returns float64
+    (d,) with B >= t, sum 1, TV(a, B) = M.  Raises DataError (a) / BudgetError (t, search).
+    """
+    x = check_distribution(a, "a")
+    d = x.size
+    t = min(check_floor(t, d), 1.0 / d)
+    if search not in ("auto", "exact", "greedy"):
+        raise BudgetError(f"search must be 'auto', 'exact' or 'greedy' (got {search!r})")
+    low = x <= t
+    need = float((t - x[low]).sum())
+    out = x.copy()
+    out[low] = t
+    if need <= 0:
+        return out
+    cand = np.nonzero(~low)[0]
+    if cand.size == 0:  # every entry <= t: then t = 1/d and all equal
+        return np.full(d, 1.0 / d)
+    mode = search if search != "auto" else ("exact" if cand.size <= MAX_EXACT_DONORS else "greedy")
+    if mode == "exact" and cand.size > MAX_EXACT_DONORS:
+        raise BudgetError(f"search='exact' supports at most {MAX_EXACT_DONORS} entries above t "
+                          f"(got {cand.size}). Fix: use search='greedy' or 'auto'")
+    U = cand[_mifr_donors(x[cand] - t, x[cand], need, mode)]
+    out[U] = _level(x[U], t, float(x[U].sum()) - need)
+    return out / out.sum()
+
+
+def floor_tv(a: Any, t: float) -> float:
+    """Minimal TV of any floor-t distribution to a: sum_{a_i <= t} (t - a_i) (Defs 4.3-4.4)."""
+    x = check_distribution(a, "a")
+    t = check_floor(t, x.size)
+    return float(np.maximum(t - x, 0.0).sum())
+
+
+def tv(p: Any, q: Any) -> float:
+    """Total variation 0.5 * ||p - q||_1 of two distributions of the same length."""
+    x, y = check_distribution(p, "p"), check_distribution(q, "q")
+    if x.size != y.size:
+        raise DataError(f"p and q must have the same length (got {x.size} and {y.size})")
+    return 0.5 * float(np.abs(x - y).sum())
+
+
+def linmix_noise(d: int) -> np.ndarray:
+    """LinMix noise (Cor. 4.6): the uniform distribution 1_d / d, float64 (d,). DataError if d < 1."""
+    d = _check_int(d, "d (number of bins)", 1, 10**8, DataError)
+    return np.full(d, 1.0 / d)
+
+
+def inner_max_tv(pub: Any, nse: Any, gamma: float) -> float:
+    """max_{P in B_gamma(pub)} TV(P, nse) by Lemma E.1, exact for d <= MAX_EXACT_D.
+
+    = max over S with 1 <= |S| <= d-1 of min(pub(S) + gamma, 1) - nse(S) (2^d - 2
+    subsets).  Returns 0 for d = 1.  Raises DataError (pub, nse, d too large) /
+    BudgetError (gamma).  papers/003 Eq. (127).
+    """
+    p = check_distribution(pub, "pub")
+    q = check_distribution(nse, "nse")
+    g = check_gamma(gamma)
+    d = p.size
+    if q.size != d:
+        raise DataError(f"pub and nse must have the same length (got {d} and {q.size})")
+    if d > MAX_EXACT_D:
+        raise DataError(f"inner_max_tv is exact only for d <= {MAX_EXACT_D} bins (got {d})")
+    if d == 1:
+        return 0.0
+    masks = ((np.arange(1, 2**d - 1)[:, None] >> np.arange(d)[None, :]) & 1).astype(float)
+    return float(np.max(np.minimum(masks @ p + g, 1.0) - masks @ q))
+
+
+# ------------------------------------------------------------------ Remark 4.5
+def inner_max_tv_upper(pub: Any, nse: Any, gamma: float) -> float:
+    """An upper bound on max_{P in B_gamma(pub)} TV(P, nse) for any d (ours).
+
+    With R = S^c, Lemma E.1 reads max_R min(gamma - pub(R) + nse(R), nse(R)); for every
+    lambda in [0, 1] this is <= lambda gamma + sum_i max(0, nse_i - lambda pub_i) (min <=
+    convex combination, then drop the subset constraint).  Returns the minimum of that
+    convex piecewise-linear bound (over its breakpoints), gamma + TV(pub, nse) (Eq. (157))
+    and 1 - min nse.  Raises DataError / BudgetError.
+    """
+    p = check_distribution(pub, "pub")
+    q = check_distribution(nse, "nse")
+    g = check_gamma(gamma)
+    if q.size != p.size:
+        raise DataError(f"pub and nse must have the same length (got {p.size} and {q.size})")
+    pos = p > 0
+    c0 = float(q[~pos].sum())
+    lam = q[pos] / p[pos]
+    order = np.argsort(lam)
+    lam_s, q_s, p_s = lam[order], q[pos][order], p[pos][order]
+    # f(l) = l g + c0 + sum_{lam_i > l} (q_i - l p_i): evaluate at 0, 1 and every breakpoint in [0, 1]
+    suf_q = np.r_[np.cumsum(q_s[::-1])[::-1], 0.0]
+    suf_p = np.r_[np.cumsum(p_s[::-1])[::-1], 0.0]
+    pts = np.unique(np.r_[0.0, 1.0, lam_s[(lam_s >= 0) & (lam_s <= 1)]])
+    k = np.searchsorted(lam_s, pts, side="right")  # items with lam_i > l start at index k
+    f = pts * g + c0 + suf_q[k] - pts * suf_p[k]
+    return float(min(f.min(), g + 0.5 * float(np.abs(p - q).sum()), 1.0 - float(q.min())))
