@@ -23,9 +23,10 @@ from studio.state import DEFAULTS, default_budget
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
-DESIGNER = os.path.join(ROOT, "pages", "1_Policy_Designer.py")
-RELEASE = os.path.join(ROOT, "pages", "7_Release.py")
-VORONOI = os.path.join(ROOT, "pages", "2_Voronoi_Explorer.py")
+DESIGNER = os.path.join(ROOT, "pages", "policy.py")
+DATA = os.path.join(ROOT, "pages", "data.py")
+RELEASE = os.path.join(ROOT, "pages", "release.py")
+VORONOI = os.path.join(ROOT, "pages", "voronoi.py")
 TIMEOUT = 60
 
 
@@ -67,30 +68,31 @@ def test_release_gated_until_schema_policy_and_budget():
     at = app()
     assert bar(at)["Release"].disabled
     # the Release page itself says what is missing and offers nothing
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/release.py").run()
     assert not at.exception
     assert "not ready" in at.warning[0].value and "privacy budget" in at.warning[0].value
     assert not at.get("download_button")
     # the Policy step draws the budget control: budget chosen -> Release enabled
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     assert at.session_state["studio"].extras["budget"]["set"] is True
-    at.switch_page("app.py").run()
+    at.switch_page("pages/home.py").run()
     assert not bar(at)["Release"].disabled and bar(at)["Release"].label.startswith(flow.DONE_MARK)
     # clearing the policy gates it again, naming the policy
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     at.button(key="designer:clear").click().run()
-    at.switch_page("app.py").run()
+    at.switch_page("pages/home.py").run()
     assert bar(at)["Release"].disabled and "policy" in bar(at)["Release"].help
     assert bar(at)["Policy_Designer"].label.startswith(flow.TODO_MARK)
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/release.py").run()
     assert not at.exception and "a policy that protects at least one attribute" in at.warning[0].value
-    assert [ln.proto.label for ln in at.get("page_link")] == ["Go to the Policy step"]
-    at.switch_page("app.py").run()
+    # under the router: the step bar's five links, then the page's own link
+    assert [ln.proto.label for ln in at.get("page_link")][5:] == ["Go to the Policy step"]
+    at.switch_page("pages/home.py").run()
     # a preset without its table: the schema has no rows -> gated, naming the table
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     at.radio(key="designer:source").set_value("adult").run()
     at.radio(key="designer:table:adult").set_value("none").run()
-    at.switch_page("app.py").run()
+    at.switch_page("pages/home.py").run()
     assert bar(at)["Release"].disabled and "table with rows" in bar(at)["Release"].help
     assert bar(at)["Data"].label.startswith(flow.TODO_MARK)
 
@@ -108,8 +110,8 @@ def test_release_missing_is_pure_and_complete():
 
 def test_release_page_when_ready_offers_bundle_and_exact_cli_command():
     at = app()
-    at.switch_page("pages/1_Policy_Designer.py").run()
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/policy.py").run()
+    at.switch_page("pages/release.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.warning or "not ready" not in at.warning[0].value
     s = at.session_state["studio"]
@@ -138,10 +140,10 @@ def test_make_a_release_on_the_release_step_is_unseeded():
     from studio import runner_ui as ui
 
     at = app()
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     at.session_state["runner_settings"] = dict(ui.RUNNER_DEFAULTS, rn_methods=["hard", "bf-soft"], rn_rounds=2,
                                                rn_release=50)
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/release.py").run()
     at.button(key="release:make").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Release made (unseeded, OS entropy, sampler opendp)." in [x.value for x in at.success]
@@ -183,12 +185,13 @@ def test_tutorial_toggle_adds_explanations():
 
 # ------------------------------------------------------------------ Data / Policy sections
 def test_data_step_shows_only_the_data_section_and_policy_step_folds_it():
-    at = AppTest.from_file(DESIGNER, default_timeout=TIMEOUT)
+    at = AppTest.from_file(DATA, default_timeout=TIMEOUT)
     at.session_state[flow.STEP_KEY] = "Data"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert [h.value for h in at.header] == ["1 · Data and public domain"]
     assert not at.metric  # no read-outs on the Data step
+    at = AppTest.from_file(DESIGNER, default_timeout=TIMEOUT)
     at.session_state[flow.STEP_KEY] = "Policy_Designer"
     at.run()
     assert [h.value for h in at.header] == ["1 · Data and public domain", "2 · Policy",
@@ -330,9 +333,9 @@ def test_voronoi_limit_shows_the_closed_form_bound_and_keeps_the_page():
 
 def test_voronoi_follows_the_session_tau():
     at = app()
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     at.select_slider(key="designer:tau").set_value(0.1).run()
-    at.switch_page("pages/2_Voronoi_Explorer.py").run()
+    at.switch_page("pages/voronoi.py").run()
     assert not at.exception
     assert at.select_slider(key="v_tau").value == 0.1
     assert at.session_state["voronoi:last"]["tau"] == 0.1
@@ -402,8 +405,8 @@ def test_accuracy_first_unreachable_target_is_a_clear_failure():
 
 
 # ------------------------------------------------------------------ the carry from Tune τ says what changed
-PILOT = os.path.join(ROOT, "pages", "4_Temperature_Pilot.py")
-RUNNER = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PILOT = os.path.join(ROOT, "pages", "tune.py")
+RUNNER = os.path.join(ROOT, "pages", "run.py")
 
 
 def test_carry_from_the_pilot_says_what_changed():

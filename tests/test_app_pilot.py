@@ -16,8 +16,8 @@ from blowfish_core.synthesis.spec import MAX_SEEDS
 from studio.state import Studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "4_Temperature_Pilot.py")
-RUNNER = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PAGE = os.path.join(ROOT, "pages", "tune.py")
+RUNNER = os.path.join(ROOT, "pages", "run.py")
 TIMEOUT = 120
 SMALL = {"pl_rounds": 2, "pl_population": "64x2", "pl_release": 100, "pl_seeds": 2}
 

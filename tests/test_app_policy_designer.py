@@ -1,4 +1,4 @@
-"""AppTest tests of the Policy Designer (pages/1_Policy_Designer.py) and its helpers (studio.data_source).
+"""AppTest tests of the Policy Designer (pages/policy.py) and its helpers (studio.data_source).
 
 Must-show (issue 3): changing a threshold changes the displayed reach and q to exactly the
 engine's values (Adult age 7 -> 0.0192, q(0.03) 0.31; adding income -> 0.2); loading a
@@ -24,7 +24,7 @@ from blowfish_core.model.policy import AttributePolicy, Policy
 from studio import data_source as ds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "1_Policy_Designer.py")
+PAGE = os.path.join(ROOT, "pages", "policy.py")
 TIMEOUT = 60
 
 GOOD_CSV = b"age,sex,score\n34,F,1.5\n51,M,2.5\n29,F,0.5\n62,M,3.0\n"

@@ -21,7 +21,7 @@ from studio import runner_ui as ui
 from studio.state import Studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PAGE = os.path.join(ROOT, "pages", "run.py")
 TIMEOUT = 120
 TAU, RHO = 0.03, 6e-4
 SMALL = {"rn_rounds": 3, "rn_population": "64x3", "rn_release": 100, "rn_seeds": 2}

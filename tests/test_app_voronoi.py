@@ -1,4 +1,4 @@
-"""AppTest tests of the Voronoi Explorer (pages/2_Voronoi_Explorer.py).
+"""AppTest tests of the Voronoi Explorer (pages/voronoi.py).
 
 Must-show (issue 4): the page loads with defaults; the summary numbers equal the engine's
 (blowfish_core.analysis.exact) for the same inputs; one candidate, duplicate candidates, theta = 0 and
@@ -22,7 +22,7 @@ from blowfish_core.analysis.exact import (
 )
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "2_Voronoi_Explorer.py")
+PAGE = os.path.join(ROOT, "pages", "voronoi.py")
 TIMEOUT = 60
 LABELS = ["Exact hard sensitivity", "Exact soft sensitivity", "Closed-form bound", "Population-aware bound",
           "Boundary-crossing edges", "Most expensive edge (soft)"]
