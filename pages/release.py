@@ -82,7 +82,7 @@ if last is not None:
 st.subheader("Privacy ledger in words")
 st.code(ledger_text(planned_report(settings)), language=None, wrap_lines=True)
 st.caption("The ledger of the release below (method "
-           + ", ".join(settings.methods) + f", τ = {settings.tau:g}" * bool(settings.tau) + "): paste it into a "
+           + ", ".join(settings.methods) + (f", τ = {settings.tau:g}" if settings.tau else "") + "): paste it into a "
            "release note.")
 
 st.subheader("Rerun it anywhere")
