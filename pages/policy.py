@@ -31,7 +31,7 @@ from studio import widgets as w
 from studio.budget_ui import budget_control
 from studio.plots import chart_with_table
 from studio.data_ui import SCHEMA_REV, flash, show_flash
-from studio.state import DEFAULTS, get_studio, session_budget, set_studio, set_tau
+from studio.state import DEFAULTS, TAU_KEY, get_studio, get_tau, on_tau_change, session_budget, set_studio
 
 st.set_page_config(page_title="Policy Designer · Blowfish Studio", layout="wide")
 
@@ -134,13 +134,9 @@ with left:
 # ----------------------------------------------------------- 3. read-outs
 with right:
     st.subheader("Live read-outs")
-    tau_key = "designer:tau"
-    grid = sorted(set(TAU_GRID) | {float(studio.tau)})
-    if tau_key not in st.session_state or st.session_state[tau_key] not in grid:
-        st.session_state[tau_key] = float(studio.tau)
-    tau = st.select_slider("Temperature tau (Gower units, log scale)", options=grid, key=tau_key,
-                           format_func=lambda t: f"{t:g}")
-    set_tau(studio, tau, "Policy")
+    grid = sorted(set(TAU_GRID) | {get_tau()})  # the session's tau is always one of the options
+    tau = st.select_slider("Temperature tau (Gower units, log scale)", options=grid, key=TAU_KEY,
+                           format_func=lambda t: f"{t:g}", on_change=on_tau_change, args=("Policy",))
     try:
         flow.verdict_banner(policy_verdict(studio.schema, studio.policy, float(tau)))
     except bc.BlowfishError as e:

@@ -83,7 +83,7 @@ def _policy_empty(studio: Any) -> bool:
 
 def step_status(studio: Any, state: Any) -> dict[str, tuple[bool, str]]:
     """{step key: (done, text)}: what each step has and what it misses, in words."""
-    from studio.state import session_budget
+    from studio.state import get_tau, session_budget
 
     out: dict[str, tuple[bool, str]] = {}
     if studio.has_rows:
@@ -98,7 +98,7 @@ def step_status(studio: Any, state: Any) -> dict[str, tuple[bool, str]]:
     b = session_budget(studio)
     src = studio.extras.get("tau_source")
     out["Temperature_Pilot"] = (bool(src) or "pilot_result" in state,
-                                f"τ = {studio.tau:g}" + (f" (from {src})" if src else " (default; optional step)"))
+                                f"τ = {get_tau():g}" + (f" (from {src})" if src else " (default; optional step)"))
     runs = state.get("runner_results") or {}
     fresh = [r for r in runs.values() if r.get("studio_version") == studio.version]
     out["Synthesis_Runner"] = (bool(fresh), f"{len(fresh)} run(s) on this data and policy" if fresh

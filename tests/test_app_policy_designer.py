@@ -118,9 +118,9 @@ def test_threshold_changes_reach_and_q_to_engine_values():
 
 def test_tau_slider_and_budget_inputs():
     at = adult_without_table(page())
-    at.select_slider(key="designer:tau").set_value(0.015).run()
-    assert metrics(at)["Noise ratio q"] == "0.56" and studio(at).tau == 0.015
-    at.select_slider(key="designer:tau").set_value(0.06).run()
+    at.select_slider(key="tau").set_value(0.015).run()
+    assert metrics(at)["Noise ratio q"] == "0.56" and at.session_state["tau"] == 0.015
+    at.select_slider(key="tau").set_value(0.06).run()
     assert metrics(at)["Noise ratio q"] == "0.16"
     # rho in the "advanced" expander (issue 16: epsilon-first, rho for experts)
     at.toggle(key="designer:use_rho").set_value(True).run()

@@ -61,7 +61,7 @@ def test_state_is_shared_between_pages():
     at.switch_page("pages/policy.py").run()
     assert not at.exception
     at.button(key="designer:load_t3").click().run()
-    at.select_slider(key="designer:tau").set_value(0.06).run()
+    at.select_slider(key="tau").set_value(0.06).run()
     v = at.session_state["studio"].version
     assert at.session_state["studio"].policy.to_dict() == bc.Policy(dict(bc.get_preset("xor3").table3)).to_dict()
     at.switch_page("pages/home.py").run()

@@ -211,7 +211,7 @@ def test_runner_cli_and_api_give_the_same_release_with_the_default_schedule(tmp_
     assert at.radio(key="rn_rank_by").value == "clipped" and at.radio(key="rn_mutation_index").value == "t"
     at.radio(key="rn_budget_mode").set_value("rho (zCDP)").run()
     at.multiselect(key="rn_methods").set_value(["bf-soft"])
-    at.number_input(key="rn_tau").set_value(tau)
+    at.number_input(key="tau").set_value(tau)
     at.number_input(key="rn_rho").set_value(rho)
     at.number_input(key="rn_rounds").set_value(3)
     at.text_input(key="rn_population").set_value("64x3")
