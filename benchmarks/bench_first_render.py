@@ -8,7 +8,7 @@ streamlit's AppTest, ``AppTest.from_file(page).run(timeout=...)``:
   warm  a second, new AppTest session of the same page in the same process (modules already
         imported): what every later visitor waits for on first render.
 
-    python benchmarks/bench_first_render.py [--repeat 3] [--pages app.py,pages/1_Policy_Designer.py]
+    python benchmarks/bench_first_render.py [--repeat 3] [--pages app.py,pages/policy.py]
 
 Prints a table (median and max per page, seconds) against the 3 s target and the machine load
 (os.getloadavg).  The machine is shared: report the load with the figures.  Not a test.

@@ -7,7 +7,7 @@ with Tab-PE, Hard and BF-Soft on 6 paired seeds at rho = 6e-4, tau = 0.03.
 Measured two ways:
   engine  studio.runner_ui.build_request + execute_run (run_paired with per-round
           errors): exactly the work the page does on "Run";
-  page    streamlit AppTest: click Run on pages/3_Synthesis_Runner.py and wait for the
+  page    streamlit AppTest: click Run on pages/run.py and wait for the
           results to be drawn (adds Streamlit and plotly rendering).
 
     python benchmarks/bench_runner.py [--datasets xor3,adult] [--repeat 3] [--no-page]
@@ -54,7 +54,7 @@ def bench_engine(studio: Studio) -> tuple[float, dict]:
 def bench_page() -> float:
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(os.path.join(ROOT, "pages", "3_Synthesis_Runner.py"), default_timeout=600)
+    at = AppTest.from_file(os.path.join(ROOT, "pages", "run.py"), default_timeout=600)
     at.run()
     t0 = time.perf_counter()
     at.button(key="rn_run_btn").click().run()

@@ -32,7 +32,8 @@ def source_kwargs(studio: Any) -> dict[str, Any]:
 
 def runner_inputs(state: Any, studio: Any) -> dict[str, Any]:
     """A copy of the Runner's settings with the session's budget (the flow's one budget)."""
-    s = dict(ui.runner_settings(state, tau=studio.tau, budget=session_budget(studio)))
+    ui.runner_settings(state, budget=session_budget(studio))
+    s = ui.run_inputs(state)  # the session's tau (TAU_KEY) as "rn_tau"
     b = session_budget(studio)
     if b.get("mode") == "rho":
         s["rn_budget_mode"], s["rn_rho"] = ui.BUDGET_MODES[0], float(b["rho"])
@@ -48,7 +49,6 @@ def release_request(state: Any, studio: Any):
     carried = state.get("runner_carried") or {}
     s["rn_methods"] = ["hard"] if carried.get("method") == "hard" else ["bf-soft"]
     s["rn_decomp"] = False
-    s["rn_tau"] = float(studio.tau)
     s["rn_seeds"] = 1
     req = ui.build_request(studio, s)
     return req, settings_from_request(req, **source_kwargs(studio))

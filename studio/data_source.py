@@ -27,7 +27,7 @@ from blowfish_core.io.intake import SEP_NAMES, IntakeResult, intake_csv
 from blowfish_core.io.presets import shared_path
 from blowfish_core.model.schema import _fmt
 
-from .state import Studio, _preset_tables, default_studio
+from .state import Studio, _preset_tables, default_studio, get_tau
 
 #: a table needs this many columns: PWErr compares pairs of attributes (DESIGN §3 "Metrics").
 MIN_COLUMNS = 2
@@ -152,31 +152,30 @@ def preset_studio(name: str, table: pd.DataFrame | str | None, base: Studio | No
     """
     p = bc.get_preset(name)
     policy = p.default_policy()
-    tau = 0.03
     extras: dict[str, Any] = {}
     if base is not None:
-        tau, extras = base.tau, dict(base.extras)
+        extras = dict(base.extras)
         if base.source == name and base.preset == name:
             policy = base.policy
     if name.startswith("xor"):
         priv, pub = _preset_tables(name)
         return Studio(label or PRESET_LABELS.get(name, name), name, priv, pub, p.schema, policy,
-                      metric=p.metric, tau=tau, extras=extras, source=name, table_source="generated")
+                      metric=p.metric, extras=extras, source=name, table_source="generated")
     if table is None:
         return Studio(label or f"{p.name.capitalize()} (no table: policy design only)", name, empty_table(p.schema),
-                      None, p.schema, policy, metric=p.metric, tau=tau, extras=extras, source=name,
+                      None, p.schema, policy, metric=p.metric, extras=extras, source=name,
                       table_source="none")
     if isinstance(table, str):
         if table != "shared" or shared_path(p) is None:
             raise DataError(f"the {p.name} table is not in ../shared/data. Fix: upload {p.csv_name}")
         priv, pub = _preset_tables(name, shared_path(p))
         return Studio(label or f"{p.name.capitalize()} ({p.csv_name} from ../shared/data)", name, priv, pub,
-                      p.schema, policy, metric=p.metric, tau=tau, extras=extras, source=name, table_source="shared")
+                      p.schema, policy, metric=p.metric, extras=extras, source=name, table_source="shared")
     p.schema.check_columns(table)
     p.schema.encode(table)  # every modeled value inside the declared public domain
     split = bc.load_preset_data(p, table)
     return Studio(label or f"{p.name.capitalize()} (uploaded table)", name, split.private, split.public,
-                  p.schema, policy, metric=p.metric, tau=tau, extras=extras, source=name, table_source="upload")
+                  p.schema, policy, metric=p.metric, extras=extras, source=name, table_source="upload")
 
 
 def infer_editable_schema(df: pd.DataFrame) -> tuple[bc.Schema, list[str]]:
@@ -218,9 +217,8 @@ def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None,
                 f"only {schema.p} column(s) can be modeled ({', '.join(schema.names) or 'none'}). "
                 f"Fix: the studio needs at least {MIN_COLUMNS} columns with usable values")
     check_integer_bounds(schema)  # the engine's check (the CLI's message), before any widget sees the bounds
-    tau = base.tau if base is not None else 0.03
     extras = dict(base.extras) if base is not None else {}
-    st_ = Studio(name, None, df, None, schema, bc.Policy(), metric="pwerr", tau=tau, extras=extras,
+    st_ = Studio(name, None, df, None, schema, bc.Policy(), metric="pwerr", extras=extras,
                  source="csv", table_source="upload", inferred_schema=schema)
     return st_, notes
 
@@ -277,7 +275,7 @@ def studio_for_source(source: str, current: Studio | None = None) -> Studio:
     if source == "xor3":
         s = default_studio()
         if current is not None:
-            s.tau, s.extras = current.tau, dict(current.extras)
+            s.extras = dict(current.extras)  # the tau is the session's (studio.state.TAU_KEY), not the studio's
         return s
     if source in ("adult", "bank"):
         p = bc.get_preset(source)
@@ -506,7 +504,7 @@ def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, relea
     cfg = bc.SynthConfig(rounds=int(rounds), release=int(release))
     metric = bc.get_preset(studio.preset).metric_fn() if studio.preset else None
     spec = RunSpec.build(studio.schema, studio.policy, studio.private, [method], float(rho),
-                         tau=studio.tau if bc.get_method(method).needs_tau else None,
+                         tau=get_tau() if bc.get_method(method).needs_tau else None,
                          seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
                          data_source=studio.dataset_name, allow_data_domain=bool(allow_data_domain))
     if seed is not None:

@@ -1,8 +1,10 @@
 """The guided flow: Home → Data → Policy → Tune τ → Run → Release (issue 16, after DP Wizard).
 
 * :data:`STEPS` and :data:`TEACHING`: the pages of ``st.navigation`` (app.py is the router).
-  Data and Policy are two sections of pages/1_Policy_Designer.py (the page reads
-  :func:`current_step`); Tune τ is the Temperature Pilot, Run the Synthesis Runner.
+  One file per page in pages/, named by what it is (issue 22): home, data, policy (it shows
+  the data section of studio.data_ui collapsed), tune (the Temperature Pilot), run (the
+  Synthesis Runner), release; the teaching pages voronoi, selection_lab, public_sampler.  The
+  url paths (Step.key) are the old page names.
 * :func:`step_status`: what is done and what is missing per step (pure: reads the studio and
   the session state); :func:`release_missing` is the gate of the Release step: schema (a table
   with rows), policy (protects something) and budget (chosen on a budget control) must be set.
@@ -10,7 +12,7 @@
   something is missing).
 * :func:`tutorial`: ONE helper for the short explanations the sidebar "Tutorial" toggle adds.
 * :func:`verdict_banner`: a blowfish_core.workflows.verdicts.Verdict drawn green / blue / red.
-* :func:`section_start` / :func:`section_end`: let one page file serve two steps.
+* :func:`section_start` / :func:`section_end`: the data section, collapsed on the Policy step.
 """
 
 from __future__ import annotations
@@ -42,26 +44,26 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
-    Step("Data", "Data", ":material/table_view:", "pages/1_Policy_Designer.py",
+    Step("Data", "Data", ":material/table_view:", "pages/data.py",
          "Load the table and declare the public domain (XOR-3 is built in)."),
-    Step("Policy_Designer", "Policy", ":material/tune:", "pages/1_Policy_Designer.py",
+    Step("Policy_Designer", "Policy", ":material/tune:", "pages/policy.py",
          "Draw a policy graph per attribute, read the verdict, choose the budget ε."),
-    Step("Temperature_Pilot", "Tune τ", ":material/thermostat:", "pages/4_Temperature_Pilot.py",
+    Step("Temperature_Pilot", "Tune τ", ":material/thermostat:", "pages/tune.py",
          "Pick Hard or a temperature τ on public rows only; or find the budget for a target error."),
-    Step("Synthesis_Runner", "Run", ":material/play_circle:", "pages/3_Synthesis_Runner.py",
+    Step("Synthesis_Runner", "Run", ":material/play_circle:", "pages/run.py",
          "Run Tab-PE, Hard and BF-Soft on the same seeds and budget; read the verdict."),
-    Step("Release", "Release", ":material/verified:", "pages/7_Release.py",
+    Step("Release", "Release", ":material/verified:", "pages/release.py",
          "The budget, the verdict, the ledger in words, the run bundle and the CLI command."),
 )
 TEACHING: tuple[Step, ...] = (
-    Step("Voronoi_Explorer", "Voronoi Explorer", ":material/hexagon:", "pages/2_Voronoi_Explorer.py",
+    Step("Voronoi_Explorer", "Voronoi Explorer", ":material/hexagon:", "pages/voronoi.py",
          "Why the hard vote cannot exploit a policy and the soft vote can (§4.3, Figure 1)."),
-    Step("Selection_Lab", "Selection Lab", ":material/casino:", "pages/6_Selection_Lab.py",
+    Step("Selection_Lab", "Selection Lab", ":material/casino:", "pages/selection_lab.py",
          "Why calibrating the exponential mechanism to local sensitivity leaks."),
-    Step("Public_Aware_Sampler", "Public-aware sampler", ":material/blender:", "pages/5_Public_Aware_Sampler.py",
+    Step("Public_Aware_Sampler", "Public-aware sampler", ":material/blender:", "pages/public_sampler.py",
          "PubMix / LinMix: release samples from a mixture with public data."),
 )
-HOME = Step("", "Home", ":material/home:", "steps/home.py", "Start here.")
+HOME = Step("", "Home", ":material/home:", "pages/home.py", "Start here.")
 
 
 # ------------------------------------------------------------------ state checks
@@ -81,7 +83,7 @@ def _policy_empty(studio: Any) -> bool:
 
 def step_status(studio: Any, state: Any) -> dict[str, tuple[bool, str]]:
     """{step key: (done, text)}: what each step has and what it misses, in words."""
-    from studio.state import session_budget
+    from studio.state import get_tau, session_budget
 
     out: dict[str, tuple[bool, str]] = {}
     if studio.has_rows:
@@ -96,7 +98,7 @@ def step_status(studio: Any, state: Any) -> dict[str, tuple[bool, str]]:
     b = session_budget(studio)
     src = studio.extras.get("tau_source")
     out["Temperature_Pilot"] = (bool(src) or "pilot_result" in state,
-                                f"τ = {studio.tau:g}" + (f" (from {src})" if src else " (default; optional step)"))
+                                f"τ = {get_tau():g}" + (f" (from {src})" if src else " (default; optional step)"))
     runs = state.get("runner_results") or {}
     fresh = [r for r in runs.values() if r.get("studio_version") == studio.version]
     out["Synthesis_Runner"] = (bool(fresh), f"{len(fresh)} run(s) on this data and policy" if fresh
@@ -170,10 +172,10 @@ def step_bar(studio: Any) -> None:
 
 
 def section_start(section: str, summary: str = "") -> Any:
-    """Open ``section`` of a page that serves two steps.  Returns the container entered (an
-    expander, collapsed) when the router runs the *other* step, else None.  Pair with section_end."""
-    step = current_step()
-    if section == "data" and step == "Policy_Designer":
+    """Open ``section`` of the Policy page: the data section (studio.data_ui) is an expander, collapsed,
+    when the router runs the Policy step, and drawn open when the page runs on its own (None).  Pair
+    with section_end."""
+    if section == "data" and current_step() == "Policy_Designer":
         box = st.expander(f"Data and public domain — {summary}" if summary else "Data and public domain")
         box.__enter__()
         return box
@@ -181,17 +183,9 @@ def section_start(section: str, summary: str = "") -> Any:
 
 
 def section_end(box: Any, section: str) -> None:
-    """Close what section_start opened; on the Data step stop the page after the data section
-    (with a link to the next step)."""
+    """Close what section_start opened."""
     if box is not None:
         box.__exit__(None, None, None)
-    if section == "data" and current_step() == "Data":
-        st.divider()
-        try:
-            link("Policy_Designer", label="Next: Policy")
-        except Exception:  # noqa: BLE001 - a page run without the router (tests) has no navigation
-            st.caption("Next: the Policy step.")
-        st.stop()
 
 
 # ------------------------------------------------------------------ navigation
@@ -206,7 +200,7 @@ def step(key: str) -> Step:
 def page(s: Step) -> Any:
     """The st.Page of a step (the same object st.navigation registers: file, url path, title)."""
     if s is HOME or s.key == "":
-        return st.Page(ROOT / HOME.file, title=HOME.title, icon=HOME.icon, default=True)
+        return st.Page(ROOT / HOME.file, title=HOME.title, icon=HOME.icon, url_path="Home", default=True)
     return st.Page(ROOT / s.file, title=s.title, icon=s.icon, url_path=s.key)
 
 

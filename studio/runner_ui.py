@@ -6,10 +6,9 @@ only after a run succeeded, and builds the tables the pages show.
 
 Session-state contract of the two pages:
     runner_settings : dict   persistent Runner inputs (widget keys "rn_*", incl. "rn_noise" = the noise
-                             step gaussian / pubmix / linmix; "_studio_tau" =
-                             the studio tau last seen, so a tau chosen later in the Policy
-                             Designer or the Pilot becomes the Runner's tau); the Temperature
-                             Pilot writes its choice here (carry_to_runner)
+                             step gaussian / pubmix / linmix); the Temperature Pilot writes its
+                             choice here (carry_to_runner).  tau is not among them: it is the
+                             session's studio.state.TAU_KEY (run_inputs adds it as "rn_tau")
     runner_results  : dict   run id -> record (see execute_run); the last MAX_KEPT runs
     runner_next_id  : int    next run id
     runner_show     : int    id of the run shown
@@ -88,7 +87,7 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_epsilon": 1.0,
     "rn_delta": 1e-5,
     "rn_conversion": "exact",
-    "rn_tau": 0.03,
+    "rn_tau": 0.03,  # build_request's input only: the page's tau is the session's (run_inputs)
     "rn_rounds": 8,
     "rn_population": "",
     "rn_release": 512,
@@ -117,18 +116,14 @@ RELEASE_MODE_CHOICES = [FROM_SCHEDULE, *RELEASE_MODES]
 SCHEDULE_KEYS = ("rn_schedule", "rn_rank_by", "rn_mutation_index", "rn_children", "rn_release_mode")
 
 
-def runner_settings(state: MutableMapping[str, Any], tau: float | None = None,
-                    budget: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The persistent Runner settings dict in ``state`` (created from the defaults).
+def runner_settings(state: MutableMapping[str, Any], budget: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The persistent Runner settings dict in ``state`` (created from the defaults; no tau: see run_inputs).
 
-    tau: the studio's temperature (first default); budget: the Policy Designer's
-    extras["budget"] ({"mode", "rho", "epsilon", "delta", "rounds"}) if any.
+    budget: the Policy Designer's extras["budget"] ({"mode", "rho", "epsilon", "delta", "rounds"}) if any.
     """
     if "runner_settings" not in state:
-        s = dict(RUNNER_DEFAULTS)
+        s = {k: v for k, v in RUNNER_DEFAULTS.items() if k != "rn_tau"}
         s["rn_methods"] = list(s["rn_methods"])
-        if tau is not None:
-            s["rn_tau"] = s["_studio_tau"] = float(tau)
         if budget:
             for src, dst in (("rho", "rn_rho"), ("epsilon", "rn_epsilon"), ("delta", "rn_delta")):
                 if isinstance(budget.get(src), (int, float)) and not isinstance(budget.get(src), bool):
@@ -137,23 +132,32 @@ def runner_settings(state: MutableMapping[str, Any], tau: float | None = None,
     return state["runner_settings"]
 
 
+def run_inputs(state: MutableMapping[str, Any], s: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of the Runner's settings (``s``, else runner_settings(state)) with "rn_tau" = the
+    session's tau (state[TAU_KEY]): the dict build_request, carry_message and the sweep read."""
+    from studio.state import DEFAULTS, TAU_KEY
+
+    s = runner_settings(state) if s is None else s
+    return {**s, "rn_tau": float(state.get(TAU_KEY, DEFAULTS["tau"]))}
+
+
 def carry_to_runner(state: MutableMapping[str, Any], method: str, tau: float | None,
                     rho: float | None = None) -> dict[str, Any]:
     """Write the pilot's choice into the Runner's settings (and drop stale widget values).
 
-    method 'hard': the Runner runs Hard; 'bf-soft': Hard and BF-Soft at ``tau``.
+    method 'hard': the Runner runs Hard; 'bf-soft': Hard and BF-Soft (at ``tau``: the caller sets
+    the session's tau with studio.state.set_tau, the one key every page reads).
     """
     s = runner_settings(state)
     if method == "hard":
         s["rn_methods"] = ["hard"]
     else:
         s["rn_methods"] = ["hard", "bf-soft"]
-        s["rn_tau"] = float(tau)
     if rho is not None:
         s["rn_budget_mode"] = BUDGET_MODES[0]
         s["rn_rho"] = float(rho)
     s["rn_decomp"] = False
-    for k in ("rn_methods", "rn_tau", "rn_budget_mode", "rn_rho", "rn_decomp"):
+    for k in ("rn_methods", "rn_budget_mode", "rn_rho", "rn_decomp"):
         if k in state:
             del state[k]
     state["runner_carried"] = {"method": method, "tau": tau, "rho": rho}

@@ -4,6 +4,9 @@ Every page reads the dataset, schema and policy chosen in the Policy Designer
 from ``st.session_state["studio"]`` through :func:`get_studio`.  The default is
 the built-in XOR-3 preset (generated, no file needed).
 
+The temperature tau is not in the Studio: it is the session key TAU_KEY (get_tau / set_tau), the
+one key every tau widget is bound to (Policy, Run, Voronoi) and Tune τ's carry writes.
+
 Contract (used by all pages):
     studio.dataset_name : str            e.g. "XOR-3 (built-in)", "Adult", "my.csv"
     studio.preset       : str | None     "xor3", "adult", "bank" or None for an arbitrary CSV
@@ -12,13 +15,13 @@ Contract (used by all pages):
     studio.schema       : blowfish_core.Schema
     studio.policy       : blowfish_core.Policy
     studio.metric       : "pwerr" | "hoerr"
-    studio.tau          : float          temperature chosen last (Policy Designer / Pilot)
     studio.version      : int            bumped whenever dataset/schema/policy change
     studio.extras       : dict           free-form; the session's budget is extras["budget"] =
                                          {"mode": "epsilon"|"rho", "rho", "epsilon", "delta", "rounds",
                                          "set"} (created from DEFAULTS; written by the budget control,
                                          studio.budget_ui; "set" = a person has seen/chosen it);
-                                         extras["tau_source"] = where the tau came from (set_tau)
+                                         extras["tau_source"] = where the tau came from (set_tau,
+                                         on_tau_change)
 
 Added by the Policy Designer (all with defaults, so older constructors keep working):
     studio.source       : "xor3" | "adult" | "bank" | "csv"   where the dataset came from
@@ -82,7 +85,6 @@ class Studio:
     schema: bc.Schema
     policy: bc.Policy
     metric: str = "pwerr"
-    tau: float = DEFAULTS["tau"]
     version: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
     source: str = "xor3"
@@ -128,15 +130,42 @@ def session_budget(studio: Studio) -> dict[str, Any]:
     return b
 
 
+#: THE session key of the temperature tau (issue 22: one key per setting).  The tau widgets of the
+#: Policy, Run and Voronoi pages use it as their key (they read and write it directly); Tune τ writes
+#: it with set_tau.  get_studio keeps it across pages (a widget key not drawn on a page would be
+#: dropped at the end of that page's run).
+TAU_KEY = "tau"
+
+
+def get_tau() -> float:
+    """The session's tau (DEFAULTS["tau"] before anyone chose one, or outside a Streamlit session)."""
+    try:
+        return float(st.session_state.get(TAU_KEY, DEFAULTS["tau"]))
+    except Exception:  # noqa: BLE001 - no session (a helper called from a plain test): the default
+        return float(DEFAULTS["tau"])
+
+
+def keep_tau() -> None:
+    """Keep TAU_KEY across pages: re-assigned as a plain session value before any widget of the run
+    is drawn (Streamlit's way to keep a widget's value on pages that do not draw the widget)."""
+    try:
+        st.session_state[TAU_KEY] = get_tau()
+    except st.errors.StreamlitAPIException:  # a tau widget is already drawn in this run: it holds the key
+        pass
+
+
+def on_tau_change(source: str) -> None:
+    """Widget callback of a tau widget bound to TAU_KEY: record where the tau came from."""
+    get_studio().extras["tau_source"] = source
+
+
 def set_tau(studio: Studio, tau: float, source: str) -> bool:
-    """Set the session's tau; when it changes, record where it came from (extras["tau_source"],
-    e.g. "Policy", "Tune τ") and the previous value (extras["tau_previous"]).  Returns True when
-    the value changed."""
+    """Set the session's tau (TAU_KEY) from code (Tune τ's carry); when it changes, record where it
+    came from (extras["tau_source"], e.g. "Tune τ").  Returns True when the value changed."""
     tau = float(tau)
-    if tau == float(studio.tau):
+    if tau == get_tau() and studio.extras.get("tau_source"):
         return False
-    studio.extras["tau_previous"] = float(studio.tau)
-    studio.tau = tau
+    st.session_state[TAU_KEY] = tau
     studio.extras["tau_source"] = source
     return True
 
@@ -147,6 +176,7 @@ def get_studio() -> Studio:
         st.session_state["studio"] = default_studio()
     studio = st.session_state["studio"]
     session_budget(studio)
+    keep_tau()
     return studio
 
 

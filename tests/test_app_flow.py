@@ -23,9 +23,10 @@ from studio.state import DEFAULTS, default_budget
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
-DESIGNER = os.path.join(ROOT, "pages", "1_Policy_Designer.py")
-RELEASE = os.path.join(ROOT, "pages", "7_Release.py")
-VORONOI = os.path.join(ROOT, "pages", "2_Voronoi_Explorer.py")
+DESIGNER = os.path.join(ROOT, "pages", "policy.py")
+DATA = os.path.join(ROOT, "pages", "data.py")
+RELEASE = os.path.join(ROOT, "pages", "release.py")
+VORONOI = os.path.join(ROOT, "pages", "voronoi.py")
 TIMEOUT = 60
 
 
@@ -67,30 +68,31 @@ def test_release_gated_until_schema_policy_and_budget():
     at = app()
     assert bar(at)["Release"].disabled
     # the Release page itself says what is missing and offers nothing
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/release.py").run()
     assert not at.exception
     assert "not ready" in at.warning[0].value and "privacy budget" in at.warning[0].value
     assert not at.get("download_button")
     # the Policy step draws the budget control: budget chosen -> Release enabled
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     assert at.session_state["studio"].extras["budget"]["set"] is True
-    at.switch_page("app.py").run()
+    at.switch_page("pages/home.py").run()
     assert not bar(at)["Release"].disabled and bar(at)["Release"].label.startswith(flow.DONE_MARK)
     # clearing the policy gates it again, naming the policy
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     at.button(key="designer:clear").click().run()
-    at.switch_page("app.py").run()
+    at.switch_page("pages/home.py").run()
     assert bar(at)["Release"].disabled and "policy" in bar(at)["Release"].help
     assert bar(at)["Policy_Designer"].label.startswith(flow.TODO_MARK)
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/release.py").run()
     assert not at.exception and "a policy that protects at least one attribute" in at.warning[0].value
-    assert [ln.proto.label for ln in at.get("page_link")] == ["Go to the Policy step"]
-    at.switch_page("app.py").run()
+    # under the router: the step bar's five links, then the page's own link
+    assert [ln.proto.label for ln in at.get("page_link")][5:] == ["Go to the Policy step"]
+    at.switch_page("pages/home.py").run()
     # a preset without its table: the schema has no rows -> gated, naming the table
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     at.radio(key="designer:source").set_value("adult").run()
     at.radio(key="designer:table:adult").set_value("none").run()
-    at.switch_page("app.py").run()
+    at.switch_page("pages/home.py").run()
     assert bar(at)["Release"].disabled and "table with rows" in bar(at)["Release"].help
     assert bar(at)["Data"].label.startswith(flow.TODO_MARK)
 
@@ -108,8 +110,8 @@ def test_release_missing_is_pure_and_complete():
 
 def test_release_page_when_ready_offers_bundle_and_exact_cli_command():
     at = app()
-    at.switch_page("pages/1_Policy_Designer.py").run()
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/policy.py").run()
+    at.switch_page("pages/release.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.warning or "not ready" not in at.warning[0].value
     s = at.session_state["studio"]
@@ -117,15 +119,15 @@ def test_release_page_when_ready_offers_bundle_and_exact_cli_command():
     assert m["Privacy guarantee"].value == "ε = 0.1 at δ = 10⁻⁵"
     assert "Eq. (1)" in m["Privacy guarantee"].help  # the other epsilon only in the tooltip
     # the policy verdict (XOR-3, q = 0.53 at tau 0.03): green
-    assert banners(at) == [("green", f"**{policy_verdict(s.schema, s.policy, s.tau).headline}.** "
-                                      f"{policy_verdict(s.schema, s.policy, s.tau).detail}")]
+    assert banners(at) == [("green", f"**{policy_verdict(s.schema, s.policy, at.session_state['tau']).headline}.** "
+                                      f"{policy_verdict(s.schema, s.policy, at.session_state['tau']).detail}")]
     # the exact CLI command in a code block, and the bundle behind the download button
     from studio.bundle_ui import release_request
 
     _, settings = release_request(at.session_state, s)
     codes = [c.value for c in at.code]
     assert cli_command(settings) in codes
-    assert settings.methods == ["bf-soft"] and settings.tau == s.tau and settings.preset == "xor3"
+    assert settings.methods == ["bf-soft"] and settings.tau == at.session_state["tau"] and settings.preset == "xor3"
     assert settings.rho == pytest.approx(budget_from_epsilon(0.1, 1e-5, 8).rho)
     assert any("Privacy budget: rho =" in c for c in codes)  # the ledger in words
     dl = at.get("download_button")
@@ -138,10 +140,10 @@ def test_make_a_release_on_the_release_step_is_unseeded():
     from studio import runner_ui as ui
 
     at = app()
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     at.session_state["runner_settings"] = dict(ui.RUNNER_DEFAULTS, rn_methods=["hard", "bf-soft"], rn_rounds=2,
                                                rn_release=50)
-    at.switch_page("pages/7_Release.py").run()
+    at.switch_page("pages/release.py").run()
     at.button(key="release:make").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Release made (unseeded, OS entropy, sampler opendp)." in [x.value for x in at.success]
@@ -183,12 +185,13 @@ def test_tutorial_toggle_adds_explanations():
 
 # ------------------------------------------------------------------ Data / Policy sections
 def test_data_step_shows_only_the_data_section_and_policy_step_folds_it():
-    at = AppTest.from_file(DESIGNER, default_timeout=TIMEOUT)
+    at = AppTest.from_file(DATA, default_timeout=TIMEOUT)
     at.session_state[flow.STEP_KEY] = "Data"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert [h.value for h in at.header] == ["1 · Data and public domain"]
     assert not at.metric  # no read-outs on the Data step
+    at = AppTest.from_file(DESIGNER, default_timeout=TIMEOUT)
     at.session_state[flow.STEP_KEY] = "Policy_Designer"
     at.run()
     assert [h.value for h in at.header] == ["1 · Data and public domain", "2 · Policy",
@@ -228,7 +231,7 @@ def test_policy_banner_q_near_one_is_red_with_the_cause():
 
 def test_policy_banner_between_is_blue_and_empty_policy_is_red():
     at = designer()
-    at.select_slider(key="designer:tau").set_value(0.015).run()  # q = tanh((1/28) / 0.03) = 0.83
+    at.select_slider(key="tau").set_value(0.015).run()  # q = tanh((1/28) / 0.03) = 0.83
     (colour, text), = banners(at)
     assert colour == "blue" and "BF-Soft adds 0.83× Hard's noise here" in text
     at.button(key="designer:clear").click().run()
@@ -273,7 +276,7 @@ def test_one_source_of_defaults():
     for first in (DESIGNER, RELEASE, VORONOI):
         at = AppTest.from_file(first, default_timeout=TIMEOUT).run()
         s = at.session_state["studio"]
-        assert s.extras["budget"]["rho"] == pytest.approx(b["rho"]) and s.tau == DEFAULTS["tau"]
+        assert s.extras["budget"]["rho"] == pytest.approx(b["rho"]) and at.session_state["tau"] == DEFAULTS["tau"]
 
 
 # ------------------------------------------------------------------ Voronoi class mode
@@ -289,7 +292,7 @@ def test_voronoi_takeaway_and_three_controls():
     policy = Policy({"x": AttributePolicy("threshold", theta=1.0), "y": AttributePolicy("threshold", theta=1.0)})
     C = schema.encode(at.session_state["voronoi:last"]["population"])
     h = exact_sensitivity(schema, policy, C, "hard", grid=11)
-    s = exact_sensitivity(schema, policy, C, "soft", 0.05, grid=11)
+    s = exact_sensitivity(schema, policy, C, "soft", DEFAULTS["tau"], grid=11)
     assert take == (f"A protected step that crosses a boundary costs the hard vote √2 = 1.414, the soft vote "
                     f"{s.l2:.3f}: {h.l2 / s.l2:.1f}× less noise.")
     # three controls up front, no sidebar widgets, tightness controls labelled as the construction's
@@ -322,7 +325,7 @@ def test_voronoi_limit_shows_the_closed_form_bound_and_keeps_the_page():
     schema = Schema([Attribute("x", "numeric", lo=0.0, hi=10.0, weight=0.5),
                      Attribute("y", "numeric", lo=0.0, hi=10.0, weight=0.5)])
     pol = Policy({"x": AttributePolicy("threshold", theta=5.0), "y": AttributePolicy("threshold", theta=1.0)})
-    cf = closed_form_bound(schema, pol, 0.05)
+    cf = closed_form_bound(schema, pol, DEFAULTS["tau"])
     assert m["Closed-form bound"] == f"{cf:.4f}"
     assert "at most" in at.success[0].value and "closed-form bound" in at.success[0].value
     assert len(at.get("plotly_chart")) == 3  # the page stays: regions, candidates, tightness
@@ -330,11 +333,11 @@ def test_voronoi_limit_shows_the_closed_form_bound_and_keeps_the_page():
 
 def test_voronoi_follows_the_session_tau():
     at = app()
-    at.switch_page("pages/1_Policy_Designer.py").run()
-    at.select_slider(key="designer:tau").set_value(0.1).run()
-    at.switch_page("pages/2_Voronoi_Explorer.py").run()
+    at.switch_page("pages/policy.py").run()
+    at.select_slider(key="tau").set_value(0.1).run()
+    at.switch_page("pages/voronoi.py").run()
     assert not at.exception
-    assert at.select_slider(key="v_tau").value == 0.1
+    assert at.select_slider(key="tau").value == 0.1
     assert at.session_state["voronoi:last"]["tau"] == 0.1
     assert any("τ follows the session (0.1, from Policy)" in c.value for c in at.caption)
 
@@ -402,8 +405,8 @@ def test_accuracy_first_unreachable_target_is_a_clear_failure():
 
 
 # ------------------------------------------------------------------ the carry from Tune τ says what changed
-PILOT = os.path.join(ROOT, "pages", "4_Temperature_Pilot.py")
-RUNNER = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PILOT = os.path.join(ROOT, "pages", "tune.py")
+RUNNER = os.path.join(ROOT, "pages", "run.py")
 
 
 def test_carry_from_the_pilot_says_what_changed():
@@ -428,7 +431,7 @@ def test_carry_from_the_pilot_says_what_changed():
         assert msg == "Tab-PE and BF-Soft removed from the comparison"
     else:
         assert msg == "tau 0.03 → 0.1; Tab-PE removed from the comparison"
-        assert at.session_state["studio"].tau == 0.1
+        assert at.session_state["tau"] == 0.1
         assert at.session_state["studio"].extras["tau_source"] == "Tune τ"
     assert any(msg in s.value and s.value.startswith("Carried to the Synthesis Runner") for s in at.success)
 
@@ -438,3 +441,50 @@ def test_pilot_grid_and_tie_tolerance_read_for_people():
     grid = at.text_input(key="pl_grid").value
     assert "0.088" in grid.split(", ") and "0.0880823" not in grid  # 2 significant figures
     assert any(c.value == "Tie tolerance: 10⁻⁹ (floating-point rounding only)" for c in at.caption)
+
+
+# ------------------------------------------------------------------ one tau key (issue 22)
+def test_one_tau_key_across_tune_run_release():
+    """tau is one session key (studio.state.TAU_KEY): set on one page, read on the next, under the router."""
+    from studio.bundle_ui import release_request
+    from studio.state import TAU_KEY
+
+    at = app()
+    at.switch_page("pages/policy.py").run()  # the Policy step: budget chosen (Release ready), tau 0.06 here
+    at.select_slider(key=TAU_KEY).set_value(0.06).run()
+    assert at.session_state[TAU_KEY] == 0.06 and at.session_state["studio"].extras["tau_source"] == "Policy"
+    at.switch_page("pages/tune.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("τ = 0.06" in c.value for c in at.caption)  # Tune reads the same key
+    for k, v in {"pl_rounds": 2, "pl_release": 100, "pl_seeds": 2}.items():
+        at.number_input(key=k).set_value(v)
+    at.text_input(key="pl_population").set_value("64x2")
+    at.text_input(key="pl_grid").set_value("0.1")
+    at.number_input(key="pl_tie").set_value(0.0).run()
+    at.button(key="pl_run_btn").click().run()
+    rec = at.session_state["pilot_result"]["result"].recommendation
+    at.button(key="pl_carry_btn").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    carried = 0.06 if rec.method == "hard" else 0.1
+    assert at.session_state[TAU_KEY] == carried
+    # Run: its tau input is bound to the key; a change there is the session's tau
+    at.switch_page("pages/run.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key=TAU_KEY).value == carried
+    at.number_input(key=TAU_KEY).set_value(0.02).run()
+    assert at.session_state[TAU_KEY] == 0.02 and at.session_state["studio"].extras["tau_source"] == "Run"
+    # Release: the bundle and the CLI command use it
+    at.switch_page("pages/release.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    s = at.session_state["studio"]
+    assert policy_verdict(s.schema, s.policy, 0.02).headline in banners(at)[0][1]  # the verdict at the session's tau
+    _, settings = release_request(at.session_state, s)
+    assert cli_command(settings) in [c.value for c in at.code]
+    assert settings.tau == (None if rec.method == "hard" else 0.02)  # Hard (carried from Tune τ) takes no tau
+    # and back: the Policy slider and the Voronoi Explorer show it; the old per-page keys are gone
+    at.switch_page("pages/policy.py").run()
+    assert at.select_slider(key=TAU_KEY).value == 0.02
+    at.switch_page("pages/voronoi.py").run()
+    assert at.select_slider(key=TAU_KEY).value == 0.02
+    assert not [k for k in ("designer:tau", "rn_tau", "v_tau", "v_session_tau") if k in at.session_state]
+    assert "rn_tau" not in at.session_state["runner_settings"]

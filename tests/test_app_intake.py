@@ -23,7 +23,7 @@ from blowfish_core.synthesis.report import INTERNAL_LABEL
 from studio import data_source as ds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "1_Policy_Designer.py")
+PAGE = os.path.join(ROOT, "pages", "policy.py")
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K",
     "50, Self-emp-not-inc, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, Husband, White, Male, 0, 0, 13, United-States, <=50K",

@@ -16,8 +16,8 @@ from blowfish_core.synthesis.spec import MAX_SEEDS
 from studio.state import Studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "4_Temperature_Pilot.py")
-RUNNER = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PAGE = os.path.join(ROOT, "pages", "tune.py")
+RUNNER = os.path.join(ROOT, "pages", "run.py")
 TIMEOUT = 120
 SMALL = {"pl_rounds": 2, "pl_population": "64x2", "pl_release": 100, "pl_seeds": 2}
 
@@ -100,6 +100,7 @@ def test_xor_pilot_scaling_tie_rule_and_carry():
     runner = AppTest.from_file(RUNNER, default_timeout=TIMEOUT)
     runner.session_state["runner_settings"] = rs
     runner.session_state["runner_carried"] = at.session_state["runner_carried"]
+    runner.session_state["tau"] = at.session_state["tau"]  # the session's one tau key (studio.state.TAU_KEY)
     runner.run()
     assert not runner.exception
     if chosen == "Hard":
@@ -107,7 +108,7 @@ def test_xor_pilot_scaling_tie_rule_and_carry():
     else:
         tau = float(chosen.split("= ")[1].rstrip(")"))
         assert runner.multiselect(key="rn_methods").value == ["hard", "bf-soft"]
-        assert runner.number_input(key="rn_tau").value == tau
+        assert runner.number_input(key="tau").value == tau
     assert runner.number_input(key="rn_rho").value == at.number_input(key="pl_rho").value
     assert any("From the Temperature Pilot" in i.value for i in runner.info)
 

@@ -23,7 +23,7 @@ from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_awar
 from studio.state import default_studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "5_Public_Aware_Sampler.py")
+PAGE = os.path.join(ROOT, "pages", "public_sampler.py")
 TIMEOUT = 180
 
 

@@ -18,8 +18,8 @@ from studio import flow
 from studio import runner_ui as ui
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNNER = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
-DESIGNER = os.path.join(ROOT, "pages", "1_Policy_Designer.py")
+RUNNER = os.path.join(ROOT, "pages", "run.py")
+DESIGNER = os.path.join(ROOT, "pages", "policy.py")
 TIMEOUT = 300
 SMALL = {"rn_rounds": 3, "rn_release": 100, "rn_seeds": 2}
 
@@ -98,9 +98,9 @@ def test_runner_budget_is_the_session_epsilon_first():
     assert at.number_input(key="rn_rho").disabled and at.number_input(key="rn_epsilon").disabled
     # chosen on the Policy step, used by the Run step (one source): epsilon 0.2
     d = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=TIMEOUT).run()
-    d.switch_page("pages/1_Policy_Designer.py").run()
+    d.switch_page("pages/policy.py").run()
     d.select_slider(key="designer:eps").set_value(0.2).run()
-    d.switch_page("pages/3_Synthesis_Runner.py").run()
+    d.switch_page("pages/run.py").run()
     assert not d.exception
     assert {m.label: m.value for m in d.metric}["Privacy guarantee"] == "ε = 0.2 at δ = 10⁻⁵"
     assert d.select_slider(key="rn_b:eps").value == 0.2

@@ -21,7 +21,7 @@ from studio import runner_ui as ui
 from studio.state import Studio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PAGE = os.path.join(ROOT, "pages", "run.py")
 TIMEOUT = 120
 TAU, RHO = 0.03, 6e-4
 SMALL = {"rn_rounds": 3, "rn_population": "64x3", "rn_release": 100, "rn_seeds": 2}
@@ -42,6 +42,7 @@ def _set(at: AppTest, **values) -> None:
         # the Advanced "rho (zCDP)" (or "epsilon, delta") entry
         at.radio(key="rn_budget_mode").set_value("rho (zCDP)" if "rn_rho" in values else "epsilon, delta").run()
     for key, v in values.items():
+        key = "tau" if key == "rn_tau" else key  # the session's tau key (studio.state.TAU_KEY) is the Run's input
         w = at.get("number_input") + at.get("text_input")
         if any(x.key == key and x.disabled for x in w):
             continue  # not used in the current budget mode
@@ -284,20 +285,21 @@ def test_decomposition_and_sweep():
 def test_studio_without_rows_and_tau_from_the_studio():
     p = bc.get_preset("adult")  # a preset chosen without its table: schema and policy only
     empty = pd.DataFrame({a: pd.Series([], dtype=object) for a in p.schema.names})
-    studio = Studio("Adult (no table)", "adult", empty, None, p.schema, p.default_policy(), metric="pwerr", tau=0.06)
+    studio = Studio("Adult (no table)", "adult", empty, None, p.schema, p.default_policy(), metric="pwerr")
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
     at.session_state["studio"] = studio
+    at.session_state["tau"] = 0.06  # the session's tau (studio.state.TAU_KEY)
     at.run()
     assert not at.exception
-    assert at.number_input(key="rn_tau").value == 0.06  # the studio's tau is the default
+    assert at.number_input(key="tau").value == 0.06  # the studio's tau is the default
     assert {m.label: m.value for m in at.metric}["Record-level reach r"] == "0.0192"
     _run(at)
     errs = [e.value for e in at.error]
     assert len(errs) == 1 and "no rows" in errs[0]
     # a tau chosen later in the Policy Designer / Pilot becomes the Runner's tau
-    at.session_state["studio"].tau = 0.015
+    at.session_state["tau"] = 0.015
     at.run()
-    assert at.number_input(key="rn_tau").value == 0.015
+    assert at.number_input(key="tau").value == 0.015
 
 
 # ---------------------------------------------------------------- fresh-user fixes

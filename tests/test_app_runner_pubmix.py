@@ -14,7 +14,7 @@ from blowfish_core.privacy.mechanisms.pubmix import SOFT_VOTE_REASON
 from studio import runner_ui as ui
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PAGE = os.path.join(ROOT, "pages", "run.py")
 
 
 def _page() -> AppTest:

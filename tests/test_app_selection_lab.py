@@ -1,4 +1,4 @@
-"""AppTest tests of the Selection Lab (pages/6_Selection_Lab.py, issue 14): the numbers on screen
+"""AppTest tests of the Selection Lab (pages/selection_lab.py, issue 14): the numbers on screen
 equal the engine's (blowfish_core.analysis.selection_lab), every broken calibration is labelled
 "demonstration: not private", both presets load, and "fix it" switches to valid calibrations."""
 
@@ -14,7 +14,7 @@ from blowfish_core.privacy.selection import NOT_PRIVATE
 from blowfish_core.analysis.selection_lab import selection_lab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "6_Selection_Lab.py")
+PAGE = os.path.join(ROOT, "pages", "selection_lab.py")
 TIMEOUT = 120
 
 

@@ -13,13 +13,20 @@ from studio import state
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = os.path.join(ROOT, "app.py")
-PAGES = ["1_Policy_Designer.py", "2_Voronoi_Explorer.py", "3_Synthesis_Runner.py", "4_Temperature_Pilot.py"]
+PAGES = ["data.py", "policy.py", "voronoi.py", "run.py", "tune.py"]
+#: issue 22: one file per step or teaching page, named by what it is (the router orders them, no numbers).
+PAGE_FILES = ["data.py", "home.py", "policy.py", "public_sampler.py", "release.py", "run.py", "selection_lab.py",
+              "tune.py", "voronoi.py"]
 TIMEOUT = 60
 
 
-def test_pages_exist_in_issue_order():
+def test_pages_are_named_by_what_they_are():
     found = sorted(f for f in os.listdir(os.path.join(ROOT, "pages")) if f.endswith(".py"))
-    assert found[:4] == PAGES
+    assert found == PAGE_FILES
+    assert not os.path.exists(os.path.join(ROOT, "steps"))
+    from studio import flow
+
+    assert sorted({os.path.basename(s.file) for s in (flow.HOME, *flow.STEPS, *flow.TEACHING)}) == PAGE_FILES
 
 
 def test_landing_page_links_every_page_and_shows_session():
@@ -28,11 +35,10 @@ def test_landing_page_links_every_page_and_shows_session():
     assert at.title[0].value.endswith("Blowfish Studio")
     links = at.get("page_link")
     # issue 16: app.py is the router; the step bar (5 links), then Home's steps (5) and teaching pages (3).
-    # The url paths of the old pages stay (Streamlit's name of a page file: no order prefix, no extension).
+    # The url paths of the old numbered pages stay (set by studio.flow.STEPS, not by the file names).
     steps = ["Data", "Policy_Designer", "Temperature_Pilot", "Synthesis_Runner", "Release"]
     teaching = ["Voronoi_Explorer", "Selection_Lab", "Public_Aware_Sampler"]
     assert [ln.proto.page.rsplit("/", 1)[-1] for ln in links] == steps + steps + teaching
-    assert {p[2:-3] for p in PAGES} <= set(steps + teaching)
     assert [ln.proto.label for ln in links][5:] == ["1 · Data", "2 · Policy", "3 · Tune τ", "4 · Run", "5 · Release",
                                                     "Voronoi Explorer", "Selection Lab", "Public-aware sampler"]
     assert at.title[0].value == "Blowfish Studio"  # the landing page is "Home", not "app"
@@ -46,24 +52,24 @@ def test_each_page_loads_standalone(page):
     at = AppTest.from_file(os.path.join(ROOT, "pages", page), default_timeout=TIMEOUT).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title, "every page has a title"
-    if page.startswith("1_"):
+    if page in ("data.py", "policy.py"):
         assert "studio" in at.session_state  # the page creates the shared state itself
 
 
 def test_state_is_shared_between_pages():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    at.switch_page("pages/1_Policy_Designer.py").run()
+    at.switch_page("pages/policy.py").run()
     assert not at.exception
     at.button(key="designer:load_t3").click().run()
-    at.select_slider(key="designer:tau").set_value(0.06).run()
+    at.select_slider(key="tau").set_value(0.06).run()
     v = at.session_state["studio"].version
     assert at.session_state["studio"].policy.to_dict() == bc.Policy(dict(bc.get_preset("xor3").table3)).to_dict()
-    at.switch_page("app.py").run()
+    at.switch_page("pages/home.py").run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "X_1, X_2, X_3, Y" in text and "τ = 0.06" in text
     assert at.session_state["studio"].version == v  # the landing page only reads
-    at.switch_page("pages/4_Temperature_Pilot.py").run()
+    at.switch_page("pages/tune.py").run()
     assert not at.exception
 
 

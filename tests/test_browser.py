@@ -205,14 +205,14 @@ def test_policy_designer_edits_in_chromium(server):
 
 
 def _runner_has_run_button() -> bool:
-    path = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+    path = os.path.join(ROOT, "pages", "run.py")
     with open(path, encoding="utf-8") as f:
         return 'button("Run"' in f.read()
 
 
 def test_synthesis_runner_small_xor3_run(server):
     if not _runner_has_run_button():
-        pytest.skip("TODO(lead): pages/3_Synthesis_Runner.py has no 'Run' button yet")
+        pytest.skip("TODO(lead): pages/run.py has no 'Run' button yet")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

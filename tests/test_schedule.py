@@ -21,7 +21,7 @@ from studio import runner_ui as ui
 
 XOR = bc.get_preset("xor3")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "pages", "3_Synthesis_Runner.py")
+PAGE = os.path.join(ROOT, "pages", "run.py")
 OLD_ARGS = ["--method", "bf-soft", "--tau", "0.03", "--rho", "1e-3", "--rounds", "4", "--population", "32x2,64x2",
             "--release", "40", "--quiet"]
 #: sha256 of the CLI release with OLD_ARGS and --seeds 0 / 1, computed with the code BEFORE this
@@ -211,7 +211,7 @@ def test_runner_cli_and_api_give_the_same_release_with_the_default_schedule(tmp_
     assert at.radio(key="rn_rank_by").value == "clipped" and at.radio(key="rn_mutation_index").value == "t"
     at.radio(key="rn_budget_mode").set_value("rho (zCDP)").run()
     at.multiselect(key="rn_methods").set_value(["bf-soft"])
-    at.number_input(key="rn_tau").set_value(tau)
+    at.number_input(key="tau").set_value(tau)
     at.number_input(key="rn_rho").set_value(rho)
     at.number_input(key="rn_rounds").set_value(3)
     at.text_input(key="rn_population").set_value("64x3")

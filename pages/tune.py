@@ -37,12 +37,12 @@ from studio import runner_ui as ui
 from studio.accuracy_ui import accuracy_first_section
 from studio.plots import HIGHLIGHT, chart_with_table, log_axis_range, mark_x, method_style
 from studio.run_ui import RunStatus, carry_message
-from studio.state import get_studio, session_budget, set_studio, set_tau
+from studio.state import get_studio, get_tau, session_budget, set_studio, set_tau
 
 st.set_page_config(page_title="Temperature Pilot · Blowfish Studio", layout="wide")
 
 studio = get_studio()
-R = ui.runner_settings(st.session_state, tau=studio.tau, budget=studio.extras.get("budget"))
+R = ui.runner_settings(st.session_state, budget=studio.extras.get("budget"))
 reach = record_reach(studio.schema, studio.policy)
 is_xor = bool(studio.preset) and str(studio.preset).startswith("xor")
 has_rows = getattr(studio, "has_rows", len(studio.private) > 0)
@@ -299,12 +299,12 @@ else:
                                   index=[f"seed {s}" for s in res.seeds]).T)
 
     def _carry() -> None:
-        before = dict(ui.runner_settings(st.session_state, tau=studio.tau, budget=session_budget(studio)))
+        ui.runner_settings(st.session_state, budget=session_budget(studio))
+        before = ui.run_inputs(st.session_state)
         ui.carry_to_runner(st.session_state, rec.method, rec.tau, res.scaling.rho_target)
-        after = ui.runner_settings(st.session_state)
-        st.session_state["runner_carried"]["message"] = carry_message(before, after)
         if rec.tau is not None:
             set_tau(get_studio(), float(rec.tau), "Tune τ")
+        st.session_state["runner_carried"]["message"] = carry_message(before, ui.run_inputs(st.session_state))
         st.session_state["pilot_carried"] = rec.label
 
     st.button(f"Use {rec.label} in the Synthesis Runner", key="pl_carry_btn", on_click=_carry)
@@ -365,7 +365,7 @@ if _last is not None:
     _r = _last["result"].recommendation
     _rec_tau = _r.tau if _r.method != "hard" else None
 else:
-    _rec_tau = float(studio.tau)
+    _rec_tau = get_tau()
 try:
     _acc_seeds = ui.seeds_from_inputs(P["pl_seeds"], P["pl_first_seed"])
     _acc_cfg = ui.config_from_inputs({"rn_rounds": P["pl_rounds"], "rn_population": P["pl_population"],
@@ -376,7 +376,7 @@ except BlowfishError:
     _acc_seeds, _acc_cfg = None, None
 if _acc_cfg is not None and isinstance(n_t, int) and n_t > 0:
     if _last is None:
-        st.caption(f"No pilot yet: the search uses the session's τ = {studio.tau:g} for BF-Soft (run the pilot "
+        st.caption(f"No pilot yet: the search uses the session's τ = {get_tau():g} for BF-Soft (run the pilot "
                    "above for its recommendation).")
     accuracy_first_section(studio, public, int(n_t), _rec_tau, _acc_seeds, _acc_cfg, studio.metric_fn(),
                            public_source=public_source,
@@ -486,7 +486,7 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
         def _carry_private() -> None:
             ui.carry_to_runner(st.session_state, pres.method, pres.tau, pres.plan.rho_run)
             if pres.tau is not None:
-                get_studio().tau = float(pres.tau)
+                set_tau(get_studio(), float(pres.tau), "Tune τ")
             st.session_state["pilot_carried"] = pres.label
 
         st.button(f"Use {pres.label} in the Synthesis Runner", key=carry_key, on_click=_carry_private)

@@ -32,16 +32,13 @@ from studio.budget_ui import budget_control
 from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
 from studio.run_ui import RunStatus, fmt_seconds, sweep_figure, sweep_frame
-from studio.state import get_studio
+from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
 from studio.widgets import fmt_q, fmt_reach
 
 st.set_page_config(page_title="Synthesis Runner · Blowfish Studio", layout="wide")
 
 studio = get_studio()
-S = ui.runner_settings(st.session_state, tau=studio.tau, budget=studio.extras.get("budget"))
-if S.get("_studio_tau") != studio.tau:  # tau chosen later in the Policy Designer / Pilot wins
-    S["rn_tau"] = S["_studio_tau"] = float(studio.tau)
-    st.session_state.pop("rn_tau", None)
+S = ui.runner_settings(st.session_state, budget=studio.extras.get("budget"))  # tau: the session's TAU_KEY
 for _k, _v in S.items():
     if not _k.startswith("_") and _k not in st.session_state:
         st.session_state[_k] = list(_v) if isinstance(_v, list) else _v
@@ -153,8 +150,10 @@ with c1:
                 help="Adds Hard, BF-Soft and the soft vote with Hard's noise: smoothing cost C, noise "
                      "benefit N and gain G = N - C." + (" Not available with PubMix/LinMix (it needs BF-Soft)."
                                                         if sampling else ""))
-    st.number_input("Temperature tau", key="rn_tau", disabled=lock, format="%g", step=0.005,
-                    help="Gower units; used by BF-Soft and the soft votes (must be > 0).")
+    st.number_input("Temperature tau", key=TAU_KEY, disabled=lock, format="%g", step=0.005,
+                    on_change=on_tau_change, args=("Run",),
+                    help="Gower units; used by BF-Soft and the soft votes (must be > 0). The session's τ: the "
+                         "Policy step and Tune τ set the same value.")
 with c2:
     _rounds_now = st.session_state.get("rn_rounds", 8)
     budget_view = budget_control(studio, "rn_b", rounds=_rounds_now if isinstance(_rounds_now, int) and
@@ -215,7 +214,7 @@ for _k in S:
         S[_k] = st.session_state[_k]
 
 try:
-    _ps = policy_summary(studio.schema, studio.policy, float(S["rn_tau"]) if S["rn_tau"] > 0 else None)
+    _ps = policy_summary(studio.schema, studio.policy, get_tau() if get_tau() > 0 else None)
     m1, m2, m3 = st.columns(3)
     m1.metric("Record-level reach r", fmt_reach(_ps["reach"]))  # the Policy step's formats: one q everywhere
     if _ps["q"] is not None:
@@ -450,7 +449,7 @@ if sweep:
 # ------------------------------------------------------------------ actions (last, so results stay on screen)
 def do_run() -> None:
     try:
-        req = ui.build_request(studio, ui.session_budget_settings(S, budget_view))
+        req = ui.build_request(studio, ui.session_budget_settings(ui.run_inputs(st.session_state, S), budget_view))
     except BlowfishError as e:
         _finish("Run", "failed", f"Cannot run: {e}")
     fp = ui.fingerprint(req, studio.version, studio.dataset_name)
@@ -485,7 +484,7 @@ def do_run() -> None:
 
 def do_sweep() -> None:
     try:
-        S2 = ui.session_budget_settings(S, budget_view)
+        S2 = ui.session_budget_settings(ui.run_inputs(st.session_state, S), budget_view)
         rhos = parse_rho_grid(S2["rn_sweep_grid"])
         seeds = ui.seeds_from_inputs(S2["rn_sweep_seeds"], S2["rn_first_seed"])
         cfg = ui.config_from_inputs(S2)

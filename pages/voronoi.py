@@ -25,7 +25,7 @@ from blowfish_core.analysis.exact import (
 from blowfish_core.workflows.verdicts import fmt_gap
 from studio import flow
 from studio.plots import HIGHLIGHT, OKABE_ITO, SEQUENCE, chart_with_table
-from studio.state import get_studio
+from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
 from studio.voronoi_ui import takeaway, toggle_candidate
 
 st.set_page_config(page_title="Voronoi Explorer · Blowfish Studio", layout="wide")
@@ -37,7 +37,6 @@ MAX_EDGES = 20_000
 MAX_CANDIDATES = 200
 SQRT2 = math.sqrt(2.0)
 TAUS = sorted({round(k * 10.0**e, 10) for e in range(-3, 1) for k in (1, 1.5, 2, 3, 4, 5, 6, 8)} | {10.0})
-TAU_DEFAULT = 0.05
 #: edge cost 0 -> light grey, sqrt(2) -> vermillion (Okabe-Ito; no yellow mesh on many crossing edges).
 COLORSCALE = [[0.0, "#d9d9d9"], [0.5, OKABE_ITO["orange"]], [1.0, OKABE_ITO["vermillion"]]]
 N_BINS = 12
@@ -67,16 +66,17 @@ flow.tutorial("Move τ, θ and m and watch the takeaway line: it compares what o
               "costs the hard vote (always √2) with what it costs the soft vote. Click a star to remove a "
               "candidate, click an empty spot of the hard-vote plot to add one.")
 
-# the session's tau (chosen in the Policy step or carried from Tune τ) becomes the explorer's tau
-tau_options = sorted(set(TAUS) | ({float(studio.tau)} if studio.extras.get("tau_source") else set()))
-if studio.extras.get("tau_source") and st.session_state.get("v_session_tau") != float(studio.tau):
-    st.session_state["v_session_tau"] = float(studio.tau)
-    st.session_state["v_tau"] = float(studio.tau)
+# the explorer's tau is the session's (TAU_KEY: the Policy step, Run and Tune τ read and write the same key)
+_session_tau = get_tau()
+if not (math.isfinite(_session_tau) and _session_tau > 0):
+    st.warning(f"The session's τ = {_session_tau:g} is not a temperature. Fix: choose τ > 0 in the Policy or Run step.")
+    st.stop()
+tau_options = sorted(set(TAUS) | {_session_tau})
 k1, k2, k3 = st.columns(3)
-tau = k1.select_slider("Temperature τ (Gower units, log scale)", options=tau_options, value=TAU_DEFAULT,
-                       key="v_tau", format_func=lambda t: f"{t:g}")
-if studio.extras.get("tau_source") and float(tau) == float(studio.tau):
-    k1.caption(f"τ follows the session ({studio.tau:g}, from {studio.extras['tau_source']}).")
+tau = k1.select_slider("Temperature τ (Gower units, log scale)", options=tau_options, key=TAU_KEY,
+                       format_func=lambda t: f"{t:g}", on_change=on_tau_change, args=("Voronoi Explorer",))
+if studio.extras.get("tau_source"):
+    k1.caption(f"τ follows the session ({tau:g}, from {studio.extras['tau_source']}).")
 
 with st.expander("Domain, distance and policy"):
     specs = {}

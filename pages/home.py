@@ -6,7 +6,7 @@ import streamlit as st
 
 from studio import flow
 from studio.budget_ui import session_view
-from studio.state import get_studio
+from studio.state import get_studio, get_tau
 
 studio = get_studio()
 st.title("Blowfish Studio")
@@ -41,7 +41,7 @@ view = session_view(studio)
 st.markdown(
     f"- **Dataset:** {studio.dataset_name} — {rows}\n"
     f"- **Protected attributes:** {protected}{' + participation edges' if studio.policy.participation else ''}\n"
-    f"- **Temperature:** τ = {studio.tau:g}\n"
+    f"- **Temperature:** τ = {get_tau():g}\n"
     f"- **Budget:** {view.label if view else '—'}"
     + ("" if studio.extras.get('budget', {}).get('set') else " (default, not chosen yet)")
 )

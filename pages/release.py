@@ -21,7 +21,7 @@ from studio import flow
 from studio.budget_ui import session_view
 from studio.bundle_ui import release_request
 from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError
-from studio.state import get_studio
+from studio.state import get_studio, get_tau
 
 st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
 
@@ -66,7 +66,7 @@ if view and view.warning:
 
 st.subheader("What the policy buys")
 try:
-    flow.verdict_banner(policy_verdict(studio.schema, studio.policy, studio.tau))
+    flow.verdict_banner(policy_verdict(studio.schema, studio.policy, get_tau()))
 except BlowfishError as e:
     st.error(f"Policy: {e}")
 
@@ -82,7 +82,7 @@ if last is not None:
 st.subheader("Privacy ledger in words")
 st.code(ledger_text(planned_report(settings)), language=None, wrap_lines=True)
 st.caption("The ledger of the release below (method "
-           + ", ".join(settings.methods) + f", τ = {settings.tau:g}" * bool(settings.tau) + "): paste it into a "
+           + ", ".join(settings.methods) + (f", τ = {settings.tau:g}" if settings.tau else "") + "): paste it into a "
            "release note.")
 
 st.subheader("Rerun it anywhere")
