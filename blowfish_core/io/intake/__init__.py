@@ -41,15 +41,20 @@ from __future__ import annotations
 
 from .columns import (  # noqa: F401  (re-exported)
     BOOLEAN_PAIRS, MAX_CATEGORIES, MIN_IDENTIFIER_ROWS, MISSING_TOKENS, _boolean_levels, _date_mask, _is_number,
+    apply_missing, check_missing_options, guess_column, missing_masks,
 )
 from .domain_check import domain_problems  # noqa: F401
-from .header import _header_looks_like_data, _preset_layout, fields_message  # noqa: F401
-from .pipeline import MAX_MODELLED_COLUMNS, intake_csv  # noqa: F401
+from .header import (  # noqa: F401
+    Header, _header_looks_like_data, _preset_layout, check_names, decide_header, fields_message, rows_with_k_fields,
+    unique_names,
+)
+from .pipeline import MAX_MODELLED_COLUMNS, choose_modelled, final_guesses, intake_csv  # noqa: F401
 from .problems import (  # noqa: F401
-    MAX_ROWS_LISTED, MIN_ROWS, Problem, _rows_text, empty_column_fix, missing_level_numeric, no_rows_left,
-    not_whole_message, rows_text, size_warnings,
+    MAX_ROWS_LISTED, MIN_ROWS, Problem, _rows_text, dropped_note, empty_column_fix, missing_level_numeric,
+    no_rows_left, not_whole_message, rows_text, size_warnings,
 )
 from .reading import (  # noqa: F401
-    SEP_ALIASES, SEP_NAMES, SEPARATORS, _check_quotes, _parse, _trim, check_sep, separator_hint, sniff_separator,
+    SEP_ALIASES, SEP_NAMES, SEPARATORS, Records, _check_quotes, _parse, _trim, check_sep, number_records,
+    read_records, separator_hint, sniff_separator,
 )
 from .result import ColumnGuess, IntakeResult  # noqa: F401

@@ -18,7 +18,7 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 from ...base.errors import DataError
 from ...base.fields import Text
 from ...model.schema import MOSTLY_NUMERIC
-from .problems import MAX_ROWS_LISTED, Problem, no_rows_left, rows_text
+from .problems import MAX_ROWS_LISTED, Problem, dropped_note, no_rows_left, rows_text
 from .result import ColumnGuess
 
 #: a text column with more distinct values than this is not modelled by default.
@@ -62,15 +62,21 @@ def missing_masks(raw: pd.DataFrame, cols: list[str]) -> tuple[dict[str, bool], 
     return mostly_num, missing_mask
 
 
+def check_missing_options(level: Mapping[str, str], drop_cols: list[str], cols: list[str], label: str) -> None:
+    """Every column named by missing_level / drop_missing is in the table (shared with the chunked
+    reader). Raises DataError naming the first unknown one."""
+    for c in list(level) + drop_cols:
+        if c not in cols:
+            raise DataError(f"{label}: no column '{c}' (in " + Text("{missing_options}") + f"). Columns: {', '.join(cols)}")
+
+
 def apply_missing(raw: pd.DataFrame, rownum: np.ndarray, cols: list[str], level: Mapping[str, str],
                   drop_missing: Iterable[str] | bool, label: str, notes: list[str]):
     """Check the columns named by the missing options, find the missing cells and drop the rows
     ``drop_missing`` asks for (a note). Returns (raw, rownum, mostly_num, missing_mask, dropped).
     Raises DataError for an unknown column or when no row is left."""
     drop_cols = list(cols) if drop_missing is True else list(drop_missing or ())
-    for c in list(level) + drop_cols:
-        if c not in raw.columns:
-            raise DataError(f"{label}: no column '{c}' (in " + Text("{missing_options}") + f"). Columns: {', '.join(cols)}")
+    check_missing_options(level, drop_cols, cols, label)
     mostly_num, missing_mask = missing_masks(raw, cols)
     missing_mask_all = {c: bool(m.all()) for c, m in missing_mask.items()}
     drop = np.zeros(len(raw), dtype=bool)
@@ -78,7 +84,7 @@ def apply_missing(raw: pd.DataFrame, rownum: np.ndarray, cols: list[str], level:
         drop |= missing_mask[c].to_numpy()
     dropped = int(drop.sum())
     if drop_cols:
-        notes.append(f"dropped {dropped} row(s) with a missing value in {', '.join(repr(c) for c in drop_cols)}")
+        notes.append(dropped_note(dropped, drop_cols))
     raw = raw[~drop].reset_index(drop=True)
     rownum = rownum[~drop]
     missing_mask = {c: m[~drop].reset_index(drop=True) for c, m in missing_mask.items()}

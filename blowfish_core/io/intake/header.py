@@ -56,7 +56,10 @@ def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None,
         header = not no_header
         header_reason = Text("as given ({no_header_given})") if no_header else "as given (no_header=False)"
     if names is not None:
-        names = _check_names(names, header, k, label)
+        if header:
+            raise DataError(Text("{label}: names=... applies to a file without a header row. Fix: also pass "
+                                 "{no_header_given}", label=label), field="no_header")
+        names = check_names(names, k, label)
     if header:
         cols, data = list(first), numbered[1:]
         if layout is None and header_layout is not None:
@@ -71,12 +74,9 @@ def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None,
     return Header(header, header_reason, offered, layout, cols, data)
 
 
-def _check_names(names: Sequence[str], header: bool, k: int, label: str) -> list[str]:
-    """The given names of a headerless file, stripped; refused with a header, of the wrong
-    count, repeated or empty."""
-    if header:
-        raise DataError(Text("{label}: names=... applies to a file without a header row. Fix: also pass "
-                             "{no_header_given}", label=label), field="no_header")
+def check_names(names: Sequence[str], k: int, label: str) -> list[str]:
+    """The given names of a headerless file of k fields, stripped. Raises DataError for names of
+    the wrong count, repeated or empty (shared with the chunked reader)."""
     names = [str(n).strip() for n in names]
     if len(names) != k:
         raise DataError(f"{label}: {len(names)} names given but the rows have {k} fields. Fix: give {k} names")

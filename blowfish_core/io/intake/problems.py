@@ -49,6 +49,11 @@ def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) 
             "schema declares the column integer. Fix: correct those cells, or set integer to false in the schema")
 
 
+def dropped_note(dropped: int, drop_cols: Sequence[str]) -> str:
+    """The note on the rows dropped for drop_missing (shared with the chunked reader)."""
+    return f"dropped {dropped} row(s) with a missing value in {', '.join(repr(c) for c in drop_cols)}"
+
+
 def size_warnings(n: int, release_size: int | None) -> list[str]:
     """The warnings for a table of n rows: fewer rows than the release, under MIN_ROWS rows."""
     warns = []
