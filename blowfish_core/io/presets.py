@@ -30,7 +30,7 @@ from ..model.policy import AttributePolicy, Policy, parse_protect_spec
 from ..model.schema import Attribute, Schema
 
 #: where the real tables live relative to the repository (never copied into it).
-SHARED_DATA = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+SHARED_DATA = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data"))
 
 ADULT_WORKCLASS_BLOCKS = [
     ["Private"],
