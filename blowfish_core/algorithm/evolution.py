@@ -68,6 +68,10 @@ from ..model.policy import Policy, record_reach
 from ..model.schema import Schema
 from ..model.sensitivity import DEFAULT_MAX_EDGES
 from ..model.votes import vote_histogram
+from .streams import (  # noqa: F401  (re-exported: the random streams live in streams.py)
+    _INIT, _MUTATE, _NO_SEED, _NOISE, _RELEASE, _SELECT, RANDOMNESS, SEEDED_NOTE, OsEntropyStreams,
+    SeededStreams, make_streams, rng_for,
+)
 
 SELECTIONS = ("hybrid", "sample", "rank")
 RELEASE_MODES = ("top", "top-distinct", "sample")
@@ -85,7 +89,6 @@ SCHEDULES: dict[str, dict[str, Any]] = {
 }
 SCHEDULES["hybrid-256x3"] = {**SCHEDULES["hybrid"], "children": 3, "release_mode": "sample"}
 _DEFAULT = SCHEDULES["hybrid"]
-_INIT, _NOISE, _SELECT, _MUTATE, _RELEASE = range(5)
 
 
 class RunStopped(BlowfishError):
@@ -237,83 +240,6 @@ def vote_precision_text(per_round: list[str]) -> str | None:
                      for k in kinds)
 
 
-def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
-    """Generator for (seed, purpose, round): the paired random streams."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), int(purpose), int(t)]))
-
-
-#: what a seeded output says about itself (DESIGN §7; every seeded output carries it).
-SEEDED_NOTE = "seeded: for study, not for publication"
-
-
-@dataclass(frozen=True)
-class SeededStreams:
-    """The run's source of randomness: ``streams(purpose, t)`` -> Generator.
-
-    Seeded (study) streams, paired across methods (rng_for).  ``sampler`` names the noise
-    sampler the run's mechanism uses (mechanisms.get_mechanism(name, sampler)): 'numpy'
-    (the floating-point normal / Laplace of the round's stream; study runs only).
-    ``vote_precision`` 'float32': the soft vote's float32 tiles (votes.SoftVote, issue 15).
-    Anything with the same call signature and attributes can be passed to
-    run_synthesis(streams=...); see :class:`OsEntropyStreams` for a release.
-    """
-
-    seed: int
-    sampler = "numpy"
-    seeded = True
-    vote_precision = "float32"  # study runs: the float32 soft vote (votes.SoftVote; issue 15)
-    randomness = SEEDED_NOTE
-
-    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
-        return rng_for(self.seed, purpose, t)
-
-
-class OsEntropyStreams:
-    """Release-mode randomness (issue 11, DESIGN §7): nothing is seeded or recorded.
-
-    One ``numpy.random.SeedSequence()`` drawn from the operating system's entropy when the
-    object is made; ``streams(purpose, t)`` spawns an independent PCG64 stream from it for
-    the public draws (initial population, selection, mutation, release).  The noise is not
-    drawn from these streams: ``sampler = 'opendp'`` selects OpenDP's floating-point-safe
-    samplers (mechanisms.opendp_samplers; the discrete Gaussian / Laplace for hard votes),
-    which draw from the OS CSPRNG themselves; ``vote_precision = 'float64'``: the soft vote to
-    1e-15, so the vote's sensitivity is the calibrated one.  The entropy is never exposed: repr, the
-    report and the ledger say only :data:`RANDOMNESS`.
-    """
-
-    sampler = "opendp"
-    seeded = False
-    vote_precision = "float64"  # releases: the soft vote to 1e-15 (votes.SoftVote; issue 15)
-    randomness = "unseeded, OS entropy, sampler opendp"
-    __slots__ = ("_ss",)
-
-    def __init__(self) -> None:
-        self._ss = np.random.SeedSequence()
-
-    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
-        return np.random.default_rng(
-            np.random.SeedSequence(self._ss.entropy, spawn_key=(int(purpose), int(t))))
-
-    def __repr__(self) -> str:
-        return "OsEntropyStreams(unseeded, OS entropy, sampler opendp)"
-
-    def __reduce__(self):  # never pickled (a pickle would carry the entropy)
-        raise TypeError("OsEntropyStreams cannot be pickled: it would record the run's entropy")
-
-
-#: the one text a release records about its randomness.
-RANDOMNESS = OsEntropyStreams.randomness
-
-
-#: run_synthesis's "no seed given" marker (it has no default seed; issue 21).
-_NO_SEED = "required"
-
-
-def make_streams(seed: int | None) -> "SeededStreams | OsEntropyStreams":
-    """SeededStreams(seed) for a whole number, OsEntropyStreams() for None (release mode)."""
-    return OsEntropyStreams() if seed is None else SeededStreams(int(seed))
-
-
 def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
     """rate_t = a - (a - b) (t/T)^0.2 (DESIGN §3); t in [0, T] (rate_0 = a)."""
     return a - (a - b) * (t / T) ** 0.2
@@ -422,6 +348,75 @@ def run_synthesis(
     mechanism and how (the calibration: bound, certified-crossing, exhaustive-zero, fallback, ...).  Raises BudgetError/BlowfishError for bad settings and
     RunStopped when should_stop() returns True (nothing partial is returned).
     """
+    run = _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mechanism, epsilon, streams, delta,
+                     public, engine)
+    rng, T = run.rng, run.cfg.rounds
+    t0 = time.perf_counter()
+    C = schema.sample_uniform(rng(_INIT, 0), run.sizes[0])
+    ledger: list[LedgerRow] = []
+    round_secs: list[float] = []
+    pops: list[np.ndarray] = []
+    w = np.zeros(0)
+    scores = draws = None
+    precisions: list[str] = []  # the soft vote's arithmetic per round (votes.SoftVote.precision_used)
+    for t in range(1, T + 1):
+        rt = time.perf_counter()
+        if should_stop is not None and should_stop():
+            raise RunStopped(f"run stopped by the user before round {t}")
+        if keep_populations:
+            pops.append(C.copy())
+        kernel = GowerKernel(schema, C)
+        if hasattr(run.vote, "precision_used"):
+            precisions.append(run.vote.precision_used(kernel))
+        Hist, cal = _vote_and_calibrate(run, C, kernel)
+        w, scores, scale, draws = _release_round(run, t, C, kernel, Hist, cal, ledger)
+        del Hist  # the private histogram leaves the round only through the noisy weights (or the draws)
+        if t < T:
+            C = _next_population(run, t, C, w, scores, draws)
+        round_secs.append(time.perf_counter() - rt)
+        if progress is not None:
+            progress({"round": t, "rounds": T, "method": run.meth.name, "seed": run.seed,
+                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": run.mech.name,
+                      "how": cal.how})
+    release = C[_release_indices(run, C, w, scores, draws)]
+    return SynthResult(run.meth.name, run.seed, release, ledger, time.perf_counter() - t0, round_secs,
+                       pops if keep_populations else None, C, w, scores if scores is not None else w,
+                       vote_precision=vote_precision_text(precisions),
+                       noise_sampler=getattr(run.mech, "sampler", "numpy"),
+                       randomness=getattr(rng, "randomness", "custom streams"))
+
+
+@dataclass
+class _Run:
+    """What every round of one run needs, decided once before round 1 (run_synthesis's set-up)."""
+
+    schema: Schema
+    policy: Policy
+    meth: Method
+    mech: Any
+    vote: Any
+    tau: float | None
+    cfg: SynthConfig
+    rng: Any
+    seed: Any
+    sizes: list[int]
+    U: np.ndarray | None
+    counts: np.ndarray | None
+    I: np.ndarray | None
+    engine: Any
+    sampling: bool
+    plan: Any
+    budgets: np.ndarray
+    n_priv: int | None
+    public: Any
+    reach: Any
+    integer_votes: bool
+
+
+def _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mechanism, epsilon, streams, delta,
+               public, engine) -> _Run:
+    """The method, the streams and the noise sampler, the vote, the grouped records and the
+    budget per round (a PubMix plan for sampling mechanisms), checked once."""
     meth = get_method(method)
     if streams is None and (isinstance(seed, str) or seed is _NO_SEED):
         raise BlowfishError("run_synthesis needs seed= or streams=: seed=0 (a whole number) for a reproducible "
@@ -450,6 +445,7 @@ def run_synthesis(
     else:
         U, counts, I = grouped
     sampling = getattr(mech, "samples", False)
+    plan = n_priv = None
     if sampling:
         from ..privacy.mechanisms.pubmix import check_sampling
 
@@ -460,77 +456,67 @@ def run_synthesis(
     else:
         budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
     reach = record_reach(schema, policy)
-    integer_votes = meth.integer_votes
+    return _Run(schema, policy, meth, mech, vote, tau, cfg, rng, seed, sizes, U, counts, I, engine, sampling, plan,
+                budgets, n_priv, public, reach, meth.integer_votes)
 
-    t0 = time.perf_counter()
-    C = schema.sample_uniform(rng(_INIT, 0), sizes[0])
-    ledger: list[LedgerRow] = []
-    round_secs: list[float] = []
-    pops: list[np.ndarray] = []
-    w = np.zeros(0)
-    scores = None
-    precisions: list[str] = []  # the soft vote's arithmetic per round (votes.SoftVote.precision_used)
-    for t in range(1, T + 1):
-        rt = time.perf_counter()
-        if should_stop is not None and should_stop():
-            raise RunStopped(f"run stopped by the user before round {t}")
-        if keep_populations:
-            pops.append(C.copy())
-        kernel = GowerKernel(schema, C)
-        if hasattr(vote, "precision_used"):
-            precisions.append(vote.precision_used(kernel))
-        # --- vote histogram (private data touched here only)
-        Hist = (vote_histogram(schema, C, U, counts, vote, I=I, kernel=kernel) if engine is None
-                else engine.histogram(schema, C, vote))
-        # --- calibration (public: policy, tau, domain, C_t)
-        cal = calibrate(meth, RoundInputs(schema, policy, tau, C, reach, cfg.max_edges, kernel, mech.norm))
-        if sampling:
-            draws = _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng(_NOISE, t))
-            del Hist  # the private histogram leaves the round only through the draws
-            w = np.bincount(draws, minlength=kernel.m).astype(float)
-            scores = None  # the draw counts are never negative: raw = clipped
-            scale = plan.beta_t[t - 1]
-            ledger.append(mech.row(t, kernel.m, cal, plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
-        else:
-            scale = mech.scale(cal.delta, budgets[t - 1])
-            noisy = mech.release(Hist, scale, rng(_NOISE, t), integer=integer_votes)
-            w = _weights(noisy, cfg.threshold_h)
-            scores = noisy if cfg.rank_by == "raw" else None
-            notes = list(cal.notes)
-            if not (w > 0).any():
-                notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
-                             + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
-            ledger.append(mech.row(t, kernel.m, cal, scale, budgets[t - 1], surviving=int((w > 0).sum()),
-                                   notes=tuple(notes)))
-        if t < T:
-            size = sizes[t]
-            mode = cfg.selection
-            if mode == "hybrid":
-                mode = "sample" if t + 1 <= cfg.switch_round else "rank"
-            if sampling and mode == "sample":  # the PubMix draws are the parents
-                kept, parents = np.zeros(0, dtype=np.intp), draws.astype(np.intp)
-            else:
-                kept, parents = _select(mode, w, size, cfg.children, rng(_SELECT, t), scores)
-            rate = round_mutation_rate(t, cfg)
-            children = mutate(schema, C[parents], rate, rng(_MUTATE, t))
-            C = np.vstack([C[kept], children]) if kept.size else children
-        round_secs.append(time.perf_counter() - rt)
-        if progress is not None:
-            progress({"round": t, "rounds": T, "method": meth.name, "seed": seed,
-                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": mech.name,
-                      "how": cal.how})
-    # --- release: post-processing of the last noisy histogram (sampling: the round-T draws)
-    if sampling:
-        idx = draws if cfg.release_mode == "sample" else top_release(C, rank_order(w), cfg.release,
-                                                                     cfg.release_mode == "top-distinct")
-        release = C[idx]
+
+def _vote_and_calibrate(run: _Run, C: np.ndarray, kernel: GowerKernel):
+    """(the vote histogram of C_t -- private data touched here only --, the calibration from
+    public inputs only: policy, tau, domain, C_t)."""
+    Hist = (vote_histogram(run.schema, C, run.U, run.counts, run.vote, I=run.I, kernel=kernel) if run.engine is None
+            else run.engine.histogram(run.schema, C, run.vote))
+    cal = calibrate(run.meth, RoundInputs(run.schema, run.policy, run.tau, C, run.reach, run.cfg.max_edges, kernel,
+                                          run.mech.norm))
+    return Hist, cal
+
+
+def _release_round(run: _Run, t: int, C: np.ndarray, kernel: GowerKernel, Hist, cal, ledger: list[LedgerRow]):
+    """Round t's private release: noisy weights (additive mechanisms) or draws (sampling ones)
+    and its ledger row. Returns (weights, scores or None, the noise scale, draws or None)."""
+    mech, cfg, T = run.mech, run.cfg, run.cfg.rounds
+    if run.sampling:
+        draws = _sampling_round(run.schema, mech, run.plan, t, C, kernel, Hist, run.n_priv, run.public,
+                                run.rng(_NOISE, t))
+        w = np.bincount(draws, minlength=kernel.m).astype(float)
+        scale = run.plan.beta_t[t - 1]
+        ledger.append(mech.row(t, kernel.m, cal, run.plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
+        return w, None, scale, draws  # the draw counts are never negative: raw = clipped
+    scale = mech.scale(cal.delta, run.budgets[t - 1])
+    noisy = mech.release(Hist, scale, run.rng(_NOISE, t), integer=run.integer_votes)
+    w = _weights(noisy, cfg.threshold_h)
+    scores = noisy if cfg.rank_by == "raw" else None
+    notes = list(cal.notes)
+    if not (w > 0).any():
+        notes.append(f"no candidate survived the threshold H = {cfg.threshold_h:g}: "
+                     + ("parents drawn uniformly" if t < T else "release drawn uniformly from C_t"))
+    ledger.append(mech.row(t, kernel.m, cal, scale, run.budgets[t - 1], surviving=int((w > 0).sum()),
+                           notes=tuple(notes)))
+    return w, scores, scale, None
+
+
+def _next_population(run: _Run, t: int, C: np.ndarray, w: np.ndarray, scores, draws) -> np.ndarray:
+    """C_{t+1}: select parents (sample / rank / hybrid; PubMix's draws are the parents) and
+    ResampleMutate them."""
+    cfg = run.cfg
+    mode = cfg.selection
+    if mode == "hybrid":
+        mode = "sample" if t + 1 <= cfg.switch_round else "rank"
+    if run.sampling and mode == "sample":  # the PubMix draws are the parents
+        kept, parents = np.zeros(0, dtype=np.intp), draws.astype(np.intp)
     else:
-        release = C[release_indices(w, cfg.release, cfg.release_mode, rng(_RELEASE, 0), scores, C)]
-    return SynthResult(meth.name, seed, release, ledger, time.perf_counter() - t0, round_secs,
-                       pops if keep_populations else None, C, w, scores if scores is not None else w,
-                       vote_precision=vote_precision_text(precisions),
-                       noise_sampler=getattr(mech, "sampler", "numpy"),
-                       randomness=getattr(rng, "randomness", "custom streams"))
+        kept, parents = _select(mode, w, run.sizes[t], cfg.children, run.rng(_SELECT, t), scores)
+    rate = round_mutation_rate(t, cfg)
+    children = mutate(run.schema, C[parents], rate, run.rng(_MUTATE, t))
+    return np.vstack([C[kept], children]) if kept.size else children
+
+
+def _release_indices(run: _Run, C: np.ndarray, w: np.ndarray, scores, draws) -> np.ndarray:
+    """The release: post-processing of the last noisy histogram (sampling: the round-T draws)."""
+    cfg = run.cfg
+    if run.sampling:
+        return draws if cfg.release_mode == "sample" else top_release(C, rank_order(w), cfg.release,
+                                                                      cfg.release_mode == "top-distinct")
+    return release_indices(w, cfg.release, cfg.release_mode, run.rng(_RELEASE, 0), scores, C)
 
 
 def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> np.ndarray:

@@ -41,7 +41,7 @@ import itertools
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -98,6 +98,101 @@ def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | 
     return {r: sum(cs * len(set(r) & set(s)) for s, cs in zip(W, c)) for r in closure}
 
 
+class _Aim:
+    """One AIM fit's measurements: the Gaussian mechanism on a marginal and the exponential
+    selection of the next one, each with its ledger row."""
+
+    def __init__(self, mbi: Any, names, sens: float, draws: Any, answers: dict, domain: Any, cand: dict,
+                 ncells: dict, model_size: Callable) -> None:
+        self.mbi, self.names, self.sens, self.draws, self.model_size = mbi, names, sens, draws, model_size
+        self.answers, self.domain, self.cand, self.ncells = answers, domain, cand, ncells
+        self.ledger: list[LedgerRow] = []
+        self.measurements: list = []
+
+    def measure(self, r, sigma_unit, step):
+        """Gaussian mechanism on marginal r; sigma_unit in units of the l2 sensitivity."""
+        sens, names = self.sens, self.names
+        sigma = sens * sigma_unit
+        y = self.draws.gaussian(self.answers[r], sigma)
+        clique = tuple(names[i] for i in r)
+        self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, sens, sigma,
+                                     sens ** 2 / (2 * sigma ** 2), candidates=int(y.size)))
+        self.measurements.append(self.mbi.LinearMeasurement(y, clique, stddev=sigma))
+
+    def fitting(self, limit: float) -> list:
+        """JT-SIZE: the candidates whose junction tree with the current cliques stays under ``limit`` MB."""
+        names, cand = self.names, self.cand
+        current = [m.clique for m in self.measurements]
+        small = [r for r in cand
+                 if self.model_size(self.domain, current + [tuple(names[i] for i in r)]) <= limit]
+        if not small:  # nothing fits (cannot happen with the 1-ways): measure the cheapest
+            small = [min(cand, key=lambda r: self.ncells[r])]
+        return small
+
+    def select(self, model: Any, small: list, sigma: float, epsilon: float, score_sens: float):
+        """The exponential mechanism over ``small`` (bias-corrected quality scores); its ledger row."""
+        names, cand, ncells = self.names, self.cand, self.ncells
+        # quality score: quality score, bias-corrected by the expected noise of measuring r
+        scores = []
+        for r in small:
+            est = np.asarray(model.project(tuple(names[i] for i in r)).datavector(), dtype=float)
+            scores.append(cand[r] * (np.abs(self.answers[r] - est).sum() - math.sqrt(2 / math.pi) * sigma * ncells[r]))
+        k = self.draws.select(np.array(scores), epsilon, score_sens)
+        r = small[k]
+        clique = tuple(names[i] for i in r)
+        self.ledger.append(LedgerRow(len(self.ledger), "select", "exponential", clique, score_sens, epsilon,
+                                     epsilon ** 2 / 8.0, candidates=len(small)))
+        return r, clique
+
+
+def _rounds(st: _Aim, model: Any, rho: float, rho_used: float, sigma_u: float, epsilon: float, n: float,
+            round_iters: int, max_size_mb: float, score_unit: float):
+    """Step 3 (Alg. 1 lines 5-16) with step 4's budget annealing: select, measure, re-estimate
+    until the budget is spent. Returns (model, the chosen cliques, anneals, rounds)."""
+    w_max = max(st.cand.values())
+    chosen: list[tuple[str, ...]] = []
+    anneals = 0
+    t = 0
+    while rho - rho_used > 1e-15 * rho:
+        t += 1
+        cost = 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
+        last = rho - rho_used < 2.0 * cost
+        if last:  # spend exactly the remainder
+            rem = rho - rho_used
+            sigma_u = math.sqrt(1.0 / (2.0 * ALPHA * rem))
+            epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rem)
+        rho_used += 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
+        small = st.fitting(max_size_mb * rho_used / rho)
+        sigma = st.sens * sigma_u
+        r, clique = st.select(model, small, sigma, epsilon, score_unit * w_max)
+        st.measure(r, sigma_u, "measure")
+        chosen.append(clique)
+        before = np.asarray(model.project(clique).datavector(), dtype=float)
+        model = estimate(st.mbi, st.domain, st.measurements, n, round_iters, warm_start=model)
+        after = np.asarray(model.project(clique).datavector(), dtype=float)
+        # Step 4 (budget annealing): anneal when the measured marginal barely moved the model
+        if not last and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * st.ncells[r]:
+            sigma_u /= 2.0
+            epsilon *= 2.0
+            anneals += 1
+        if last:
+            break
+    return model, chosen, anneals, t
+
+
+def _generator(model: Any, cells: PublicCells, names, sampling: str):
+    """``generate(n_rows, g)``: (n_rows, p) encoded records from the final model (post-processing)."""
+
+    def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
+        """(n_rows, p) encoded records from the final model (post-processing), randomness from g."""
+        with seeded_global_numpy(int(g.integers(2 ** 32))):
+            synth = model.synthetic_data(rows=int(n_rows), method=sampling)
+        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+        return cells.decode(out_cells, g)
+
+    return generate
+
+
 def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: int | None = DEFAULT_ROWS,
             bins: int = NUMERIC_BINS, neighbours: str = "replace-one",
             workload: Sequence[tuple[str, ...]] | None = None, workload_weights: Sequence[float] | None = None,
@@ -137,84 +232,27 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     rng = draws.rng  # public draws (and, seeded, the noise: the order the study fit always drew in)
     answers = {r: counts(codes, sizes, r) for r in cand}
     ncells = {r: int(np.prod([sizes[i] for i in r])) for r in cand}
-    ledger: list[LedgerRow] = []
-    measurements = []
-
-    def measure(r, sigma_unit, step):
-        """Gaussian mechanism on marginal r; sigma_unit in units of the l2 sensitivity."""
-        sigma = sens * sigma_unit
-        y = draws.gaussian(answers[r], sigma)
-        clique = tuple(names[i] for i in r)
-        ledger.append(LedgerRow(len(ledger), step, "gaussian", clique, sens, sigma, sens ** 2 / (2 * sigma ** 2),
-                                candidates=int(y.size)))
-        measurements.append(mbi.LinearMeasurement(y, clique, stddev=sigma))
+    st = _Aim(mbi, names, sens, draws, answers, domain, cand, ncells, hypothetical_model_size)
 
     # Step 2 (Alg. 1 lines 1-4): all 1-way marginals at sigma_0.
     sigma_u = math.sqrt(T / (2.0 * ALPHA * rho))
     epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rho / T)
     for i in range(p):
-        measure((i,), sigma_u, "measure-1way")
-    rho_used = math.fsum(x.rho for x in ledger)
+        st.measure((i,), sigma_u, "measure-1way")
+    rho_used = math.fsum(x.rho for x in st.ledger)
     if neighbours == "add-remove":
-        n = max(1.0, float(np.mean([np.sum(np.asarray(m.noisy_measurement)) for m in measurements])))
-    model = estimate(mbi, domain, measurements, n, round_iters)
-    w_max = max(cand.values())
-    chosen: list[tuple[str, ...]] = []
-    anneals = 0
-    t = 0
+        n = max(1.0, float(np.mean([np.sum(np.asarray(m.noisy_measurement)) for m in st.measurements])))
+    model = estimate(mbi, domain, st.measurements, n, round_iters)
     # Step 3 (lines 5-16): rounds until the budget is spent.
-    while rho - rho_used > 1e-15 * rho:
-        t += 1
-        cost = 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
-        last = rho - rho_used < 2.0 * cost
-        if last:  # spend exactly the remainder
-            rem = rho - rho_used
-            sigma_u = math.sqrt(1.0 / (2.0 * ALPHA * rem))
-            epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rem)
-        rho_used += 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
-        # JT-SIZE: capacity filter on the junction tree of the current cliques plus r
-        limit = max_size_mb * rho_used / rho
-        current = [m.clique for m in measurements]
-        small = [r for r in cand
-                 if hypothetical_model_size(domain, current + [tuple(names[i] for i in r)]) <= limit]
-        if not small:  # nothing fits (cannot happen with the 1-ways): measure the cheapest
-            small = [min(cand, key=lambda r: ncells[r])]
-        # quality score: quality score, bias-corrected by the expected noise of measuring r
-        sigma = sens * sigma_u
-        scores = []
-        for r in small:
-            est = np.asarray(model.project(tuple(names[i] for i in r)).datavector(), dtype=float)
-            scores.append(cand[r] * (np.abs(answers[r] - est).sum() - math.sqrt(2 / math.pi) * sigma * ncells[r]))
-        score_sens = score_unit * w_max
-        k = draws.select(np.array(scores), epsilon, score_sens)
-        r = small[k]
-        clique = tuple(names[i] for i in r)
-        ledger.append(LedgerRow(len(ledger), "select", "exponential", clique, score_sens, epsilon, epsilon ** 2 / 8.0,
-                                candidates=len(small)))
-        measure(r, sigma_u, "measure")
-        chosen.append(clique)
-        before = np.asarray(model.project(clique).datavector(), dtype=float)
-        model = estimate(mbi, domain, measurements, n, round_iters, warm_start=model)
-        after = np.asarray(model.project(clique).datavector(), dtype=float)
-        # Step 4 (budget annealing): anneal when the measured marginal barely moved the model
-        if not last and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * ncells[r]:
-            sigma_u /= 2.0
-            epsilon *= 2.0
-            anneals += 1
-        if last:
-            break
+    model, chosen, anneals, t = _rounds(st, model, rho, rho_used, sigma_u, epsilon, n, round_iters, max_size_mb,
+                                        score_unit)
+    ledger, measurements = st.ledger, st.measurements
 
     # Step 5: final estimate, sample, decode.
     model = estimate(mbi, domain, measurements, n, iters, warm_start=model)
     n_out = int(rows) if rows is not None else max(1, round(n))
 
-    def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
-        """(n_rows, p) encoded records from the final model (post-processing), randomness from g."""
-        with seeded_global_numpy(int(g.integers(2 ** 32))):
-            synth = model.synthetic_data(rows=int(n_rows), method=sampling)
-        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
-        return cells.decode(out_cells, g)
-
+    generate = _generator(model, cells, names, sampling)
     Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     info = {"rounds": t, "max_rounds": T, "anneals": anneals, "selected": [list(c) for c in chosen],

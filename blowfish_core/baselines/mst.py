@@ -105,6 +105,82 @@ def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
     return m
 
 
+def _total(X: np.ndarray, ones: list, sigma1: float, sizes, neighbours: str) -> float:
+    """The record count: public n (replace-one), else the inverse-variance average of the noisy
+    1-way totals (post-processing)."""
+    p = len(sizes)
+    if neighbours == "replace-one":
+        return float(X.shape[0])  # bounded DP: n is public
+    est = [float(y.sum()) for _, y in ones]
+    var = [sigma1 ** 2 * sizes[i] for i in range(p)]
+    return max(1.0, float(np.average(est, weights=1.0 / np.asarray(var))))
+
+
+def _compress(mbi: Any, names, sizes, codes: np.ndarray, ones: list, sigma1: float, compress: bool):
+    """Step 2: merge rare cells of the noisy 1-way marginals (post-processing). Returns (mapping,
+    compressed codes, compressed sizes, the compressed mbi Domain, the compressed 1-way measurements)."""
+    full_domain = mbi.Domain(names, sizes)
+    mapping: dict[str, np.ndarray] = {}
+    if compress:
+        for i, (_, y) in enumerate(ones):
+            m = compress_mapping(y, sigma1)
+            if m is not None:
+                mapping[names[i]] = m
+    ccodes = codes.copy()
+    csizes = list(sizes)
+    for i, a in enumerate(names):
+        if a in mapping:
+            ccodes[:, i] = mapping[a][codes[:, i]]
+            csizes[i] = int(mapping[a].max()) + 1
+    csizes = tuple(csizes)
+    domain = mbi.Domain(names, csizes)
+    log1 = [m.compress(mapping, full_domain) if m.clique[0] in mapping else m for m, _ in ones]
+    return mapping, ccodes, csizes, domain, log1
+
+
+def _select_tree(mbi: Any, domain: Any, log1: list, total: float, iters: int, ccodes: np.ndarray, csizes, names,
+                 rho: float, draws: Any, score_sens: float, ledger: list[LedgerRow]) -> list[tuple[int, int]]:
+    """Step 3: a spanning tree by the exponential mechanism, rho/3 over p-1 picks (one ledger row each)."""
+    p = len(names)
+    model1 = estimate(mbi, domain, log1, total, iters)
+    pairs = list(itertools.combinations(range(p), 2))
+    weight = {}
+    for i, j in pairs:
+        x = counts(ccodes, csizes, (i, j))
+        xhat = np.asarray(model1.project((names[i], names[j])).datavector(), dtype=float)
+        weight[(i, j)] = float(np.abs(x - xhat).sum())
+    import networkx as nx
+
+    comps = nx.utils.UnionFind(range(p))
+    rho_sel = rho / 3.0 / (p - 1)
+    epsilon = math.sqrt(8.0 * rho_sel)
+    tree: list[tuple[int, int]] = []
+    for _ in range(p - 1):
+        cand = [e for e in pairs if comps[e[0]] != comps[e[1]]]
+        k = draws.select(np.array([weight[e] for e in cand]), epsilon, score_sens)
+        e = cand[k]
+        tree.append(e)
+        comps.union(*e)
+        ledger.append(LedgerRow(len(ledger), "select", "exponential", (names[e[0]], names[e[1]]),
+                                score_sens, epsilon, epsilon ** 2 / 8.0, candidates=len(cand)))
+    return tree
+
+
+def _generator(model: Any, mapping: dict, cells: PublicCells, names, sampling: str):
+    """``generate(n_rows, g)``: (n_rows, p) encoded records from the model (post-processing)."""
+
+    def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
+        """(n_rows, p) encoded records from the model (post-processing), randomness from g."""
+        with seeded_global_numpy(int(g.integers(2 ** 32))):
+            synth = model.synthetic_data(rows=int(n_rows), method=sampling)
+            if mapping:
+                synth = synth.decompress(mapping)
+        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+        return cells.decode(out_cells, g)
+
+    return generate
+
+
 def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: int | None = DEFAULT_ROWS,
             bins: int = NUMERIC_BINS, neighbours: str = "replace-one", compress: bool = True,
             iters: int = DEFAULT_ITERS, sampling: str = "round", streams: Any = None) -> BaselineResult:
@@ -153,53 +229,13 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     # Step 1 ([MST] "measure 1-way marginals"): every 1-way marginal, rho/3 split evenly.
     ones = [meas.measure(codes, sizes, (i,), rho / 3.0 / p, "measure-1way") for i in range(p)]
     sigma1 = ledger[0].scale
-    if neighbours == "replace-one":
-        total = float(X.shape[0])  # bounded DP: n is public
-    else:  # inverse-variance average of the noisy 1-way totals (post-processing)
-        est = [float(y.sum()) for _, y in ones]
-        var = [sigma1 ** 2 * sizes[i] for i in range(p)]
-        total = max(1.0, float(np.average(est, weights=1.0 / np.asarray(var))))
+    total = _total(X, ones, sigma1, sizes, neighbours)
 
     # Step 2 ([MST] "compress domain"): compress rare cells (post-processing of step 1).
-    full_domain = mbi.Domain(names, sizes)
-    mapping: dict[str, np.ndarray] = {}
-    if compress:
-        for i, (_, y) in enumerate(ones):
-            m = compress_mapping(y, sigma1)
-            if m is not None:
-                mapping[names[i]] = m
-    ccodes = codes.copy()
-    csizes = list(sizes)
-    for i, a in enumerate(names):
-        if a in mapping:
-            ccodes[:, i] = mapping[a][codes[:, i]]
-            csizes[i] = int(mapping[a].max()) + 1
-    csizes = tuple(csizes)
-    domain = mbi.Domain(names, csizes)
-    log1 = [m.compress(mapping, full_domain) if m.clique[0] in mapping else m for m, _ in ones]
+    mapping, ccodes, csizes, domain, log1 = _compress(mbi, names, sizes, codes, ones, sigma1, compress)
 
     # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over p-1 picks.
-    model1 = estimate(mbi, domain, log1, total, iters)
-    pairs = list(itertools.combinations(range(p), 2))
-    weight = {}
-    for i, j in pairs:
-        x = counts(ccodes, csizes, (i, j))
-        xhat = np.asarray(model1.project((names[i], names[j])).datavector(), dtype=float)
-        weight[(i, j)] = float(np.abs(x - xhat).sum())
-    import networkx as nx
-
-    comps = nx.utils.UnionFind(range(p))
-    rho_sel = rho / 3.0 / (p - 1)
-    epsilon = math.sqrt(8.0 * rho_sel)
-    tree: list[tuple[int, int]] = []
-    for _ in range(p - 1):
-        cand = [e for e in pairs if comps[e[0]] != comps[e[1]]]
-        k = draws.select(np.array([weight[e] for e in cand]), epsilon, score_sens)
-        e = cand[k]
-        tree.append(e)
-        comps.union(*e)
-        ledger.append(LedgerRow(len(ledger), "select", "exponential", (names[e[0]], names[e[1]]),
-                                score_sens, epsilon, epsilon ** 2 / 8.0, candidates=len(cand)))
+    tree = _select_tree(mbi, domain, log1, total, iters, ccodes, csizes, names, rho, draws, score_sens, ledger)
 
     # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split evenly.
     log2 = [meas.measure(ccodes, csizes, e, rho / 3.0 / (p - 1), "measure-2way")[0] for e in tree]
@@ -208,15 +244,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     model = estimate(mbi, domain, log1 + log2, total, iters)
     n_out = int(rows) if rows is not None else max(1, round(total))
 
-    def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
-        """(n_rows, p) encoded records from the model (post-processing), randomness from g."""
-        with seeded_global_numpy(int(g.integers(2 ** 32))):
-            synth = model.synthetic_data(rows=int(n_rows), method=sampling)
-            if mapping:
-                synth = synth.decompress(mapping)
-        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
-        return cells.decode(out_cells, g)
-
+    generate = _generator(model, mapping, cells, names, sampling)
     Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     seconds = time.perf_counter() - t0

@@ -46,12 +46,18 @@ from ..base._lazy import pd
 from ..base.errors import DataError, SchemaError
 from ..base.fields import Text, join
 from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message
-from .intake import empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message, separator_hint
+from .intake.columns import check_missing_options
+from .intake.header import check_names, fields_message
+from .intake.problems import (
+    MAX_ROWS_LISTED, dropped_note, empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message,
+    rows_text, size_warnings,
+)
+from .intake.reading import separator_hint, sniff_separator
+from ..model.domain import NumericAttribute
 from ..model.schema import Schema
 
 #: rows per chunk (about 10-50 MB of pandas frame for tables of ~15 columns).
 DEFAULT_CHUNK_ROWS = 200_000
-MAX_ROWS_LISTED = 5
 
 
 @dataclass(frozen=True)
@@ -139,8 +145,6 @@ def _not_utf8(path, label: str, e: UnicodeDecodeError) -> str:
 def sniff_file_separator(path: str | os.PathLike, label: str | None = None) -> str:
     """The separator of a CSV file, detected on its first 64 KiB (whole lines; intake.sniff_separator).
     Raises DataError for a missing file or bytes that are not UTF-8 (with their line)."""
-    from .intake import sniff_separator
-
     label = label or str(path)
     if not os.path.isfile(path):
         raise DataError(f"file not found: {path}" if not os.path.exists(path) else f"{path} is a folder, not a CSV file")
@@ -203,15 +207,12 @@ class _Problems:
 
     def messages(self, schema: Schema, n_rows: int) -> list[str]:
         """Problems in schema column order (not numbers, missing, outside the domain), intake wording."""
-        from ..model.domain import NumericAttribute
-        from .intake import _rows_text
-
         out = []
         order = {"not-numbers": 0, "missing": 1, "outside-domain": 2, "not-whole": 3, "other": 4}
         for a in schema.attributes:
             for kind in sorted((k for c, k in self.found if c == a.name), key=order.get):
                 n, rows, ex = self.found[(a.name, kind)]
-                where = _rows_text(rows, n)
+                where = rows_text(rows, n)
                 numeric = isinstance(a, NumericAttribute)
                 if kind == "missing" and n == n_rows:
                     out.append(f"column '{a.name}' is empty in every row ({n} rows). Fix: " + empty_column_fix())
@@ -241,8 +242,6 @@ def _bad_cells(schema: Schema, chunk, rows: np.ndarray, found: _Problems) -> Non
     """Record every bad cell of the chunk in ``found``: missing, not numbers, outside the domain.
 
     Each distinct value is checked once (Attribute.encode_series on one value)."""
-    from ..model.domain import NumericAttribute
-
     for a in schema.attributes:
         col = chunk[a.name]
         try:
@@ -329,9 +328,6 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
     DataError for a missing/empty/non-UTF-8 file, a missing or duplicated column, rows with
     more fields than the header, a header without rows, a bad option, and bad cells.
     """
-    from ..model.domain import NumericAttribute
-    from .intake import size_warnings
-
     label = name or str(path)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
         raise DataError(f"chunk rows must be a whole number >= 1 (got {chunk_rows!r})")
@@ -341,24 +337,51 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
         raise DataError(f"{path} is a folder, not a CSV file")
     first = _header(str(path), sep, label)
     header = not (no_header or names is not None)
+    cols = _file_columns(first, header, names, label)
+    _check_schema_columns(schema, cols, header, names, label)
+    level = {str(c): str(v) for c, v in dict(missing_level or {}).items()}
+    drop_cols = list(cols) if drop_missing is True else [str(c) for c in (drop_missing or ())]
+    check_missing_options(level, drop_cols, cols, label)
+    attrs = {a.name: a for a in schema.attributes}
+    _check_levels(level, attrs, label)
+    scan = _Scan(schema, attrs, level, drop_cols, 2 if header else 1, on_chunk)
+    _read_chunks(path, sep, header, cols, chunk_rows, label, scan)
+    if scan.fields or scan.found:
+        msgs = [fields_message(nf, len(cols), r, c)
+                for nf, (c, r) in sorted(scan.fields.items())] + scan.found.messages(schema, scan.n)
+        if len(msgs) == 1:
+            raise DataError(f"{label}: " + msgs[0])
+        raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + join("\n", ["- " + m for m in msgs]))
+    if scan.n == 0 and scan.dropped:
+        raise DataError(no_rows_left(label, scan.dropped, [c for c, s in scan.seen.items() if not s]))
+    if scan.n == 0:
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
+    U, counts = scan.grouper.result()
+    notes = (dropped_note(scan.dropped, drop_cols),) if drop_cols else ()
+    return GroupedTable(U, np.asarray(counts, dtype=float), scan.n, scan.chunks, label, scan.dropped, notes,
+                        tuple(size_warnings(scan.n, release_size)))
+
+
+def _file_columns(first: list[str], header: bool, names: Sequence[str] | None, label: str) -> list[str]:
+    """The column names: the given ``names``, the header row (empty or repeated names refused),
+    or column_1 .. column_k."""
     if names is not None:
-        cols = [str(c).strip() for c in names]
-        if len(cols) != len(first):
-            raise DataError(f"{label}: {len(cols)} names given but the rows have {len(first)} fields. "
-                            f"Fix: give {len(first)} names")
-        dups = sorted({c for c in cols if cols.count(c) > 1})
-        if dups or "" in cols:
-            raise DataError(f"{label}: names must be unique and non-empty (duplicates: {dups}). Fix: rename them")
-    elif header:
-        cols = first
-        for j, c in enumerate(cols):
-            if c == "":
-                raise DataError(f"{label}: column {j + 1} has an empty name (row 1). Fix: name every column")
-            if c in cols[:j]:
-                raise DataError(f"{label}: column '{c}' appears twice (columns {cols.index(c) + 1} and {j + 1}, "
-                                "row 1). Fix: give every column a unique name")
-    else:
-        cols = [f"column_{j + 1}" for j in range(len(first))]
+        return check_names(names, len(first), label)
+    if not header:
+        return [f"column_{j + 1}" for j in range(len(first))]
+    cols = first
+    for j, c in enumerate(cols):
+        if c == "":
+            raise DataError(f"{label}: column {j + 1} has an empty name (row 1). Fix: name every column")
+        if c in cols[:j]:
+            raise DataError(f"{label}: column '{c}' appears twice (columns {cols.index(c) + 1} and {j + 1}, "
+                            "row 1). Fix: give every column a unique name")
+    return cols
+
+
+def _check_schema_columns(schema: Schema, cols: list[str], header: bool, names: Sequence[str] | None,
+                          label: str) -> None:
+    """Every schema column is in the file. Raises DataError naming the missing ones and the fix."""
     missing = [a.name for a in schema.attributes if a.name not in cols]
     if missing:
         hint = separator_hint(cols)
@@ -368,12 +391,10 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                             "Fix: rename the columns or edit the schema; if the first row is data, not a header, name "
                             + Text("the columns ({header_names})", names=tuple(a.name for a in schema.attributes))
                             if header else Text("Fix: name the columns ({names_arg}) or edit the schema"))))
-    level = {str(c): str(v) for c, v in dict(missing_level or {}).items()}
-    drop_cols = list(cols) if drop_missing is True else [str(c) for c in (drop_missing or ())]
-    for c in list(level) + drop_cols:
-        if c not in cols:
-            raise DataError(f"{label}: no column '{c}' (in " + Text("{missing_options}") + f"). Columns: {', '.join(cols)}")
-    attrs = {a.name: a for a in schema.attributes}
+
+
+def _check_levels(level: dict[str, str], attrs: dict, label: str) -> None:
+    """A missing level is refused before reading on a numeric column or outside the declared levels."""
     for c, v in level.items():
         a = attrs.get(c)
         if isinstance(a, NumericAttribute):
@@ -384,15 +405,73 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
             except SchemaError:
                 raise DataError(f"{label}: the missing level {v!r} of column '{c}' is not one of its declared "
                                 f"levels. Fix: add {v!r} to the levels of '{c}' in the schema") from None
-    want = [a.name for a in schema.attributes]
-    first_row = 2 if header else 1
-    grouper = _Grouper()
-    found = _Problems()
-    fields: dict[int, list] = {}  # rows with more fields than the header: field count -> [count, first rows]
-    skipped = np.zeros(0, dtype=np.int64)  # their lines (pandas skips them), to number the other rows
-    n = chunks = dropped = 0
-    seen = dict.fromkeys(drop_cols, False)  # a dropping column with a value somewhere
-    records = 0  # data records seen so far, blank ones included (row number = records + first_row)
+
+
+class _Scan:
+    """One pass over the chunks: row numbers, dropped rows, missing levels, the grouped records
+    and the bad cells found so far (memory bounded, see _Problems)."""
+
+    def __init__(self, schema: Schema, attrs: dict, level: dict[str, str], drop_cols: list[str], first_row: int,
+                 on_chunk: Callable[[int, int], None] | None) -> None:
+        self.schema, self.attrs, self.level, self.drop_cols = schema, attrs, level, drop_cols
+        self.want = [a.name for a in schema.attributes]
+        self.first_row, self.on_chunk = first_row, on_chunk
+        self.grouper = _Grouper()
+        self.found = _Problems()
+        self.fields: dict[int, list] = {}  # rows with more fields than the header: field count -> [count, first rows]
+        self.skipped = np.zeros(0, dtype=np.int64)  # their lines (pandas skips them), to number the other rows
+        self.n = self.chunks = self.dropped = 0
+        self.seen = dict.fromkeys(drop_cols, False)  # a dropping column with a value somewhere
+        self.records = 0  # data records seen so far, blank ones included (row number = records + first_row)
+
+    def add(self, chunk, said: list) -> None:
+        """Number, filter, fill and encode one chunk (or record its bad cells)."""
+        self.skipped = _skipped_lines(said, self.fields, self.skipped)
+        skipped, first_row = self.skipped, self.first_row
+        k = np.arange(self.records, self.records + len(chunk), dtype=np.int64)
+        rows = k + first_row + np.searchsorted(skipped - np.arange(skipped.size) - first_row, k,
+                                               side="right") if skipped.size else k + first_row
+        self.records += len(chunk)
+        chunk, rows = self._kept(chunk, rows)
+        if len(chunk) == 0:
+            return
+        self.n += len(chunk)
+        self.chunks += 1
+        if not self.found:
+            try:
+                Uk, ck = _encode_grouped(self.schema, chunk)
+                self.grouper.add(Uk, ck)
+            except SchemaError:
+                _bad_cells(self.schema, chunk, rows, self.found)
+        else:  # bad cells found already: only check the rest
+            try:
+                self.schema.encode(chunk)
+            except SchemaError:
+                _bad_cells(self.schema, chunk, rows, self.found)
+        if self.on_chunk is not None:
+            self.on_chunk(self.chunks, self.n)
+
+    def _kept(self, chunk, rows: np.ndarray):
+        """The chunk's schema columns without blank records and the rows drop_missing drops,
+        missing levels filled in."""
+        isna = chunk.isna()
+        keep = ~isna.all(axis=1).to_numpy()  # blank records (intake drops them too)
+        if self.drop_cols:
+            gone = isna[self.drop_cols].any(axis=1).to_numpy() & keep
+            self.dropped += int(gone.sum())
+            for c in self.drop_cols:
+                self.seen[c] = self.seen[c] or bool((~isna[c]).any())
+            keep &= ~gone
+        chunk, rows = chunk.loc[keep, self.want], rows[keep]
+        for c, v in self.level.items():
+            if c in self.attrs:
+                chunk[c] = chunk[c].astype(object).where(chunk[c].notna(), v)
+        return chunk, rows
+
+
+def _read_chunks(path, sep: str, header: bool, cols: list[str], chunk_rows: int, label: str, scan: _Scan) -> None:
+    """Feed every chunk of the file to ``scan``; pandas' skipped-line warnings are counted, any
+    other warning is passed on. Raises DataError for malformed CSV or bytes that are not UTF-8."""
     try:
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always", pd.errors.ParserWarning)
@@ -403,63 +482,12 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                                  chunksize=int(chunk_rows), encoding="utf-8-sig", on_bad_lines="warn")
             with reader:
                 for chunk in reader:
-                    skipped = _skipped_lines(said, fields, skipped)
-                    k = np.arange(records, records + len(chunk), dtype=np.int64)
-                    rows = k + first_row + np.searchsorted(skipped - np.arange(skipped.size) - first_row, k,
-                                                           side="right") if skipped.size else k + first_row
-                    records += len(chunk)
-                    isna = chunk.isna()
-                    keep = ~isna.all(axis=1).to_numpy()  # blank records (intake drops them too)
-                    if drop_cols:
-                        gone = isna[drop_cols].any(axis=1).to_numpy() & keep
-                        dropped += int(gone.sum())
-                        for c in drop_cols:
-                            seen[c] = seen[c] or bool((~isna[c]).any())
-                        keep &= ~gone
-                    chunk, rows = chunk.loc[keep, want], rows[keep]
-                    for c, v in level.items():
-                        if c in attrs:
-                            chunk[c] = chunk[c].astype(object).where(chunk[c].notna(), v)
-                    if len(chunk) == 0:
-                        continue
-                    n += len(chunk)
-                    chunks += 1
-                    if not found:
-                        try:
-                            Uk, ck = _encode_grouped(schema, chunk)
-                            grouper.add(Uk, ck)
-                        except SchemaError:
-                            _bad_cells(schema, chunk, rows, found)
-                    else:  # bad cells found already: only check the rest
-                        try:
-                            schema.encode(chunk)
-                        except SchemaError:
-                            _bad_cells(schema, chunk, rows, found)
-                    if on_chunk is not None:
-                        on_chunk(chunks, n)
+                    scan.add(chunk, said)
     except pd.errors.ParserError as e:
         raise DataError(f"{label}: malformed CSV ({str(e).strip().splitlines()[-1]}). "
                         "Fix: check the quoting and the number of fields per row") from None
     except UnicodeDecodeError as e:
         raise DataError(_not_utf8(path, label, e)) from None
-    skipped = _skipped_lines(said, fields, skipped)
+    scan.skipped = _skipped_lines(said, scan.fields, scan.skipped)
     for w in said:  # anything else pandas said is passed on
-        warnings.warn(w.message, w.category, stacklevel=2)
-    if fields or found:
-        from .intake import _rows_text
-
-        msgs = [f"{c} row(s) have {nf} fields instead of {len(cols)} ({_rows_text(r, c)}). "
-                "Fix: check the quoting, the separator and the number of fields per row"
-                for nf, (c, r) in sorted(fields.items())] + found.messages(schema, n)
-        if len(msgs) == 1:
-            raise DataError(f"{label}: " + msgs[0])
-        raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + join("\n", ["- " + m for m in msgs]))
-    if n == 0 and dropped:
-        raise DataError(no_rows_left(label, dropped, [c for c, s in seen.items() if not s]))
-    if n == 0:
-        raise DataError(f"{label}: {NO_DATA_ROWS}")
-    U, counts = grouper.result()
-    notes = (f"dropped {dropped} row(s) with a missing value in {', '.join(repr(c) for c in drop_cols)}",) \
-        if drop_cols else ()
-    return GroupedTable(U, np.asarray(counts, dtype=float), n, chunks, label, dropped, notes,
-                        tuple(size_warnings(n, release_size)))
+        warnings.warn(w.message, w.category, stacklevel=3)  # the caller of read_grouped

@@ -410,6 +410,46 @@ def ledger_text(report: dict[str, Any]) -> str:
     """A release note a data owner can paste: budget, notion per method, policy, reach, warnings."""
     p = report["privacy"]
     acct = p.get("accountant", "gdp-exact")
+    budget, spent = _budget_text(p, acct)
+    methods = report.get("methods") or []
+    lines = []
+    if report.get("label") == SEEDED_NOTE:  # a seeded bundle says so first (issue 21)
+        lines.append(f"WARNING: {SEEDED_NOTE}: anyone who knows the seed can recompute and subtract the noise; "
+                     "do not publish these files.")
+    if report.get("label") == NOT_DP_LABEL:  # the first line (issue 21, a contract)
+        lines.append(f"WARNING: {NOT_DP_LABEL} (the schema's bounds and levels describe the private records; "
+                     "declare them from public knowledge to make a DP release).")
+    if p.get("total"):
+        lines.append(total_text(p["total"], int(p["total"].get("releases") or 1)))
+    each = " (each release)" if int((p.get("total") or {}).get("releases") or 1) > 1 else ""
+    lines.append(f"Privacy budget{each}: {budget}.")
+    lines += _randomness_lines(report)
+    protected = report.get("blowfish_protection", True)
+    lines += _method_lines(methods, spent, protected)
+    if not protected and any_policy_aware(methods):
+        lines.append("WARNING: " + NO_PROTECTION_WARNING)
+    lines.append(
+        f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
+        f"record-level reach r = {report['reach']:.4g} (Gower units).")
+    lines += _soft_bound_lines(report, methods, acct)
+    if report.get("domain_warning"):
+        lines.append("WARNING: " + report["domain_warning"])
+    if report.get("unprotected_rows"):
+        from .gate import unprotected_text
+
+        lines.append("WARNING: " + unprotected_text(report["unprotected_rows"], report.get("unprotected_source", ""))
+                     + ".")
+    for w in report.get("warnings", []):
+        if w != NO_PROTECTION_WARNING:
+            lines.append("WARNING: " + w)
+    if any_policy_aware(methods) or not methods:
+        lines.append("Blowfish methods: only substitutions along the policy's edges are protected; values in "
+                     "different components of a policy graph are not protected from each other.")
+    return "\n".join(lines)
+
+
+def _budget_text(p: dict[str, Any], acct: str) -> tuple[str, str]:
+    """(the budget sentence, the budget each method spent) of the report's privacy block, per accountant."""
     if acct == "gdp-exact":
         budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
                   f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
@@ -439,18 +479,12 @@ def ledger_text(report: dict[str, Any]) -> str:
         budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} rounds "
                   f"(mixed mechanisms, PLD accountant)")
         spent = f"epsilon = {p['epsilon']:.4g}"
-    methods = report.get("methods") or []
-    lines = []
-    if report.get("label") == SEEDED_NOTE:  # a seeded bundle says so first (issue 21)
-        lines.append(f"WARNING: {SEEDED_NOTE}: anyone who knows the seed can recompute and subtract the noise; "
-                     "do not publish these files.")
-    if report.get("label") == NOT_DP_LABEL:  # the first line (issue 21, a contract)
-        lines.append(f"WARNING: {NOT_DP_LABEL} (the schema's bounds and levels describe the private records; "
-                     "declare them from public knowledge to make a DP release).")
-    if p.get("total"):
-        lines.append(total_text(p["total"], int(p["total"].get("releases") or 1)))
-    each = " (each release)" if int((p.get("total") or {}).get("releases") or 1) > 1 else ""
-    lines.append(f"Privacy budget{each}: {budget}.")
+    return budget, spent
+
+
+def _randomness_lines(report: dict[str, Any]) -> list[str]:
+    """The randomness line (seeded, or the release's sampler; PubMix/LinMix's exact draws)."""
+    lines: list[str] = []
     rnd = report.get("randomness")
     if rnd == SEEDED_NOTE:
         lines.append(f"Randomness: {SEEDED_NOTE} (anyone who knows the seed can recompute and subtract the noise).")
@@ -462,7 +496,12 @@ def ledger_text(report: dict[str, Any]) -> str:
         if "exact" in samplers:
             lines.append("PubMix/LinMix draws: exact integer-arithmetic sampling from the OS CSPRNG "
                          "(papers/003 Thm 4.1 holds with no floating-point gap).")
-    protected = report.get("blowfish_protection", True)
+    return lines
+
+
+def _method_lines(methods: list[str], spent: str, protected: bool) -> list[str]:
+    """One line per method: its privacy notion and budget, or why it protects nothing."""
+    lines: list[str] = []
     for name in methods:
         m = get_method(name)
         if not m.releasable:  # analysis-only methods (release_gate refuses them)
@@ -471,11 +510,12 @@ def ledger_text(report: dict[str, Any]) -> str:
             lines.append(f"  {m.label}: NO PROTECTION - the policy protects nothing, so its histograms carry no noise.")
         else:
             lines.append(f"  {m.label}: {m.notion_text} ({spent}).")
-    if not protected and any_policy_aware(methods):
-        lines.append("WARNING: " + NO_PROTECTION_WARNING)
-    lines.append(
-        f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
-        f"record-level reach r = {report['reach']:.4g} (Gower units).")
+    return lines
+
+
+def _soft_bound_lines(report: dict[str, Any], methods: list[str], acct: str) -> list[str]:
+    """BF-Soft's noise ratio q and sensitivity bound, for the methods that use it."""
+    lines: list[str] = []
     soft_policy = [m for m in methods if get_method(m).soft_policy_bound]  # not soft-hard-noise (Hard's noise)
     if report.get("noise_ratio_q") is not None and (soft_policy or not methods):
         if acct == "pure-sum":  # l1 sensitivities (Laplace): 2 q vs 2
@@ -484,20 +524,7 @@ def ledger_text(report: dict[str, Any]) -> str:
         else:
             lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
                          f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
-    if report.get("domain_warning"):
-        lines.append("WARNING: " + report["domain_warning"])
-    if report.get("unprotected_rows"):
-        from .gate import unprotected_text
-
-        lines.append("WARNING: " + unprotected_text(report["unprotected_rows"], report.get("unprotected_source", ""))
-                     + ".")
-    for w in report.get("warnings", []):
-        if w != NO_PROTECTION_WARNING:
-            lines.append("WARNING: " + w)
-    if any_policy_aware(methods) or not methods:
-        lines.append("Blowfish methods: only substitutions along the policy's edges are protected; values in "
-                     "different components of a policy graph are not protected from each other.")
-    return "\n".join(lines)
+    return lines
 
 
 def _protected(report: dict[str, Any]) -> dict[str, str]:

@@ -252,6 +252,43 @@ def accuracy_first_budget(
     Returns AccuracyBudget.  Raises BlowfishError / BudgetError for bad settings (before any work)
     and BudgetError when neither method reaches the target within epsilon_max.
     """
+    n_target, n_pilot, target, tau, delta, e_lo, e_hi, grid_points, refine_steps, seeds = _checked_settings(
+        schema, policy, public_df, target_error, n_target, tau, seeds, delta, epsilon_min, epsilon_max, grid_points,
+        refine_steps)
+    cfg = (config or SynthConfig()).validate()
+    methods = [HARD] + ([BF_SOFT] if tau is not None else [])
+    metric_name = (metric or ("pwerr", None))[0]
+
+    t0 = time.perf_counter()
+    evaluated: dict[str, dict[float, BudgetPoint]] = {m: {} for m in methods}
+
+    evaluate = _evaluator(schema, policy, public_df, n_target, n_pilot, delta, tau, seeds, cfg, metric, public_source,
+                          progress, should_stop, evaluated)
+
+    r_lo, r_hi = rho_from_epsilon_exact(e_lo, delta), rho_from_epsilon_exact(e_hi, delta)
+    grid = [float(x) for x in np.exp(np.linspace(math.log(r_lo), math.log(r_hi), grid_points))]
+    grid[0], grid[-1] = r_lo, r_hi
+    for rho in grid:
+        evaluate(rho, methods, "grid")
+
+    per = {m: _method_budget(m, grid, evaluated, evaluate, target, refine_steps, seeds, tau, delta) for m in methods}
+
+    reachable = [mb for mb in per.values() if mb.reachable]
+    if not reachable:
+        raise _not_reached(per, metric_name, target, e_hi, delta)
+    chosen = min(reachable, key=lambda mb: (mb.rho, mb.method != HARD))
+    return AccuracyBudget(
+        target, metric_name, delta, n_target, n_pilot, float((n_target / n_pilot) ** 2), chosen.method, chosen.tau,
+        float(chosen.rho), float(chosen.epsilon), chosen.rho_interval, chosen.epsilon_interval, per, seeds, e_hi,
+        time.perf_counter() - t0, public_source,
+        config={"rounds": cfg.rounds, "population": cfg.sizes(), "release": cfg.release,
+                "grid_points": grid_points, "refine_steps": refine_steps, "epsilon_min": e_lo})
+
+
+def _checked_settings(schema, policy, public_df, target_error, n_target, tau, seeds, delta, epsilon_min, epsilon_max,
+                      grid_points, refine_steps):
+    """Every setting of accuracy_first_budget checked before any work. Returns (n_target, n_pilot,
+    target, tau, delta, e_lo, e_hi, grid_points, refine_steps, seeds)."""
     if isinstance(n_target, pd.DataFrame) or not isinstance(n_target, numbers.Integral):
         raise BlowfishError("n_target is the private table's row count (a whole number), not a table: the "
                             "accuracy-first budget reads public rows only")
@@ -276,12 +313,13 @@ def accuracy_first_budget(
     seeds = tuple(int(_whole(s, "seed", 0)) for s in seeds)
     if not seeds or len(seeds) > MAX_SEEDS:
         raise BlowfishError(f"give 1 to {MAX_SEEDS} paired seeds (got {len(seeds)})")
-    cfg = (config or SynthConfig()).validate()
-    methods = [HARD] + ([BF_SOFT] if tau is not None else [])
-    metric_name = (metric or ("pwerr", None))[0]
+    return n_target, n_pilot, target, tau, delta, e_lo, e_hi, grid_points, refine_steps, seeds
 
-    t0 = time.perf_counter()
-    evaluated: dict[str, dict[float, BudgetPoint]] = {m: {} for m in methods}
+
+def _evaluator(schema, policy, public_df, n_target, n_pilot, delta, tau, seeds, cfg, metric, public_source, progress,
+               should_stop, evaluated):
+    """``evaluate(rho, methods, phase)``: the paired pilot runs at the Eq. (4) budget of rho, each
+    method's errors stored in ``evaluated[method][rho]`` as a BudgetPoint."""
 
     def evaluate(rho: float, which: list[str], phase: str) -> None:
         rho_p = pilot_budget(rho, n_target, n_pilot)
@@ -301,51 +339,43 @@ def accuracy_first_budget(
             ci = (None, None) if len(errs) < 2 else (max(float(lo), 0.0), float(hi))
             evaluated[m][rho] = BudgetPoint(float(rho), float(rho_p), eps, errs, float(mean), ci)
 
-    r_lo, r_hi = rho_from_epsilon_exact(e_lo, delta), rho_from_epsilon_exact(e_hi, delta)
-    grid = [float(x) for x in np.exp(np.linspace(math.log(r_lo), math.log(r_hi), grid_points))]
-    grid[0], grid[-1] = r_lo, r_hi
-    for rho in grid:
-        evaluate(rho, methods, "grid")
+    return evaluate
 
-    per: dict[str, MethodBudget] = {}
-    for m in methods:
-        found = next((k for k, rho in enumerate(grid) if evaluated[m][rho].mean <= target), None)
-        rho_hit = rho_below = None
-        if found is not None:
-            rho_hit = grid[found]
-            if found > 0:
-                rho_below = grid[found - 1]
-                for _ in range(refine_steps):
-                    mid = math.sqrt(rho_below * rho_hit)
-                    if not rho_below < mid < rho_hit:
-                        break
-                    evaluate(mid, [m], "refine")
-                    if evaluated[m][mid].mean <= target:
-                        rho_hit = mid
-                    else:
-                        rho_below = mid
-        pts = tuple(evaluated[m][r] for r in sorted(evaluated[m]))
-        ivl = (_first_reaching(pts, lambda p: p.ci95[0], target), _first_reaching(pts, lambda p: p.ci95[1], target))
-        if len(seeds) < 2:
-            ivl = (None, None)
-        eivl = tuple(None if r is None else float(epsilon_exact(r, delta)) for r in ivl)
-        per[m] = MethodBudget(m, tau if m == BF_SOFT else None, found is not None, rho_hit,
-                              None if rho_hit is None else float(epsilon_exact(rho_hit, delta)), rho_below,
-                              ivl, eivl, pts)
 
-    reachable = [mb for mb in per.values() if mb.reachable]
-    if not reachable:
-        best = min(per.values(), key=lambda mb: mb.best_mean)
-        bp = min(best.points, key=lambda p: p.mean)
-        raise BudgetError(
-            f"target {metric_name} <= {fmt_sig(target, 3)} is not reached on the public pilot within "
-            f"epsilon <= {fmt_sig(e_hi, 2)} (delta = {fmt_sig(delta, 2)}): the lowest mean error was "
-            f"{fmt_sig(bp.mean, 3)} ({best.label} at epsilon {fmt_sig(bp.epsilon, 2)}). Fix: raise the target "
-            "error above that, or raise the cap (epsilon_max)")
-    chosen = min(reachable, key=lambda mb: (mb.rho, mb.method != HARD))
-    return AccuracyBudget(
-        target, metric_name, delta, n_target, n_pilot, float((n_target / n_pilot) ** 2), chosen.method, chosen.tau,
-        float(chosen.rho), float(chosen.epsilon), chosen.rho_interval, chosen.epsilon_interval, per, seeds, e_hi,
-        time.perf_counter() - t0, public_source,
-        config={"rounds": cfg.rounds, "population": cfg.sizes(), "release": cfg.release,
-                "grid_points": grid_points, "refine_steps": refine_steps, "epsilon_min": e_lo})
+def _method_budget(m, grid, evaluated, evaluate, target, refine_steps, seeds, tau, delta) -> MethodBudget:
+    """Method m's budget: the first grid point reaching ``target``, refined by geometric bisection
+    against the point below it; the interval from the points' CIs."""
+    found = next((k for k, rho in enumerate(grid) if evaluated[m][rho].mean <= target), None)
+    rho_hit = rho_below = None
+    if found is not None:
+        rho_hit = grid[found]
+        if found > 0:
+            rho_below = grid[found - 1]
+            for _ in range(refine_steps):
+                mid = math.sqrt(rho_below * rho_hit)
+                if not rho_below < mid < rho_hit:
+                    break
+                evaluate(mid, [m], "refine")
+                if evaluated[m][mid].mean <= target:
+                    rho_hit = mid
+                else:
+                    rho_below = mid
+    pts = tuple(evaluated[m][r] for r in sorted(evaluated[m]))
+    ivl = (_first_reaching(pts, lambda p: p.ci95[0], target), _first_reaching(pts, lambda p: p.ci95[1], target))
+    if len(seeds) < 2:
+        ivl = (None, None)
+    eivl = tuple(None if r is None else float(epsilon_exact(r, delta)) for r in ivl)
+    return MethodBudget(m, tau if m == BF_SOFT else None, found is not None, rho_hit,
+                        None if rho_hit is None else float(epsilon_exact(rho_hit, delta)), rho_below,
+                        ivl, eivl, pts)
+
+
+def _not_reached(per, metric_name, target, e_hi, delta) -> BudgetError:
+    """The refusal when no method reaches the target within the cap: the lowest mean error seen."""
+    best = min(per.values(), key=lambda mb: mb.best_mean)
+    bp = min(best.points, key=lambda p: p.mean)
+    return BudgetError(
+        f"target {metric_name} <= {fmt_sig(target, 3)} is not reached on the public pilot within "
+        f"epsilon <= {fmt_sig(e_hi, 2)} (delta = {fmt_sig(delta, 2)}): the lowest mean error was "
+        f"{fmt_sig(bp.mean, 3)} ({best.label} at epsilon {fmt_sig(bp.epsilon, 2)}). Fix: raise the target "
+        "error above that, or raise the cap (epsilon_max)")

@@ -336,20 +336,7 @@ def run_pilot(
     """
     cfg = (config or SynthConfig()).validate()
     tie_tol = check_tie_tol(tie_tol)
-    if not isinstance(public, pd.DataFrame) or len(public) == 0:
-        raise BlowfishError("the public sample is empty. Fix: choose a held-out split, upload a public CSV "
-                            "or generate public rows")
-    schema.check_columns(public)
-    taus = sorted({check_tau(t) for t in taus})
-    if not taus:
-        raise BudgetError("tau grid is empty. Fix: list at least one temperature")
-    if len(taus) > MAX_GRID:
-        raise BudgetError(f"tau grid: at most {MAX_GRID} temperatures (got {len(taus)})")
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise BlowfishError("give at least one seed")
-    if len(seeds) > MAX_SEEDS:
-        raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(seeds)})")
+    taus, seeds = _check_pilot_inputs(schema, public, taus, seeds)
     scaling = scale_budget(rho_target, n_target, len(public), cfg.rounds, cfg.budget_weights, delta)
     reach = record_reach(schema, policy)
     configs: list[tuple[str, float | None]] = [(HARD, None)] + [(SOFT, t) for t in taus]
@@ -371,6 +358,40 @@ def run_pilot(
         paired.append(out)
         errs = {r.seed: r.error for r in out.runs}
         by_config.append([float(errs[s]) for s in seeds])
+    cands = _candidates(configs, by_config, reach)
+    rec = recommend([(c.method, c.tau, c.mean) for c in cands], tie_tol)
+    return PilotResult(scaling, metric_name, seeds, cands, rec, reach, time.perf_counter() - t0, public_source,
+                       config={"rounds": cfg.rounds, "population": cfg.sizes(), "release": cfg.release,
+                               "threshold_h": cfg.threshold_h, "selection": cfg.selection, "delta": delta},
+                       runs=paired)
+
+
+
+def _check_pilot_inputs(schema: Schema, public: pd.DataFrame, taus: Sequence[float],
+                        seeds: Sequence[int]) -> tuple[list[float], list[int]]:
+    """(the sorted distinct taus, the seeds as ints), checked before any work: a non-empty public
+    sample with the schema's columns, 1..MAX_GRID taus, 1..MAX_SEEDS seeds."""
+    if not isinstance(public, pd.DataFrame) or len(public) == 0:
+        raise BlowfishError("the public sample is empty. Fix: choose a held-out split, upload a public CSV "
+                            "or generate public rows")
+    schema.check_columns(public)
+    taus = sorted({check_tau(t) for t in taus})
+    if not taus:
+        raise BudgetError("tau grid is empty. Fix: list at least one temperature")
+    if len(taus) > MAX_GRID:
+        raise BudgetError(f"tau grid: at most {MAX_GRID} temperatures (got {len(taus)})")
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise BlowfishError("give at least one seed")
+    if len(seeds) > MAX_SEEDS:
+        raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(seeds)})")
+    return taus, seeds
+
+
+def _candidates(configs: list[tuple[str, float | None]], by_config: list[list[float]], reach: float
+                ) -> list[PilotCandidate]:
+    """One PilotCandidate per configuration: mean error, t-interval (stopped at 0), q and the
+    paired reduction against Hard (the first configuration)."""
     hard_errs = np.array(by_config[0])
     cands: list[PilotCandidate] = []
     for (method, tau), errs in zip(configs, by_config):
@@ -382,11 +403,7 @@ def run_pilot(
             red = float(np.mean(relative_reduction(hard_errs, np.array(errs))))
         cands.append(PilotCandidate(method, tau, None if tau is None else noise_ratio(reach, tau),
                                     list(errs), mean, (lo, hi), red))
-    rec = recommend([(c.method, c.tau, c.mean) for c in cands], tie_tol)
-    return PilotResult(scaling, metric_name, seeds, cands, rec, reach, time.perf_counter() - t0, public_source,
-                       config={"rounds": cfg.rounds, "population": cfg.sizes(), "release": cfg.release,
-                               "threshold_h": cfg.threshold_h, "selection": cfg.selection, "delta": delta},
-                       runs=paired)
+    return cands
 
 
 # --------------------------------------------------------------------------

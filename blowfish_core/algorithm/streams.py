@@ -1,0 +1,89 @@
+"""The random streams of Algorithm 1 (paired across methods): ``SeededStreams`` for study runs,
+``OsEntropyStreams`` for releases, ``make_streams(seed)`` and the stream purposes (issue 22: out
+of evolution.py, which re-exports every name)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: the stream purposes: initial population, noise, selection, mutation, release.
+_INIT, _NOISE, _SELECT, _MUTATE, _RELEASE = range(5)
+
+
+def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
+    """Generator for (seed, purpose, round): the paired random streams."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed), int(purpose), int(t)]))
+
+
+#: what a seeded output says about itself (DESIGN §7; every seeded output carries it).
+SEEDED_NOTE = "seeded: for study, not for publication"
+
+
+@dataclass(frozen=True)
+class SeededStreams:
+    """The run's source of randomness: ``streams(purpose, t)`` -> Generator.
+
+    Seeded (study) streams, paired across methods (rng_for).  ``sampler`` names the noise
+    sampler the run's mechanism uses (mechanisms.get_mechanism(name, sampler)): 'numpy'
+    (the floating-point normal / Laplace of the round's stream; study runs only).
+    ``vote_precision`` 'float32': the soft vote's float32 tiles (votes.SoftVote, issue 15).
+    Anything with the same call signature and attributes can be passed to
+    run_synthesis(streams=...); see :class:`OsEntropyStreams` for a release.
+    """
+
+    seed: int
+    sampler = "numpy"
+    seeded = True
+    vote_precision = "float32"  # study runs: the float32 soft vote (votes.SoftVote; issue 15)
+    randomness = SEEDED_NOTE
+
+    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
+        return rng_for(self.seed, purpose, t)
+
+
+class OsEntropyStreams:
+    """Release-mode randomness (issue 11, DESIGN §7): nothing is seeded or recorded.
+
+    One ``numpy.random.SeedSequence()`` drawn from the operating system's entropy when the
+    object is made; ``streams(purpose, t)`` spawns an independent PCG64 stream from it for
+    the public draws (initial population, selection, mutation, release).  The noise is not
+    drawn from these streams: ``sampler = 'opendp'`` selects OpenDP's floating-point-safe
+    samplers (mechanisms.opendp_samplers; the discrete Gaussian / Laplace for hard votes),
+    which draw from the OS CSPRNG themselves; ``vote_precision = 'float64'``: the soft vote to
+    1e-15, so the vote's sensitivity is the calibrated one.  The entropy is never exposed: repr, the
+    report and the ledger say only :data:`RANDOMNESS`.
+    """
+
+    sampler = "opendp"
+    seeded = False
+    vote_precision = "float64"  # releases: the soft vote to 1e-15 (votes.SoftVote; issue 15)
+    randomness = "unseeded, OS entropy, sampler opendp"
+    __slots__ = ("_ss",)
+
+    def __init__(self) -> None:
+        self._ss = np.random.SeedSequence()
+
+    def __call__(self, purpose: int, t: int = 0) -> np.random.Generator:
+        return np.random.default_rng(
+            np.random.SeedSequence(self._ss.entropy, spawn_key=(int(purpose), int(t))))
+
+    def __repr__(self) -> str:
+        return "OsEntropyStreams(unseeded, OS entropy, sampler opendp)"
+
+    def __reduce__(self):  # never pickled (a pickle would carry the entropy)
+        raise TypeError("OsEntropyStreams cannot be pickled: it would record the run's entropy")
+
+
+#: the one text a release records about its randomness.
+RANDOMNESS = OsEntropyStreams.randomness
+
+
+#: run_synthesis's "no seed given" marker (it has no default seed; issue 21).
+_NO_SEED = "required"
+
+
+def make_streams(seed: int | None) -> "SeededStreams | OsEntropyStreams":
+    """SeededStreams(seed) for a whole number, OsEntropyStreams() for None (release mode)."""
+    return OsEntropyStreams() if seed is None else SeededStreams(int(seed))

@@ -1,0 +1,62 @@
+"""Cells outside a declared schema's public domain, found on the intake's whole table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from ...base._lazy import pd  # pandas, imported on first use (issue 15)
+
+from ...base.errors import SchemaError
+from ...model.domain import NumericAttribute
+from .problems import MAX_ROWS_LISTED, Problem, not_whole_message, rows_text
+from .result import IntakeResult
+
+
+def domain_problems(schema: Any, res: IntakeResult) -> tuple[Problem, ...]:
+    """Cells of the intake's frame outside ``schema``'s declared public domain, one Problem per
+    column (kind 'outside-domain') with its count and up to five spreadsheet row numbers.
+
+    Checked on the whole table, before any split (so a preset's pilot rows are checked too).
+    Numeric attributes: numbers outside [lo, hi], and for an integer attribute numbers with a
+    fraction (kind 'not-whole'); cells that are not numbers are the intake's 'not-numbers'
+    problems.  Every other attribute: values its encode_value refuses (one call per distinct
+    value).  Missing cells are left to the intake's 'missing' problems.
+    """
+    frame, rn = res.frame, np.asarray(res.row_numbers)
+    out: list[Problem] = []
+    for a in schema.attributes:
+        if a.name not in frame.columns:
+            continue
+        col = frame[a.name]
+        present = col.notna().to_numpy()
+        frac = None  # integer attributes: cells with a fraction
+        if isinstance(a, NumericAttribute):
+            x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+            bad = present & np.isfinite(x) & ((x < a.lo) | (x > a.hi))
+            where = f"outside [{a.lo:g}, {a.hi:g}]"
+            fix = "widen the declared bounds or remove those rows; values are never clipped silently"
+            frac = present & np.isfinite(x) & ~bad & (np.mod(np.nan_to_num(x), 1) != 0) if a.integer else None
+        else:
+            refused = set()
+            for v in pd.unique(col[present]):
+                try:
+                    a.encode_value(v)
+                except SchemaError:
+                    refused.add(v)
+            bad = present & col.isin(refused).to_numpy()
+            where = "outside the declared categories"
+            fix = f"add them to the levels of '{a.name}' or remove those rows"
+        if bad.any():
+            rows = rn[bad].tolist()
+            ex = list(dict.fromkeys(col[bad].astype(str).tolist()))[:3]
+            n = int(bad.sum())
+            out.append(Problem(a.name, "outside-domain", n, tuple(rows[:MAX_ROWS_LISTED]),
+                               f"column '{a.name}': {n} cell(s) {where} of the public domain (e.g. {ex}) in "
+                               f"{rows_text(rows, n)}. Fix: {fix}"))
+        if frac is not None and frac.any():
+            rows, n = rn[frac].tolist(), int(frac.sum())
+            ex = list(dict.fromkeys(col[frac].astype(str).tolist()))[:3]
+            out.append(Problem(a.name, "not-whole", n, tuple(rows[:MAX_ROWS_LISTED]),
+                               not_whole_message(a.name, n, ex, rows_text(rows, n))))
+    return tuple(out)

@@ -1,0 +1,184 @@
+"""Intake step 2: the header decision, the column names and the rows with the right field count.
+
+A first row that looks like data (numbers where the rest of the column is numbers, or a
+preset's UCI layout) is read as data under offered names, with a 'header' Problem; empty or
+repeated names and rows with another number of fields are Problems too (issue 22: the
+steps of :func:`blowfish_core.io.intake.intake_csv`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...base._lazy import pd  # pandas, imported on first use (issue 15)
+
+from ...base.errors import DataError, SchemaError
+from ...base.fields import Text
+from ..data import NO_DATA_ROWS
+from .columns import _is_number
+from .problems import MAX_ROWS_LISTED, Problem, rows_text
+
+
+@dataclass(frozen=True)
+class Header:
+    """The header decision: ``header`` (the first row holds names) and why, the offered names
+    and preset layout, the column names (not yet deduplicated) and the data records."""
+
+    header: bool
+    reason: str | Text
+    offered: tuple[str, ...] | None
+    layout: str | None
+    cols: list[str]
+    data: list[tuple[int, list[str]]]
+
+
+def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None, names: Sequence[str] | None,
+                  label: str, problems: list[Problem]) -> Header:
+    """Read the first record as names or as data (see the module docstring); appends the
+    'header' Problem. Raises DataError for bad ``names`` or a file without data rows."""
+    from ..presets import PRESET_LAYOUTS
+
+    first_row, first = numbered[0]
+    k = len(first)
+    looks, why = _header_looks_like_data(first, [r for _, r in numbered[1:1001]])
+    layout = _preset_layout(first, k)
+    header_layout = next((p for p, cols in PRESET_LAYOUTS.items() if tuple(first) == cols), None)
+    if layout is not None and not looks:
+        looks, why = True, f"the first row fits the {layout.capitalize()} preset's {k}-column UCI layout"
+    offered = None
+    if looks or no_header:
+        offered = tuple(PRESET_LAYOUTS[layout]) if layout else tuple(f"column_{j + 1}" for j in range(k))
+    if no_header is None:
+        header = not looks
+        header_reason = why if looks else "the first row is text over columns of data"
+    else:
+        header = not no_header
+        header_reason = Text("as given ({no_header_given})") if no_header else "as given (no_header=False)"
+    if names is not None:
+        if header:
+            raise DataError(Text("{label}: names=... applies to a file without a header row. Fix: also pass "
+                                 "{no_header_given}", label=label), field="no_header")
+        names = check_names(names, k, label)
+    if header:
+        cols, data = list(first), numbered[1:]
+        if layout is None and header_layout is not None:
+            layout = header_layout
+    else:
+        cols = list(names) if names is not None else list(offered)
+        data = numbered
+        if no_header is None:
+            problems.append(_data_row_problem(first_row, why, layout, offered, k))
+    if not data:
+        raise DataError(f"{label}: {NO_DATA_ROWS}")
+    return Header(header, header_reason, offered, layout, cols, data)
+
+
+def check_names(names: Sequence[str], k: int, label: str) -> list[str]:
+    """The given names of a headerless file of k fields, stripped. Raises DataError for names of
+    the wrong count, repeated or empty (shared with the chunked reader)."""
+    names = [str(n).strip() for n in names]
+    if len(names) != k:
+        raise DataError(f"{label}: {len(names)} names given but the rows have {k} fields. Fix: give {k} names")
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups or "" in names:
+        raise DataError(f"{label}: names must be unique and non-empty (duplicates: {dups}). Fix: rename them")
+    return names
+
+
+def _data_row_problem(first_row: int, why: str, layout: str | None, offered: tuple[str, ...], k: int) -> Problem:
+    """The 'header' Problem: the first row was read as data under the offered names."""
+    named = f"the {layout.capitalize()} preset's names" if layout else f"column_1 .. column_{k}"
+    return Problem(
+        "", "header", 1, (first_row,),
+        f"the first row looks like data, not a header: {why}. It was read as data (row {first_row}) "
+        f"with columns named {named}. Fix: " + Text("{confirm_offered}", names=tuple(offered[:4])
+                                                     + (("...",) if k > 4 else ()))
+        + ", or add a header row to the file")
+
+
+def unique_names(cols: list[str], first_row: int, problems: list[Problem]) -> list[str]:
+    """The frame's column names: an empty or repeated name is a Problem and gets a unique name."""
+    cols = list(cols)
+    seen: dict[str, int] = {}
+    for j, c in enumerate(cols):
+        if c == "":
+            problems.append(Problem("", "duplicate-name", 1, (first_row,),
+                                    f"column {j + 1} has an empty name (row {first_row}). Fix: name every column"))
+            c = f"column_{j + 1}"
+        if c in seen:
+            problems.append(Problem(c, "duplicate-name", 1, (first_row,),
+                                    f"column '{c}' appears twice (columns {seen[c] + 1} and {j + 1}, row {first_row}). "
+                                    "Fix: give every column a unique name"))
+            c = f"{c} ({j + 1})"
+        seen[c] = j
+        cols[j] = c
+    return cols
+
+
+def rows_with_k_fields(data: list[tuple[int, list[str]]], k: int, label: str,
+                       problems: list[Problem]) -> list[tuple[int, list[str]]]:
+    """The records with k fields; every other field count is one 'fields' Problem. Raises
+    DataError when no record has k fields."""
+    ragged: dict[int, list[int]] = {}
+    good = []
+    for rn, r in data:
+        if len(r) != k:
+            ragged.setdefault(len(r), []).append(rn)
+        else:
+            good.append((rn, r))
+    for nf, rns in sorted(ragged.items()):
+        problems.append(Problem("", "fields", len(rns), tuple(rns[:MAX_ROWS_LISTED]), fields_message(nf, k, rns, len(rns))))
+    if not good:
+        raise DataError(f"{label}: no row has the {k} fields of the first row. Fix: check the separator")
+    return good
+
+
+def fields_message(nf: int, k: int, rows: Sequence[int], count: int) -> str:
+    """``count`` rows (``rows`` listed) with nf fields instead of k (shared with the chunked reader)."""
+    return (f"{count} row(s) have {nf} fields instead of {k} ({rows_text(rows, count)}). "
+            "Fix: check the quoting, the separator and the number of fields per row")
+
+
+def _header_looks_like_data(first: list[str], rest: list[list[str]]) -> tuple[bool, str]:
+    """(True, reason) when the first row is data: in every column whose other rows are
+    all numbers, the first cell is a number too."""
+    k = len(first)
+    numeric_cols = []
+    for j in range(k):
+        col = pd.Series([r[j] for r in rest if len(r) == k and r[j] != ""], dtype=object)
+        if len(col) and _is_number(col).all():
+            numeric_cols.append(j)
+    if not numeric_cols:
+        return False, ""
+    numeric_cols = [j for j in numeric_cols if first[j] != ""]  # an empty first cell says nothing
+    if not numeric_cols:
+        return False, ""
+    first_s = pd.Series([first[j] for j in numeric_cols], dtype=object)
+    if _is_number(first_s).all():
+        shown = ", ".join(f"{first[j]!r}" for j in numeric_cols[:3])
+        return True, (f"the first row has numbers ({shown}) where the rest of the column(s) "
+                      f"{', '.join(str(j + 1) for j in numeric_cols[:3])} are numbers")
+    return False, ""
+
+
+def _preset_layout(first: list[str], k: int) -> str | None:
+    """'adult' / 'bank' when a row of k fields fits that preset's UCI layout (count and
+    the preset's modelled columns inside their public domains)."""
+    from ..presets import PRESET_LAYOUTS, get_preset
+
+    for name, cols in PRESET_LAYOUTS.items():
+        if k != len(cols) or len(first) != k:
+            continue
+        row = pd.DataFrame([dict(zip(cols, first))])
+        schema = get_preset(name).schema
+        try:
+            for a in schema.attributes:
+                v = row[a.name]
+                if a.kind == "numeric":
+                    v = pd.to_numeric(v, errors="raise")
+                a.encode_series(v)
+        except (SchemaError, ValueError, TypeError):
+            continue
+        return name
+    return None

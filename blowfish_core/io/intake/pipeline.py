@@ -1,0 +1,153 @@
+"""``intake_csv``: the intake's steps in order (issue 22).
+
+read the bytes, detect the separator and parse (:mod:`.reading`) -> the header decision and
+the column names (:mod:`.header`) -> missing cells and one guess per column (:mod:`.columns`)
+-> which columns are modelled, the problems collected -> the frozen :class:`IntakeResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from ...base._lazy import pd  # pandas, imported on first use (issue 15)
+
+from ...base.errors import DataError
+from ...base.fields import Text
+from ..data import DEFAULT_MAX_BYTES
+from .columns import MAX_CATEGORIES, apply_missing, guess_column
+from .header import decide_header, rows_with_k_fields, unique_names
+from .problems import MAX_ROWS_LISTED, Problem, empty_column_fix, size_warnings
+from .reading import SEP_NAMES, check_sep, read_records, separator_hint
+from .result import ColumnGuess, IntakeResult
+
+#: beyond this many modellable columns only the first ones are modelled by default.
+MAX_MODELLED_COLUMNS = 30
+
+
+def intake_csv(
+    source: Any,
+    *,
+    sep: str | None = None,
+    no_header: bool | None = None,
+    names: Sequence[str] | None = None,
+    columns: Sequence[str] | None = None,
+    drop_missing: Iterable[str] | bool = (),
+    missing_level: Mapping[str, str] | None = None,
+    release_size: int | None = 512,
+    max_columns: int = MAX_MODELLED_COLUMNS,
+    max_categories: int = MAX_CATEGORIES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    name: str | None = None,
+) -> IntakeResult:
+    """Read and check a CSV in one pass; see the module docstring.
+
+    source: path, bytes or binary file-like.  sep: None to detect (see
+    :func:`sniff_separator`), else as :func:`check_sep`.  no_header: None to detect
+    (a first row that looks like data -- numbers where the rest of the column is numbers,
+    or a preset's UCI layout -- becomes a 'header' Problem offering names, and the frame
+    is read headerless with those names so every other check still runs); True: no
+    header row (``names`` or the offered names); False: the first row is the header.
+    names: column names for a headerless file (as many as fields); implies no_header=True
+    unless no_header=False is given (then a DataError).
+    columns: the columns to model (overrides the default choice; identifiers and dates
+    may be picked).  drop_missing: columns (or True for all) whose rows with a missing
+    cell are dropped (the count is in ``dropped_rows`` and the notes).  missing_level:
+    column -> the text that replaces its missing cells (a declared missing level; text
+    columns only).  Missing means an empty cell, or in a column that is otherwise numbers
+    one of MISSING_TOKENS.  release_size: the planned release (None: no check).
+    max_columns: modellable columns beyond this are not modelled by default (note).
+
+    Returns an IntakeResult.  Raises DataError for an unreadable file (see
+    :func:`blowfish_core.io.data.read_text`), a bad ``sep``, a header without data rows,
+    ``names`` of the wrong length or duplicated.
+    """
+    sep_given = check_sep(sep)
+    if names is not None and no_header is None:
+        no_header = True  # names are for a file without a header row
+    rec = read_records(source, sep_given, max_bytes=max_bytes, name=name)
+    label = rec.label
+    notes: list[str] = []
+    problems: list[Problem] = []
+    hdr = decide_header(rec.numbered, no_header, names, label, problems)
+    first_row = rec.numbered[0][0]
+    cols = unique_names(hdr.cols, first_row, problems)
+    good = rows_with_k_fields(hdr.data, len(cols), label, problems)
+    raw = pd.DataFrame([r for _, r in good], columns=cols, dtype=object)
+    rownum = np.array([rn for rn, _ in good], dtype=np.int64)
+    if rec.trimmed_unicode:
+        notes.append(f"{rec.trimmed_unicode} cell(s) had non-breaking or other Unicode spaces around their value; "
+                     "they were trimmed like ordinary spaces")
+    level = dict(missing_level or {})
+    raw, rownum, mostly_num, missing_mask, dropped = apply_missing(raw, rownum, cols, level, drop_missing, label,
+                                                                   notes)
+    frame, guesses, col_problems = {}, {}, {}
+    for c in cols:
+        frame[c], guesses[c], col_problems[c] = guess_column(c, raw[c], missing_mask[c], mostly_num[c], level, rownum,
+                                                             max_categories)
+    chosen, reason_out = choose_modelled(cols, guesses, col_problems, columns, max_columns, hdr, label, rownum, notes)
+    final = final_guesses(cols, guesses, chosen, reason_out, col_problems, notes, problems)
+    return IntakeResult(
+        frame=pd.DataFrame(frame, columns=cols), source=label, sep=rec.sep, sep_sniffed=sep_given is None,
+        sep_name=SEP_NAMES.get(rec.sep, repr(rec.sep)), header=hdr.header, header_reason=hdr.reason,
+        offered_names=hdr.offered, preset_layout=hdr.layout, columns=tuple(final), modelled=tuple(chosen),
+        row_numbers=tuple(int(r) for r in rownum), dropped_rows=dropped, notes=tuple(notes),
+        warnings=tuple(size_warnings(len(raw), release_size)), problems=tuple(problems),
+    )
+
+
+def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_problems: dict[str, list[Problem]],
+                    columns: Sequence[str] | None, max_columns: int, hdr: Any, label: str, rownum: np.ndarray,
+                    notes: list[str]) -> tuple[list[str], str]:
+    """The modelled columns (the picked ones, else the first ``max_columns`` modellable ones)
+    and the reason given to the others. Raises DataError for a picked column not in the table."""
+    n = len(rownum)
+    if columns is not None:
+        picked = [str(c) for c in columns]
+        unknown = [c for c in picked if c not in guesses]
+        if unknown:
+            raise DataError(f"{label}: columns {unknown} are not in the table. Columns: {', '.join(cols[:20])}"
+                            f"{' ...' if len(cols) > 20 else ''}" + (separator_hint(cols) or (
+                                ". Fix: name columns of the table" if hdr.header else
+                                ". The file has no header row (" + hdr.reason + "). Fix: name its columns "
+                                + Text("({header_names}) or add a header row", names=tuple(picked)))))
+        chosen = [c for c in cols if c in picked]
+        for c in chosen:
+            g = guesses[c]
+            if g.kind == "empty":  # picked (or in the schema) but empty in every row: nothing to model
+                col_problems[c] = [Problem(c, "missing", n, tuple(rownum[:MAX_ROWS_LISTED].tolist()),
+                                           f"column '{c}' is empty in every row ({n} rows). Fix: " + empty_column_fix())]
+            elif not g.modelled:
+                notes.append(f"column '{c}' is modelled because it was picked, although it is {g.kind} ({g.reason})")
+        return chosen, "not picked"
+    cand = [c for c in cols if guesses[c].modelled]
+    chosen = cand[:max_columns]
+    if len(cand) > max_columns:
+        notes.append(f"the table has {len(cols)} columns; only the first {max_columns} modellable ones are "
+                     f"modelled by default ({chosen[0]} .. {chosen[-1]}); {len(cand) - max_columns} more are not. "
+                     + Text("Fix: {pick_columns}"))
+    return chosen, f"beyond the first {max_columns} modelled columns (wide table)"
+
+
+def final_guesses(cols: list[str], guesses: dict[str, ColumnGuess], chosen: list[str], reason_out: str,
+                  col_problems: dict[str, list[Problem]], notes: list[str], problems: list[Problem]) -> list[ColumnGuess]:
+    """The guesses with the final modelled flag; the modelled columns' Problems are collected,
+    the others' are noted as ignored, and every unmodelled identifier/date/empty/text column is noted."""
+    final = []
+    for c in cols:
+        g = guesses[c]
+        m = c in chosen
+        if m != g.modelled:
+            g = ColumnGuess(g.name, g.kind, m, g.reason if m else f"{reason_out}; {g.reason}", g.integer, g.levels,
+                            g.n_missing, g.n_distinct)
+        final.append(g)
+        if m:
+            problems.extend(col_problems[c])
+        elif col_problems[c]:
+            notes.append(f"column '{c}' is not modelled; it has {len(col_problems[c])} problem(s) that are ignored "
+                         "(" + col_problems[c][0].message + ")")
+    for g in final:
+        if g.kind in ("identifier", "date", "empty", "text") and not g.modelled:
+            notes.append(f"column '{g.name}' is not modelled: {g.reason}")
+    return final

@@ -1,0 +1,96 @@
+"""The intake's problems and the messages it shares with the chunked reader (issue 22).
+
+:class:`Problem` (one thing that stops the table from being used as it is), the wording of
+the refusals :mod:`blowfish_core.io.chunked` repeats (missing level on a numeric column, no
+rows left, empty columns, fractions in an integer column, the size warnings) and the row
+list of a message (:func:`rows_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...base.fields import Text
+
+#: tables under this many rows get a visible warning.
+MIN_ROWS = 1000
+#: at most this many row numbers are listed per problem.
+MAX_ROWS_LISTED = 5
+
+
+def missing_level_numeric(column: str, level: str) -> Text:
+    """The refusal of a missing level for a column the schema declares numeric (before reading)."""
+    return Text("column '{col}' is numeric in the schema; a missing level ({level!r}) is for text columns "
+                "and would make it text. Fix: drop the rows with a missing value instead ({drop_rows})",
+                col=column, level=level)
+
+
+def no_rows_left(label: str, dropped: int, empty: Sequence[str]) -> str | Text:
+    """Every row was dropped for a missing value; ``empty``: dropping columns empty in every row."""
+    if empty:
+        shown = ("column " if len(empty) == 1 else "columns ") + ", ".join(repr(c) for c in empty)
+        return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values: {shown} "
+                f"{'is' if len(empty) == 1 else 'are'} empty in every row. Fix: " + empty_column_fix(len(empty))
+                + ", and drop rows only for the other columns")
+    return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values. "
+            "Fix: declare a missing level instead of dropping")
+
+
+def empty_column_fix(k: int = 1) -> Text:
+    """The fix for modelled column(s) empty in every row (dropping rows or a missing level cannot help)."""
+    it = "it" if k == 1 else "them"
+    return Text("remove {it} from the schema, or leave {it} out of the modelled columns ({columns_arg})", it=it)
+
+
+def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
+    """Cells with a fraction in a column the schema declares integer."""
+    return (f"column '{column}': {n} cell(s) are not whole numbers (e.g. {list(examples)}) in {where}, but the "
+            "schema declares the column integer. Fix: correct those cells, or set integer to false in the schema")
+
+
+def dropped_note(dropped: int, drop_cols: Sequence[str]) -> str:
+    """The note on the rows dropped for drop_missing (shared with the chunked reader)."""
+    return f"dropped {dropped} row(s) with a missing value in {', '.join(repr(c) for c in drop_cols)}"
+
+
+def size_warnings(n: int, release_size: int | None) -> list[str]:
+    """The warnings for a table of n rows: fewer rows than the release, under MIN_ROWS rows."""
+    warns = []
+    if release_size is not None and n < release_size:
+        warns.append(f"the table has {n} rows, fewer than the release size ({release_size}): the synthetic table "
+                     f"would hold more records than the original. Fix: release at most {n} records or use a larger table")
+    if n < MIN_ROWS:
+        warns.append(f"the table has only {n} rows (under {MIN_ROWS:,}): the noise will dominate the vote "
+                     "histogram and the synthetic data will be of little use")
+    return warns
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing that stops the table from being used as it is.
+
+    column: the column's name ('' for the whole file); kind: 'header', 'fields',
+    'duplicate-name', 'not-numbers', 'missing', 'too-large', 'missing-level',
+    'unknown-column', 'outside-domain', 'not-whole' (the last two: domain_problems);
+    count: cells or rows affected; rows: up to five row numbers (spreadsheet rows, see the
+    module docstring); message: names the column, the
+    count, the rows and ends with "Fix: ...".
+    """
+
+    column: str
+    kind: str
+    count: int
+    rows: tuple[int, ...]
+    message: str
+
+
+def rows_text(rows: Sequence[int], count: int) -> str:
+    """'row 4' / 'rows 2, 3, 9 and 12 more': up to MAX_ROWS_LISTED of ``rows``, of ``count``."""
+    shown = ", ".join(str(r) for r in rows[:MAX_ROWS_LISTED])
+    more = count - min(len(rows), MAX_ROWS_LISTED)
+    word = "row" if count == 1 else "rows"
+    return f"{word} {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+_rows_text = rows_text  # the old private name (chunked.py, dask_engine.py used it)

@@ -1,0 +1,175 @@
+"""Intake step 1: read the bytes, detect the separator, parse and trim the records (issue 22).
+
+``read_records`` is the step :func:`blowfish_core.io.intake.intake_csv` runs first: the file's
+text (:func:`blowfish_core.io.data.read_text`), the separator (given, checked by :func:`check_sep`,
+or :func:`sniff_separator`), the parsed records with every cell trimmed of ASCII and Unicode
+spaces, and each record's spreadsheet row number (blank records dropped).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+
+from ...base.errors import DataError
+from ..data import read_text
+
+#: separators the sniffer chooses from, in order of preference on ties; ", " is a comma
+#: followed by one space after every separator (the UCI Adult original).
+SEPARATORS = (",", ";", "\t", "|", ", ")
+SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", ", ": "comma followed by a space"}
+SEP_ALIASES = {"\\t": "\t", "tab": "\t", "semicolon": ";", "comma": ",", "pipe": "|"}
+#: leading/trailing characters trimmed like ASCII spaces: re's \s covers Unicode spaces
+#: (U+00A0 no-break, U+2000-U+200A, U+202F, U+205F, U+3000, ...); add the zero-width ones.
+_EDGE = re.compile(r"^[\s\u200b\u2060\ufeff]+|[\s\u200b\u2060\ufeff]+$")
+_ZERO_WIDTH = "\u200b\u2060\ufeff"
+_ASCII_WS = " \t\r\n\f\v"
+
+
+@dataclass(frozen=True)
+class Records:
+    """The file read and parsed: its label, the separator used, the non-blank records as
+    (spreadsheet row, trimmed cells), and how many cells had Unicode spaces trimmed."""
+
+    label: str
+    sep: str
+    numbered: list[tuple[int, list[str]]]
+    trimmed_unicode: int
+
+
+def read_records(source, sep_given: str | None, *, max_bytes: int, name: str | None) -> Records:
+    """Read ``source``, use ``sep_given`` or detect the separator, parse, trim and number the
+    records. Raises DataError for an unreadable or empty file or an unclosed quote."""
+    label, text = read_text(source, max_bytes=max_bytes, name=name)
+    sep_used = sep_given if sep_given is not None else sniff_separator(text)
+    records = _parse(text, sep_used)
+    if '"' in text:
+        _check_quotes(text, sep_used, label)
+    numbered, trimmed_unicode = number_records(records)
+    if not numbered:
+        raise DataError(f"{label}: the file is empty. Fix: give a CSV file with a header row and data rows")
+    return Records(label, sep_used, numbered, trimmed_unicode)
+
+
+def number_records(records: list[list[str]]) -> tuple[list[tuple[int, list[str]]], int]:
+    """(spreadsheet row of every record (1-based, blank lines included) with its trimmed cells,
+    blank records dropped; the count of cells that had Unicode spaces trimmed)."""
+    numbered = []
+    trimmed_unicode = 0
+    for i, r in enumerate(records):
+        t = [_trim(v) for v in r]
+        for v, tv in zip(r, t):
+            if len(v) != len(tv) and v.strip(_ASCII_WS) != tv:
+                trimmed_unicode += 1
+        numbered.append((i + 1, t))
+    return [(i, r) for i, r in numbered if any(v != "" for v in r)], trimmed_unicode
+
+
+def check_sep(sep: str | None) -> str | None:
+    """Normalise a user-given separator: None (detect), one character, or ', '.
+
+    Aliases: '\\t' and 'tab' -> tab, 'semicolon', 'comma', 'pipe'.  Raises DataError for
+    an empty string (it would silently mean ','), a quote or a line break, or text
+    longer than one character (other than ', ').
+    """
+    if sep is None:
+        return None
+    if not isinstance(sep, str):
+        raise DataError(f"separator must be text such as ',' (got {sep!r})")
+    if sep == "":
+        raise DataError("the separator is empty (''). Fix: give one character such as ',', ';', '\\t' or '|', "
+                        "or leave it out to detect it")
+    sep = SEP_ALIASES.get(sep, sep)
+    if sep == ", ":
+        return sep
+    if len(sep) != 1:
+        raise DataError(f"the separator must be one character such as ',', ';', '\\t' or '|' (got {sep!r})")
+    if sep in ('"', "\n", "\r"):
+        raise DataError(f"the separator cannot be {sep!r}. Fix: give ',', ';', '\\t' or '|'")
+    return sep
+
+
+def _trim(v: str) -> str:
+    """Strip ASCII and Unicode spaces (str.strip: every isspace() character, e.g. U+00A0,
+    U+2007, U+202F, U+3000) and the zero-width ones."""
+    t = v.strip()
+    if t and (t[0] in _ZERO_WIDTH or t[-1] in _ZERO_WIDTH):
+        t = _EDGE.sub("", t)
+    return t
+
+
+def _parse(text: str, sep: str) -> list[list[str]]:
+    delim, skip = (",", True) if sep == ", " else (sep, False)
+    try:
+        return [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delim, skipinitialspace=skip,
+                                          strict=False)]
+    except csv.Error as e:
+        raise DataError(f"malformed CSV ({e}). Fix: check the quoting") from None
+
+
+def _check_quotes(text: str, sep: str, label: str) -> None:
+    """A quote opened and never closed swallows the rest of the file into one cell: an error."""
+    delim = "," if sep == ", " else sep
+    try:
+        for _ in csv.reader(io.StringIO(text, newline=""), delimiter=delim, skipinitialspace=sep == ", ",
+                            strict=True):
+            pass
+    except csv.Error as e:
+        if "unexpected end of data" in str(e):
+            raise DataError(f"{label}: malformed CSV (a quote \" is opened and never closed). "
+                            "Fix: check the quoting and the number of fields per row") from None
+
+
+def separator_hint(columns) -> str:
+    """'' or, when a column name holds a separator (';', tab, '|', ','), a sentence saying the separator
+    was not detected and how to give it: a row near the top with another number of fields (or an
+    unclosed quote) stops :func:`sniff_separator`, and the whole header then reads as one column."""
+    for c in columns:
+        for sep, shown in ((";", "';'"), ("\t", "'\\t'"), ("|", "'|'"), (",", "','")):
+            if sep in str(c):
+                return (f". The header reads as {len(columns)} column(s) and {str(c)[:60]!r} holds {shown}: the "
+                        "separator was not detected (a row near the top with another number of fields, or an "
+                        f"unclosed quote, stops the detection). Fix: give it (--sep {shown} on the command line, "
+                        f"sep={shown} in Python); the rows with a wrong number of fields are then listed")
+    return ""
+
+
+def sniff_separator(text: str, sample_lines: int = 64) -> str:
+    """The separator of a CSV text: one of SEPARATORS.
+
+    csv.Sniffer proposes a delimiter among , ; tab |; it is kept when every sampled line
+    then has the same number (> 1) of fields, else the candidate with the most fields that
+    splits every sampled line equally wins.  A comma becomes ', ' when every field after
+    the first starts with a space.  Returns ',' when nothing splits the lines (one column).
+    """
+    lines = [ln for ln in text.splitlines() if ln.strip()][:sample_lines]
+    sample = "\n".join(lines)
+
+    def counts(d: str) -> list[int]:
+        try:
+            return [len(r) for r in csv.reader(io.StringIO(sample), delimiter=d) if r]
+        except csv.Error:
+            return []
+
+    def consistent(d: str) -> int:
+        c = counts(d)
+        return c[0] if c and c[0] > 1 and len(set(c)) == 1 else 0
+
+    best = None
+    try:
+        sniffed = csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+        if consistent(sniffed):
+            best = sniffed
+    except csv.Error:
+        pass
+    if best is None:
+        scored = [(consistent(d), -i, d) for i, d in enumerate(SEPARATORS[:4])]
+        top = max(scored)
+        best = top[2] if top[0] > 0 else ","
+    if best == ",":
+        rows = [r for r in csv.reader(io.StringIO(sample), delimiter=",") if len(r) > 1]
+        if rows and all(all(f.startswith(" ") for f in r[1:]) for r in rows):
+            return ", "
+    return best

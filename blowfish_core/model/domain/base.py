@@ -1,0 +1,372 @@
+"""The shared base of the attribute types: the registry, the value helpers, ``FrozenList``,
+the :class:`Attribute` base class and the mixins of the line and level types (issue 22:
+one module per attribute type; see the package docstring)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from ...base._lazy import pd  # pandas, imported on first use (issue 15)
+
+from ...base.errors import SchemaError
+
+#: largest integer domain that is treated as finite (enumerable) for calibration.
+MAX_FINITE_INTEGER_DOMAIN = 100_000
+#: integer domains up to this many values are binned by enumerating them (exact cell members).
+ENUMERATE_INTEGERS = 1_000_000
+
+#: kind -> attribute class (filled by :func:`attribute_type`).
+ATTRIBUTE_TYPES: dict[str, type["Attribute"]] = {}
+
+
+def attribute_type(kind: str):
+    """Class decorator registering an Attribute subclass under its JSON ``type`` name."""
+    def register(cls):
+        cls.KIND = kind
+        ATTRIBUTE_TYPES[kind] = cls
+        return cls
+    return register
+
+
+def _fmt(v: Any) -> str:
+    """Canonical string of a domain value, used to match CSV cells to levels."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _num(v: float) -> float | int:
+    return int(v) if float(v).is_integer() else float(v)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+class FrozenList(tuple):
+    """An immutable sequence that compares equal to a list or tuple with the same items.
+
+    Used for declared levels and schema column lists, so frozen objects stay hashable
+    while ``attr.levels == ["a", "b"]`` keeps working; JSON writes it as an array.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return tuple.__eq__(self, tuple(other))
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+@dataclass(frozen=True, eq=True)
+class Attribute:
+    """One modeled attribute with its public domain (base class of the per-type classes).
+
+    name: column name in the user's table.
+    kind: one of ``numeric``, ``ordinal``, ``categorical``, ``hierarchical``, ``binary``
+        (the JSON ``type``; selects the subclass).
+    lo, hi: public bounds (numeric only), in the attribute's own units, lo < hi.
+    integer: numeric values are whole numbers (mutation rounds, output keeps ints).
+    levels: the values of a finite attribute; for ordinal in increasing order;
+        for hierarchical the leaves (taken from ``tree`` when omitted).
+    tree: hierarchical only: nested mapping group -> (subgroups or list of leaves).
+    weight: Gower weight w_i (None -> 1/p over the modeled columns).
+    unit: display unit of a numeric attribute (e.g. 'years'); thresholds are in it.
+    """
+
+    name: str
+    kind: str | None = None
+    lo: float | None = None
+    hi: float | None = None
+    integer: bool = False
+    levels: Any = None
+    tree: dict[str, Any] | None = None
+    weight: float | None = None
+    unit: str | None = None
+    # derived (filled by validate(); not compared, not hashed)
+    _tree_dist: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _tree_diameter: int | None = field(default=None, init=False, repr=False, compare=False)
+    _level_index: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    KIND: ClassVar[str | None] = None
+    #: values lie on a line and d_i = |a - b| (numeric, ordinal).
+    ordered: ClassVar[bool] = False
+    #: a threshold policy is meaningful (graded distance: numeric, ordinal, tree).
+    graded: ClassVar[bool] = False
+    #: numbers in [lo, hi] with a unit (threshold edges of any width, band diagrams).
+    bounded: ClassVar[bool] = False
+    #: a taxonomy tree ('hierarchy' policy: siblings under one parent).
+    has_tree: ClassVar[bool] = False
+    #: why a protected pair sits at the diameter (Remark 3 read-out).
+    diameter_reason: ClassVar[str] = "a protected pair lies at the attribute's diameter"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Attribute":
+        if cls is Attribute:
+            kind = args[1] if len(args) > 1 else kwargs.get("kind")
+            try:
+                cls = ATTRIBUTE_TYPES.get(kind, Attribute)
+            except TypeError:          # unhashable kind: rejected by validate()
+                cls = Attribute
+        return object.__new__(cls)
+
+    def __post_init__(self) -> None:
+        if self.kind is None and self.KIND is not None:
+            object.__setattr__(self, "kind", self.KIND)
+        if isinstance(self.levels, (list, tuple)) and not isinstance(self.levels, FrozenList):
+            object.__setattr__(self, "levels", FrozenList(self.levels))
+
+    def __hash__(self) -> int:
+        tree = None if self.tree is None else json.dumps(self.tree, sort_keys=True, default=str)
+        # a tree fixes the leaves (validate() fills them in): hash it alone, so the hash is stable
+        levels = None if self.levels is None or self.tree is not None else tuple(map(_fmt, self.levels))
+        return hash((type(self).__name__, self.name, self.kind, self.lo, self.hi, self.integer, levels, tree,
+                     self.weight, self.unit))
+
+    def _set(self, **values: Any) -> None:
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    # ------------------------------------------------------------------ checks
+    def validate(self) -> "Attribute":
+        """Check the declaration and build lookup tables (idempotent; returns self).
+
+        Raises SchemaError naming the attribute and the field to fix.
+        """
+        n = self.name
+        if not isinstance(n, str) or not n:
+            raise SchemaError("attribute name must be a non-empty string")
+        if type(self) is Attribute or self.kind != self.KIND:
+            raise SchemaError(
+                f"attribute '{n}': unknown type '{self.kind}'. Fix: use one of {', '.join(ATTRIBUTE_TYPES)}"
+            )
+        if self.weight is not None:
+            w = self.weight
+            if not isinstance(w, (int, float)) or isinstance(w, bool) or not math.isfinite(w) or w <= 0:
+                raise SchemaError(f"attribute '{n}': weight must be a finite number > 0 (got {w!r})")
+        self._validate()
+        return self
+
+    def _validate(self) -> None:  # pragma: no cover - every registered type overrides it
+        raise NotImplementedError
+
+    # ---------------------------------------------------------- the domain
+    @property
+    def is_finite(self) -> bool:
+        """True when the public domain can be enumerated (calibration searches)."""
+        return True
+
+    @property
+    def size(self) -> int | None:
+        """Number of domain values (None for a continuous numeric attribute)."""
+        return len(self.levels)
+
+    @property
+    def width(self) -> float:
+        """Normalizer of the Gower term in the attribute's own units (1 unless graded)."""
+        return 1.0
+
+    def domain_codes(self) -> np.ndarray:
+        """Encoded coordinates of every domain value (finite attributes), float64 (L,)."""
+        return np.arange(self.size, dtype=float)
+
+    def domain_values(self) -> list[Any]:
+        """The domain values in the attribute's own units/labels (finite attributes)."""
+        return list(self.levels)
+
+    def index(self, col: np.ndarray) -> np.ndarray:
+        """Integer index in the domain of encoded values (finite attributes): int32 (n,)."""
+        return np.asarray(col).astype(np.int32)
+
+    # --------------------------------------------------------- distance
+    def term(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Per-attribute Gower term d_i(a, b) in [0, 1] for encoded arrays (broadcasting)."""
+        return (a != b).astype(float)
+
+    def term_into(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """d_i(a, b) written into ``out`` (broadcast shape, float64) without temporaries:
+        the kernel's pass over attributes too large for lookup tables."""
+        np.subtract(a, b, out=out)
+        return np.not_equal(out, 0.0, out=out)
+
+    # ---------------------------------------------------------- encoding
+    def encode_value(self, v: Any) -> float:
+        """Encode one value in the attribute's units/labels; SchemaError if outside the domain."""
+        return float(self.encode_series(pd.Series([v]))[0])
+
+    def _level_codes(self, s: pd.Series) -> np.ndarray:
+        """Level index of every cell, float64 (n,); SchemaError for missing/unknown values."""
+        n = self.name
+        if self._level_index is None:
+            self.validate()
+        if s.isna().any():
+            raise SchemaError(
+                f"column '{n}': {int(s.isna().sum())} row(s) are missing. Fix: drop them, or "
+                "declare the missing marker as a level (e.g. '?')"
+            )
+        keys = s.map(_fmt)
+        codes = keys.map(self._level_index)
+        if codes.isna().any():
+            bad = keys[codes.isna()]
+            ex = list(dict.fromkeys(bad.tolist()))[:3]
+            spaced = [v for v in dict.fromkeys(bad.tolist()) if v != v.strip() and v.strip() in self._level_index]
+            if spaced:
+                raise SchemaError(
+                    f"column '{n}': {len(bad)} row(s) have categories outside the declared public domain; "
+                    f"values have leading/trailing spaces, e.g. {spaced[0]!r}. Fix: strip them "
+                    f"(e.g. {spaced[0].strip()!r}) before loading; the tool never changes values silently"
+                )
+            raise SchemaError(
+                f"column '{n}': {len(bad)} row(s) have categories outside the declared public domain "
+                f"(e.g. {ex}). Fix: add them to the levels of '{n}' or remove those rows"
+            )
+        return codes.to_numpy(dtype=float)
+
+    def encode_series(self, s: pd.Series) -> np.ndarray:
+        """Encode a column; never clips or coerces silently.
+
+        Returns float64 (n,). Raises SchemaError naming the column, how many rows are
+        bad and an example, for missing values, non-numbers and values outside the
+        declared public domain.
+        """
+        return self._level_codes(s)
+
+    def _level_values(self, idx: np.ndarray) -> pd.Series:
+        lv = np.array(self.levels, dtype=object)
+        vals = lv[idx]
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in self.levels):
+            return pd.Series(vals.astype(np.int64), name=self.name)
+        return pd.Series(vals, name=self.name)
+
+    def decode(self, col: np.ndarray) -> pd.Series:
+        """Inverse of encode: values in the original units/labels (ints stay ints)."""
+        return self._level_values(np.asarray(col).astype(int))
+
+    def label(self, v: float) -> str:
+        """Human label of one encoded value."""
+        return _fmt(self.decode(np.array([v])).iloc[0])
+
+    # ------------------------------------------------------- marginals
+    def bin_codes(self, col: np.ndarray, bins: int | str) -> tuple[np.ndarray, int]:
+        """Cells of encoded values for marginals (PWErr): (int64 (n,), number of cells).
+
+        Finite types: one cell per level (``bins`` is ignored)."""
+        return np.asarray(col).astype(np.int64), len(self.levels)
+
+    def cell_labels(self, bins: int) -> list[str]:
+        """Labels of the cells of :meth:`bin_codes`, in cell order."""
+        return [_fmt(v) for v in self.levels]
+
+    # ------------------------------------------------- ResampleMutate, sampling
+    def mutate(self, col: np.ndarray, steps: np.ndarray, redraw: np.ndarray, picks: np.ndarray) -> np.ndarray:
+        """One ResampleMutate step of encoded values col (k,) (DESIGN §3).
+
+        steps: (k,) uniform in [-rate, rate]; redraw: (k,) bool, True w.p. rate;
+        picks: (k,) uniform in [0, 1).  Finite unordered types: a value is redrawn
+        uniformly (level floor(pick * L)) where ``redraw``.
+        """
+        L = len(self.levels)
+        new = np.minimum((picks * L).astype(int), L - 1).astype(float)
+        return np.where(redraw, new, col)
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` encoded values drawn uniformly from the public domain: float64 (size,)."""
+        return rng.integers(0, len(self.levels), size=size).astype(float)
+
+    # ------------------------------------------------------------ policies
+    @property
+    def threshold_unit(self) -> str:
+        """Unit of a threshold on this attribute: the numeric unit, 'levels' or 'tree steps'."""
+        return ""
+
+    @property
+    def whole_steps(self) -> bool:
+        """True when the domain moves in whole steps (a threshold acts as floor(theta))."""
+        return True
+
+    def threshold_pairs(self, theta: float) -> tuple[np.ndarray, np.ndarray]:
+        """Protected pairs (e0, e1), e0 < e1, of ``0 < d(u, v) <= theta`` (attribute units) on
+        the enumerable domain: two int (E,) arrays into :meth:`domain_codes`."""
+        raise SchemaError(f"attribute '{self.name}' has no graded distance for a threshold")
+
+    def threshold_reach(self, theta: float) -> float | None:
+        """Unweighted reach of a threshold theta when it has a closed form, else None
+        (then it is the largest term over :meth:`threshold_pairs`)."""
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "type": self.kind}
+        d.update(self._domain_dict())
+        if self.weight is not None:
+            d["weight"] = self.weight
+        if self.unit:
+            d["unit"] = self.unit
+        return d
+
+    def _domain_dict(self) -> dict[str, Any]:
+        return {"levels": [_plain(v) for v in self.levels]}
+
+
+def _step_pairs(L: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of a line of L unit-spaced values at most floor(theta) steps apart, by step."""
+    k = min(int(math.floor(theta + 1e-9)), L - 1)
+    if k < 1:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    i0 = np.concatenate([np.arange(L - s) for s in range(1, k + 1)])
+    i1 = np.concatenate([np.arange(s, L) for s in range(1, k + 1)])
+    return i0.astype(np.intp), i1.astype(np.intp)
+
+
+class _Levels(Attribute):
+    """Shared checks of the types declared by a list of levels."""
+
+    def _check_levels(self) -> None:
+        n = self.name
+        if not self.levels:
+            raise SchemaError(f"attribute '{n}': a {self.kind} attribute needs a non-empty list of levels")
+        keys = [_fmt(v) for v in self.levels]
+        if len(set(keys)) != len(keys):
+            dup = sorted({k for k in keys if keys.count(k) > 1})
+            raise SchemaError(f"attribute '{n}': duplicate levels {dup}")
+        self._check_count(len(keys))
+        self._set(_level_index={k: i for i, k in enumerate(keys)})
+
+    def _check_count(self, L: int) -> None:
+        pass
+
+    def _validate(self) -> None:
+        self._check_levels()
+
+
+class _Line:
+    """Mixin of the types whose values lie on a line: Gower term |a - b| of the codes."""
+
+    ordered = True
+    graded = True
+
+    def term(self, a, b):
+        return np.abs(a - b)
+
+    def term_into(self, a, b, out):
+        np.subtract(a, b, out=out)
+        return np.abs(out, out=out)
