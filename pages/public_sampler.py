@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from blowfish_core.io.data import read_table
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import SEEDED_NOTE
 from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_aware_sample, release_marginal_samples
@@ -29,7 +30,7 @@ st.set_page_config(page_title="Public-aware Sampler · Blowfish Studio", layout=
 
 studio = get_studio()
 has_rows = getattr(studio, "has_rows", len(studio.private) > 0)
-DEFAULTS = {"ps_eps": 1.0, "ps_delta": 1e-5, "ps_n": 512, "ps_method": "PubMix", "ps_gamma": 0.0, "ps_seed": 0}
+DEFAULTS = {"ps_eps": 1.0, "ps_delta": DEFAULT_DELTA, "ps_n": 512, "ps_method": "PubMix", "ps_gamma": 0.0, "ps_seed": 0}
 for _k, _v in DEFAULTS.items():
     st.session_state.setdefault(_k, _v)
 names = studio.schema.names

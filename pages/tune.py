@@ -21,6 +21,7 @@ import streamlit as st
 
 from blowfish_core import get_preset
 from blowfish_core.io.data import read_table
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
 from blowfish_core.workflows.pilot import (
@@ -51,7 +52,7 @@ PILOT_DEFAULTS = {
     "pl_np": 3000,
     "pl_seed": 1,
     "pl_rho": float(R["rn_rho"]) if isinstance(R["rn_rho"], (int, float)) and R["rn_rho"] > 0 else 6e-4,
-    "pl_delta": float(R["rn_delta"]) if isinstance(R["rn_delta"], (int, float)) and 0 < R["rn_delta"] < 1 else 1e-5,
+    "pl_delta": float(R["rn_delta"]) if isinstance(R["rn_delta"], (int, float)) and 0 < R["rn_delta"] < 1 else DEFAULT_DELTA,
     "pl_grid": ", ".join(f"{t:g}" for t in tau_grid_for_people(tau_grid(reach))),  # 0.0880823 -> 0.088
     "pl_seeds": 4,
     "pl_first_seed": 0,

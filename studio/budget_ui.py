@@ -19,6 +19,7 @@ from typing import Any
 import streamlit as st
 
 from blowfish_core.workflows.budget import BudgetView, budget_from_epsilon, budget_from_rho, describe_epsilon, privacy_scale
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.workflows.verdicts import fmt_sig
 from studio.state import session_budget
@@ -67,8 +68,8 @@ def budget_control(studio: Any, prefix: str, rounds: int | None = None, containe
     sig = (budget.get("mode"), budget.get("epsilon"), budget.get("rho"), budget.get("delta"))
     if st.session_state.get(seen_key) != sig:
         st.session_state[ek] = _nearest_step(budget.get("epsilon"), steps)
-        d = float(budget.get("delta") or 1e-5)
-        st.session_state[dk] = d if d in DELTA_OPTIONS else 1e-5
+        d = float(budget.get("delta") or DEFAULT_DELTA)
+        st.session_state[dk] = d if d in DELTA_OPTIONS else DEFAULT_DELTA
         st.session_state[uk] = budget.get("mode") == "rho"
         st.session_state[rk] = float(budget.get("rho") or 1e-4)
     use_rho = bool(st.session_state.get(uk, False))

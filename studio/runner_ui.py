@@ -28,6 +28,7 @@ from typing import Any, Callable, MutableMapping
 
 import pandas as pd
 
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import MUTATION_INDEX, RANK_BY, RELEASE_MODES, SCHEDULES, SynthConfig
 from blowfish_core.synthesis.experiment import PairedResult, run_paired
@@ -85,7 +86,7 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_budget_mode": SESSION_BUDGET,
     "rn_rho": _default_rho(),
     "rn_epsilon": 1.0,
-    "rn_delta": 1e-5,
+    "rn_delta": DEFAULT_DELTA,
     "rn_conversion": "exact",
     "rn_tau": 0.03,  # build_request's input only: the page's tau is the session's (run_inputs)
     "rn_rounds": 8,

@@ -44,6 +44,7 @@ import pandas as pd
 import streamlit as st
 
 import blowfish_core as bc
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.io.presets import load_preset_data
 
 
@@ -52,7 +53,7 @@ from blowfish_core.io.presets import load_preset_data
 #: highlighted budget rho = 6e-4 (App. F.2); tau 0.03 is the paper's default temperature.
 DEFAULTS: dict[str, Any] = {
     "epsilon": 0.1,
-    "delta": 1e-5,
+    "delta": DEFAULT_DELTA,
     "rounds": 8,
     "tau": 0.03,
     "mode": "epsilon",

@@ -60,6 +60,7 @@ import numpy as np
 
 from ..model.calibration import RoundInputs, calibrate
 from ..model.distance import GowerKernel, domain_index, group_records
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.ledger import LedgerRow
 from ..privacy.mechanisms import Mechanism, get_mechanism
@@ -451,7 +452,7 @@ def _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mecha
 
         check_sampling(mech, meth, policy, cfg.threshold_h, public is not None)
         n_priv = int(round(float(counts.sum())))
-        plan = mech.plan(epsilon, 1e-5 if delta is None else delta, n_priv, sizes, cfg.release, cfg.budget_weights)
+        plan = mech.plan(epsilon, DEFAULT_DELTA if delta is None else delta, n_priv, sizes, cfg.release, cfg.budget_weights)
         budgets = np.asarray(plan.epsilon_t)
     else:
         budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)

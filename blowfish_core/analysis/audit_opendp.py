@@ -35,6 +35,7 @@ from .audit import (
     pair_statistic,
     split_half_bound,
 )
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..privacy.mechanisms import get_mechanism
 from ..algorithm.methods import METHODS
@@ -80,7 +81,7 @@ def audit_pair_opendp(pair: AuditPair, n_samples: int = OPENDP_RUNS, alpha: floa
                         split_half_bound(t0, t1, pair.delta, alpha))
 
 
-def audit_opendp(method: str, calibration: str = "correct", rho_t: float = 0.25, delta: float = 1e-5,
+def audit_opendp(method: str, calibration: str = "correct", rho_t: float = 0.25, delta: float = DEFAULT_DELTA,
                  n_samples: int = OPENDP_RUNS, alpha: float = 0.05, sensitivity_scale: float = 1.0) -> AuditResult:
     """Audit one round of ``method`` under ``calibration`` on audit.default_setting(), OpenDP noise;
     sensitivity_scale multiplies the engine's calibration (audit.build_pair)."""

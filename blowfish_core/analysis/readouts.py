@@ -25,6 +25,7 @@ from ..privacy.accounting import (
     epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_rho,
 )
 from ..model.calibration import floor_value
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BudgetError, PolicyError
 from ..algorithm.methods import BF_SOFT, HARD, TAB_PE
 from ..model.policy import Policy, attribute_reach, components, group_privacy, path_length
@@ -157,7 +158,7 @@ def policy_readout(
     tau: float,
     rho: float | None = None,
     epsilon: float | None = None,
-    delta: float = 1e-5,
+    delta: float = DEFAULT_DELTA,
     rounds: int = 8,
     conversion: str = "exact",
     curve_taus: np.ndarray | None = None,

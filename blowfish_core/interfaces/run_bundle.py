@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..privacy.accounting import PrivacyLedger, epsilon_eq1
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..algorithm.evolution import SynthConfig
 from ..synthesis.spec import RunSpec, policy_is_empty
@@ -330,7 +331,7 @@ def _budget_view(s: RunSettings):
     from ..workflows.budget import budget_from_epsilon, budget_from_rho
 
     if s.rho is not None:
-        return budget_from_rho(s.rho, 1e-5 if s.delta is None else s.delta, s.config.rounds)
+        return budget_from_rho(s.rho, DEFAULT_DELTA if s.delta is None else s.delta, s.config.rounds)
     return budget_from_epsilon(s.epsilon, s.delta, s.config.rounds, s.mechanism, s.conversion)
 
 

@@ -13,11 +13,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..base.constants import DEFAULT_DELTA
 from .accounting import check_delta
 from .ledger import ZCDP_MECHANISMS, LedgerRow, zcdp_totals
 from .mechanisms import MECHANISMS, get_mechanism
 
-def privacy_totals(rows: Sequence[LedgerRow], delta: float = 1e-5, rho: float | None = None,
+def privacy_totals(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA, rho: float | None = None,
                    epsilon: float | None = None) -> dict[str, Any]:
     """What a ledger spends in total (see module docstring): a JSON-safe dict.
 

@@ -31,14 +31,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.constants import DEFAULT_DELTA  # also read as gate.DEFAULT_DELTA by older imports
 from ..base.errors import BlowfishError
 from ..base.fields import FIELDS, Text, join
 from ..base.fields import field_name  # noqa: F401  (re-exported: gate.field_name, gate.FIELDS)
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import privacy_totals
-
-#: the default DP delta of (epsilon, delta) statements (the one literal; accounting reads it too).
-DEFAULT_DELTA = 1e-5
 
 #: the label of a release whose domain was read from the private data (issue 21, a contract).
 NOT_DP_LABEL = "domain read from the private data: this release is not differentially private"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..privacy.accounting import check_delta, check_epsilon, check_rho, rho_from_budget
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.mechanisms import ADDITIVE, MECHANISMS, SAMPLING, get_mechanism
 from ..algorithm.methods import METHODS, tau_methods
@@ -124,9 +125,9 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
             raise BlowfishError(f"{f('rho')} is a zCDP budget; {f('noise')} {mech} is (epsilon, delta)-DP. "
                                 f"Fix: give {f('epsilon')} E {f('delta')} D")
         if epsilon is None:
-            raise BlowfishError(f"give a budget: {f('epsilon')} E (with {f('delta')} D, default 1e-5) "
+            raise BlowfishError(f"give a budget: {f('epsilon')} E (with {f('delta')} D, default {DEFAULT_DELTA:g}) "
                                 f"with {f('noise')} {mech}")
-        d = 1e-5 if delta is None else delta
+        d = DEFAULT_DELTA if delta is None else delta
         check_delta(d)
         eps = check_epsilon(epsilon)
         return Budget(mech, None, eps, d, f"epsilon={eps:g}, delta={d:g} ({mech}, PLD)")
@@ -140,7 +141,7 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
             raise BlowfishError(f"give a budget: {f('epsilon')} E with {f('mechanism')} {mech}")
         eps = check_epsilon(epsilon)
         return Budget(mech, None, eps, 0.0, f"epsilon={eps:g} (pure DP)")
-    d = 1e-5 if delta is None else delta
+    d = DEFAULT_DELTA if delta is None else delta
     check_delta(d)
     if rho is not None and epsilon is not None:
         raise BlowfishError(f"give either {f('rho')} or {f('epsilon')}/{f('delta')}, not both")

@@ -14,6 +14,7 @@ from typing import Any
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..privacy.accounting import check_delta
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..base.input_checks import check_integer_bounds, check_seeds
 from ..algorithm.evolution import SynthConfig
@@ -58,7 +59,7 @@ class RunSpec:
     data: pd.DataFrame
     methods: list[str]
     rho: float
-    delta: float = 1e-5
+    delta: float = DEFAULT_DELTA
     tau: float | None = None
     seeds: list[int] | None = field(default_factory=lambda: [0])
     config: SynthConfig = field(default_factory=SynthConfig)

@@ -44,6 +44,7 @@ from ..privacy.accounting import (
     pilot_budget,
     rho_from_epsilon_exact,
 )
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.evolution import SynthConfig
 from ..synthesis.spec import MAX_SEEDS, RunRequest
@@ -230,7 +231,7 @@ def accuracy_first_budget(
     seeds: Sequence[int] = (0, 1, 2),
     config: SynthConfig | None = None,
     metric: tuple[str, Callable] | None = None,
-    delta: float = 1e-5,
+    delta: float = DEFAULT_DELTA,
     epsilon_min: float = EPSILON_MIN,
     epsilon_max: float = EPSILON_MAX,
     grid_points: int = GRID_POINTS,

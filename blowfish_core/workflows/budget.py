@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 from ..privacy.accounting import PrivacyLedger, check_delta, check_epsilon, check_rho
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..privacy.mechanisms import get_mechanism
 from ..synthesis.parsing import parse_budget
@@ -30,7 +31,6 @@ from .verdicts import fmt_sig
 EPSILON_WARN = 5.0
 #: ends and default of the epsilon control (log scale).
 EPSILON_MIN, EPSILON_MAX, EPSILON_DEFAULT = 0.01, 10.0, 1.0
-DEFAULT_DELTA = 1e-5
 
 #: words for ranges of epsilon (upper end inclusive), from strong to weak protection.
 EPSILON_BANDS: tuple[tuple[float, str], ...] = (

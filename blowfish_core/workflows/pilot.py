@@ -43,6 +43,7 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 from ..privacy.accounting import (
     check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_rho,
 )
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.evolution import SynthConfig
 from ..algorithm import methods
@@ -120,7 +121,7 @@ class PilotScaling:
 
 
 def scale_budget(rho_target: float, n_target: int, n_pilot: int, rounds: int = 8,
-                 weights: Sequence[float] | None = None, delta: float = 1e-5) -> PilotScaling:
+                 weights: Sequence[float] | None = None, delta: float = DEFAULT_DELTA) -> PilotScaling:
     """Eq. (4) budget of the pilot, total and per round.
 
     rho_target > 0 (zCDP, total of the target run); n_target, n_pilot: integer
@@ -316,7 +317,7 @@ def run_pilot(
     seeds: Sequence[int],
     config: SynthConfig | None = None,
     metric: tuple[str, Callable] | None = None,
-    delta: float = 1e-5,
+    delta: float = DEFAULT_DELTA,
     tie_tol: float = DEFAULT_TIE_TOL,
     reference: pd.DataFrame | None = None,
     public_source: str = "",

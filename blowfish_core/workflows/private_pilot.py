@@ -44,6 +44,7 @@ import pandas as pd
 
 from ..algorithm import methods
 from ..privacy.accounting import check_delta, check_rho, epsilon_eq1
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
 from ..synthesis.experiment import PairedResult, run_paired
@@ -156,7 +157,7 @@ class PrivatePilotPlan:
 
 def private_pilot_plan(schema: Schema, policy: Policy, n: int, taus: Sequence[float], rho: float,
                        rho_sel: float | None = None, epsilon_sel: float | None = None, *,
-                       metric: str = "pwerr", delta: float = 1e-5, regret_rho: float = REGRET_RHO,
+                       metric: str = "pwerr", delta: float = DEFAULT_DELTA, regret_rho: float = REGRET_RHO,
                        flags: bool = False) -> PrivatePilotPlan:
     """The plan of :func:`choose_tau_private` (no data read): K, whole cost, regret bound.
 
@@ -349,7 +350,7 @@ def choose_tau_private(
     seed: int = 0,
     config: SynthConfig | None = None,
     metric: tuple[str, Callable] | None = None,
-    delta: float = 1e-5,
+    delta: float = DEFAULT_DELTA,
     regret_rho: float = REGRET_RHO,
     data_source: str = "",
     flags: bool = False,
@@ -403,7 +404,7 @@ def release_tau_choice(
     *,
     config: SynthConfig | None = None,
     metric: tuple[str, Callable] | None = None,
-    delta: float = 1e-5,
+    delta: float = DEFAULT_DELTA,
     regret_rho: float = REGRET_RHO,
     data_source: str = "",
     flags: bool = False,

@@ -25,6 +25,7 @@ import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..privacy.accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact
+from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.evolution import SynthConfig, SynthResult
 from ..model.metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
@@ -138,7 +139,7 @@ def budget_sweep(
     seeds: Sequence[int],
     config: SynthConfig | None = None,
     metric: tuple[str, Callable] | None = None,
-    delta: float = 1e-5,
+    delta: float = DEFAULT_DELTA,
     reference: pd.DataFrame | None = None,
     data_source: str = "",
     progress: Callable[[dict[str, Any]], None] | None = None,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...algorithm.methods import calibrate, get_method
+from ...base.constants import DEFAULT_DELTA
 from ...base.errors import BlowfishError, PolicyError
 from ...model.policy import Policy, record_reach
 from ...model.schema import Schema
@@ -137,7 +138,7 @@ def _engine_pair(schema: Schema, policy: Policy, C: np.ndarray, vote: str, tau: 
 
 
 def build_pair(
-    method: str, setting: AuditSetting | None = None, rho_t: float = 0.25, delta: float = 1e-5,
+    method: str, setting: AuditSetting | None = None, rho_t: float = 0.25, delta: float = DEFAULT_DELTA,
     calibration: str = "correct", sensitivity_scale: float = 1.0,
 ) -> AuditPair:
     """Construct the worst-case neighbouring pair and calibrate one round of ``method``.

@@ -8,6 +8,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from ...base.constants import DEFAULT_DELTA
 from ...base.errors import BlowfishError
 from .bounds import clopper_pearson_upper
 from .pair import AuditPair, check_sensitivity_scale
@@ -40,7 +41,7 @@ def _power_at(mu: float, claimed_eps: float, N: int, delta: float, alpha: float,
     return float(np.sum(stats.binom.pmf(ks, N, p0) * stats.binom.cdf(f_star, N, p1)))
 
 
-def detection_power(mu: float, claimed_eps: float, n_samples: int, delta: float = 1e-5, alpha: float = 0.05,
+def detection_power(mu: float, claimed_eps: float, n_samples: int, delta: float = DEFAULT_DELTA, alpha: float = 0.05,
                     threshold: float | None = None) -> tuple[float, float]:
     """Power of the empirical rule against a Gaussian pair whose true shift is mu sigma.
 
@@ -70,7 +71,7 @@ def detection_power(mu: float, claimed_eps: float, n_samples: int, delta: float 
     return (pf[j], float(fine[j])) if pf[j] >= pw[i] else (pw[i], float(coarse[i]))
 
 
-def runs_for_power(mu: float, claimed_eps: float, delta: float = 1e-5, alpha: float = 0.05,
+def runs_for_power(mu: float, claimed_eps: float, delta: float = DEFAULT_DELTA, alpha: float = 0.05,
                    power: float = POWER_TARGET, max_runs: int = 10**9) -> int:
     """Smallest run count per side (to 0.1%) at which :func:`detection_power` reaches ``power``.
 

@@ -6,6 +6,7 @@ import zlib
 
 import numpy as np
 
+from ...base.constants import DEFAULT_DELTA
 from ...base.errors import BlowfishError
 from .bounds import split_half_bound
 from .cases import AUDIT_CASES, AUDITED_METHODS, LAPLACE_AUDIT_CASES, LAPLACE_EPSILON_T, AuditSetting, default_setting
@@ -34,7 +35,7 @@ def audit_pair(pair: AuditPair, n_samples: int = 200_000, seed: int = 0, alpha: 
 
 
 def audit(method: str, calibration: str = "correct", setting: AuditSetting | None = None,
-          rho_t: float = 0.25, delta: float = 1e-5, n_samples: int = 200_000, seed: int = 0,
+          rho_t: float = 0.25, delta: float = DEFAULT_DELTA, n_samples: int = 200_000, seed: int = 0,
           alpha: float = 0.05, sampler: str = "scalar", sensitivity_scale: float = 1.0) -> AuditResult:
     """Audit one round of ``method`` under ``calibration`` (see :func:`build_pair`, :func:`audit_pair`).
 
@@ -58,7 +59,7 @@ def select_cases(cases: tuple, methods: str | tuple[str, ...] | None = None) -> 
     return [c for c in cases if c[0] in names]
 
 
-def run_audit_suite(n_samples: int = 200_000, seed: int = 0, rho_t: float = 0.25, delta: float = 1e-5,
+def run_audit_suite(n_samples: int = 200_000, seed: int = 0, rho_t: float = 0.25, delta: float = DEFAULT_DELTA,
                     alpha: float = 0.05, sampler: str = "scalar", setting: AuditSetting | None = None,
                     sensitivity_scale: float = 1.0, methods: str | tuple[str, ...] | None = None,
                     ) -> list[tuple[AuditResult, bool]]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...algorithm.evolution import SEEDED_NOTE
 from ...algorithm.methods import SOFT
+from ...base.constants import DEFAULT_DELTA
 from ...base.errors import BlowfishError
 from ...base.input_checks import check_seeds
 from ...io.presets import load_preset_data, split_line
@@ -67,7 +68,7 @@ def add_pilot_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--rho", type=_float, help="zCDP budget of one synthesis run (public pilot: the target run, "
                                               "scaled by Eq. (4); --private: spent by EACH of the K runs)")
     p.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho")
-    p.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5)")
+    p.add_argument("--delta", type=_float, default=None, help=f"delta for (epsilon, delta) (default {DEFAULT_DELTA:g})")
     p.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion of --epsilon (default exact)")
     add_schedule_args(p)
@@ -223,7 +224,7 @@ def _setup(args) -> _Pilot:
     data, n_t, public, source, psrc, held = _pilot_inputs(args, preset)
     _check_output_paths(args, ("--out", "--report", "--eval-report"))
     return _Pilot(schema, policy, budget, seeds, cfg, taus, metric, metric_name, data, n_t, public, source, psrc,
-                  held, budget.delta or 1e-5)
+                  held, budget.delta or DEFAULT_DELTA)
 
 
 def _progress(args):

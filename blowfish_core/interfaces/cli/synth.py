@@ -70,7 +70,7 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--rho", type=_float, help="total zCDP budget")
     s.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho; with "
                                                   "--mechanism laplace the pure-DP epsilon")
-    s.add_argument("--delta", type=_float, default=None, help="delta for (epsilon, delta) (default 1e-5; "
+    s.add_argument("--delta", type=_float, default=None, help=f"delta for (epsilon, delta) (default {DEFAULT_DELTA:g}; "
                                                               "not with --mechanism laplace)")
     s.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")

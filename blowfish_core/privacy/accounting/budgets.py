@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BudgetError
 
 from .checks import _as_real, _check_positive_int, check_delta, check_rho
@@ -193,7 +194,7 @@ class PrivacyLedger:
     @classmethod
     def from_budget(cls, rho: Optional[float] = None,
                     epsilon: Optional[float] = None,
-                    delta: float = 1e-5, rounds: int = 8,
+                    delta: float = DEFAULT_DELTA, rounds: int = 8,
                     conversion: str = "exact",
                     weights: Optional[Sequence[float]] = None) -> "PrivacyLedger":
         """Build a ledger from ``rho`` or an ``(epsilon, delta)`` target.
