@@ -10,3 +10,5 @@ from __future__ import annotations
 
 #: the default DP delta of (epsilon, delta) statements.
 DEFAULT_DELTA = 1e-5  # papers/000's delta
+#: how messages and --help write it (as the papers do: "1e-5", not Python's "1e-05").
+DEFAULT_DELTA_TEXT = "1e-5"

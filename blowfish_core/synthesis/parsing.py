@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..privacy.accounting import check_delta, check_epsilon, check_rho, rho_from_budget
-from ..base.constants import DEFAULT_DELTA
+from ..base.constants import DEFAULT_DELTA, DEFAULT_DELTA_TEXT
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.mechanisms import ADDITIVE, MECHANISMS, SAMPLING, get_mechanism
 from ..algorithm.methods import METHODS, tau_methods
@@ -125,7 +125,7 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
             raise BlowfishError(f"{f('rho')} is a zCDP budget; {f('noise')} {mech} is (epsilon, delta)-DP. "
                                 f"Fix: give {f('epsilon')} E {f('delta')} D")
         if epsilon is None:
-            raise BlowfishError(f"give a budget: {f('epsilon')} E (with {f('delta')} D, default {DEFAULT_DELTA:g}) "
+            raise BlowfishError(f"give a budget: {f('epsilon')} E (with {f('delta')} D, default {DEFAULT_DELTA_TEXT}) "
                                 f"with {f('noise')} {mech}")
         d = DEFAULT_DELTA if delta is None else delta
         check_delta(d)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...algorithm.evolution import SEEDED_NOTE
 from ...algorithm.methods import SOFT
-from ...base.constants import DEFAULT_DELTA
+from ...base.constants import DEFAULT_DELTA, DEFAULT_DELTA_TEXT
 from ...base.errors import BlowfishError
 from ...base.input_checks import check_seeds
 from ...io.presets import load_preset_data, split_line
@@ -68,7 +68,7 @@ def add_pilot_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--rho", type=_float, help="zCDP budget of one synthesis run (public pilot: the target run, "
                                               "scaled by Eq. (4); --private: spent by EACH of the K runs)")
     p.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho")
-    p.add_argument("--delta", type=_float, default=None, help=f"delta for (epsilon, delta) (default {DEFAULT_DELTA:g})")
+    p.add_argument("--delta", type=_float, default=None, help=f"delta for (epsilon, delta) (default {DEFAULT_DELTA_TEXT})")
     p.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion of --epsilon (default exact)")
     add_schedule_args(p)

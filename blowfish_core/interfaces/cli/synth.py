@@ -16,6 +16,7 @@ from ...io.presets import load_preset_data, split_line
 from ...privacy.mechanisms import ADDITIVE, get_mechanism
 from ...synthesis import gate as release_gate
 from ...synthesis.experiment import run_paired
+from ...base.constants import DEFAULT_DELTA_TEXT
 from ...synthesis.gate import DEFAULT_DELTA
 from ...synthesis.parsing import parse_budget, parse_methods, parse_noise, parse_seeds, require_tau
 from ...synthesis.release import claim_of, release_synthesis
@@ -70,7 +71,7 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--rho", type=_float, help="total zCDP budget")
     s.add_argument("--epsilon", type=_float, help="target epsilon (with --delta) instead of --rho; with "
                                                   "--mechanism laplace the pure-DP epsilon")
-    s.add_argument("--delta", type=_float, default=None, help=f"delta for (epsilon, delta) (default {DEFAULT_DELTA:g}; "
+    s.add_argument("--delta", type=_float, default=None, help=f"delta for (epsilon, delta) (default {DEFAULT_DELTA_TEXT}; "
                                                               "not with --mechanism laplace)")
     s.add_argument("--conversion", choices=["exact", "eq1"], default=None,
                    help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
