@@ -170,6 +170,13 @@ class Attribute:
     def _validate(self) -> None:  # pragma: no cover - every registered type overrides it
         raise NotImplementedError
 
+    @classmethod
+    def examples(cls) -> tuple["Attribute", ...]:
+        """Small valid declarations of this type: the entries of the conformance suite
+        (tests/conformance/test_attributes.py).  Default: three levels 'p', 'q', 'r' (the level
+        types); a type whose declaration needs other fields overrides it."""
+        return (cls("a", levels=["p", "q", "r"]),)
+
     # ---------------------------------------------------------- the domain
     @property
     def is_finite(self) -> bool:

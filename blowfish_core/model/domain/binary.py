@@ -13,6 +13,10 @@ class BinaryAttribute(CategoricalAttribute):
 
     diameter_reason = "a binary attribute's two values are at Gower term 1"
 
+    @classmethod
+    def examples(cls):
+        return (cls("a", levels=[0, 1]), cls("b", levels=["no", "yes"]))
+
     def _check_count(self, L):
         if L != 2:
             raise SchemaError(f"attribute '{self.name}': binary needs exactly 2 levels (got {L})")

@@ -17,6 +17,10 @@ class HierarchicalAttribute(_Levels):
     graded = True
     has_tree = True
 
+    @classmethod
+    def examples(cls):
+        return (cls("a", tree={"g1": ["a", "b"], "g2": ["c", "d", "e"]}),)
+
     def _validate(self):
         n = self.name
         if not self.tree:

@@ -20,6 +20,10 @@ class NumericAttribute(_Line, Attribute):
 
     bounded = True
 
+    @classmethod
+    def examples(cls):
+        return (cls("a", lo=0, hi=4, integer=True), cls("b", lo=-1.5, hi=10.0))
+
     def _validate(self) -> None:
         n = self.name
         for key in ("lo", "hi"):
