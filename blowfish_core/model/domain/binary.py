@@ -14,7 +14,7 @@ class BinaryAttribute(CategoricalAttribute):
     diameter_reason = "a binary attribute's two values are at Gower term 1"
 
     @classmethod
-    def examples(cls):
+    def examples(cls) -> tuple[BinaryAttribute, ...]:
         return (cls("a", levels=[0, 1]), cls("b", levels=["no", "yes"]))
 
     def _check_count(self, L):

@@ -18,7 +18,7 @@ class HierarchicalAttribute(_Levels):
     has_tree = True
 
     @classmethod
-    def examples(cls):
+    def examples(cls) -> tuple[HierarchicalAttribute, ...]:
         return (cls("a", tree={"g1": ["a", "b"], "g2": ["c", "d", "e"]}),)
 
     def _validate(self):

@@ -21,7 +21,7 @@ class NumericAttribute(_Line, Attribute):
     bounded = True
 
     @classmethod
-    def examples(cls):
+    def examples(cls) -> tuple[NumericAttribute, ...]:
         return (cls("a", lo=0, hi=4, integer=True), cls("b", lo=-1.5, hi=10.0))
 
     def _validate(self) -> None:
