@@ -19,6 +19,7 @@ class NumericAttribute(_Line, Attribute):
     """Numeric attribute on public bounds [lo, hi] (``integer``: whole numbers)."""
 
     bounded = True
+    policy_kinds = ("none", "threshold")
 
     def _validate(self) -> None:
         n = self.name
