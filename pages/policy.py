@@ -208,8 +208,8 @@ with right:
     a = studio.schema[attr]
     c1, c2 = st.columns(2)
     # keys carry the attribute's domain, so a new dataset with the same column name starts afresh
-    sig = f"{a.lo}:{a.hi}" if a.kind == "numeric" else str(abs(hash(tuple(_fmt(x) for x in a.domain_values()))))
-    if a.kind == "numeric":
+    sig = f"{a.lo}:{a.hi}" if a.bounded else str(abs(hash(tuple(_fmt(x) for x in a.domain_values()))))
+    if a.bounded:
         ukey, vkey = f"designer:pair_u:{attr}:{sig}", f"designer:pair_v:{attr}:{sig}"
         if a.integer:  # whole values (age 35, not 35.25), whole steps
             lo_i, hi_i = math.ceil(a.lo), math.floor(a.hi)

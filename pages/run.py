@@ -22,7 +22,7 @@ from blowfish_core.algorithm.evolution import RunStopped
 from blowfish_core.synthesis.spec import MAX_SEEDS
 from blowfish_core.synthesis.experiment import PairedResult
 from blowfish_core.synthesis.report import ledger_text, policy_summary
-from blowfish_core.algorithm.methods import METHOD_LABELS
+from blowfish_core.algorithm.methods import BF_SOFT, HARD, METHOD_LABELS
 from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
 from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
 from blowfish_core.workflows.verdicts import run_verdict_from_report, sweep_verdict_from_result
@@ -109,7 +109,7 @@ st.markdown(
 )
 carried = st.session_state.get("runner_carried")
 if carried:
-    what = "Hard" if carried["method"] == "hard" else f"BF-Soft at tau = {carried['tau']:g} (with Hard for comparison)"
+    what = "Hard" if carried["method"] == HARD.name else f"BF-Soft at tau = {carried['tau']:g} (with Hard for comparison)"
     st.info(f"From the Temperature Pilot: {what}" + (f", target rho = {carried['rho']:g}" if carried.get("rho") else "")
             + ". The inputs below were set accordingly"
             + (f": {carried['message']}." if carried.get("message") else "."))
@@ -336,7 +336,7 @@ def draw_results() -> None:
     st.subheader("Real vs synthetic marginals")
     keys = list(rec["releases"])
     # open on the method of interest (BF-Soft, else Hard), not on whatever ran first
-    _first = next((i for want in ("bf-soft", "hard") for i, k in enumerate(keys) if k[0] == want), 0)
+    _first = next((i for want in (BF_SOFT.name, HARD.name) for i, k in enumerate(keys) if k[0] == want), 0)
     pick = st.selectbox("Synthetic table", range(len(keys)), index=_first, key=f"rn_marg_run_{rid}",
                         format_func=lambda i: f"{METHOD_LABELS[keys[i][0]]}, seed {keys[i][1]}")
     syn = rec["X_releases"][keys[pick]]

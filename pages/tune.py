@@ -24,6 +24,7 @@ from blowfish_core.io.data import read_table
 from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
+from blowfish_core.algorithm.methods import BF_SOFT, HARD, get_method
 from blowfish_core.workflows.pilot import (
     DEFAULT_TIE_TOL, MIN_PILOT_ROWS, PILOT_Q, check_pilot_size, holdout_split, parse_tau_grid, recommend,
     recommendation_strength, run_pilot, scale_budget, subsample, tau_grid,
@@ -254,8 +255,8 @@ else:
     st.dataframe(ui.styled(shown, {"tau": "g", "q": ".3g", "mean": ".4f", "ci_low": ".4f", "ci_high": ".4f",
                                    "R_s vs Hard (%)": ".1f"}),
                  hide_index=True, placeholder=ui.NA)
-    soft = tab[tab["method"] == "bf-soft"]
-    hard = tab[tab["method"] == "hard"].iloc[0]
+    soft = tab[tab["method"] == BF_SOFT.name]
+    hard = tab[tab["method"] == HARD.name].iloc[0]
     fig = go.Figure()
     _hs, _ss = method_style("hard"), method_style("bf-soft")
     if not (ui._missing(hard["ci_low"]) or ui._missing(hard["ci_high"])):
@@ -364,7 +365,7 @@ _last = st.session_state.get("pilot_result")
 _rec_tau = None
 if _last is not None:
     _r = _last["result"].recommendation
-    _rec_tau = _r.tau if _r.method != "hard" else None
+    _rec_tau = _r.tau if get_method(_r.method).needs_tau else None
 else:
     _rec_tau = get_tau()
 try:

@@ -22,6 +22,7 @@ from blowfish_core.analysis.exact import (
     EnumerationLimitError, check_axis_bounds, closed_form_bound, edge_costs, exact_sensitivity, lattice_records,
     nearest_candidates, population_aware_bound, soft_votes, tightness_construction,
 )
+from blowfish_core.model.domain import ATTRIBUTE_TYPES
 from blowfish_core.workflows.verdicts import fmt_gap
 from studio import flow
 from studio.plots import HIGHLIGHT, OKABE_ITO, SEQUENCE, chart_with_table
@@ -85,7 +86,7 @@ with st.expander("Domain, distance and policy"):
         with col:
             st.markdown(f"**Attribute {ax}**")
             kind = st.selectbox(f"{ax}: type", ["numeric", "ordinal"], key=f"v_{ax}_kind")
-            if kind == "numeric":
+            if ATTRIBUTE_TYPES[kind].bounded:  # the chosen type's declared capability (numeric: lo, hi)
                 c1, c2 = st.columns(2)
                 lo = c1.number_input(f"{ax}: lower bound", value=0.0, key=f"v_{ax}_lo", format="%g")
                 hi = c2.number_input(f"{ax}: upper bound", value=10.0, key=f"v_{ax}_hi", format="%g")
@@ -104,13 +105,13 @@ with st.expander("Domain, distance and policy"):
                           horizontal=True)
     distance = "gower" if dist_label.startswith("Gower") else "euclidean"
     protect = st.radio("Threshold policy on", ["x", "y", "both"], index=2, key="v_protect", horizontal=True)
-    unit_y = "levels" if specs["y"]["kind"] == "ordinal" else "units"
+    unit_y = "units" if ATTRIBUTE_TYPES[specs["y"]["kind"]].bounded else "levels"
     theta_y = st.number_input(f"θ on y ({unit_y})", min_value=0.0, value=1.0, step=0.5, key="v_y_theta")
     source = st.radio("Population", ["Random (seeded)", "Edit table", "Paste x, y"], key="v_source",
                       horizontal=True)
     seed = st.number_input("seed of the random population", min_value=0, value=0, step=1, key="v_seed")
 
-unit_x = "levels" if specs["x"]["kind"] == "ordinal" else "units"
+unit_x = "units" if ATTRIBUTE_TYPES[specs["x"]["kind"]].bounded else "levels"
 thetas = {"x": k2.number_input(f"θ: protected distance on x ({unit_x})", min_value=0.0, value=1.0, step=0.5,
                                key="v_x_theta", help="values of x within θ are a protected pair; θ on y is in "
                                "'Domain, distance and policy'"),
@@ -123,7 +124,7 @@ try:
     attrs = []
     for ax in AXES:
         sp = specs[ax]
-        if sp["kind"] == "numeric":
+        if ATTRIBUTE_TYPES[sp["kind"]].bounded:
             lo_, hi_ = check_axis_bounds(f"attribute {ax}", sp["lo"], sp["hi"])
             attrs.append(Attribute(ax, "numeric", lo=lo_, hi=hi_, weight=float(sp["weight"])))
         else:
@@ -157,7 +158,7 @@ def random_population(schema: Schema, m: int, seed: int) -> pd.DataFrame:
     C = schema.sample_uniform(np.random.default_rng(int(seed)), int(m))
     df = schema.decode(C)
     for a in schema.attributes:
-        if a.kind == "numeric":
+        if a.bounded:
             df[a.name] = df[a.name].round(2)
     return df
 
@@ -343,7 +344,7 @@ def panel(akey: tuple, pop_xy: tuple, vote: str, title: str, clickable: bool = F
     x_vals = sch.attributes[0].decode(xs_).to_numpy(dtype=float)
     y_vals = sch.attributes[1].decode(ys_).to_numpy(dtype=float)
     Z = res["regions"].reshape(xs_.size, ys_.size).T          # first attribute slowest -> rows are y
-    axis_title = {a.name: f"{a.name} ({'levels' if a.kind == 'ordinal' else 'units'})" for a in sch.attributes}
+    axis_title = {a.name: f"{a.name} ({'levels' if a.ordered and not a.bounded else 'units'})" for a in sch.attributes}
     fig = go.Figure()
     fig.add_trace(go.Heatmap(z=Z, x=x_vals, y=y_vals, colorscale=region_colorscale(m_), zmin=-0.5, zmax=m_ - 0.5,
                              showscale=False, opacity=0.22, hovertemplate="nearest candidate #%{z}<extra></extra>"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from blowfish_core import get_preset
+from blowfish_core.algorithm.methods import BF_SOFT, HARD
 from blowfish_core.io.presets import shared_path
 from blowfish_core.interfaces.run_bundle import RunSettings, settings_from_request
 from studio import runner_ui as ui
@@ -47,7 +48,7 @@ def release_request(state: Any, studio: Any):
     """(RunRequest, RunSettings) of the release: the flow's method, budget, tau and schedule, one seed."""
     s = runner_inputs(state, studio)
     carried = state.get("runner_carried") or {}
-    s["rn_methods"] = ["hard"] if carried.get("method") == "hard" else ["bf-soft"]
+    s["rn_methods"] = [HARD.name] if carried.get("method") == HARD.name else [BF_SOFT.name]
     s["rn_decomp"] = False
     s["rn_seeds"] = 1
     req = ui.build_request(studio, s)

@@ -17,6 +17,8 @@ from typing import Any
 import pandas as pd
 
 import blowfish_core as bc
+from blowfish_core.algorithm.methods import BF_SOFT, HARD, TAB_PE
+from blowfish_core.model.domain import ATTRIBUTE_TYPES
 from blowfish_core.synthesis.release import release_synthesis
 from blowfish_core.synthesis.spec import RunSpec
 from blowfish_core.base.errors import DataError, PolicyError, SchemaError
@@ -384,10 +386,10 @@ def schema_table(df: pd.DataFrame, schema: bc.Schema, inferred: bc.Schema | None
             "column": c,
             "model": c in schema.names,
             "type": a.kind if a is not None else "categorical",
-            "lo": a.lo if a is not None and a.kind == "numeric" else None,
-            "hi": a.hi if a is not None and a.kind == "numeric" else None,
+            "lo": a.lo if a is not None and a.bounded else None,
+            "hi": a.hi if a is not None and a.bounded else None,
             "integer": bool(a.integer) if a is not None else False,
-            "levels": _levels_text(a.levels) if a is not None and a.kind != "numeric" else "",
+            "levels": _levels_text(a.levels) if a is not None and not a.bounded else "",
             "weight": a.weight if a is not None else None,
             "unit": (a.unit or "") if a is not None else "",
             "declared public": c in schema.names and c not in derived,
@@ -436,7 +438,8 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
         inf_a = inferred[name] if inferred is not None and name in inferred.names else None
         col = df[name] if name in df.columns else pd.Series([], dtype=object)
         filled = False
-        if kind == "numeric":
+        cls = ATTRIBUTE_TYPES.get(kind)  # the chosen type's class: its declared capabilities pick the fields
+        if cls is not None and cls.bounded:
             lo, hi = parse_number_cell(row["lo"], name, "lo"), parse_number_cell(row["hi"], name, "hi")
             if lo is None or hi is None:
                 if (pd.to_numeric(col, errors="coerce").isna() & col.notna()).any():
@@ -449,9 +452,9 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
                     hi = hi if hi > lo else lo + 1.0
                     filled = True
             a = bc.Attribute(name, "numeric", lo=lo, hi=hi, integer=integer, weight=weight, unit=unit)
-            same = inf_a is not None and inf_a.kind == "numeric" and a.lo == inf_a.lo and a.hi == inf_a.hi
-        elif kind == "hierarchical":
-            if name not in current.names or current[name].kind != "hierarchical":
+            same = inf_a is not None and inf_a.bounded and a.lo == inf_a.lo and a.hi == inf_a.hi
+        elif cls is not None and cls.has_tree:
+            if name not in current.names or not current[name].has_tree:
                 raise SchemaError(
                     f"column '{name}': a hierarchical type needs a taxonomy tree. "
                     "Fix: import a schema JSON with a 'tree' for it, or choose categorical"
@@ -486,7 +489,7 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
 # ------------------------------------------------------------ release (issue 11)
 #: methods offered by the "Make a release" action: the release gate's private methods (Method.releasable)
 #: that run Algorithm 1 here (issue 21: analysis-only methods are never offered in release controls).
-RELEASE_METHODS = tuple(m for m in ("bf-soft", "hard", "tab-pe") if bc.get_method(m).releasable)
+RELEASE_METHODS = tuple(m.name for m in (BF_SOFT, HARD, TAB_PE) if m.releasable)
 
 
 def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, release: int = DEFAULT_RELEASE,

@@ -35,7 +35,7 @@ from blowfish_core.synthesis.experiment import PairedResult, run_paired
 from blowfish_core.synthesis.spec import RunRequest, RunSpec
 from blowfish_core.algorithm import methods as method_table
 from blowfish_core.synthesis import parsing
-from blowfish_core.privacy.mechanisms import get_mechanism
+from blowfish_core.privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from blowfish_core.privacy.mechanisms.pubmix import supports
 from blowfish_core.algorithm.methods import METHOD_LABELS
 from blowfish_core.workflows.sweeps import round_errors
@@ -81,7 +81,7 @@ def session_budget_settings(s: dict[str, Any], view: Any) -> dict[str, Any]:
 #: rho = 6e-4 (one of the paper's three highlighted budgets, epsilon ~ 0.17 by Eq. (1)).
 RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_methods": ["tab-pe", "hard", "bf-soft"],
-    "rn_noise": "gaussian",
+    "rn_noise": DEFAULT_MECHANISM,
     "rn_decomp": False,
     "rn_budget_mode": SESSION_BUDGET,
     "rn_rho": _default_rho(),
@@ -150,10 +150,10 @@ def carry_to_runner(state: MutableMapping[str, Any], method: str, tau: float | N
     the session's tau with studio.state.set_tau, the one key every page reads).
     """
     s = runner_settings(state)
-    if method == "hard":
-        s["rn_methods"] = ["hard"]
+    if method == method_table.HARD.name:
+        s["rn_methods"] = [method_table.HARD.name]
     else:
-        s["rn_methods"] = ["hard", "bf-soft"]
+        s["rn_methods"] = [method_table.HARD.name, method_table.BF_SOFT.name]
     if rho is not None:
         s["rn_budget_mode"] = BUDGET_MODES[0]
         s["rn_rho"] = float(rho)
@@ -178,12 +178,12 @@ def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion
 
 def is_sampling(noise: str | None) -> bool:
     """True for the sampling release steps (PubMix / LinMix): (epsilon, delta) budget, hard votes only."""
-    return bool(getattr(get_mechanism(noise or "gaussian"), "samples", False))
+    return get_mechanism(noise or DEFAULT_MECHANISM).samples
 
 
 def method_availability(noise: str | None) -> list[tuple[str, bool, str]]:
     """(method, available, reason) for every user method under the noise step (read from the method table)."""
-    mech = get_mechanism(noise or "gaussian")
+    mech = get_mechanism(noise or DEFAULT_MECHANISM)
     return [(m, *supports(mech, method_table.METHODS[m])) for m in USER_METHODS]
 
 
@@ -254,7 +254,7 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
     if not getattr(studio, "has_rows", len(studio.private) > 0):
         raise BlowfishError(f"{studio.dataset_name}: the private table has no rows. Fix: load the table in the "
                             "Policy Designer (synthesis needs the records; policy design does not)")
-    noise = s.get("rn_noise") or "gaussian"
+    noise = s.get("rn_noise") or DEFAULT_MECHANISM
     sampling = is_sampling(noise)
     methods = methods_from_inputs(list(s["rn_methods"]), bool(s["rn_decomp"]) and not sampling)
     public, public_source, epsilon = None, "", None
@@ -262,7 +262,7 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
         b = parsing.parse_budget(None, s["rn_epsilon"], s["rn_delta"], mechanism=noise, flags=False)
         rho, delta, source, epsilon = None, b.delta, b.source, b.epsilon
         public = getattr(studio, "public", None)
-        if public is None and noise == "pubmix":
+        if public is None and get_mechanism(noise).needs_public:
             raise BlowfishError(f"{studio.dataset_name}: PubMix needs public rows of the same domain (the preset's "
                                 "held-out pilot split), and this dataset has none. Fix: use LinMix or Gaussian, or a "
                                 "built-in preset")
@@ -279,7 +279,7 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
     return RunSpec.build(studio.schema, studio.policy, studio.private, methods, rho, delta,
                          float(s["rn_tau"]) if soft else None, seeds, cfg, metric=studio.metric_fn(),
                          budget_source=source, data_source=studio.dataset_name, keep_populations=True,
-                         mechanism=noise if sampling else "gaussian", epsilon=epsilon, public=public,
+                         mechanism=noise if sampling else DEFAULT_MECHANISM, epsilon=epsilon, public=public,
                          public_source=public_source, unprotected_rows=unprotected)
 
 

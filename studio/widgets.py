@@ -99,24 +99,19 @@ def reset_policy_widgets() -> None:
 
 
 def allowed_kinds(a: bc.Attribute, current: str | None = None) -> list[str]:
-    """Policy kinds offered for an attribute (the current kind is always kept)."""
-    if a.kind == "numeric":
-        kinds = ["none", "threshold"]
-    elif a.kind == "ordinal":
-        kinds = ["none", "threshold", "block", "complete", "edges"]
-    elif a.kind == "hierarchical":
-        kinds = ["none", "hierarchy", "threshold", "block", "complete", "edges"]
-    else:
-        kinds = ["none", "block", "complete", "edges"]
+    """Policy kinds offered for an attribute (its type's declared ``policy_kinds``; the current kind is always kept)."""
+    kinds = list(a.policy_kinds)
     if current and current not in kinds:
         kinds.append(current)
     return kinds
 
 
 def _theta_max(a: bc.Attribute) -> float:
-    if a.kind == "numeric":
+    """The threshold slider's top: the range of a bounded (numeric) type, the level count - 1 of an
+    ordered one with levels (ordinal), else the tree diameter (the types' declared capabilities)."""
+    if a.bounded:
         return float(a.hi - a.lo)
-    if a.kind == "ordinal":
+    if a.ordered:
         return float(max(len(a.levels) - 1, 1))
     return float(max(a.tree_diameter, 1))
 
@@ -124,16 +119,16 @@ def _theta_max(a: bc.Attribute) -> float:
 def _theta_default(a: bc.Attribute, t3: AttributePolicy | None) -> float:
     if t3 is not None and t3.kind == "threshold":
         return float(t3.theta)
-    if a.kind == "numeric" and not a.integer:
+    if not a.whole_steps:
         return _theta_max(a) / 20.0
-    return 1.0 if a.kind != "hierarchical" else 2.0
+    return 1.0 if not a.has_tree else 2.0
 
 
 def _threshold_widget(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy | None) -> float:
     key = f"{POLICY_KEY_PREFIX}theta:{a.name}"
     init = float(ap.theta) if ap.kind == "threshold" else _theta_default(a, t3)
     top = max(_theta_max(a), init)
-    whole = (a.kind != "numeric" or a.integer) and float(init).is_integer() and float(top).is_integer()
+    whole = a.whole_steps and float(init).is_integer() and float(top).is_integer()
     unit = a.threshold_unit
     label = f"Threshold for {a.name} ({unit})"
     help_ = (f"Values within this distance, in {unit}, are protected pairs (0 < |u - v| <= theta). "
@@ -142,7 +137,7 @@ def _threshold_widget(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy 
         st.session_state[key] = int(init) if whole else float(init)
     if whole:
         return st.slider(label, 0, int(top), step=1, key=key, help=help_)
-    step = 0.5 if a.kind != "numeric" or a.integer else float(10 ** math.floor(math.log10(max(top, 1e-12) / 200)))
+    step = 0.5 if a.whole_steps else float(10 ** math.floor(math.log10(max(top, 1e-12) / 200)))
     return st.slider(label, 0.0, float(top), step=step, key=key, help=help_)
 
 

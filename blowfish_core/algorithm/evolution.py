@@ -445,7 +445,7 @@ def _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mecha
         I = domain_index(schema, U)
     else:
         U, counts, I = grouped
-    sampling = getattr(mech, "samples", False)
+    sampling = mech.samples
     plan = n_priv = None
     if sampling:
         from ..privacy.mechanisms.pubmix import check_sampling

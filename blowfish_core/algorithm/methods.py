@@ -30,7 +30,7 @@ from ..model.distance import GowerKernel
 from ..model.policy import Policy
 from ..model.schema import Schema
 from ..model.sensitivity import DEFAULT_MAX_EDGES, Calibration
-from ..model.votes import HardVote, SoftVote, Vote
+from ..model.votes import VOTES, HardVote, SoftVote, Vote
 
 NOTIONS = {
     "standard": "standard (bounded) DP: hides any substitution of one record",
@@ -90,7 +90,8 @@ class Method:
         """
         if self.vote is None:
             raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
-        return SoftVote(tau, precision) if self.vote is SoftVote else self.vote()
+        cls = VOTES[self.vote.name]  # the vote table; a vote built from a temperature takes tau and precision
+        return cls(tau, precision) if cls.needs_tau else cls()
 
     @property
     def is_reference(self) -> bool:

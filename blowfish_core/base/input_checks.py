@@ -63,7 +63,7 @@ def check_integer_bounds(schema) -> None:
     the fix (bounds >= 2^63 used to crash with a traceback in the uniform sampler).
     """
     for a in schema.attributes:
-        if getattr(a, "kind", None) != "numeric" or not getattr(a, "integer", False):
+        if not getattr(a, "bounded", False) or not getattr(a, "integer", False):  # integer numeric types
             continue
         for key in ("lo", "hi"):
             v = getattr(a, key)

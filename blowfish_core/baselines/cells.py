@@ -58,7 +58,7 @@ class PublicCells:
         sizes, remap = [], []
         for i, a in enumerate(schema.attributes):
             used = None
-            if a.kind == "numeric" and a.integer and (a.hi - a.lo) < 4 * bins:
+            if a.bounded and a.integer and (a.hi - a.lo) < 4 * bins:
                 # which bins hold a whole number of the public domain (computed on the domain itself)
                 used = np.unique(_bin_of(schema, i, _integer_codes(a), bins))
             if used is not None and used.size < bins:
@@ -66,7 +66,7 @@ class PublicCells:
                 m[used] = np.arange(used.size)
                 sizes.append(int(used.size))
                 remap.append(m)
-            elif a.kind == "numeric":
+            elif a.bounded:
                 sizes.append(bins)
                 remap.append(None)
             else:
@@ -102,16 +102,16 @@ class PublicCells:
             c = cells[:, i]
             if c.size and (c.min() < 0 or c.max() >= self.sizes[i]):
                 raise SchemaError(f"attribute '{a.name}': cell index out of range 0..{self.sizes[i] - 1}")
-            if a.kind == "numeric" and a.integer:
+            if a.bounded and a.integer:
                 out[:, i] = self._decode_integer(i, c, rng)
-            elif a.kind == "numeric":
+            elif a.bounded:
                 lo = c / self.bins
                 x = lo + rng.uniform(0.0, 1.0, size=c.size) / self.bins
                 # keep the draw inside the bin as bin_codes computes it (float edges)
                 x = np.clip(x, 0.0, 1.0)
                 back = np.minimum((x * self.bins).astype(np.int64), self.bins - 1)
                 out[:, i] = np.where(back == c, x, lo)
-            elif a.kind == "ordinal":
+            elif a.ordered:  # levels in order (ordinal): code rank / (L - 1)
                 out[:, i] = c / max(len(a.levels) - 1, 1)
             else:
                 out[:, i] = c

@@ -59,10 +59,10 @@ def encoded_table(schema: Schema, data: Any) -> np.ndarray:
         raise SchemaError("encoded data contains NaN or inf")
     for i, a in enumerate(schema.attributes):
         col = X[:, i]
-        hi = 1.0 if a.kind in ("numeric", "ordinal") else len(a.levels) - 1
+        hi = 1.0 if a.ordered else len(a.levels) - 1  # ordered types (numeric, ordinal) encode into [0, 1]
         if col.min() < 0 or col.max() > hi:
             raise SchemaError(f"column '{a.name}': encoded values outside the public domain [0, {hi}]")
-        if a.kind not in ("numeric", "ordinal") and not np.all(col == np.round(col)):
+        if not a.ordered and not np.all(col == np.round(col)):
             raise SchemaError(f"column '{a.name}': encoded {a.kind} codes must be whole numbers 0..{hi}")
     return X
 

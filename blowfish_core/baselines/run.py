@@ -33,6 +33,7 @@ import numpy as np
 
 from ..base.errors import BlowfishError
 from ..privacy.ledger import LedgerRow as EngineRow
+from ..privacy.mechanisms import MECHANISMS
 from .ledger import BaselineResult
 
 
@@ -41,8 +42,9 @@ def engine_rows(res: BaselineResult, label: str) -> list[EngineRow]:
     out = []
     for r in res.ledger:
         note = (f"{label}: step '{r.step}' on ({', '.join(r.clique)})",)
-        if r.mechanism == "gaussian":
-            out.append(EngineRow(r.round + 1, r.candidates, "gaussian", float(r.sensitivity), "l2", float(r.scale),
+        if r.mechanism in MECHANISMS:  # an additive noise round (Gaussian): its table entry's name and norm
+            m = MECHANISMS[r.mechanism]
+            out.append(EngineRow(r.round + 1, r.candidates, m.name, float(r.sensitivity), m.norm, float(r.scale),
                                  "global", surviving=r.candidates, rho_t=float(r.rho), notes=note))
         else:  # exponential selection: scale field = the mechanism's epsilon in the baseline row
             eps = float(r.scale)

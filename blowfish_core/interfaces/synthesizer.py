@@ -48,7 +48,7 @@ from ..base.input_checks import check_seeds
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import privacy_totals
 from ..algorithm.methods import get_method
-from ..privacy.mechanisms import get_mechanism
+from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..privacy.mechanisms.pubmix import check_sampling
 from ..synthesis.parsing import parse_budget, parse_methods, parse_noise, require_tau
 from ..model.policy import Policy
@@ -254,7 +254,7 @@ class Synthesizer:
         (method,) = parse_methods([self.method]) or [None]
         if method is None:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
-        mech_name = parse_noise(self.noise, None if self.mechanism == "gaussian" else self.mechanism)
+        mech_name = parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism)
         budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
         mech = get_mechanism(mech_name)
         require_tau([method], self.tau)
@@ -268,7 +268,7 @@ class Synthesizer:
             raise BlowfishError(EMPTY_POLICY_MESSAGE)
         check_soft_tau(self.schema, self.policy, [method], self.tau)
         public = None
-        if getattr(mech, "samples", False):
+        if mech.samples:
             check_sampling(mech, get_method(method), self.policy, cfg.threshold_h, self.public is not None,
                            "public=DataFrame")
             if self.public is not None:
@@ -384,7 +384,7 @@ class Synthesizer:
             X = res.release if first else res.sampler(int(n), self._streams(_RELEASE, self.n_samples_drawn_))
             self.n_samples_drawn_ += 1
             return self.schema.decode(X)
-        if getattr(get_mechanism(self.budget_.mechanism), "samples", False) and self.n_samples_drawn_ == 0 \
+        if get_mechanism(self.budget_.mechanism).samples and self.n_samples_drawn_ == 0 \
                 and n == self.config_.release:
             self.n_samples_drawn_ += 1
             return self.schema.decode(res.release)

@@ -53,7 +53,6 @@ from .intake.problems import (
     rows_text, size_warnings,
 )
 from .intake.reading import separator_hint, sniff_separator
-from ..model.domain import NumericAttribute
 from ..model.schema import Schema
 
 #: rows per chunk (about 10-50 MB of pandas frame for tables of ~15 columns).
@@ -213,7 +212,7 @@ class _Problems:
             for kind in sorted((k for c, k in self.found if c == a.name), key=order.get):
                 n, rows, ex = self.found[(a.name, kind)]
                 where = rows_text(rows, n)
-                numeric = isinstance(a, NumericAttribute)
+                numeric = a.bounded
                 if kind == "missing" and n == n_rows:
                     out.append(f"column '{a.name}' is empty in every row ({n} rows). Fix: " + empty_column_fix())
                 elif kind == "missing":
@@ -253,7 +252,7 @@ def _bad_cells(schema: Schema, chunk, rows: np.ndarray, found: _Problems) -> Non
         found.add(a.name, "missing", rows[miss], [])
         present, prow = col[~miss], rows[~miss]
         refused: dict[str, np.ndarray] = {}
-        if isinstance(a, NumericAttribute):  # vectorised: a numbers column may have a value per row
+        if a.bounded:  # a numeric type; vectorised: a numbers column may have a value per row
             x = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float, copy=True)
             notnum = ~np.isfinite(x)
             out = ~notnum & ((x < a.lo) | (x > a.hi))
@@ -397,7 +396,7 @@ def _check_levels(level: dict[str, str], attrs: dict, label: str) -> None:
     """A missing level is refused before reading on a numeric column or outside the declared levels."""
     for c, v in level.items():
         a = attrs.get(c)
-        if isinstance(a, NumericAttribute):
+        if a.bounded:
             raise DataError(missing_level_numeric(c, v))
         if a is not None:
             try:

@@ -76,6 +76,9 @@ class HardVote:
     """Hard vote v(x) = e_nn(x) (Eq. (2), tau -> 0): one-hot on the nearest candidate."""
 
     name: ClassVar[str] = "hard"
+    #: declared capabilities: needs_tau (built from a temperature), whole_counts (histograms of whole counts).
+    needs_tau: ClassVar[bool] = False
+    whole_counts: ClassVar[bool] = True
     tau: None = None
 
     def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
@@ -123,6 +126,8 @@ class SoftVote:
     tau: float
     precision: str = "float64"
     name: ClassVar[str] = "soft"
+    needs_tau: ClassVar[bool] = True
+    whole_counts: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tau", check_tau(self.tau))

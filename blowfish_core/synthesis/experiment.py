@@ -198,7 +198,7 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         U, counts = group_records(X)
     grouped = (U, counts, domain_index(schema, U))
     public = None
-    if req.public is not None and getattr(get_mechanism(req.mechanism), "samples", False):
+    if req.public is not None and get_mechanism(req.mechanism).samples:
         Up, cp = group_records(schema.encode(req.public))
         public = (Up, cp, domain_index(schema, Up))
     if metric_fn is None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..privacy.accounting import check_delta, check_epsilon, check_rho, rho_from_budget
 from ..base.constants import DEFAULT_DELTA, DEFAULT_DELTA_TEXT
 from ..base.errors import BlowfishError, BudgetError
-from ..privacy.mechanisms import ADDITIVE, MECHANISMS, SAMPLING, get_mechanism
+from ..privacy.mechanisms import ADDITIVE, DEFAULT_MECHANISM, MECHANISMS, SAMPLING, get_mechanism
 from ..algorithm.methods import METHODS, tau_methods
 from ..model.policy import AttributePolicy, Policy, parse_protect_spec
 from ..model.votes import check_tau
@@ -77,7 +77,7 @@ def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
     None (it names an additive step that would not run).  Returns a MECHANISMS name.
     Raises BlowfishError naming the fields for an unknown value or a conflicting pair.
     """
-    nz = "gaussian" if noise is None else str(noise).strip().lower()
+    nz = DEFAULT_MECHANISM if noise is None else str(noise).strip().lower()
     if nz not in NOISE_STEPS:
         raise BlowfishError(f"{name}: unknown noise step '{nz}'; use {', '.join(NOISE_STEPS)}")
     if mechanism is not None:
@@ -86,11 +86,11 @@ def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
             raise BlowfishError(f"{mechanism_name} {mech}: a sampling release step is chosen with {name} {mech}. "
                                 f"Fix: write {name} {mech}")
         mech = parse_mechanism(mech, mechanism_name)
-        if nz != "gaussian":
+        if nz != DEFAULT_MECHANISM:
             raise BlowfishError(f"{name} {nz} replaces the additive-noise step, so {mechanism_name} {mech} "
                                 f"conflicts with it. Fix: drop {mechanism_name} (or use {name} gaussian)")
         return mech
-    return nz if nz != "gaussian" else get_mechanism(None).name
+    return nz if nz != DEFAULT_MECHANISM else get_mechanism(None).name
 
 
 @dataclass(frozen=True)
@@ -116,11 +116,11 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
     """
     mech = parse_mechanism(mechanism, "--mechanism" if flags else "mechanism")
     f = (lambda s: f"--{s}") if flags else (lambda s: s)
-    gaussian = get_mechanism(mech).budget_name == "rho" and not getattr(get_mechanism(mech), "samples", False)
+    gaussian = get_mechanism(mech).budget_name == "rho" and not get_mechanism(mech).samples
     if conversion is not None and not gaussian:
         raise BlowfishError(f"{f('conversion')} {conversion} converts a Gaussian (zCDP) budget; {mech} takes "
                             f"{f('epsilon')} as it is. Fix: drop {f('conversion')}")
-    if getattr(get_mechanism(mech), "samples", False):  # PubMix / LinMix: (epsilon, delta), PLD ledger
+    if get_mechanism(mech).samples:  # PubMix / LinMix: (epsilon, delta), PLD ledger
         if rho is not None:
             raise BlowfishError(f"{f('rho')} is a zCDP budget; {f('noise')} {mech} is (epsilon, delta)-DP. "
                                 f"Fix: give {f('epsilon')} E {f('delta')} D")

@@ -29,7 +29,7 @@ from ..model.calibration import floor_value
 from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE
 from .gate import NOT_DP_LABEL, total_text
 from .spec import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
-from ..privacy.mechanisms import get_mechanism
+from ..privacy.mechanisms import DEFAULT_MECHANISM, MECHANISMS, get_mechanism
 from ..algorithm.methods import BASELINE, DECOMPOSITION, METHODS, SOFT, any_policy_aware, get_method
 from ..model.metrics import NUMERIC_BINS, relative_reduction, t_interval
 from ..model.policy import Policy, record_reach, weighted_reaches
@@ -249,8 +249,8 @@ def build_report(result: PairedRuns) -> dict[str, Any]:
         "n_private": result.n_private,
         "n_unique": result.n_unique,
         **_setting(result, pol),
-        "noise": get_mechanism(req.mechanism).name if getattr(get_mechanism(req.mechanism), "samples", False)
-        else "gaussian",
+        "noise": get_mechanism(req.mechanism).name if get_mechanism(req.mechanism).samples
+        else DEFAULT_MECHANISM,
         "public_source": req.public_source or None,
         "config": _config(req, result),
         "metric": _metric(result),
@@ -448,6 +448,12 @@ def ledger_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _accountant_label(acct: str) -> str:
+    """The label of the mechanism(s) whose one-mechanism ledger uses accountant ``acct`` (the table's
+    declared ``accountant``; 'pure-sum' -> 'Laplace')."""
+    return " or ".join(m.label for m in MECHANISMS.values() if m.accountant == acct)
+
+
 def _budget_text(p: dict[str, Any], acct: str) -> tuple[str, str]:
     """(the budget sentence, the budget each method spent) of the report's privacy block, per accountant."""
     if acct == "gdp-exact":
@@ -463,7 +469,7 @@ def _budget_text(p: dict[str, Any], acct: str) -> tuple[str, str]:
         spent = f"rho = {p['rho']:.6g}"
     elif acct == "pure-sum":
         budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
-                  f"(Laplace mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
+                  f"({_accountant_label(acct)} mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
         spent = f"epsilon = {p['epsilon']:.6g}"
     elif acct == "zcdp-eq1":
         budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows ({', '.join(p['mechanisms'])}; "

@@ -169,9 +169,9 @@ def validate_request(req: RunRequest) -> None:
     if needs_tau(req.methods):
         check_tau(req.tau)
     mech = get_mechanism(req.mechanism)
-    if mech.budget_name == "rho" or getattr(mech, "samples", False):
+    if mech.budget_name == "rho" or mech.samples:
         check_delta(req.delta)
-    if getattr(mech, "samples", False):
+    if mech.samples:
         from ..privacy.mechanisms.pubmix import check_sampling
 
         for m in req.methods:

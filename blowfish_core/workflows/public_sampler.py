@@ -45,6 +45,7 @@ from ..privacy.accounting import (
 from ..base.errors import BlowfishError, DataError, SchemaError
 from ..algorithm.evolution import SEEDED_NOTE
 from ..model.metrics import NUMERIC_BINS, bin_codes
+from ..privacy.mechanisms import get_mechanism
 from ..privacy.pubmix import (
     beta_min,
     check_gamma,
@@ -136,7 +137,7 @@ def marginal_cells(schema: Schema, attrs: Sequence[str], bins: int = NUMERIC_BIN
     sub = Schema([schema[a] for a in attrs])
     sizes, labels = [], []
     for a in sub.attributes:
-        if a.kind == "numeric":
+        if a.bounded:
             sizes.append(bins)
             labels.append([_bin_label(a.lo, a.hi, k, bins, a.integer) for k in range(bins)])
         else:
@@ -165,7 +166,7 @@ def _decode(sub: Schema, sizes: list[int], labels: list[list[str]], flat: np.nda
     idx = np.unravel_index(flat, sizes)
     cols = {}
     for i, a in enumerate(sub.attributes):
-        if a.kind == "numeric":
+        if a.bounded:
             cols[a.name] = np.array(labels[i], dtype=object)[idx[i]]
         else:
             cols[a.name] = a.decode(a.domain_codes()[idx[i]]).to_numpy()
@@ -311,7 +312,7 @@ def _prepare(schema, attrs, private_df, public_df, epsilon, delta, n_samples, me
         g = check_gamma(gamma)
         gsrc = "given"
     lin_floor = 1.0 / d
-    if method == "pubmix":
+    if get_mechanism(method).needs_public:
         ch = choose_noise(p_public, g, eps, dl, n, m)
         p_noise, beta, t, which = ch.p_noise, ch.beta, ch.t, ch.which
     else:
@@ -338,7 +339,7 @@ def _result(q: dict[str, Any], draws: np.ndarray, label: str, sampler: str) -> P
     rows = _decode(sub, sizes, labels, draws)
     grid = default_curve_grid(m)
     curve = {"n_samples": grid,
-             "pubmix": [beta_min(eps, dl, n, k, floor) for k in grid] if q["method"] == "pubmix" else None,
+             "pubmix": [beta_min(eps, dl, n, k, floor) for k in grid] if get_mechanism(q["method"]).needs_public else None,
              "linmix": [beta_min(eps, dl, n, k, q["lin_floor"]) for k in grid]}
     cells = [", ".join(f"{a}={labels[i][c]}" for i, (a, c) in enumerate(zip(sub.names, cell)))
              for cell in np.ndindex(*sizes)] if d <= 5000 else [str(i) for i in range(d)]

@@ -17,6 +17,7 @@ from ...model.schema import Schema
 from ...model.sensitivity import soft_bound
 from ...model.votes import check_tau, vote_histogram
 from ...privacy.accounting import check_delta, check_rho, epsilon_exact, gaussian_sigma
+from ...privacy.mechanisms import Mechanism, get_mechanism
 from .cases import (
     AUDITED_METHODS,
     BROKEN_CALIBRATIONS,
@@ -60,9 +61,19 @@ class AuditPair:
     sensitivity_scale: float = 1.0
 
     @property
+    def law(self) -> Mechanism:
+        """The audited mechanism's table entry (its declared norm and accountant)."""
+        return get_mechanism(self.mechanism)
+
+    @property
+    def pure(self) -> bool:
+        """The mechanism is pure epsilon-DP (declared accountant 'pure-sum': Laplace)."""
+        return self.law.accountant == "pure-sum"
+
+    @property
     def shift(self) -> float:
         """||H(D') - H(D)|| in the mechanism's norm (l2 Gaussian, l1 Laplace), histogram units."""
-        return float(np.linalg.norm(self.H_prime - self.H, ord=1 if self.mechanism == "laplace" else 2))
+        return float(np.linalg.norm(self.H_prime - self.H, ord=1 if self.law.norm == "l1" else 2))
 
 
 def check_sensitivity_scale(sensitivity_scale: float) -> float:

@@ -10,7 +10,7 @@ from .pair import AuditPair
 
 
 def _statistic_kind(pair: AuditPair) -> str:
-    if pair.mechanism == "laplace":
+    if pair.pure:
         return "laplace-likelihood-ratio"
     return "projection" if pair.sigma == pair.sigma_prime else "likelihood-ratio"
 
@@ -27,7 +27,7 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
     """
     if sampler not in ("scalar", "full"):
         raise BlowfishError(f"audit: sampler must be 'scalar' or 'full' (got {sampler!r})")
-    if pair.mechanism == "laplace":
+    if pair.pure:
         return _laplace_statistic(pair, n, rng)
     H, Hp = pair.H, pair.H_prime
     m = H.size

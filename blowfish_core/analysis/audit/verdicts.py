@@ -103,7 +103,7 @@ def pair_epsilon(pair: AuditPair) -> float | None:
     """
     if pair.sigma != pair.sigma_prime:
         return None
-    if pair.mechanism == "laplace":  # pure epsilon of Lap(b) with l1 shift d: d / b
+    if pair.pure:  # pure epsilon of Lap(b) with l1 shift d: d / b
         d = pair.shift
         return 0.0 if d == 0 else (math.inf if pair.sigma == 0 else d / pair.sigma)
     d = pair.shift

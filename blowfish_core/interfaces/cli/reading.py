@@ -127,7 +127,6 @@ def _read_private(args, schema: Schema, cfg, dask: DaskClient):
     Every intake flag (--no-header, --names, --drop-missing, --missing-level) applies to the
     chunked read too; the Dask reader refuses them (and says how to read locally).  A
     --missing-level for a column the schema declares numeric is refused before anything runs."""
-    from ...model.domain import NumericAttribute
     from ...io.intake import missing_level_numeric
 
     if not math.isfinite(args.in_memory_mb) or args.in_memory_mb < 0:
@@ -137,7 +136,7 @@ def _read_private(args, schema: Schema, cfg, dask: DaskClient):
     levels = _missing_levels(args.missing_level)
     attrs = {a.name: a for a in schema.attributes}
     for c, v in levels.items():
-        if isinstance(attrs.get(c), NumericAttribute):
+        if c in attrs and attrs[c].bounded:  # a numeric type (declared capability)
             raise DataError(missing_level_numeric(c, v))
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
     chunked = args.chunk_rows is not None or size > args.in_memory_mb * 2**20

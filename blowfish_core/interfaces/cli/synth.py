@@ -141,7 +141,7 @@ def _parse_method_and_budget(args) -> tuple[list[str], Any, bool]:
     --tau are errors."""
     methods = parse_methods(args.method)
     mechanism = parse_noise(args.noise, args.mechanism)
-    sampling = bool(getattr(get_mechanism(mechanism), "samples", False))
+    sampling = get_mechanism(mechanism).samples
     if args.public and not sampling:
         raise BlowfishError("--public only applies to --noise pubmix (and linmix); it would be ignored here. "
                             "Fix: drop it or add --noise pubmix")

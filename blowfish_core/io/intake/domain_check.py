@@ -8,7 +8,6 @@ import numpy as np
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import SchemaError
-from ...model.domain import NumericAttribute
 from .problems import MAX_ROWS_LISTED, Problem, not_whole_message, rows_text
 from .result import IntakeResult
 
@@ -31,7 +30,7 @@ def domain_problems(schema: Any, res: IntakeResult) -> tuple[Problem, ...]:
         col = frame[a.name]
         present = col.notna().to_numpy()
         frac = None  # integer attributes: cells with a fraction
-        if isinstance(a, NumericAttribute):
+        if a.bounded:
             x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
             bad = present & np.isfinite(x) & ((x < a.lo) | (x > a.hi))
             where = f"outside [{a.lo:g}, {a.hi:g}]"

@@ -175,7 +175,7 @@ def _preset_layout(first: list[str], k: int) -> str | None:
         try:
             for a in schema.attributes:
                 v = row[a.name]
-                if a.kind == "numeric":
+                if a.bounded:
                     v = pd.to_numeric(v, errors="raise")
                 a.encode_series(v)
         except (SchemaError, ValueError, TypeError):

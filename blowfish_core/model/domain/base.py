@@ -120,6 +120,8 @@ class Attribute:
     has_tree: ClassVar[bool] = False
     #: why a protected pair sits at the diameter (Remark 3 read-out).
     diameter_reason: ClassVar[str] = "a protected pair lies at the attribute's diameter"
+    #: the policy kinds the Policy Designer offers for this type (flat levels: block, complete, edges).
+    policy_kinds: ClassVar[tuple[str, ...]] = ("none", "block", "complete", "edges")
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Attribute":
         if cls is Attribute:

@@ -16,6 +16,7 @@ class HierarchicalAttribute(_Levels):
 
     graded = True
     has_tree = True
+    policy_kinds = ("none", "hierarchy", "threshold", "block", "complete", "edges")
 
     @classmethod
     def examples(cls) -> tuple[HierarchicalAttribute, ...]:

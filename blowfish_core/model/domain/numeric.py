@@ -19,6 +19,7 @@ class NumericAttribute(_Line, Attribute):
     """Numeric attribute on public bounds [lo, hi] (``integer``: whole numbers)."""
 
     bounded = True
+    policy_kinds = ("none", "threshold")
 
     @classmethod
     def examples(cls) -> tuple[NumericAttribute, ...]:

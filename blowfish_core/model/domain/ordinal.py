@@ -11,6 +11,8 @@ from .base import _Levels, _Line, _step_pairs, attribute_type
 class OrdinalAttribute(_Line, _Levels):
     """Ordered levels; code rank / (L - 1), Gower term |a - b| = rank difference / (L - 1)."""
 
+    policy_kinds = ("none", "threshold", "block", "complete", "edges")
+
     @property
     def _gap(self) -> int:
         return max(len(self.levels) - 1, 1)

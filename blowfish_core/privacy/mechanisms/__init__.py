@@ -14,8 +14,8 @@ only calls these; adding a mechanism is one module here plus one entry in
 * pubmix / linmix: sampling release steps of the hard vote (papers/003): the round's
   draws come from (1 - beta_t) H_t/n + beta_t P_nse,t; budget (epsilon, delta), PLD
   ledger.  They have ``samples = True`` and, instead of scale/noise, ``plan`` and
-  ``noise_distribution`` (see mechanisms/pubmix.py).  Additive mechanisms have no
-  ``samples`` attribute (or False).
+  ``noise_distribution`` (see mechanisms/pubmix.py).  Additive mechanisms declare
+  ``samples = False``.
 
 Samplers (issue 11): the loop calls ``mech.release(hist, scale, rng, integer=...)``, the
 noisy histogram.  Each mechanism has a study sampler ('numpy': the round's seeded stream)
@@ -48,11 +48,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class Mechanism(Protocol):
-    """name: ledger name; norm: 'l2' or 'l1'; budget_name: 'rho' or 'epsilon'."""
+    """name: ledger name; norm: 'l2' or 'l1'; budget_name: 'rho' or 'epsilon'; the declared
+    capabilities label, scale_name, accountant, samples and needs_public (read instead of the name)."""
 
     name: str
     norm: str
     budget_name: str
+    label: str
+    scale_name: str
+    accountant: str
+    samples: bool
+    needs_public: bool
 
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray: ...
 
@@ -74,8 +80,8 @@ class Mechanism(Protocol):
 #: name -> mechanism instance (the only mechanism registry).
 MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace(), PubMix(), PubMix("linmix", linmix=True))}
 #: the additive-noise mechanisms (--mechanism) and the sampling release steps (--noise pubmix|linmix).
-ADDITIVE = tuple(k for k, m in MECHANISMS.items() if not getattr(m, "samples", False))
-SAMPLING = tuple(k for k, m in MECHANISMS.items() if getattr(m, "samples", False))
+ADDITIVE = tuple(k for k, m in MECHANISMS.items() if not m.samples)
+SAMPLING = tuple(k for k, m in MECHANISMS.items() if m.samples)
 DEFAULT_MECHANISM = "gaussian"
 #: mechanisms that release a choice, not a histogram: ledger rows only, not a ``--mechanism`` of synth.
 SELECTION_MECHANISMS: dict[str, Exponential] = {m.name: m for m in (Exponential(),)}

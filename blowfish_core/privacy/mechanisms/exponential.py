@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..ledger import LedgerRow, zcdp_totals
 
@@ -31,6 +31,14 @@ class Exponential:
     name: str = "exponential"
     norm: str = "linf"
     budget_name: str = "epsilon"
+    #: declared capabilities (the audit, the report, the CLI progress and the app read these, not the name):
+    #: label (prose name), scale_name (the per-round noise scale's symbol), accountant (of an all-exponential ledger),
+    #: samples (a sampling release step, not additive noise), needs_public (needs public rows).
+    label: ClassVar[str] = "exponential"
+    scale_name: ClassVar[str] = "b"
+    accountant: ClassVar[str] = "zcdp-eq1"
+    samples: ClassVar[bool] = False
+    needs_public: ClassVar[bool] = False
     #: the floating-point-safe sampler of a release's draw: OpenDP's report-noisy-max with Gumbel
     #: noise of scale 2 b / epsilon_sel (opendp_samplers.opendp_noisy_max; issue 21).
     release_sampler: str = "opendp-gumbel"

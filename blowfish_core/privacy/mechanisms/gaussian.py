@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,6 +24,14 @@ class Gaussian:
     name: str = "gaussian"
     norm: str = "l2"
     budget_name: str = "rho"
+    #: declared capabilities (the audit, the report, the CLI progress and the app read these, not the name):
+    #: label (prose name), scale_name (the per-round noise scale's symbol), accountant (of an all-Gaussian ledger),
+    #: samples (a sampling release step, not additive noise), needs_public (needs public rows).
+    label: ClassVar[str] = "Gaussian"
+    scale_name: ClassVar[str] = "sigma"
+    accountant: ClassVar[str] = "gdp-exact"
+    samples: ClassVar[bool] = False
+    needs_public: ClassVar[bool] = False
     #: the noise sampler: numpy's floating-point draws from the seeded stream (study runs).
     sampler: str = "numpy"
 

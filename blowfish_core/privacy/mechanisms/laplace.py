@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +28,14 @@ class Laplace:
     name: str = "laplace"
     norm: str = "l1"
     budget_name: str = "epsilon"
+    #: declared capabilities (the audit, the report, the CLI progress and the app read these, not the name):
+    #: label (prose name), scale_name (the per-round noise scale's symbol), accountant (of an all-Laplace ledger),
+    #: samples (a sampling release step, not additive noise), needs_public (needs public rows).
+    label: ClassVar[str] = "Laplace"
+    scale_name: ClassVar[str] = "b"
+    accountant: ClassVar[str] = "pure-sum"
+    samples: ClassVar[bool] = False
+    needs_public: ClassVar[bool] = False
     #: the noise sampler: numpy's floating-point draws from the seeded stream (study runs).
     sampler: str = "numpy"
 

@@ -160,9 +160,18 @@ class PubMix:
     #: the floating-point-safe sampler releases use (release_gate.release_sampler reads it).
     release_sampler: ClassVar[str] = "exact"
 
+    #: scale_name: the per-round mixture weight's symbol; accountant: of a PubMix/LinMix ledger.
+    scale_name: ClassVar[str] = "beta"
+    accountant: ClassVar[str] = "pld"
+
     @property
     def label(self) -> str:
         return "LinMix" if self.linmix else "PubMix"
+
+    @property
+    def needs_public(self) -> bool:
+        """PubMix mixes a public histogram in; LinMix's noise is uniform (no public rows)."""
+        return not self.linmix
 
     # --- Mechanism protocol
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
@@ -278,7 +287,7 @@ def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_
     method: a Method (its vote class is read from the method table); policy: Policy;
     threshold_h: the config's H; has_public: public rows were given (PubMix only).
     """
-    if not getattr(mech, "samples", False):
+    if not mech.samples:
         return
     ok, why = supports(mech, method)
     if not ok:
@@ -290,19 +299,18 @@ def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_
     if threshold_h > 0:
         raise BlowfishError(f"the threshold H does not apply to noise {mech.name} (no noisy histogram is formed). "
                             "Fix: set threshold H = 0")
-    if not getattr(mech, "linmix", False) and not has_public:
+    if mech.needs_public and not has_public:
         raise BlowfishError(f"noise {mech.name} needs public rows from the same domain ({public_flag}): the "
                             "preset's pilot split, or a public CSV disjoint from the private rows")
 
 
 def supports(mech: Any, method: Any) -> tuple[bool, str]:
-    """(True, '') when the release step can run ``method``; else (False, the reason)."""
-    from ...model.votes import HardVote
-
-    if not getattr(mech, "samples", False):
+    """(True, '') when the release step can run ``method``; else (False, the reason: the sampling
+    steps need a vote of whole counts, the vote class's declared ``whole_counts``)."""
+    if not mech.samples:
         return True, ""
     if getattr(method, "mechanisms", None) is not None and mech.name not in method.mechanisms:
         return False, f"{method.label} is not an Algorithm 1 method: it runs only with {' or '.join(method.mechanisms)}"
-    if method.vote is not HardVote:
+    if method.vote is None or not method.vote.whole_counts:
         return False, SOFT_VOTE_REASON
     return True, ""
