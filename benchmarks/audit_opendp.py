@@ -35,27 +35,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.analysis.audit import AUDIT_CASES, AUDITED_METHODS, audit_table, select_cases, suite_verdict  # noqa: E402
+from blowfish_core.analysis.audit import AUDIT_CASES, add_audit_args, audit_table, select_cases, suite_verdict  # noqa: E402
 from blowfish_core.analysis.audit_opendp import OPENDP_CONTROL_RUNS, OPENDP_RUNS, audit_opendp  # noqa: E402
-
-
-def positive_scale(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (v > 0 and v != float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0 (got {text})")
-    return v
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--method", default="all", choices=(*AUDITED_METHODS, "all"),
-                    help="audit this method's cases only (default all)")
-    ap.add_argument("--sensitivity-scale", type=positive_scale, default=1.0,
-                    help="multiply the engine's calibration by this factor (default 1; 0.5 must FAIL)")
+    add_audit_args(ap)
     ap.add_argument("--n", type=int, default=OPENDP_RUNS,
                     help=f"mechanism runs per dataset, the engine's calibrations (default {OPENDP_RUNS:,})")
     ap.add_argument("--control-n", type=int, default=OPENDP_CONTROL_RUNS,

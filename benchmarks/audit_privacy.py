@@ -40,28 +40,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from blowfish_core.analysis.audit import (  # noqa: E402
-    AUDITED_METHODS, LAPLACE_EPSILON_T, audit_table, default_setting, run_audit_suite, run_laplace_audit_suite,
+    add_audit_args, LAPLACE_EPSILON_T, audit_table, default_setting, run_audit_suite, run_laplace_audit_suite,
     suite_verdict,
 )
 
 
-def positive_scale(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (v > 0 and v != float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0 (got {text})")
-    return v
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--method", default="all", choices=(*AUDITED_METHODS, "all"),
-                    help="audit this method's cases only (default all)")
-    ap.add_argument("--sensitivity-scale", type=positive_scale, default=1.0,
-                    help="multiply the engine's calibration by this factor (default 1; 0.5 must FAIL)")
+    add_audit_args(ap)
     ap.add_argument("--n", type=int, default=2_000_000, help="mechanism runs per dataset (scalar sampler)")
     ap.add_argument("--full", type=int, default=200_000, help="runs per dataset with whole histograms (0: skip)")
     ap.add_argument("--rho-t", default="0.25", help="comma list of per-round zCDP budgets")

@@ -84,6 +84,8 @@ from .bounds import clopper_pearson_upper, epsilon_lower_bound, split_half_bound
 from .cases import (
     AUDIT_CASES,
     AUDITED_METHODS,
+    add_audit_args,
+    positive_scale,
     BROKEN_CALIBRATIONS,
     CALIBRATIONS,
     LAPLACE_AUDIT_CASES,
@@ -113,6 +115,8 @@ __all__ = [
     "BROKEN_CALIBRATIONS",
     "AUDIT_CASES",
     "AUDITED_METHODS",
+    "add_audit_args",
+    "positive_scale",
     "LAPLACE_BROKEN",
     "LAPLACE_AUDIT_CASES",
     "LAPLACE_EPSILON_T",

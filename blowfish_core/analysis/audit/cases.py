@@ -85,3 +85,26 @@ def default_setting() -> AuditSetting:
     policy = Policy({"X1": AttributePolicy("threshold", theta=1)}).validate(schema)
     C = np.array([[x1 / 15.0, x2 / 3.0] for x1 in (0, 15) for x2 in range(4)], dtype=float)
     return AuditSetting(schema, policy, C, 0.025, C.copy())
+
+
+def positive_scale(text: str) -> float:
+    """argparse type of ``--sensitivity-scale``: a finite number > 0 (argparse.ArgumentTypeError otherwise)."""
+    import argparse
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (v > 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0 (got {text})")
+    return v
+
+
+def add_audit_args(ap) -> None:
+    """The audit scripts' shared flags (benchmarks/audit_privacy.py, audit_opendp.py; issue 21 contract):
+    ``--method M`` (one of AUDITED_METHODS or 'all') and ``--sensitivity-scale S`` (> 0, default 1:
+    multiplies the engine's calibration; 0.5 must FAIL)."""
+    ap.add_argument("--method", default="all", choices=(*AUDITED_METHODS, "all"),
+                    help="audit this method's cases only (default all)")
+    ap.add_argument("--sensitivity-scale", type=positive_scale, default=1.0,
+                    help="multiply the engine's calibration by this factor (default 1; 0.5 must FAIL)")
