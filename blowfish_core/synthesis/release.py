@@ -15,6 +15,7 @@ from . import gate
 from .experiment import run_paired
 from .gate import Claim, Part, Publication
 
+
 def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | None = None,
                       should_stop: Callable[[], bool] | None = None) -> Publication:
     """A synthesis release (CLI ``synth`` without seeds, the API with seed=None, the app's Release
@@ -30,10 +31,9 @@ def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | No
         return [Part(f"{r.method}.csv", tuple(r.ledger), r.synth.noise_sampler or "", r.synth.randomness or "",
                      r.release) for r in res.runs]
 
-    pub = gate.publish(claim, produce)  # looked up on the gate module (tests replace it there)
-    res = box["result"]
-    object.__setattr__(pub, "result", res)
-    res.attach_publication(pub)
+    # looked up on the gate module (tests replace it there); the PairedResult is the Publication's result
+    pub = gate.publish(claim, produce, result_of=lambda parts: box["result"])
+    pub.result.attach_publication(pub)
     return pub
 
 
