@@ -35,7 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from blowfish_core.analysis.audit import AUDIT_CASES, add_audit_args, audit_table, select_cases, suite_verdict  # noqa: E402
+from blowfish_core.analysis.audit import AUDIT_CASES, add_audit_args, report_verdict, audit_table, select_cases  # noqa: E402
 from blowfish_core.analysis.audit_opendp import OPENDP_CONTROL_RUNS, OPENDP_RUNS, audit_opendp  # noqa: E402
 
 
@@ -65,13 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nOpenDP noise, {args.n:,} runs per side ({args.control_n:,} for the broken controls), "
           f"rho_t = {args.rho_t:g}, delta = {args.delta:g}, method {args.method}, engine sensitivity x {scale:g}:")
     print(audit_table(results))
-    ok, problems = suite_verdict(results)
-    print()
-    for line in problems:
-        print(line)
-    print(f"verdict: {'PASS' if ok else 'FAIL'} ({len(results) - len(problems)}/{len(results)} cases as expected; "
-          f"{time.perf_counter() - t0:.1f} s)")
-    return 0 if ok else 1
+    return report_verdict(results, time.perf_counter() - t0)
 
 
 if __name__ == "__main__":

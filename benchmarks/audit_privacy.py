@@ -40,8 +40,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from blowfish_core.analysis.audit import (  # noqa: E402
-    add_audit_args, LAPLACE_EPSILON_T, audit_table, default_setting, run_audit_suite, run_laplace_audit_suite,
-    suite_verdict,
+    add_audit_args, report_verdict, LAPLACE_EPSILON_T, audit_table, default_setting, run_audit_suite, run_laplace_audit_suite,
 )
 
 
@@ -85,13 +84,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.laplace:,} runs per dataset ({dt:.1f} s)")
         print(audit_table(res))
         results += res
-    ok, problems = suite_verdict(results)
-    print()
-    for line in problems:
-        print(line)
-    print(f"verdict: {'PASS' if ok else 'FAIL'} ({len(results) - len(problems)}/{len(results)} cases as expected; "
-          f"{time.perf_counter() - t_start:.1f} s)")
-    return 0 if ok else 1
+    return report_verdict(results, time.perf_counter() - t_start)
 
 
 if __name__ == "__main__":

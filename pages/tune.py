@@ -493,17 +493,16 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
 
         st.button(f"Use {pres.label} in the Synthesis Runner", key=carry_key, on_click=_carry_private)
 
-    last_r = st.session_state.get("pilot_private_release")
-    if last_r is not None:
-        st.subheader("Release of the choice")
-        if last_r["studio_version"] != studio.version:
-            st.warning("This release of the choice was computed for an earlier dataset or policy.")
-        st.metric("Released choice", last_r["result"].label)
-        _show_private(last_r["result"], "pl_private_release_carry_btn")
-    last_p = st.session_state.get("pilot_private")
-    if last_p is not None:
-        st.subheader("Seeded study of the choice")
-        if last_p["studio_version"] != studio.version:
-            st.warning("This private choice was computed for an earlier dataset or policy.")
-        st.metric("Private choice", last_p["result"].label)
-        _show_private(last_p["result"], "pl_private_carry_btn")
+    for key, title, stale, metric, carry_key in (  # the release first, then the seeded study
+            ("pilot_private_release", "Release of the choice", "This release of the choice", "Released choice",
+             "pl_private_release_carry_btn"),
+            ("pilot_private", "Seeded study of the choice", "This private choice", "Private choice",
+             "pl_private_carry_btn")):
+        last = st.session_state.get(key)
+        if last is None:
+            continue
+        st.subheader(title)
+        if last["studio_version"] != studio.version:
+            st.warning(f"{stale} was computed for an earlier dataset or policy.")
+        st.metric(metric, last["result"].label)
+        _show_private(last["result"], carry_key)

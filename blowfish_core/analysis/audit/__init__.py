@@ -107,6 +107,7 @@ from .verdicts import (
     audit_table,
     exact_verdict,
     pair_epsilon,
+    report_verdict,
     suite_verdict,
 )
 
@@ -148,6 +149,7 @@ __all__ = [
     "exact_verdict",
     "audit_result",
     "pair_epsilon",
+    "report_verdict",
     "suite_verdict",
     "audit_table",
     "audit_pair",

@@ -152,3 +152,16 @@ def audit_table(results: list[tuple[AuditResult, bool]]) -> str:
             f"{pe:>9} {r.fpr:>9.2e} {r.fnr:>9.2e}  {verdict} ({'pass' if exp else 'fail'}; {ok})"
         )
     return "\n".join(lines)
+
+
+def report_verdict(results, seconds: float) -> int:
+    """Print the audit scripts' closing block (benchmarks/audit_privacy.py, audit_opendp.py): every
+    unexpected verdict, then ``verdict: PASS|FAIL (k/n cases as expected; T s)``.  Returns the exit
+    code: 0 when every case is as expected, else 1 (issue 21: an audit that can fail)."""
+    ok, problems = suite_verdict(results)
+    print()
+    for line in problems:
+        print(line)
+    print(f"verdict: {'PASS' if ok else 'FAIL'} ({len(results) - len(problems)}/{len(results)} cases as expected; "
+          f"{seconds:.1f} s)")
+    return 0 if ok else 1
