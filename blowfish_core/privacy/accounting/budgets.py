@@ -24,19 +24,25 @@ def split_rho(rho: float, rounds: int,
     With ``weights`` (length ``rounds``, all finite and > 0) the split is
     ``rho * w_t / sum(w)``.
 
-    Args:
-        rho: total zCDP budget, ``rho > 0``.
-        rounds: number of rounds T, integer ``>= 1``.
-        weights: optional positive relative weights, one per round.
+    Parameters
+    ----------
+    rho : float
+        Total zCDP budget, ``rho > 0``.
+    rounds : int
+        Number of rounds T, integer ``>= 1``.
+    weights : sequence of float, optional
+        Positive relative weights, one per round.
 
-    Returns:
-        float64 array of shape ``(rounds,)``, entries ``> 0``, summing to
-        ``rho`` (up to rounding).
+    Returns
+    -------
+    (rounds,) float64 ndarray
+        Entries ``> 0``, summing to ``rho`` (up to rounding).
 
-    Raises:
-        BudgetError: if ``rho`` is out of range, ``rounds < 1`` or not an
-            integer, or ``weights`` has the wrong length or a non-finite,
-            zero or negative entry.
+    Raises
+    ------
+    BudgetError
+        If ``rho`` is out of range, ``rounds < 1`` or not an integer, or
+        ``weights`` has the wrong length or a non-finite, zero or negative entry.
     """
     rho = check_rho(rho)
     rounds = _check_positive_int(rounds, "rounds",
@@ -68,18 +74,24 @@ def gaussian_sigma(delta_t: float, rho_t: float) -> float:
 
     ``sigma_t = sqrt(Delta_t^2 / (2 rho_t))`` = ``Delta_t / sqrt(2 rho_t)``.
 
-    Args:
-        delta_t: l2 sensitivity Delta_t of the round's histogram (same units
-            as the histogram counts), finite, ``>= 0``. (Not the DP delta.)
-        rho_t: zCDP budget of the round, ``rho_t > 0``.
+    Parameters
+    ----------
+    delta_t : float
+        l2 sensitivity Delta_t of the round's histogram (same units as the
+        histogram counts), finite, ``>= 0``. (Not the DP delta.)
+    rho_t : float
+        zCDP budget of the round, ``rho_t > 0``.
 
-    Returns:
+    Returns
+    -------
+    float
         sigma_t (histogram count units), ``>= 0``; exactly 0.0 when
         ``delta_t == 0`` (a zero-sensitivity query needs no noise).
 
-    Raises:
-        BudgetError: if ``rho_t <= 0``, ``delta_t < 0`` or either is not a
-            finite real number.
+    Raises
+    ------
+    BudgetError
+        If ``rho_t <= 0``, ``delta_t < 0`` or either is not a finite real number.
     """
     rho_t = check_rho(rho_t, name="rho_t")
     rule = "a finite number >= 0"
@@ -105,15 +117,21 @@ def equivalent_budget_multiplier(q: float) -> float:
     noise Hard adds at ``rho / q^2`` (sigma scales as Delta / sqrt(rho);
     DESIGN §3 "Sensitivity and calibration").
 
-    Args:
-        q: noise ratio, ``0 <= q <= 1`` (dimensionless).
+    Parameters
+    ----------
+    q : float
+        Noise ratio, ``0 <= q <= 1`` (dimensionless).
 
-    Returns:
-        ``1 / q^2 >= 1``; ``math.inf`` when ``q == 0`` (zero soft
-        sensitivity: no noise at any budget).
+    Returns
+    -------
+    float
+        ``1 / q^2 >= 1``; ``math.inf`` when ``q == 0`` (zero soft sensitivity:
+        no noise at any budget).
 
-    Raises:
-        BudgetError: if ``q`` is not a finite number in [0, 1].
+    Raises
+    ------
+    BudgetError
+        If ``q`` is not a finite number in [0, 1].
     """
     rule = "a finite number in [0, 1]"
     fix = "pass q = tanh(r / (2 tau)) for reach r >= 0 and tau > 0"
@@ -128,15 +146,22 @@ def equivalent_budget_multiplier(q: float) -> float:
 def pilot_scaling(n_target: int, n_pilot: int) -> float:
     """Budget scale factor of the public pilot: ``(n_target / n_pilot)^2`` (Eq. (4)).
 
-    Args:
-        n_target: size n_t of the private (target) table, integer ``>= 1``.
-        n_pilot: size n_p of the public pilot sample, integer ``>= 1``.
+    Parameters
+    ----------
+    n_target : int
+        Size n_t of the private (target) table, integer ``>= 1``.
+    n_pilot : int
+        Size n_p of the public pilot sample, integer ``>= 1``.
 
-    Returns:
+    Returns
+    -------
+    float
         ``(n_target / n_pilot)^2 > 0`` (dimensionless).
 
-    Raises:
-        BudgetError: if a size is not an integer ``>= 1``.
+    Raises
+    ------
+    BudgetError
+        If a size is not an integer ``>= 1``.
     """
     nt = _check_positive_int(n_target, "n_target",
                              "pass the number of rows of the private table")
@@ -151,16 +176,24 @@ def pilot_budget(rho_t: float, n_target: int, n_pilot: int) -> float:
     The pilot runs on public data only (§6.2.4), so rho_p is not spent; it
     matches the signal-to-noise ratio of the target run at the pilot's size.
 
-    Args:
-        rho_t: target zCDP budget, ``> 0``.
-        n_target: size n_t of the private table, integer ``>= 1``.
-        n_pilot: size n_p of the public sample, integer ``>= 1``.
+    Parameters
+    ----------
+    rho_t : float
+        Target zCDP budget, ``> 0``.
+    n_target : int
+        Size n_t of the private table, integer ``>= 1``.
+    n_pilot : int
+        Size n_p of the public sample, integer ``>= 1``.
 
-    Returns:
+    Returns
+    -------
+    float
         rho_p (zCDP), ``> 0``.
 
-    Raises:
-        BudgetError: if ``rho_t`` or a size is out of range.
+    Raises
+    ------
+    BudgetError
+        If ``rho_t`` or a size is out of range.
     """
     rho_t = check_rho(rho_t, name="rho_t")
     return rho_t * pilot_scaling(n_target, n_pilot)

@@ -37,17 +37,24 @@ def _as_real(value: Any, name: str, rule: str, fix: str) -> float:
 def check_rho(rho: Any, *, name: str = "rho") -> float:
     """Validate a zCDP budget and return it as a float.
 
-    Args:
-        rho: zCDP parameter (dimensionless, natural-log units). Range:
-            finite, ``0 < rho <= MAX_RHO`` (1e8). Python/numpy real numbers
-            only; ``bool``, strings, NaN and inf are rejected.
-        name: field name used in the error message (e.g. ``"rho_t"``).
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter (dimensionless, natural-log units). Range: finite,
+        ``0 < rho <= MAX_RHO`` (1e8). Python/numpy real numbers only; ``bool``,
+        strings, NaN and inf are rejected.
+    name : str, default "rho"
+        Field name used in the error message (e.g. ``"rho_t"``).
 
-    Returns:
+    Returns
+    -------
+    float
         ``float(rho)``.
 
-    Raises:
-        BudgetError: if ``rho`` is not a finite real number in (0, 1e8].
+    Raises
+    ------
+    BudgetError
+        If ``rho`` is not a finite real number in (0, 1e8].
     """
     rule = "a finite number > 0"
     fix = "use a positive zCDP budget such as rho = 1e-3"
@@ -63,16 +70,23 @@ def check_rho(rho: Any, *, name: str = "rho") -> float:
 def check_delta(delta: Any, *, name: str = "delta") -> float:
     """Validate an (epsilon, delta)-DP failure probability.
 
-    Args:
-        delta: probability, open interval ``0 < delta < 1`` (typically much
-            smaller than 1/n, e.g. 1e-5). ``bool``, NaN, inf rejected.
-        name: field name used in the error message.
+    Parameters
+    ----------
+    delta : float
+        Probability, open interval ``0 < delta < 1`` (typically much smaller
+        than 1/n, e.g. 1e-5). ``bool``, NaN, inf rejected.
+    name : str, default "delta"
+        Field name used in the error message.
 
-    Returns:
+    Returns
+    -------
+    float
         ``float(delta)``.
 
-    Raises:
-        BudgetError: if ``delta`` is not a finite real number in (0, 1).
+    Raises
+    ------
+    BudgetError
+        If ``delta`` is not a finite real number in (0, 1).
     """
     rule = "in (0, 1)"
     fix = "use a small probability such as delta = 1e-5"
@@ -86,20 +100,27 @@ def check_epsilon(epsilon: Any, *, name: str = "epsilon",
                   allow_zero: bool = False) -> float:
     """Validate a DP epsilon (in nats) and return it as a float.
 
-    Args:
-        epsilon: privacy-loss bound in nats. Range: finite,
-            ``0 < epsilon <= MAX_EPSILON`` (1e4) for budgets (``epsilon >= 0``,
-            no upper limit, when ``allow_zero`` is true: curve evaluation). ``bool``, NaN and
-            inf are rejected.
-        name: field name used in the error message.
-        allow_zero: accept ``epsilon == 0`` (used when evaluating the
-            delta(epsilon) curve, not for budgets).
+    Parameters
+    ----------
+    epsilon : float
+        Privacy-loss bound in nats. Range: finite, ``0 < epsilon <= MAX_EPSILON``
+        (1e4) for budgets (``epsilon >= 0``, no upper limit, when ``allow_zero``
+        is true: curve evaluation). ``bool``, NaN and inf are rejected.
+    name : str, default "epsilon"
+        Field name used in the error message.
+    allow_zero : bool, default False
+        Accept ``epsilon == 0`` (used when evaluating the delta(epsilon) curve,
+        not for budgets).
 
-    Returns:
+    Returns
+    -------
+    float
         ``float(epsilon)``.
 
-    Raises:
-        BudgetError: if ``epsilon`` is out of range or not a real number.
+    Raises
+    ------
+    BudgetError
+        If ``epsilon`` is out of range or not a real number.
     """
     rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
     fix = "use a positive privacy budget in nats such as epsilon = 1.0"

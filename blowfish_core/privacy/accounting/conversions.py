@@ -30,15 +30,22 @@ def epsilon_eq1(rho: float, delta: float) -> float:
     Prop. 1.3). This is an upper bound; :func:`epsilon_exact` is tighter for
     the Gaussian mechanism.
 
-    Args:
-        rho: zCDP budget, ``rho > 0``.
-        delta: failure probability in (0, 1).
+    Parameters
+    ----------
+    rho : float
+        zCDP budget, ``rho > 0``.
+    delta : float
+        Failure probability in (0, 1).
 
-    Returns:
+    Returns
+    -------
+    float
         epsilon in nats, ``> 0``.
 
-    Raises:
-        BudgetError: if ``rho`` or ``delta`` is out of range.
+    Raises
+    ------
+    BudgetError
+        If ``rho`` or ``delta`` is out of range.
     """
     rho = check_rho(rho)
     delta = check_delta(delta)
@@ -53,15 +60,22 @@ def rho_from_epsilon_eq1(epsilon: float, delta: float) -> float:
     ``epsilon / (sqrt(L + epsilon) + sqrt(L))`` to avoid cancellation for
     small epsilon.
 
-    Args:
-        epsilon: target epsilon in nats, ``> 0``.
-        delta: failure probability in (0, 1).
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon in nats, ``> 0``.
+    delta : float
+        Failure probability in (0, 1).
 
-    Returns:
+    Returns
+    -------
+    float
         rho (zCDP), ``> 0``.
 
-    Raises:
-        BudgetError: if ``epsilon`` or ``delta`` is out of range.
+    Raises
+    ------
+    BudgetError
+        If ``epsilon`` or ``delta`` is out of range.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -83,14 +97,20 @@ def gdp_mu(rho: float) -> float:
     both compose additively in rho = mu^2 / 2 (Dong, Roth & Su 2019,
     Cor. 3.3).
 
-    Args:
-        rho: zCDP budget, ``rho > 0``.
+    Parameters
+    ----------
+    rho : float
+        zCDP budget, ``rho > 0``.
 
-    Returns:
+    Returns
+    -------
+    float
         mu (dimensionless), ``> 0``.
 
-    Raises:
-        BudgetError: if ``rho`` is out of range.
+    Raises
+    ------
+    BudgetError
+        If ``rho`` is out of range.
     """
     return math.sqrt(2.0 * check_rho(rho))
 
@@ -121,17 +141,23 @@ def delta_exact(epsilon: float, mu: float) -> float:
     is no overflow of ``e^eps`` and no NaN for mu in [1e-6, 1e4] and
     eps in [0, 1e4]; results below the smallest double round to 0.0.
 
-    Args:
-        epsilon: nats, ``epsilon >= 0``.
-        mu: GDP parameter, ``mu > 0`` (``mu = sqrt(2 rho)``, see
-            :func:`gdp_mu`).
+    Parameters
+    ----------
+    epsilon : float
+        Nats, ``epsilon >= 0``.
+    mu : float
+        GDP parameter, ``mu > 0`` (``mu = sqrt(2 rho)``, see :func:`gdp_mu`).
 
-    Returns:
+    Returns
+    -------
+    float
         delta in [0, 1] (mathematically < 1; rounds to 1.0 for huge mu).
         Decreasing in epsilon, increasing in mu.
 
-    Raises:
-        BudgetError: if ``epsilon < 0``, ``mu <= 0`` or either is not finite.
+    Raises
+    ------
+    BudgetError
+        If ``epsilon < 0``, ``mu <= 0`` or either is not finite.
     """
     epsilon = check_epsilon(epsilon, allow_zero=True)
     mu = _check_mu(mu)
@@ -154,15 +180,22 @@ def epsilon_exact(rho: float, delta: float) -> float:
     Eq. (1) value (which is an upper bound). The returned value is rounded up
     so that ``delta_exact(result, mu) <= delta`` holds in floating point.
 
-    Args:
-        rho: zCDP budget, ``rho > 0``.
-        delta: failure probability in (0, 1).
+    Parameters
+    ----------
+    rho : float
+        zCDP budget, ``rho > 0``.
+    delta : float
+        Failure probability in (0, 1).
 
-    Returns:
+    Returns
+    -------
+    float
         epsilon in nats, ``>= 0``; never larger than :func:`epsilon_eq1`.
 
-    Raises:
-        BudgetError: if ``rho`` or ``delta`` is out of range.
+    Raises
+    ------
+    BudgetError
+        If ``rho`` or ``delta`` is out of range.
     """
     rho = check_rho(rho)
     delta = check_delta(delta)
@@ -198,15 +231,23 @@ def rho_from_epsilon_exact(epsilon: float, delta: float) -> float:
     upward, then returns ``rho = mu^2 / 2``. The result is rounded down so
     that ``epsilon_exact(result, delta) <= epsilon`` up to solver tolerance.
 
-    Args:
-        epsilon: target epsilon in nats, ``> 0``.
-        delta: failure probability in (0, 1).
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon in nats, ``> 0``.
+    delta : float
+        Failure probability in (0, 1).
 
-    Returns:
+    Returns
+    -------
+    float
         rho (zCDP), ``>= rho_from_epsilon_eq1(epsilon, delta)``.
 
-    Raises:
-        BudgetError: if ``epsilon`` or ``delta`` is out of range.
+    Raises
+    ------
+    BudgetError
+        If ``epsilon`` or ``delta`` is out of range (or, which cannot happen for
+        valid inputs, no positive rho is found).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -254,19 +295,28 @@ def rho_from_budget(rho: Optional[float] = None,
     With ``rho``, a ``delta`` may be passed too (it is validated and only
     used for reporting elsewhere; it does not change rho).
 
-    Args:
-        rho: zCDP budget, ``rho > 0``, or None.
-        epsilon: target epsilon in nats, ``> 0``, or None.
-        delta: failure probability in (0, 1); required with ``epsilon``.
-        conversion: ``"exact"`` or ``"eq1"``.
+    Parameters
+    ----------
+    rho : float, optional
+        zCDP budget, ``rho > 0``.
+    epsilon : float, optional
+        Target epsilon in nats, ``> 0``.
+    delta : float, optional
+        Failure probability in (0, 1); required with ``epsilon``.
+    conversion : {"exact", "eq1"}, default "exact"
+        How epsilon converts to rho (see above).
 
-    Returns:
+    Returns
+    -------
+    float
         rho (zCDP), ``> 0``.
 
-    Raises:
-        BudgetError: if both or neither of rho/epsilon are given, if
-            ``epsilon`` is given without ``delta``, if ``conversion`` is not
-            one of ``"exact"``, ``"eq1"``, or if a value is out of range.
+    Raises
+    ------
+    BudgetError
+        If both or neither of rho/epsilon are given, if ``epsilon`` is given
+        without ``delta``, if ``conversion`` is not one of ``"exact"``,
+        ``"eq1"``, or if a value is out of range.
     """
     if not isinstance(conversion, str) or conversion not in CONVERSIONS:
         raise BudgetError(
