@@ -30,9 +30,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from ..base.errors import BudgetError
 from .accounting import PrivacyLedger, check_delta, epsilon_eq1
+
+_T = TypeVar("_T")
 
 #: notion of an all-Gaussian ledger (the report's historical wording).
 GAUSSIAN_NOTION = ("Tab-PE (and soft-dp): standard (bounded) DP as zCDP; Hard/BF-Soft: Blowfish "
@@ -111,13 +114,50 @@ class LedgerRow:
         return d
 
 
+def _required(row: LedgerRow, name: str, value: _T | None) -> _T:
+    """``value`` (the row's field ``name``); BudgetError when the row does not carry it."""
+    if value is None:
+        raise BudgetError(f"ledger row t={row.t} ({row.mechanism}) has no {name}, so it cannot be totalled that "
+                          "way. Fix: build rows with their mechanism's row() and total them with privacy_totals")
+    return value
+
+
+def _rho_per_round(rows: Sequence[LedgerRow]) -> list[float]:
+    """Every row's rho_t; BudgetError naming the first row without one (not a zCDP row)."""
+    return [_required(r, "rho_t", r.rho_t) for r in rows]
+
+
 def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
-    """All-Gaussian ledger: rho, Eq. (1) and the exact mu-GDP epsilon (accounting.PrivacyLedger)."""
-    total = math.fsum(r.rho_t for r in rows) if rho is None else rho
+    """All-Gaussian ledger: rho, Eq. (1) and the exact mu-GDP epsilon (accounting.PrivacyLedger).
+
+    Parameters
+    ----------
+    rows : sequence of LedgerRow
+        The rows of one run, every one a zCDP Gaussian row (a ``rho_t``).
+    delta : float
+        Reporting delta in (0, 1).
+    rho : float, optional
+        Declared total zCDP budget; default the sum of the rows' rho_t (then the
+        rows' rho_t are the split's weights).
+
+    Returns
+    -------
+    dict
+        ``PrivacyLedger.to_dict()`` (rho, delta, epsilon_eq1, epsilon_exact, rounds,
+        rho_per_round: the rows' rho_t) plus notion and ``accountant = "gdp-exact"``.
+
+    Raises
+    ------
+    BudgetError
+        If a row has no rho_t, or as :meth:`PrivacyLedger.from_budget` for a bad
+        delta or budget.
+    """
+    per_round = _rho_per_round(rows)
+    total = math.fsum(per_round) if rho is None else rho
     led = PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows),
-                                    weights=[r.rho_t for r in rows] if rho is None else None)
+                                    weights=per_round if rho is None else None)
     out = led.to_dict()
-    out["rho_per_round"] = [float(r.rho_t) for r in rows]
+    out["rho_per_round"] = [float(x) for x in per_round]
     return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
 
 
@@ -127,18 +167,38 @@ ZCDP_MECHANISMS = frozenset({"gaussian", "exponential"})
 
 
 def zcdp_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
-    """A ledger of zCDP rows that are not all Gaussian: rho = sum rho_t (zCDP composes by
-    addition) and epsilon at ``delta`` by Eq. (1) only (the exact mu-GDP curve does not hold for
-    exponential-mechanism rows, design/selection.md B4).  ``accountant = "zcdp-eq1"``.
+    """A ledger of zCDP rows that are not all Gaussian, totalled in rho.
 
-    Keys: rho, delta, epsilon (= epsilon_eq1), epsilon_eq1, rounds, rho_per_round, mechanisms,
-    notion, accountant, note.  Raises BudgetError for a bad delta.
+    rho = sum rho_t (zCDP composes by addition) and epsilon at ``delta`` by Eq. (1)
+    only (the exact mu-GDP curve does not hold for exponential-mechanism rows,
+    design/selection.md B4).  ``accountant = "zcdp-eq1"``.
+
+    Parameters
+    ----------
+    rows : sequence of LedgerRow
+        The rows of one run, every one zCDP (a ``rho_t``).
+    delta : float
+        Reporting delta in (0, 1).
+    rho : float, optional
+        Declared total zCDP budget; default the sum of the rows' rho_t.
+
+    Returns
+    -------
+    dict
+        Keys: rho, delta, epsilon (= epsilon_eq1), epsilon_eq1, rounds,
+        rho_per_round, mechanisms, notion, accountant, note.
+
+    Raises
+    ------
+    BudgetError
+        For a bad delta, or if a row has no rho_t.
     """
     delta = check_delta(delta)
-    total = math.fsum(r.rho_t for r in rows) if rho is None else float(rho)
+    per_round = _rho_per_round(rows)
+    total = math.fsum(per_round) if rho is None else float(rho)
     eps = epsilon_eq1(total, delta)
     return {"rho": total, "delta": delta, "epsilon": eps, "epsilon_eq1": eps, "rounds": len(rows),
-            "rho_per_round": [float(r.rho_t) for r in rows], "mechanisms": sorted({r.mechanism for r in rows}),
+            "rho_per_round": [float(x) for x in per_round], "mechanisms": sorted({r.mechanism for r in rows}),
             "notion": "zcdp",
             "accountant": "zcdp-eq1",
             "note": "every row is a zCDP mechanism (Gaussian rho_t = Delta^2 / (2 sigma^2); exponential selection "

@@ -22,18 +22,41 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA, rho:
                    epsilon: float | None = None) -> dict[str, Any]:
     """What a ledger spends in total (see module docstring): a JSON-safe dict.
 
-    rows: the rows of one run (every run of a paired comparison spends the same).
-    delta: reporting delta in (0, 1) for (epsilon, delta) statements.  rho / epsilon: the
-    declared total in the mechanism's terms, so the totals equal the requested budget
-    exactly (default: the sum of the rows).
-    One mechanism throughout: that mechanism's own composition (``Mechanism.totals``):
-    Gaussian -> rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round, notion,
-    accountant='gdp-exact'; Laplace -> epsilon, delta=0, rounds, epsilon_per_round,
-    notion='pure', accountant='pure-sum'.  All zCDP (Gaussian + exponential): rho, delta, epsilon
-    (= epsilon_eq1), rounds, rho_per_round, mechanisms, notion='zcdp', accountant='zcdp-eq1'.
-    Mixed: epsilon, delta, rounds, mechanisms,
-    notion='approximate', accountant='pld'.
-    Raises BudgetError for a bad delta, ValueError for an empty ledger.
+    One mechanism throughout: that mechanism's own composition
+    (``Mechanism.totals``). All zCDP (Gaussian + exponential): rho summed,
+    epsilon by Eq. (1) (``ledger.zcdp_totals``). Mixed: dp-accounting's PLD
+    accountant (:func:`pld_epsilon`).
+
+    Parameters
+    ----------
+    rows : sequence of LedgerRow
+        The rows of one run (every run of a paired comparison spends the same).
+    delta : float, default DEFAULT_DELTA
+        Reporting delta in (0, 1) for (epsilon, delta) statements.
+    rho : float, optional
+        The declared total in zCDP terms, so the totals equal the requested
+        budget exactly (default: the sum of the rows).
+    epsilon : float, optional
+        The declared total in pure-DP terms (a Laplace ledger), likewise
+        (default: the sum of the rows).
+
+    Returns
+    -------
+    dict
+        Gaussian -> rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round,
+        notion, accountant='gdp-exact'; Laplace -> epsilon, delta=0, rounds,
+        epsilon_per_round, notion='pure', accountant='pure-sum'.  All zCDP
+        (Gaussian + exponential): rho, delta, epsilon (= epsilon_eq1), rounds,
+        rho_per_round, mechanisms, notion='zcdp', accountant='zcdp-eq1'.
+        Mixed: epsilon, delta, rounds, mechanisms, notion='approximate',
+        accountant='pld'.
+
+    Raises
+    ------
+    BudgetError
+        For a bad delta.
+    ValueError
+        For an empty ledger.
     """
     if not rows:
         raise ValueError("the ledger is empty")
@@ -55,6 +78,22 @@ def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float =
 
     Gaussian rows: N(0, sigma^2) with l2 sensitivity Delta; Laplace rows: Lap(b) with
     l1 sensitivity Delta.  Rows with zero sensitivity release nothing private and are skipped.
+
+    Parameters
+    ----------
+    rows : sequence of LedgerRow
+        The rows of one run; each row's mechanism (``get_mechanism``) gives its PLD.
+    delta : float
+        Reporting delta in (0, 1).
+    discretization : float, default 1e-4
+        Value discretization interval of the privacy-loss distributions.
+
+    Returns
+    -------
+    float
+        epsilon in nats, ``>= 0``; ``math.inf`` if a row with a positive
+        sensitivity adds no noise (scale 0, not a sampling row); 0.0 if no row
+        releases anything private.
     """
     from dp_accounting.pld import privacy_loss_distribution as pld
 

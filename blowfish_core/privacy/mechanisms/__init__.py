@@ -49,16 +49,37 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class Mechanism(Protocol):
     """name: ledger name; norm: 'l2' or 'l1'; budget_name: 'rho' or 'epsilon'; the declared
-    capabilities label, scale_name, accountant, samples and needs_public (read instead of the name)."""
+    capabilities label, scale_name, accountant, samples and needs_public (read instead of the name).
 
-    name: str
-    norm: str
-    budget_name: str
-    label: str
-    scale_name: str
-    accountant: str
-    samples: bool
-    needs_public: bool
+    The attributes are read-only (frozen dataclass fields or class constants).  ``row`` takes the
+    round's release parameters after ``cal``: ``scale, budget_t`` for an additive mechanism, the
+    :class:`~.pubmix.SamplingPlan` for a sampling one (``samples = True``; those also have ``plan``,
+    ``noise_distribution`` and ``draw``, see :class:`~.pubmix.PubMix`).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def norm(self) -> str: ...
+
+    @property
+    def budget_name(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def scale_name(self) -> str: ...
+
+    @property
+    def accountant(self) -> str: ...
+
+    @property
+    def samples(self) -> bool: ...
+
+    @property
+    def needs_public(self) -> bool: ...
 
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray: ...
 
@@ -69,8 +90,7 @@ class Mechanism(Protocol):
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
                 integer: bool = False) -> np.ndarray: ...
 
-    def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
-            **extra: Any) -> LedgerRow: ...
+    def row(self, t: int, candidates: int, cal: Calibration, *args: Any, **extra: Any) -> LedgerRow: ...
 
     def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None) -> dict[str, Any]: ...
 

@@ -23,7 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..ledger import LedgerRow, zcdp_totals
+import numpy as np
+
+from ...base.errors import BlowfishError
+from ...model.sensitivity import Calibration
+from ..ledger import LedgerRow, _required, zcdp_totals
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,28 @@ class Exponential:
     #: the floating-point-safe sampler of a release's draw: OpenDP's report-noisy-max with Gumbel
     #: noise of scale 2 b / epsilon_sel (opendp_samplers.opendp_noisy_max; issue 21).
     release_sampler: str = "opendp-gumbel"
+
+    # --- Mechanism protocol: the registry's entry (get_mechanism) totals and composes ledgers of its
+    # rows; it releases a choice (draw), never a histogram, so the histogram steps refuse.
+    def _no_histogram(self) -> BlowfishError:
+        return BlowfishError("the exponential mechanism releases a choice, not a histogram: it is not a --mechanism "
+                             "of synth. Fix: use gaussian or laplace (a selection's row is selection_row())")
+
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+        raise self._no_histogram()
+
+    def scale(self, sensitivity: float, budget_t: float) -> float:
+        raise self._no_histogram()
+
+    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+        raise self._no_histogram()
+
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        raise self._no_histogram()
+
+    def row(self, t: int, candidates: int, cal: Calibration, *args: Any, **extra: Any) -> LedgerRow:
+        raise self._no_histogram()
 
     def draw(self, scores: Any, sensitivity: float, epsilon_sel: float) -> int:
         """One release-mode choice: argmax of scores + Gumbel(2 b / epsilon_sel) drawn by OpenDP.
@@ -72,6 +98,7 @@ class Exponential:
         """Pure epsilon_sel-DP privacy-loss distribution (dp-accounting) for mixed ledgers."""
         from dp_accounting.pld import common
 
-        return pld.from_privacy_parameters(common.DifferentialPrivacyParameters(float(row.epsilon_t), 0.0),
+        epsilon_t = float(_required(row, "epsilon_t", row.epsilon_t))
+        return pld.from_privacy_parameters(common.DifferentialPrivacyParameters(epsilon_t, 0.0),
                                            value_discretization_interval=discretization)
 

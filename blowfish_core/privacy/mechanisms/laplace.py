@@ -19,7 +19,7 @@ import numpy as np
 from ..accounting import check_epsilon, split_rho
 from ..accounting.checks import _as_real
 from ...base.errors import BudgetError
-from ..ledger import LedgerRow
+from ..ledger import LedgerRow, _required
 from ...model.sensitivity import Calibration
 
 
@@ -67,9 +67,10 @@ class Laplace:
 
     def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
         """All-Laplace ledger: pure epsilon-DP, epsilons add (basic composition); accountant 'pure-sum'."""
-        total = math.fsum(r.epsilon_t for r in rows) if epsilon is None else float(epsilon)
+        per_round = [_required(r, "epsilon_t", r.epsilon_t) for r in rows]
+        total = math.fsum(per_round) if epsilon is None else float(epsilon)
         return {"epsilon": total, "delta": 0.0, "rounds": len(rows),
-                "epsilon_per_round": [float(r.epsilon_t) for r in rows], "notion": "pure",
+                "epsilon_per_round": [float(x) for x in per_round], "notion": "pure",
                 "accountant": "pure-sum",
                 "note": "pure epsilon-DP: every round is a Laplace mechanism; epsilons add (basic composition)"}
 

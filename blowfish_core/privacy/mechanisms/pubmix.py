@@ -46,7 +46,7 @@ import numpy as np
 
 from ..accounting import check_delta, check_epsilon
 from ...base.errors import BlowfishError, BudgetError
-from ..ledger import LedgerRow
+from ..ledger import LedgerRow, _required
 from ..pubmix import beta_min, exact_mixture_sample, linmix_noise, pubmix_pld, pubmix_sample, water_fill
 from ...model.sensitivity import Calibration
 
@@ -102,6 +102,9 @@ def _plan_cached(linmix: bool, floor_c: float, epsilon: float, delta: float, n: 
         for e, d, m, f, b in zip(eps_t, deltas, n_samples, floors, betas):
             p = _round_pld(e, d, n, m, f, b)
             total = p if total is None else total.compose(p)
+        if total is None:
+            raise BudgetError("a PubMix/LinMix plan needs at least one round (got sizes=()). Fix: give the "
+                              "population size of every round")
         return eps_t, betas, float(total.get_epsilon_for_delta(delta))
 
     lo, hi = epsilon * 1e-3, epsilon * T * 4.0  # s = the basic-composition total of the epsilon_t
@@ -121,6 +124,14 @@ def _plan_cached(linmix: bool, floor_c: float, epsilon: float, delta: float, n: 
             hi = mid
     eps_t, betas, tot = best
     return SamplingPlan(eps_t, deltas, betas, floors, tuple(n_samples), n, tot, delta)
+
+
+def _sampling_params(row: LedgerRow) -> tuple[float, float, int, int, float, float]:
+    """A sampling row's (epsilon_t, delta_dp_t, n_private, n_samples, floor, beta_t), as stored;
+    BudgetError when the row lacks one (it was not written by :meth:`PubMix.row`)."""
+    return (_required(row, "epsilon_t", row.epsilon_t), _required(row, "delta_dp_t", row.delta_dp_t),
+            _required(row, "n_private", row.n_private), _required(row, "n_samples", row.n_samples),
+            _required(row, "floor", row.floor), _required(row, "beta_t", row.beta_t))
 
 
 def _float_floor(c: float, m: int) -> float:
@@ -188,6 +199,10 @@ class PubMix:
     def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
         raise BlowfishError(f"{self.label} adds no noise: it samples (use draw())")
 
+    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
+                integer: bool = False) -> np.ndarray:
+        raise BlowfishError(f"{self.label} releases no noisy histogram: it samples (use draw())")
+
     def row(self, t: int, candidates: int, cal: Calibration, plan: SamplingPlan, **extra: Any) -> LedgerRow:
         i = t - 1
         return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(plan.beta_t[i]), cal.how,
@@ -205,20 +220,24 @@ class PubMix:
         for r in rows:
             p = self.pld(r, pld_mod, DISCRETIZATION)
             total = p if total is None else total.compose(p)
+        if total is None:
+            raise ValueError("the ledger is empty")
+        params = [_sampling_params(r) for r in rows]
         return {"epsilon": float(total.get_epsilon_for_delta(d)), "delta": d, "rounds": len(rows),
                 "epsilon_target": None if epsilon is None else float(epsilon),
-                "epsilon_per_round": [float(r.epsilon_t) for r in rows],
-                "delta_per_round": [float(r.delta_dp_t) for r in rows],
-                "beta_per_round": [float(r.beta_t) for r in rows],
-                "floor_per_round": [float(r.floor) for r in rows],
-                "n_samples_per_round": [int(r.n_samples) for r in rows],
+                "epsilon_per_round": [float(e) for e, _, _, _, _, _ in params],
+                "delta_per_round": [float(dt) for _, dt, _, _, _, _ in params],
+                "beta_per_round": [float(b) for _, _, _, _, _, b in params],
+                "floor_per_round": [float(f) for _, _, _, _, f, _ in params],
+                "n_samples_per_round": [int(m) for _, _, _, m, _, _ in params],
                 "mechanisms": [self.name], "notion": "approximate", "accountant": "pld",
                 "epsilon_exact_applicable": False, "note": PLD_NOTE}
 
     def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
         """The row's PLD: pubmix_pld at (beta_t, floor, n, n_samples) (the n_samples-fold 3-point pair)."""
-        return pubmix_pld(row.epsilon_t, row.delta_dp_t, row.n_private, row.n_samples, row.floor,
-                          beta=row.beta_t, value_discretization_interval=discretization)
+        epsilon_t, delta_t, n, n_samples, floor, beta = _sampling_params(row)
+        return pubmix_pld(epsilon_t, delta_t, n, n_samples, floor, beta=beta,
+                          value_discretization_interval=discretization)
 
     # --- sampling release step
     def plan(self, epsilon: float, delta: float, n: int, sizes: Sequence[int], release: int,

@@ -114,7 +114,8 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
 def _choose_lemmas(pub, g, epsilon, delta, n, n_samples, grid, exact, inner) -> NoiseChoice:
     """Remark 4.5 with the lemmas' closed-form objectives for t1 (F.1) and t2 (F.2)."""
     d = pub.size
-    rows, fam = [], {}
+    rows: list[tuple[str, float, float, float, float]] = []
+    fam: dict[str, tuple[float, float, np.ndarray]] = {}
     for t in grid[::-1]:
         b = beta_min(epsilon, delta, n, n_samples, float(t))
         mf = mifr(pub, t)
@@ -164,5 +165,5 @@ def gamma_from_folds(public_codes: Any, d: int, k: int = 5, seed: int = 0, stat:
     folds = np.array_split(rng.permutation(c.size), k)
     H = np.stack([np.bincount(c[f], minlength=d) / max(f.size, 1) for f in folds])
     tvs = [0.5 * float(np.abs(H[i] - H[j]).sum()) for i in range(k) for j in range(i + 1, k)]
-    val = {"mean": np.mean, "max": np.max, "median": np.median}[stat](tvs)
+    val = float(np.mean(tvs) if stat == "mean" else np.max(tvs) if stat == "max" else np.median(tvs))
     return float(min(1.0, max(val, 1e-6)))

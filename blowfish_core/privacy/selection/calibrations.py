@@ -234,7 +234,7 @@ class ShiftedLaplace:
 
 
 #: the calibrations, one entry each (name -> class).  Broken ones: private = False.
-CALIBRATIONS: dict[str, type] = {
+CALIBRATIONS: dict[str, type[GlobalScale | ShiftedLaplace | PTR | LocalScale | SmoothFixed]] = {
     "global": GlobalScale,
     "shifted_laplace": ShiftedLaplace,
     "ptr": PTR,

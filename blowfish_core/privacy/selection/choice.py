@@ -132,7 +132,7 @@ def private_choice_plan(n: int, p: int, notion: str, rho_runs: Any, rho_sel: flo
 class Selection(NamedTuple):
     """Result of :func:`select_private`: the chosen index and the (K,) law it was drawn from."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the public field name shadows tuple.index (a method)
     probabilities: np.ndarray
 
 

@@ -4,6 +4,7 @@ global / smooth sensitivity, distances to unsafe sets."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from scipy import sparse
@@ -50,7 +51,7 @@ class SelectionGraph:
     @property
     def m(self) -> float:
         """Number of candidates (sum of the group multiplicities)."""
-        return float(self.counts.sum())
+        return float(cast(np.ndarray, self.counts).sum())  # set by __post_init__
 
     def oscillation(self) -> np.ndarray:
         """ω_q(x, x') = max_r |q(x,r) − q(x',r)| of every edge: (E,) score units."""

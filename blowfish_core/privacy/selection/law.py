@@ -38,7 +38,10 @@ class SelectionLaw:
     continuous: tuple[float, float, float] | None = None
 
     def density(self, b: np.ndarray) -> np.ndarray:
-        """Joint density of (B, group) on the continuous part: (len(b), k)."""
+        """Joint density of (B, group) on the continuous part: (len(b), k).  PolicyError when the law
+        has no continuous part."""
+        if self.continuous is None:
+            raise PolicyError("this law has no continuous scale part (continuous is None). Fix: use joint")
         mu, a, _ = self.continuous
         k = stats.laplace.pdf(b, loc=mu, scale=a)
         return k[:, None] * _gibbs_rows(self.scores, self.counts, b, self.epsilon_s)
@@ -93,12 +96,13 @@ def _quadrature_nodes(parts: list[tuple[float, float, float]]) -> tuple[np.ndarr
     return _gauss(_piece_edges(parts))
 
 
-def _hockey_integral(P: SelectionLaw, Q: SelectionLaw, e: float) -> float:
+def _hockey_integral(P: SelectionLaw, Q: SelectionLaw, e: float,
+                     parts: list[tuple[float, float, float]]) -> float:
     """∫ Σ_g max(0, p(b,g) − e q(b,g)) db over the continuous part.  The kinks of max(0, ·)
     (sign changes of each group's difference, located by vectorized bisection between piece
     boundaries to 2^-60 of a piece) become piece boundaries too, so each piece's integrand
     is smooth and 16-point Gauss-Legendre is accurate to rounding."""
-    edges = _piece_edges([P.continuous, Q.continuous])
+    edges = _piece_edges(parts)
     if edges.size < 2:
         return 0.0
 
@@ -137,7 +141,7 @@ def _one_way(P: SelectionLaw, Q: SelectionLaw, epsilon: float) -> float:
     if P.continuous is not None or Q.continuous is not None:
         if P.continuous is None or Q.continuous is None or P.continuous[2] != Q.continuous[2]:
             raise PolicyError("both laws need the same continuous scale part (same floor). Fix: same calibration")
-        total += _hockey_integral(P, Q, e)
+        total += _hockey_integral(P, Q, e, [P.continuous, Q.continuous])
     return total
 
 

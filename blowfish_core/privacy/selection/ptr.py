@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from scipy import stats
@@ -126,7 +127,7 @@ class PTR:
     def law(self, graph: SelectionGraph, v: int) -> SelectionLaw:
         grid = self.grid_for(graph)
         w = self.scale_law(self.certificates(graph, grid)[v], grid.size)
-        rows = _gibbs_rows(graph.scores[v], graph.counts, grid, self.epsilon_s)
+        rows = _gibbs_rows(graph.scores[v], cast(np.ndarray, graph.counts), grid, self.epsilon_s)  # set by __post_init__
         return _discrete(grid, w[:, None] * rows, graph.scores[v], graph.counts, self.epsilon_s, True)
 
     def scale(self, graph: SelectionGraph, v: int) -> float:
