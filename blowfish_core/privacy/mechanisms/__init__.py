@@ -114,11 +114,29 @@ SAMPLERS = ("numpy", "opendp")
 
 
 def get_mechanism(mechanism: str | Mechanism | None, sampler: str = "numpy") -> Mechanism:
-    """The mechanism for a name (None -> Gaussian) with the given noise sampler
-    ('numpy': study streams; 'opendp': release mode).  A Mechanism instance is returned
-    as it is for 'numpy', or swapped for its OpenDP entry.
-    Raises BlowfishError for an unknown name, or a mechanism without an OpenDP sampler
-    asked for one (a release must not fall back to numpy's sampler)."""
+    """The mechanism for a name with the given noise sampler.
+
+    A Mechanism instance is returned as it is for 'numpy', or swapped for its OpenDP entry.
+
+    Parameters
+    ----------
+    mechanism : str or Mechanism or None
+        A name of :data:`MECHANISMS` or :data:`SELECTION_MECHANISMS`, a Mechanism
+        instance, or None (-> Gaussian).
+    sampler : {"numpy", "opendp"}, default "numpy"
+        The noise sampler: 'numpy' (study streams) or 'opendp' (release mode).
+
+    Returns
+    -------
+    Mechanism
+        The registered mechanism (its :data:`SAMPLED` entry for 'opendp').
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown sampler or name, or a mechanism without an OpenDP sampler
+        asked for one (a release must not fall back to numpy's sampler).
+    """
     if sampler not in SAMPLERS:
         raise BlowfishError(f"unknown noise sampler {sampler!r}; use one of {', '.join(SAMPLERS)}")
     if mechanism is None:
@@ -147,10 +165,30 @@ def select_release(errors: Any, n: int, sensitivity: float, epsilon_sel: float) 
     Same arguments (no rng): the index is drawn by the exponential mechanism's release sampler,
     ``SELECTION_MECHANISMS["exponential"].draw`` -- OpenDP's report-noisy-max with
     Gumbel noise of scale 2·sensitivity/epsilon_sel (OS CSPRNG), which is exactly the law
-    :func:`~blowfish_core.privacy.selection.em_probabilities` computes (papers/001 Eq. (1); McSherry & Talwar 2007).  The
-    returned probabilities are that law, computed on the private data without noise: internal
-    figures, never published.  Pure epsilon_sel-DP (epsilon_sel^2/8 zCDP), like the seeded draw.
-    Raises BudgetError for bad input (OpenDP's privacy map is checked against epsilon_sel^2/8).
+    :func:`~blowfish_core.privacy.selection.em_probabilities` computes (papers/001 Eq. (1); McSherry & Talwar 2007).
+    Pure epsilon_sel-DP (epsilon_sel^2/8 zCDP), like the seeded draw.
+
+    Parameters
+    ----------
+    errors : (K,) array_like of float
+        Errors of the K releases against the private table.
+    n : int
+        The private table's row count.
+    sensitivity : float
+        The score's global sensitivity (score units; ``score_sensitivity``).
+    epsilon_sel : float
+        Selection budget in nats.
+
+    Returns
+    -------
+    Selection
+        (index, probabilities (K,)).  The probabilities are the law, computed on
+        the private data without noise: internal figures, never published.
+
+    Raises
+    ------
+    BudgetError
+        For bad input (OpenDP's privacy map is checked against epsilon_sel^2/8).
     """
     from ..selection import Selection, em_probabilities, error_scores  # scipy: not at import (issue 15)
 

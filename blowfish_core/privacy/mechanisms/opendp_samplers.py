@@ -95,39 +95,154 @@ def _histogram(h: Any, discrete: bool | None) -> tuple[np.ndarray, bool]:
 
 # ------------------------------------------------------------------ scales and maps
 def gaussian_scale(sensitivity: float, rho: float) -> float:
-    """OpenDP's Gaussian ``scale`` for l2 sensitivity Delta at zCDP budget rho:
-    sigma = Delta / sqrt(2 rho) (Thm 2.6), in histogram count units."""
+    """OpenDP's Gaussian ``scale`` for l2 sensitivity Delta at zCDP budget rho.
+
+    sigma = Delta / sqrt(2 rho) (Thm 2.6).
+
+    Parameters
+    ----------
+    sensitivity : float
+        l2 sensitivity Delta, finite, ``>= 0`` (histogram count units).
+    rho : float
+        zCDP budget, finite, ``> 0``.
+
+    Returns
+    -------
+    float
+        sigma, in histogram count units.
+
+    Raises
+    ------
+    BudgetError
+        If ``sensitivity < 0``, ``rho <= 0`` or either is not a finite number.
+    """
     return _check_sensitivity(sensitivity) / math.sqrt(2.0 * _check_positive(rho, "rho"))
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """OpenDP's Laplace ``scale`` for l1 sensitivity Delta_1 at pure epsilon: b = Delta_1 / epsilon."""
+    """OpenDP's Laplace ``scale`` for l1 sensitivity Delta_1 at pure epsilon: b = Delta_1 / epsilon.
+
+    Parameters
+    ----------
+    sensitivity : float
+        l1 sensitivity Delta_1, finite, ``>= 0`` (histogram count units).
+    epsilon : float
+        Pure-DP budget in nats, finite, ``> 0``.
+
+    Returns
+    -------
+    float
+        b, in histogram count units.
+
+    Raises
+    ------
+    BudgetError
+        If ``sensitivity < 0``, ``epsilon <= 0`` or either is not a finite number.
+    """
     return _check_sensitivity(sensitivity) / _check_positive(epsilon, "epsilon")
 
 
 def gaussian_measurement(scale: float, discrete: bool = False):
-    """OpenDP vector Gaussian measurement (zCDP) at ``scale``: discrete Gaussian on int64
-    vectors when ``discrete``, else the float Gaussian; input metric l2_distance(float)."""
+    """OpenDP vector Gaussian measurement (zCDP) at ``scale``.
+
+    Input metric l2_distance(float).
+
+    Parameters
+    ----------
+    scale : float
+        OpenDP's Gaussian scale (the standard deviation sigma), count units.
+    discrete : bool, default False
+        The discrete Gaussian on int64 vectors when true, else the float Gaussian.
+
+    Returns
+    -------
+    opendp Measurement
+        ``dp.m.make_gaussian`` on ``vector_domain`` of int64 or non-NaN float atoms.
+
+    Raises
+    ------
+    BlowfishError
+        If the ``opendp`` package is not installed.
+    """
     dp = _opendp()
     atom = dp.atom_domain(T="i64") if discrete else dp.atom_domain(T=float, nan=False)
     return dp.m.make_gaussian(dp.vector_domain(atom), dp.l2_distance(T=float), scale=float(scale))
 
 
 def laplace_measurement(scale: float, discrete: bool = False):
-    """OpenDP vector Laplace measurement (pure DP) at ``scale``: discrete Laplace on int64
-    vectors when ``discrete``, else float Laplace; input metric l1_distance(float)."""
+    """OpenDP vector Laplace measurement (pure DP) at ``scale``.
+
+    Input metric l1_distance(float).
+
+    Parameters
+    ----------
+    scale : float
+        OpenDP's Laplace scale b, count units.
+    discrete : bool, default False
+        The discrete Laplace on int64 vectors when true, else the float Laplace.
+
+    Returns
+    -------
+    opendp Measurement
+        ``dp.m.make_laplace`` on ``vector_domain`` of int64 or non-NaN float atoms.
+
+    Raises
+    ------
+    BlowfishError
+        If the ``opendp`` package is not installed.
+    """
     dp = _opendp()
     atom = dp.atom_domain(T="i64") if discrete else dp.atom_domain(T=float, nan=False)
     return dp.m.make_laplace(dp.vector_domain(atom), dp.l1_distance(T=float), scale=float(scale))
 
 
 def gaussian_rho(sensitivity: float, scale: float, discrete: bool = False) -> float:
-    """rho that OpenDP's privacy map certifies for l2 sensitivity Delta at ``scale``."""
+    """rho that OpenDP's privacy map certifies for l2 sensitivity Delta at ``scale``.
+
+    Parameters
+    ----------
+    sensitivity : float
+        l2 sensitivity Delta, finite, ``>= 0``.
+    scale : float
+        OpenDP's Gaussian scale sigma.
+    discrete : bool, default False
+        Map of the discrete Gaussian (int64) instead of the float one.
+
+    Returns
+    -------
+    float
+        rho (zCDP) of the measurement at d_in = Delta.
+
+    Raises
+    ------
+    BudgetError
+        For a negative or non-finite sensitivity.
+    """
     return float(gaussian_measurement(scale, discrete).map(_check_sensitivity(sensitivity)))
 
 
 def laplace_epsilon(sensitivity: float, scale: float, discrete: bool = False) -> float:
-    """epsilon that OpenDP's privacy map certifies for l1 sensitivity Delta_1 at ``scale``."""
+    """epsilon that OpenDP's privacy map certifies for l1 sensitivity Delta_1 at ``scale``.
+
+    Parameters
+    ----------
+    sensitivity : float
+        l1 sensitivity Delta_1, finite, ``>= 0``.
+    scale : float
+        OpenDP's Laplace scale b.
+    discrete : bool, default False
+        Map of the discrete Laplace (int64) instead of the float one.
+
+    Returns
+    -------
+    float
+        epsilon (nats) of the measurement at d_in = Delta_1.
+
+    Raises
+    ------
+    BudgetError
+        For a negative or non-finite sensitivity.
+    """
     return float(laplace_measurement(scale, discrete).map(_check_sensitivity(sensitivity)))
 
 
@@ -135,11 +250,32 @@ def laplace_epsilon(sensitivity: float, scale: float, discrete: bool = False) ->
 def opendp_gaussian(h: Any, sensitivity: float, rho: float, discrete: bool | None = None) -> np.ndarray:
     """Noisy histogram ``h + N(0, sigma^2 I)``, sigma = Delta / sqrt(2 rho), by OpenDP.
 
-    h: (m,) vote histogram (count units).  sensitivity: its l2 sensitivity Delta_t >= 0.
-    rho: the round's zCDP budget rho_t > 0.  discrete: None -> discrete Gaussian when h has
-    an integer dtype (hard votes), float Gaussian otherwise; True/False forces it.
-    Returns (m,) int64 (discrete) or float64; a copy of h when Delta = 0 (no noise needed).
-    Unseeded: OS entropy.  Raises BudgetError / BlowfishError for bad inputs.
+    Unseeded: OS entropy.
+
+    Parameters
+    ----------
+    h : (m,) array_like
+        Vote histogram (count units).
+    sensitivity : float
+        Its l2 sensitivity Delta_t ``>= 0``.
+    rho : float
+        The round's zCDP budget rho_t ``> 0``.
+    discrete : bool, optional
+        None -> discrete Gaussian when h has an integer dtype (hard votes), float
+        Gaussian otherwise; True/False forces it.
+
+    Returns
+    -------
+    (m,) int64 or float64 ndarray
+        int64 (discrete) or float64; a copy of h when Delta = 0 (no noise needed).
+
+    Raises
+    ------
+    BudgetError
+        For a bad sensitivity or rho.
+    BlowfishError
+        For a bad histogram (not 1-D and non-empty, non-finite, not whole counts
+        for discrete noise, too large for 64-bit discrete noise).
     """
     scale = gaussian_scale(sensitivity, rho)
     a, disc = _histogram(h, discrete)
@@ -151,8 +287,31 @@ def opendp_gaussian(h: Any, sensitivity: float, rho: float, discrete: bool | Non
 def opendp_laplace(h: Any, sensitivity: float, epsilon: float, discrete: bool | None = None) -> np.ndarray:
     """Noisy histogram ``h + Lap(b)^m``, b = Delta_1 / epsilon, by OpenDP (pure epsilon-DP).
 
-    sensitivity: l1 sensitivity Delta_1 (hard 2, soft 2 tanh(r / (2 tau)); DESIGN §3).
     Otherwise as :func:`opendp_gaussian` (discrete Laplace for integer histograms).
+
+    Parameters
+    ----------
+    h : (m,) array_like
+        Vote histogram (count units).
+    sensitivity : float
+        l1 sensitivity Delta_1 (hard 2, soft 2 tanh(r / (2 tau)); DESIGN §3).
+    epsilon : float
+        The round's pure-DP budget epsilon_t ``> 0`` (nats).
+    discrete : bool, optional
+        None -> discrete Laplace when h has an integer dtype, float Laplace
+        otherwise; True/False forces it.
+
+    Returns
+    -------
+    (m,) int64 or float64 ndarray
+        int64 (discrete) or float64; a copy of h when Delta_1 = 0.
+
+    Raises
+    ------
+    BudgetError
+        For a bad sensitivity or epsilon.
+    BlowfishError
+        For a bad histogram, as :func:`opendp_gaussian`.
     """
     scale = laplace_scale(sensitivity, epsilon)
     a, disc = _histogram(h, discrete)
@@ -162,14 +321,34 @@ def opendp_laplace(h: Any, sensitivity: float, epsilon: float, discrete: bool | 
 
 
 def opendp_noisy(h: Any, scale: float, kind: str = "gaussian", discrete: bool | None = None) -> np.ndarray:
-    """Noisy histogram at a given noise ``scale`` (sigma_t or b_t): the release-mode draw of
-    the loop (mechanisms.GaussianOpenDP / LaplaceOpenDP).
+    """Noisy histogram at a given noise ``scale`` (sigma_t or b_t).
 
-    h: (m,) vote histogram.  kind: 'gaussian' (OpenDP make_gaussian) or 'laplace'
-    (make_laplace).  discrete: True for whole counts (hard votes: the discrete Gaussian /
-    Laplace; the values are rounded to the nearest whole number first, which for hard votes
-    changes nothing), False for float noise, None: by the dtype of h.  scale 0: a copy of h.
-    Returns (m,) int64 (discrete) or float64.  Raises BlowfishError / BudgetError.
+    The release-mode draw of the loop (mechanisms.GaussianOpenDP / LaplaceOpenDP).
+
+    Parameters
+    ----------
+    h : (m,) array_like
+        Vote histogram.
+    scale : float
+        Noise scale sigma_t or b_t, finite, ``>= 0`` (count units); 0: a copy of h.
+    kind : {"gaussian", "laplace"}, default "gaussian"
+        'gaussian' (OpenDP make_gaussian) or 'laplace' (make_laplace).
+    discrete : bool, optional
+        True for whole counts (hard votes: the discrete Gaussian / Laplace; the
+        values are rounded to the nearest whole number first, which for hard votes
+        changes nothing), False for float noise, None: by the dtype of h.
+
+    Returns
+    -------
+    (m,) int64 or float64 ndarray
+        int64 (discrete) or float64.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown ``kind`` or a bad histogram.
+    BudgetError
+        For a negative or non-finite ``scale``.
     """
     if kind not in ("gaussian", "laplace"):
         raise BlowfishError(f"opendp_noisy: kind must be 'gaussian' or 'laplace' (got {kind!r})")
@@ -187,10 +366,31 @@ def opendp_noisy(h: Any, scale: float, kind: str = "gaussian", discrete: bool | 
 
 
 def opendp_gaussian_draws(h: Any, scale: float, n_draws: int, discrete: bool | None = None) -> np.ndarray:
-    """``n_draws`` independent noisy copies of h at a given Gaussian ``scale``: (n_draws, m).
+    """``n_draws`` independent noisy copies of h at a given Gaussian ``scale``.
 
     One OpenDP call on the tiled vector (every coordinate an independent draw of the same
-    sampler); for audits and statistical tests, not for releases.  scale 0 returns copies.
+    sampler); for audits and statistical tests, not for releases.
+
+    Parameters
+    ----------
+    h : (m,) array_like
+        Vote histogram (count units).
+    scale : float
+        OpenDP's Gaussian scale sigma; 0 returns copies.
+    n_draws : int
+        Number of copies, a whole number ``>= 1``.
+    discrete : bool, optional
+        Discrete Gaussian (True), float (False) or by the dtype of h (None).
+
+    Returns
+    -------
+    (n_draws, m) int64 or float64 ndarray
+        One noisy copy of h per row.
+
+    Raises
+    ------
+    BlowfishError
+        For a bad histogram or ``n_draws`` that is not a whole number >= 1.
     """
     a, disc = _histogram(h, discrete)
     if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
@@ -209,22 +409,55 @@ def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
     The exponential mechanism with probabilities proportional to exp(epsilon u / (2 Delta)) (McSherry &
     Talwar 2007; papers/001 Def. 2.4) is report-noisy-max with Gumbel noise of this scale; OpenDP's
     ``make_noisy_max`` privacy map at d_in = Delta gives epsilon back (tests/test_release_gate.py).
-    Raises BudgetError for a sensitivity <= 0 or a bad epsilon."""
+
+    Parameters
+    ----------
+    sensitivity : float
+        Delta of every score, ``> 0`` (score units).
+    epsilon : float
+        The selection's pure-DP budget, ``> 0`` (nats).
+
+    Returns
+    -------
+    float
+        The Gumbel scale 2 Delta / epsilon (score units).
+
+    Raises
+    ------
+    BudgetError
+        For a sensitivity <= 0 or a bad epsilon.
+    """
     return 2.0 * _check_positive(sensitivity, "sensitivity") / _check_positive(epsilon, "epsilon")
 
 
 def opendp_noisy_max(scores: Any, sensitivity: float, epsilon: float) -> int:
     """The index of the highest score plus Gumbel noise, drawn by OpenDP (release mode).
 
-    scores: (K,) finite float, score units (higher is better); sensitivity: Delta of every score
-    (l-infinity over neighbouring tables, score units); epsilon: the selection's pure-DP budget.
     OpenDP's ``make_noisy_max`` with ``zero_concentrated_divergence``: Gumbel noise (OS CSPRNG, no
     floating-point textbook sampler), i.e. exactly the exponential mechanism's distribution, at scale
     :func:`noisy_max_scale`; its privacy map (rho = epsilon^2 / 8, the bounded-range zCDP cost the
     ledger records) is checked.  (With ``max_divergence`` OpenDP draws exponential noise instead --
     permute-and-flip, MS20 -- which is epsilon-DP but not the distribution the ledger's epsilon^2/8
     assumes, so it is not used.)
-    Returns an int in [0, K).  Raises BudgetError for bad arguments or a map mismatch.
+
+    Parameters
+    ----------
+    scores : (K,) array_like of float
+        Finite scores, score units (higher is better).
+    sensitivity : float
+        Delta of every score (l-infinity over neighbouring tables, score units).
+    epsilon : float
+        The selection's pure-DP budget (nats).
+
+    Returns
+    -------
+    int
+        The chosen index, in [0, K).
+
+    Raises
+    ------
+    BudgetError
+        For bad arguments or a map mismatch.
     """
     dp = _opendp()
     s = np.asarray(scores, dtype=float)

@@ -147,6 +147,18 @@ def exact_floor_of(c: float, m: int) -> float:
     noise would sit one ulp below the floor its beta was computed for.  The release plan uses the
     largest float f with m f <= c exactly (one ``nextafter`` step at most); beta_min is decreasing in
     the floor, so this only raises beta (by ~1e-16 relative).  papers/003 Thm 4.1, Cor. 4.6.
+
+    Parameters
+    ----------
+    c : float
+        The floor constant (``floor_c``; 1 for LinMix).
+    m : int
+        Number of bins m_t.
+
+    Returns
+    -------
+    float
+        The largest float f with ``m * f <= c`` exactly.
     """
     f = c / m
     if Fraction(f) * m > Fraction(c):
@@ -303,8 +315,27 @@ def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_
                    public_flag: str = "--public CSV, or public= in the API") -> None:
     """Refuse settings a sampling release step does not cover (BlowfishError naming the reason).
 
-    method: a Method (its vote class is read from the method table); policy: Policy;
-    threshold_h: the config's H; has_public: public rows were given (PubMix only).
+    Parameters
+    ----------
+    mech : Mechanism
+        The run's mechanism; nothing is checked unless ``mech.samples``.
+    method : Method
+        Its vote class is read from the method table.
+    policy : Policy
+        The run's policy (participation edges are refused).
+    threshold_h : float
+        The config's H (must be 0).
+    has_public : bool
+        Public rows were given (PubMix only).
+    public_flag : str, default "--public CSV, or public= in the API"
+        How the front end names the public rows, for the message.
+
+    Raises
+    ------
+    BlowfishError
+        If the method's vote is not one of whole counts (or the method does not
+        run with this mechanism), the policy has participation edges, H > 0, or
+        PubMix has no public rows.
     """
     if not mech.samples:
         return
@@ -324,8 +355,22 @@ def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_
 
 
 def supports(mech: Any, method: Any) -> tuple[bool, str]:
-    """(True, '') when the release step can run ``method``; else (False, the reason: the sampling
-    steps need a vote of whole counts, the vote class's declared ``whole_counts``)."""
+    """Whether the release step can run ``method``.
+
+    The sampling steps need a vote of whole counts, the vote class's declared ``whole_counts``.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        The mechanism; an additive one (``samples = False``) runs every method.
+    method : Method
+        The method (its ``vote`` class and, if declared, its ``mechanisms``).
+
+    Returns
+    -------
+    tuple of (bool, str)
+        (True, '') when it can; else (False, the reason).
+    """
     if not mech.samples:
         return True, ""
     if getattr(method, "mechanisms", None) is not None and mech.name not in method.mechanisms:

@@ -32,12 +32,44 @@ def _check_int(value: Any, name: str, lo: int, hi: int, err=BudgetError) -> int:
 
 
 def check_n(n: Any) -> int:
-    """Private table size n (rows, public): int in [1, 1e12]. Raises DataError naming 'n'."""
+    """Private table size n (rows, public): int in [1, 1e12].
+
+    Parameters
+    ----------
+    n : int
+        Number of private rows, a whole number in [1, MAX_N].
+
+    Returns
+    -------
+    int
+        ``int(n)``.
+
+    Raises
+    ------
+    DataError
+        Naming 'n', if ``n`` is not a whole number in range.
+    """
     return _check_int(n, "n (private rows)", 1, MAX_N, DataError)
 
 
 def check_n_samples(n_samples: Any) -> int:
-    """Number of released draws: int in [1, MAX_N_SAMPLES]. Raises BudgetError naming 'n_samples'."""
+    """Number of released draws: int in [1, MAX_N_SAMPLES].
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of draws, a whole number in [1, MAX_N_SAMPLES].
+
+    Returns
+    -------
+    int
+        ``int(n_samples)``.
+
+    Raises
+    ------
+    BudgetError
+        Naming 'n_samples', if it is not a whole number in range.
+    """
     return _check_int(n_samples, "n_samples", 1, MAX_N_SAMPLES, BudgetError)
 
 
@@ -51,15 +83,48 @@ def _check_unit(value: Any, name: str, lo: float = 0.0, hi: float = 1.0, err=Bud
 
 
 def check_beta(beta: Any) -> float:
-    """Mixing weight beta_mix in [0, 1]. Raises BudgetError naming 'beta'."""
+    """Mixing weight beta_mix in [0, 1].
+
+    Parameters
+    ----------
+    beta : float
+        Mixing weight, finite, in [0, 1].
+
+    Returns
+    -------
+    float
+        ``float(beta)``.
+
+    Raises
+    ------
+    BudgetError
+        Naming 'beta', if it is not a finite number in [0, 1].
+    """
     return _check_unit(beta, "beta (mixing weight)")
 
 
 def check_distribution(a: Any, name: str = "a") -> np.ndarray:
     """A probability vector: float64 (d,), d >= 1, finite, >= 0, |sum - 1| <= 1e-9.
 
-    Returns a copy divided by its sum (so it sums to 1 up to rounding).  Raises
-    DataError naming ``name``; never clips negative entries.
+    Never clips negative entries.
+
+    Parameters
+    ----------
+    a : (d,) array_like of float
+        The distribution.
+    name : str, default "a"
+        Field name used in the error message.
+
+    Returns
+    -------
+    (d,) float64 ndarray
+        A copy divided by its sum (so it sums to 1 up to rounding).
+
+    Raises
+    ------
+    DataError
+        Naming ``name``, if ``a`` is not a non-empty 1-d array of finite numbers
+        >= 0 summing to 1 within 1e-9.
     """
     try:
         x = np.array(a, dtype=float)
@@ -78,12 +143,48 @@ def check_distribution(a: Any, name: str = "a") -> np.ndarray:
 
 
 def check_floor(t: Any, d: int, name: str = "t") -> float:
-    """Floor level t in [0, 1/d] (Defs 4.3-4.4). Raises BudgetError naming ``name``."""
+    """Floor level t in [0, 1/d] (Defs 4.3-4.4).
+
+    Parameters
+    ----------
+    t : float
+        The floor, in [0, 1/d] (up to a relative 1e-12 above 1/d).
+    d : int
+        Number of bins.
+    name : str, default "t"
+        Field name used in the error message.
+
+    Returns
+    -------
+    float
+        ``float(t)``.
+
+    Raises
+    ------
+    BudgetError
+        Naming ``name``, if ``t`` is not a finite number in range.
+    """
     return _check_unit(t, f"{name} (floor)", 0.0, 1.0 / d * (1.0 + 1e-12))
 
 
 def check_gamma(gamma: Any) -> float:
-    """Proximity gamma_tv in (0, 1] (Eq. (3)). Raises BudgetError naming 'gamma'."""
+    """Proximity gamma_tv in (0, 1] (Eq. (3)).
+
+    Parameters
+    ----------
+    gamma : float
+        TV radius of the public ball, in (0, 1].
+
+    Returns
+    -------
+    float
+        ``float(gamma)``.
+
+    Raises
+    ------
+    BudgetError
+        Naming 'gamma', if it is not a finite number in (0, 1].
+    """
     g = _check_unit(gamma, "gamma (TV radius of the public ball)")
     if g <= 0:
         raise BudgetError(f"gamma (TV radius of the public ball) must be > 0 (got {gamma!r})")

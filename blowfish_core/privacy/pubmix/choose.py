@@ -45,7 +45,20 @@ class NoiseChoice:
 
 
 def default_t_grid(d: int, size: int = 48) -> np.ndarray:
-    """Floors tried by :func:`choose_noise`: (1/d) x (geometric 1e-3..1 and linear), float64."""
+    """Floors tried by :func:`choose_noise`: (1/d) x (geometric 1e-3..1 and linear).
+
+    Parameters
+    ----------
+    d : int
+        Number of bins.
+    size : int, default 48
+        Number of grid points before de-duplication (half geometric, half linear).
+
+    Returns
+    -------
+    float64 ndarray
+        The sorted, distinct floors, in (0, 1/d].
+    """
     r = np.unique(np.concatenate([np.geomspace(1e-3, 1.0, size // 2), np.linspace(0.02, 1.0, size // 2)]))
     return r / d
 
@@ -55,23 +68,52 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
                  scoring: str = "exact") -> NoiseChoice:
     """Near-optimal noise distribution and mixing weight of Remark 4.5 (Eq. (13)).
 
-    p_public: (d,) normalized public histogram; gamma in (0, 1]: TV radius of the ball
-    B_gamma around it (utility only, never privacy); epsilon, delta, n, n_samples as
-    :func:`beta_min`.  Candidates, over the floors of ``t_grid`` (default
-    :func:`default_t_grid`; 1/d, LinMix, is always added): MIFR(pub, t) for t in F
-    (Lemma F.1: the public mass left unchanged is >= gamma) and WF(pub, t) for t in G
-    (Lemma F.2: sum_{pub_i <= t} pub_i < gamma).  Each is scored by g = beta_min(N*, N*)
+    Candidates, over the floors of ``t_grid`` (1/d, LinMix, is always added): MIFR(pub, t)
+    for t in F (Lemma F.1: the public mass left unchanged is >= gamma) and WF(pub, t) for t
+    in G (Lemma F.2: sum_{pub_i <= t} pub_i < gamma).  Each is scored by g = beta_min(N*, N*)
     x max_{P in B_gamma} TV(P, P_nse), N* = min P_nse, with the inner max exact (Lemma
-    E.1) when ``exact_inner`` (default: d <= MAX_EXACT_D) and else the upper bound
-    :func:`inner_max_tv_upper`; the smallest g wins (ties: MIFR, then the larger t).
+    E.1) when ``exact_inner`` and else the upper bound :func:`inner_max_tv_upper`; the
+    smallest g wins (ties: MIFR, then the larger t).
     scoring='exact' (default) picks (family, t) by that g directly.  scoring='lemmas'
     is the paper's literal recipe: t1 = argmin_F beta_min(t,t)(gamma + sum_{pub_i<=t}
     (t - pub_i)) (F.1), t2 = argmin_G beta_min(t,t) Phi(t) (F.2; arg min, Eq. (181)'s
     arg max is a typo), then Eq. (13) compares g(MIFR(t1)) with g(WF(t2)).  'exact' is
     the default (docs/DECISIONS.md) because Phi is only a lower bound on the inner max
     and is 0 at ties (pub = (0, 0, 1), t = 0: Phi = 0, true inner max = gamma), which
-    makes 'lemmas' pick t = 0 and beta ~ 1.  Returns NoiseChoice.
-    Raises as :func:`beta_min`, DataError (p_public), BudgetError (gamma, t_grid).
+    makes 'lemmas' pick t = 0 and beta ~ 1.
+
+    Parameters
+    ----------
+    p_public : (d,) array_like of float
+        Normalized public histogram.
+    gamma : float
+        In (0, 1]: TV radius of the ball B_gamma around it (utility only, never privacy).
+    epsilon : float
+        As :func:`beta_min`.
+    delta : float
+        As :func:`beta_min`.
+    n : int
+        As :func:`beta_min`.
+    n_samples : int
+        As :func:`beta_min`.
+    t_grid : sequence of float, optional
+        Floors to try (default :func:`default_t_grid`).
+    exact_inner : bool, optional
+        Exact inner maximum (default: d <= MAX_EXACT_D).
+    scoring : {"exact", "lemmas"}, default "exact"
+        How (family, t) is picked (see above).
+
+    Returns
+    -------
+    NoiseChoice
+        The chosen noise law, beta, floor, family, objective and every row tried.
+
+    Raises
+    ------
+    BudgetError
+        As :func:`beta_min`; for gamma, t_grid or scoring.
+    DataError
+        As :func:`beta_min`; for p_public, or exact_inner with d > MAX_EXACT_D.
     """
     pub = check_distribution(p_public, "p_public")
     g = check_gamma(gamma)
@@ -147,10 +189,32 @@ def _choose_lemmas(pub, g, epsilon, delta, n, n_samples, grid, exact, inner) -> 
 def gamma_from_folds(public_codes: Any, d: int, k: int = 5, seed: int = 0, stat: str = "mean") -> float:
     """gamma_tv from k random folds of the public data (§5): a statistic of pairwise fold TVs.
 
-    public_codes: (l,) int bin index per public row in [0, d); d: bins; k >= 2 folds;
-    stat 'mean' (the paper's PUMS choice, footnote 5), 'max' or 'median'.  Public data
-    only.  Returns a float in (0, 1] (at least 1e-6).  Raises DataError (codes, d, k) /
-    BudgetError (stat).
+    Public data only.
+
+    Parameters
+    ----------
+    public_codes : (l,) array_like of int
+        Bin index per public row, in [0, d).
+    d : int
+        Bins.
+    k : int, default 5
+        Folds, ``>= 2``.
+    seed : int, default 0
+        Seed of the fold permutation.
+    stat : {"mean", "max", "median"}, default "mean"
+        'mean' (the paper's PUMS choice, footnote 5), 'max' or 'median'.
+
+    Returns
+    -------
+    float
+        In (0, 1] (at least 1e-6).
+
+    Raises
+    ------
+    DataError
+        For bad codes, d or k.
+    BudgetError
+        For an unknown stat.
     """
     d = _check_int(d, "d (number of bins)", 1, 10**8, DataError)
     k = _check_int(k, "k (folds)", 2, 1000, DataError)

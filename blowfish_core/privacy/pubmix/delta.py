@@ -116,10 +116,34 @@ def pubmix_delta(beta: float, epsilon: float, n: int, n_samples: int, n1: float,
                  method: str = "binomial") -> float:
     """max(h1, h2) of Thm 4.1 (Eqs. (22)-(23)): the exact delta at ``epsilon`` of one release.
 
-    beta: mixing weight in [0, 1]; epsilon: nats; n: private rows; n_samples: draws;
-    n1, n2: the two smallest noise masses (n2=None: n2 = n1); method 'binomial'
-    (O(n_samples)) or 'grid' (Eq. (23) term by term).  Returns a float in [0, 1],
-    an upper bound within TAIL of the exact value.  Raises BudgetError/DataError.
+    Parameters
+    ----------
+    beta : float
+        Mixing weight in [0, 1].
+    epsilon : float
+        Nats, ``> 0``.
+    n : int
+        Private rows.
+    n_samples : int
+        Draws.
+    n1 : float
+        The smallest noise mass.
+    n2 : float, optional
+        The second smallest noise mass (None: n2 = n1).
+    method : {"binomial", "grid"}, default "binomial"
+        'binomial' (O(n_samples)) or 'grid' (Eq. (23) term by term).
+
+    Returns
+    -------
+    float
+        In [0, 1], an upper bound within TAIL of the exact value.
+
+    Raises
+    ------
+    BudgetError
+        For a bad epsilon, n_samples, beta, n1, n2 or method.
+    DataError
+        For a bad n.
     """
     eps = check_epsilon(epsilon)
     n = check_n(n)
@@ -155,18 +179,40 @@ def _beta_min_cached(eps: float, delta: float, n: int, m: int, a: float, b: floa
 def beta_min(epsilon: float, delta: float, n: int, n_samples: int, n1: float, n2: float | None = None) -> float:
     """Minimum mixing weight of Thm 4.1: inf{beta in [0,1] : max(h1, h2) <= delta}.
 
-    epsilon: nats (> 0); delta in (0, 1); n: private rows (replace-one neighbours, n
-    public); n_samples: number of released draws m; n1, n2: the two smallest masses
-    of P_nse (n2=None: n2 = n1, the conservative beta_min(N*, N*) of Remark 4.5;
-    the order of n1, n2 does not matter: both labellings are evaluated).
-
-    Returns a float in [0, 1]: the smallest beta on a 2^-46 bisection grid at which
-    an upper bound of max(h1, h2) (:func:`pubmix_delta`, binomial route) is <= delta,
-    so every beta >= the returned value is (epsilon, delta)-DP.  m = 1 closed form
-    (ours): max(0, (1 - n delta) / (1 + n (e^epsilon - 1) n1)).  Cached on the exact
-    argument values (no rounding: rounding a floor up would be unsafe).
-    Raises BudgetError (epsilon, delta, n_samples, n1, n2) / DataError (n).
+    m = 1 closed form (ours): max(0, (1 - n delta) / (1 + n (e^epsilon - 1) n1)).  Cached on
+    the exact argument values (no rounding: rounding a floor up would be unsafe).
     papers/003 Thm 4.1, Eqs. (6)-(7), (22)-(23), (52).
+
+    Parameters
+    ----------
+    epsilon : float
+        Nats, ``> 0``.
+    delta : float
+        In (0, 1).
+    n : int
+        Private rows (replace-one neighbours, n public).
+    n_samples : int
+        Number of released draws m.
+    n1 : float
+        The smallest mass of P_nse.
+    n2 : float, optional
+        The second smallest mass of P_nse (None: n2 = n1, the conservative
+        beta_min(N*, N*) of Remark 4.5; the order of n1, n2 does not matter: both
+        labellings are evaluated).
+
+    Returns
+    -------
+    float
+        In [0, 1]: the smallest beta on a 2^-46 bisection grid at which an upper
+        bound of max(h1, h2) (:func:`pubmix_delta`, binomial route) is <= delta, so
+        every beta >= the returned value is (epsilon, delta)-DP.
+
+    Raises
+    ------
+    BudgetError
+        For a bad epsilon, delta, n_samples, n1 or n2.
+    DataError
+        For a bad n.
     """
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
@@ -178,5 +224,33 @@ def beta_min(epsilon: float, delta: float, n: int, n_samples: int, n1: float, n2
 
 def beta_min_curve(epsilon: float, delta: float, n: int, n_samples_grid: Sequence[int], n1: float,
                    n2: float | None = None) -> np.ndarray:
-    """beta_min at each n_samples of a grid (Fig. 2 analogue): float64 (len(grid),)."""
+    """beta_min at each n_samples of a grid (Fig. 2 analogue).
+
+    Parameters
+    ----------
+    epsilon : float
+        Nats, ``> 0``.
+    delta : float
+        In (0, 1).
+    n : int
+        Private rows.
+    n_samples_grid : sequence of int
+        The numbers of released draws.
+    n1 : float
+        The smallest mass of P_nse.
+    n2 : float, optional
+        The second smallest (None: n2 = n1).
+
+    Returns
+    -------
+    (len(n_samples_grid),) float64 ndarray
+        :func:`beta_min` at each grid entry.
+
+    Raises
+    ------
+    BudgetError
+        As :func:`beta_min`.
+    DataError
+        As :func:`beta_min`.
+    """
     return np.array([beta_min(epsilon, delta, n, int(m), n1, n2) for m in n_samples_grid], dtype=float)

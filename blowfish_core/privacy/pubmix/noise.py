@@ -42,11 +42,29 @@ def _level(a: np.ndarray, t: float, target: float) -> np.ndarray:
 def water_fill(a: Any, t: float) -> np.ndarray:
     """t-water-filled version WF(a, t) of a distribution (Def. 4.3).
 
-    a: (d,) probabilities; t in [0, 1/d].  Returns float64 (d,): B_i = max(t, a_i - tau)
-    with the unique tau >= 0 making sum B = 1, found by bisection on the level (the
-    paper's closed form has tie/index traps).  B >= t, sum B = 1 and TV(a, B) =
-    sum_{a_i <= t} (t - a_i), the minimum under the floor.  Raises DataError (a) /
-    BudgetError (t).  papers/003 Def. 4.3, Lemma B.1.
+    B_i = max(t, a_i - tau) with the unique tau >= 0 making sum B = 1, found by bisection
+    on the level (the paper's closed form has tie/index traps).  B >= t, sum B = 1 and
+    TV(a, B) = sum_{a_i <= t} (t - a_i), the minimum under the floor.
+    papers/003 Def. 4.3, Lemma B.1.
+
+    Parameters
+    ----------
+    a : (d,) array_like of float
+        Probabilities.
+    t : float
+        The floor, in [0, 1/d].
+
+    Returns
+    -------
+    (d,) float64 ndarray
+        WF(a, t).
+
+    Raises
+    ------
+    DataError
+        For a bad distribution ``a``.
+    BudgetError
+        For a bad floor ``t``.
     """
     x = check_distribution(a, "a")
     t = min(check_floor(t, x.size), 1.0 / x.size)
@@ -93,15 +111,35 @@ def _mifr_donors(exc: np.ndarray, mass: np.ndarray, need: float, search: str) ->
 def mifr(a: Any, t: float, search: str = "auto") -> np.ndarray:
     """Maximum-invariance floor raising MIFR(a, t) (Def. 4.4).
 
-    a: (d,) probabilities; t in [0, 1/d].  L = {i : a_i <= t} is raised to t; the
-    added mass M = sum_L (t - a_i) is taken from a donor set U* of L^c minimizing
-    sum_{U*} a_i subject to sum_{U*} (a_i - t) >= M; all other entries are unchanged.
-    Rules where the paper is silent (docs/DECISIONS.md): the subset search is exact
-    for at most MAX_EXACT_DONORS candidates (search='auto' or 'exact'; ties -> fewer
-    donors, then smallest indices) and greedy above ('greedy': fewest donors, the
-    last swapped for the smallest one that still covers M); inside U* the mass M is
-    removed by water-filling at floor t (b_i = max(t, a_i - tau)).  Returns float64
-    (d,) with B >= t, sum 1, TV(a, B) = M.  Raises DataError (a) / BudgetError (t, search).
+    L = {i : a_i <= t} is raised to t; the added mass M = sum_L (t - a_i) is taken from a
+    donor set U* of L^c minimizing sum_{U*} a_i subject to sum_{U*} (a_i - t) >= M; all
+    other entries are unchanged.  Rules where the paper is silent (docs/DECISIONS.md): the
+    subset search is exact for at most MAX_EXACT_DONORS candidates (search='auto' or
+    'exact'; ties -> fewer donors, then smallest indices) and greedy above ('greedy':
+    fewest donors, the last swapped for the smallest one that still covers M); inside U*
+    the mass M is removed by water-filling at floor t (b_i = max(t, a_i - tau)).
+
+    Parameters
+    ----------
+    a : (d,) array_like of float
+        Probabilities.
+    t : float
+        The floor, in [0, 1/d].
+    search : {"auto", "exact", "greedy"}, default "auto"
+        The donor subset search (see above).
+
+    Returns
+    -------
+    (d,) float64 ndarray
+        B >= t, sum 1, TV(a, B) = M.
+
+    Raises
+    ------
+    DataError
+        For a bad distribution ``a``.
+    BudgetError
+        For a bad floor ``t`` or ``search`` (including 'exact' with more than
+        MAX_EXACT_DONORS entries above t).
     """
     x = check_distribution(a, "a")
     d = x.size
@@ -127,14 +165,52 @@ def mifr(a: Any, t: float, search: str = "auto") -> np.ndarray:
 
 
 def floor_tv(a: Any, t: float) -> float:
-    """Minimal TV of any floor-t distribution to a: sum_{a_i <= t} (t - a_i) (Defs 4.3-4.4)."""
+    """Minimal TV of any floor-t distribution to a: sum_{a_i <= t} (t - a_i) (Defs 4.3-4.4).
+
+    Parameters
+    ----------
+    a : (d,) array_like of float
+        Probabilities.
+    t : float
+        The floor, in [0, 1/d].
+
+    Returns
+    -------
+    float
+        The minimal total variation, in [0, 1].
+
+    Raises
+    ------
+    DataError
+        For a bad distribution ``a``.
+    BudgetError
+        For a bad floor ``t``.
+    """
     x = check_distribution(a, "a")
     t = check_floor(t, x.size)
     return float(np.maximum(t - x, 0.0).sum())
 
 
 def tv(p: Any, q: Any) -> float:
-    """Total variation 0.5 * ||p - q||_1 of two distributions of the same length."""
+    """Total variation 0.5 * ||p - q||_1 of two distributions of the same length.
+
+    Parameters
+    ----------
+    p : (d,) array_like of float
+        Probabilities.
+    q : (d,) array_like of float
+        Probabilities, the same length.
+
+    Returns
+    -------
+    float
+        TV(p, q), in [0, 1].
+
+    Raises
+    ------
+    DataError
+        For a bad distribution or lengths that differ.
+    """
     x, y = check_distribution(p, "p"), check_distribution(q, "q")
     if x.size != y.size:
         raise DataError(f"p and q must have the same length (got {x.size} and {y.size})")
@@ -142,7 +218,23 @@ def tv(p: Any, q: Any) -> float:
 
 
 def linmix_noise(d: int) -> np.ndarray:
-    """LinMix noise (Cor. 4.6): the uniform distribution 1_d / d, float64 (d,). DataError if d < 1."""
+    """LinMix noise (Cor. 4.6): the uniform distribution 1_d / d.
+
+    Parameters
+    ----------
+    d : int
+        Number of bins, a whole number ``>= 1``.
+
+    Returns
+    -------
+    (d,) float64 ndarray
+        Every entry 1 / d.
+
+    Raises
+    ------
+    DataError
+        If d < 1 (or not a whole number).
+    """
     d = _check_int(d, "d (number of bins)", 1, 10**8, DataError)
     return np.full(d, 1.0 / d)
 
@@ -151,8 +243,28 @@ def inner_max_tv(pub: Any, nse: Any, gamma: float) -> float:
     """max_{P in B_gamma(pub)} TV(P, nse) by Lemma E.1, exact for d <= MAX_EXACT_D.
 
     = max over S with 1 <= |S| <= d-1 of min(pub(S) + gamma, 1) - nse(S) (2^d - 2
-    subsets).  Returns 0 for d = 1.  Raises DataError (pub, nse, d too large) /
-    BudgetError (gamma).  papers/003 Eq. (127).
+    subsets).  papers/003 Eq. (127).
+
+    Parameters
+    ----------
+    pub : (d,) array_like of float
+        The public distribution (centre of the ball).
+    nse : (d,) array_like of float
+        The noise distribution.
+    gamma : float
+        TV radius of the ball, in (0, 1].
+
+    Returns
+    -------
+    float
+        The inner maximum; 0 for d = 1.
+
+    Raises
+    ------
+    DataError
+        For a bad pub or nse, lengths that differ, or d > MAX_EXACT_D.
+    BudgetError
+        For a bad gamma.
     """
     p = check_distribution(pub, "pub")
     q = check_distribution(nse, "nse")
@@ -174,9 +286,29 @@ def inner_max_tv_upper(pub: Any, nse: Any, gamma: float) -> float:
 
     With R = S^c, Lemma E.1 reads max_R min(gamma - pub(R) + nse(R), nse(R)); for every
     lambda in [0, 1] this is <= lambda gamma + sum_i max(0, nse_i - lambda pub_i) (min <=
-    convex combination, then drop the subset constraint).  Returns the minimum of that
-    convex piecewise-linear bound (over its breakpoints), gamma + TV(pub, nse) (Eq. (157))
-    and 1 - min nse.  Raises DataError / BudgetError.
+    convex combination, then drop the subset constraint).
+
+    Parameters
+    ----------
+    pub : (d,) array_like of float
+        The public distribution (centre of the ball).
+    nse : (d,) array_like of float
+        The noise distribution.
+    gamma : float
+        TV radius of the ball, in (0, 1].
+
+    Returns
+    -------
+    float
+        The minimum of that convex piecewise-linear bound (over its breakpoints),
+        gamma + TV(pub, nse) (Eq. (157)) and 1 - min nse.
+
+    Raises
+    ------
+    DataError
+        For a bad pub or nse, or lengths that differ.
+    BudgetError
+        For a bad gamma.
     """
     p = check_distribution(pub, "pub")
     q = check_distribution(nse, "nse")

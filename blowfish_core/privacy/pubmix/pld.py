@@ -20,10 +20,40 @@ def pubmix_pld(epsilon: float, delta: float, n: int, n_samples: int, n1: float, 
     The n_samples-fold self-composition of the worst-case 3-point pair of App. C,
     P = [beta N + s, beta N, c], Q = [beta N, beta N + s, c], s = (1 - beta)/n, at
     N = min(n1, n2) (dominates both labellings by Lemma C.2's channel argument; with
-    n1 = n2 it is exact and symmetric).  beta=None: beta_min(epsilon, delta, n,
-    n_samples, n1, n2).  Pessimistic discretization (upper bound on delta(eps)).
-    Returns a ``dp_accounting.pld.PrivacyLossDistribution``.  Valid for adaptive
-    composition only if (beta, N) are fixed before the run (design notes A6).
+    n1 = n2 it is exact and symmetric).  Pessimistic discretization (upper bound on
+    delta(eps)).  Valid for adaptive composition only if (beta, N) are fixed before the
+    run (design notes A6).
+
+    Parameters
+    ----------
+    epsilon : float
+        Nats, ``> 0`` (the release's target; used for beta when ``beta`` is None).
+    delta : float
+        In (0, 1) (likewise).
+    n : int
+        Private rows.
+    n_samples : int
+        Number of released draws.
+    n1 : float
+        The smallest noise mass.
+    n2 : float, optional
+        The second smallest (None: n2 = n1).
+    beta : float, optional
+        Mixing weight in [0, 1]; None: beta_min(epsilon, delta, n, n_samples, n1, n2).
+    value_discretization_interval : float, default 1e-4
+        dp-accounting's discretization of the privacy loss.
+
+    Returns
+    -------
+    dp_accounting.pld.PrivacyLossDistribution
+        The release's PLD.
+
+    Raises
+    ------
+    BudgetError
+        For a bad epsilon, delta, n_samples, n1, n2 or beta.
+    DataError
+        For a bad n.
     """
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
@@ -45,7 +75,29 @@ def pubmix_pld(epsilon: float, delta: float, n: int, n_samples: int, n1: float, 
 
 
 def three_point_pair(beta: float, n: int, floor: float) -> tuple[np.ndarray, np.ndarray]:
-    """The worst-case pair of App. C at N1 = N2 = floor: (P, Q), each float64 (3,) over (i, j, rest)."""
+    """The worst-case pair of App. C at N1 = N2 = floor.
+
+    Parameters
+    ----------
+    beta : float
+        Mixing weight in [0, 1].
+    n : int
+        Private rows.
+    floor : float
+        The noise floor N, in [0, 1].
+
+    Returns
+    -------
+    tuple of two (3,) float64 ndarray
+        (P, Q), each over (i, j, rest).
+
+    Raises
+    ------
+    BudgetError
+        For a bad beta or floor.
+    DataError
+        For a bad n.
+    """
     beta = check_beta(beta)
     n = check_n(n)
     N = _check_unit(floor, "floor")

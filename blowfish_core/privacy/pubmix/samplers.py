@@ -20,9 +20,33 @@ def pubmix_sample(p_private: Any, p_noise: Any, beta: float, n_samples: int,
                   rng: np.random.Generator) -> np.ndarray:
     """Draw n_samples i.i.d. bin indices from (1 - beta) p_private + beta p_noise (Alg. 1, step 3).
 
-    p_private, p_noise: (d,) distributions (p_noise must come from public data only);
-    beta in [0, 1]; rng: numpy Generator.  Returns int64 (n_samples,).  The mixture is
-    formed inside this call and never returned or stored.  Raises DataError/BudgetError.
+    The mixture is formed inside this call and never returned or stored.
+
+    Parameters
+    ----------
+    p_private : (d,) array_like of float
+        The private distribution.
+    p_noise : (d,) array_like of float
+        The noise distribution (must come from public data only).
+    beta : float
+        Mixing weight in [0, 1].
+    n_samples : int
+        Number of draws.
+    rng : numpy.random.Generator
+        The seeded stream (study runs).
+
+    Returns
+    -------
+    (n_samples,) int64 ndarray
+        Bin indices in [0, d).
+
+    Raises
+    ------
+    DataError
+        For a bad distribution, lengths that differ, or an ``rng`` that is not a
+        numpy Generator.
+    BudgetError
+        For a bad beta or n_samples.
     """
     pp = check_distribution(p_private, "p_private")
     pn = check_distribution(p_noise, "p_noise")
@@ -99,14 +123,32 @@ def _draw_by_weights(weights: Sequence[int], size: int) -> np.ndarray:
 def exact_noise_weights(p_noise: Any, floor: float | None = None) -> tuple[Fraction, list[int]]:
     """The noise law of :func:`exact_mixture_sample` as exact integers.
 
-    p_noise: (m,) finite floats >= 0 with a positive sum (public).  Returns (u, w): with
-    probability u (a Fraction in [0, 1]) the noise draw is uniform on the m bins, else it is
-    index i with probability w[i] / sum(w) (Python ints).  floor=None: u = 0, w = the floats'
-    exact rationals over their common power-of-two denominator, so the law is exactly
-    p_noise / sum(p_noise).  floor = f: u = m f and w proportional to (p_i - f)_+ (exact), so
-    every mass is f + (1 - m f) w_i / sum(w) >= f exactly -- equal to p_noise whenever p_noise is
+    With probability u the noise draw is uniform on the m bins, else it is index i with
+    probability w[i] / sum(w).  floor=None: u = 0, w = the floats' exact rationals over
+    their common power-of-two denominator, so the law is exactly p_noise / sum(p_noise).
+    floor = f: u = m f and w proportional to (p_i - f)_+ (exact), so every mass is
+    f + (1 - m f) w_i / sum(w) >= f exactly -- equal to p_noise whenever p_noise is
     (rationally) a distribution with min >= f, and the smallest correction otherwise (w all
-    zero: uniform).  Raises DataError (p_noise) / BudgetError (floor with m f > 1 exactly).
+    zero: uniform).
+
+    Parameters
+    ----------
+    p_noise : (m,) array_like of float
+        Finite floats >= 0 with a positive sum (public).
+    floor : float, optional
+        The floor f (min noise mass the accounting assumed), or None.
+
+    Returns
+    -------
+    tuple of (Fraction, list of int)
+        (u, w): u a Fraction in [0, 1]; w Python ints.
+
+    Raises
+    ------
+    DataError
+        For a bad ``p_noise``.
+    BudgetError
+        For a floor with m f > 1 exactly.
     """
     try:
         x = np.asarray(p_noise, dtype=float)
@@ -141,11 +183,6 @@ def exact_mixture_sample(counts: Any, p_noise: Any, beta: float, n_samples: int,
     """Draw n_samples i.i.d. bin indices from (1 - beta) H/n + beta P_nse EXACTLY, from the OS CSPRNG.
 
     The release sampler of PubMix / LinMix (papers/003 Alg. 1 step 3; Thm 4.1).
-    counts: (m,) whole numbers >= 0, H, the private hard-vote histogram (n = sum >= 1
-    records); p_noise: (m,) public noise distribution (floats >= 0, normalised exactly
-    here); beta: the mixing weight in [0, 1] (a float, used as its exact rational value);
-    n_samples: draws; floor: the floor f the accounting assumed (min P_nse >= f), or None
-    (see :func:`exact_noise_weights`).  Returns int64 (n_samples,) bin indices in [0, m).
 
     Why it is exact.  Every float is a dyadic rational, so beta = a / 2^k exactly
     (``Fraction(beta)``).  Each draw: (1) a uniform integer below 2^k is < a with probability
@@ -160,7 +197,31 @@ def exact_mixture_sample(counts: Any, p_noise: Any, beta: float, n_samples: int,
     floating-point gap in the sampling (the numpy sampler :func:`pubmix_sample`, for seeded
     study runs, forms float weights and inverts a float CDF instead).
 
-    Raises DataError (counts, p_noise, lengths) / BudgetError (beta, n_samples, floor).
+    Parameters
+    ----------
+    counts : (m,) array_like of int
+        Whole numbers >= 0, H, the private hard-vote histogram (n = sum >= 1 records).
+    p_noise : (m,) array_like of float
+        Public noise distribution (floats >= 0, normalised exactly here).
+    beta : float
+        The mixing weight in [0, 1] (a float, used as its exact rational value).
+    n_samples : int
+        Draws.
+    floor : float, optional
+        The floor f the accounting assumed (min P_nse >= f), or None (see
+        :func:`exact_noise_weights`).
+
+    Returns
+    -------
+    (n_samples,) int64 ndarray
+        Bin indices in [0, m).
+
+    Raises
+    ------
+    DataError
+        For bad counts or p_noise, or lengths that differ.
+    BudgetError
+        For a bad beta, n_samples or floor.
     """
     try:
         c = np.asarray(counts)

@@ -250,8 +250,26 @@ BROKEN_SELECTION_CALIBRATIONS = {
 
 
 def make_calibration(name: str, **params: Any) -> Calibration:
-    """A calibration from :data:`CALIBRATIONS` by name.  Raises BudgetError for an unknown
-    name or parameter."""
+    """A calibration from :data:`CALIBRATIONS` by name.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`CALIBRATIONS` ('global', 'shifted_laplace', 'ptr', or the
+        broken 'local', 'smooth_fixed').
+    **params
+        The calibration's dataclass fields (not name, private, releases_scale).
+
+    Returns
+    -------
+    Calibration
+        The calibration instance.
+
+    Raises
+    ------
+    BudgetError
+        For an unknown name or parameter.
+    """
     if name not in CALIBRATIONS:
         raise BudgetError(f"calibration must be one of {tuple(CALIBRATIONS)} (got {name!r}). "
                           "Fix: use 'global', 'shifted_laplace' or 'ptr'")

@@ -41,8 +41,26 @@ def score_sensitivity(notion: str, p: int, *, metric: str = "pwerr") -> float:
     * ``metric="hoerr"``: one l1 distance over a joint histogram, ``|Δu| <= 1`` under both.
 
     Participation edges (adding/removing a record changes n) are not covered: use the
-    substitution policy.  Returns the sensitivity in score units.
-    Raises BudgetError for an unknown notion/metric or p < 2 (PWErr needs two attributes).
+    substitution policy.
+
+    Parameters
+    ----------
+    notion : {"dp", "blowfish"}
+        Standard bounded DP or a Blowfish substitution policy.
+    p : int
+        Modeled attributes, a whole number ``>= 2``.
+    metric : {"pwerr", "hoerr"}, default "pwerr"
+        The error metric of the score.
+
+    Returns
+    -------
+    float
+        The sensitivity, in score units.
+
+    Raises
+    ------
+    BudgetError
+        For an unknown notion/metric or p < 2 (PWErr needs two attributes).
     """
     if notion not in SCORE_NOTIONS:
         raise BudgetError(f"notion must be one of {SCORE_NOTIONS} (got {notion!r}). "
@@ -58,10 +76,24 @@ def score_sensitivity(notion: str, p: int, *, metric: str = "pwerr") -> float:
 
 
 def error_scores(errors: Any, n: int) -> np.ndarray:
-    """Scores of the tau choice: ``u_c = −(n/2) · errors_c`` ((K,) float, score units).
+    """Scores of the tau choice: ``u_c = −(n/2) · errors_c``.
 
-    errors: (K,) nonnegative errors (PWErr/HOErr of each released table against D);
-    n: records in D (>= 1).  Raises BudgetError for bad input.
+    Parameters
+    ----------
+    errors : (K,) array_like of float
+        Nonnegative errors (PWErr/HOErr of each released table against D).
+    n : int
+        Records in D (>= 1).
+
+    Returns
+    -------
+    (K,) float ndarray
+        The scores, in score units.
+
+    Raises
+    ------
+    BudgetError
+        For bad input (errors not finite and >= 0, n not a whole number >= 1).
     """
     e = _scores(errors, "errors")
     if np.any(e < 0):
@@ -72,11 +104,37 @@ def error_scores(errors: Any, n: int) -> np.ndarray:
 
 
 def error_regret_bound(n: int, sensitivity: float, epsilon_sel: float, K: int, rho: float) -> float:
-    """The tau choice's regret in error units: with probability >= 1 − rho the chosen release's
-    error exceeds the best one's by at most ``(2/n) · regret_bound(sensitivity, epsilon_sel, K, rho)``
-    (Eq. (2) on u = −(n/2)·error).  Example (design/selection.md B5): Adult's private split,
-    n = 26,048, K = 9, rho_sel = 1e-4 (epsilon_sel = 0.0283), rho = 0.05: 0.0282 PWErr under DP,
-    0.0113 under the age policy (p = 5, sensitivity 0.4)."""
+    """The tau choice's regret in error units.
+
+    With probability >= 1 − rho the chosen release's error exceeds the best one's by at most
+    ``(2/n) · regret_bound(sensitivity, epsilon_sel, K, rho)`` (Eq. (2) on u = −(n/2)·error).
+    Example (design/selection.md B5): Adult's private split, n = 26,048, K = 9, rho_sel = 1e-4
+    (epsilon_sel = 0.0283), rho = 0.05: 0.0282 PWErr under DP, 0.0113 under the age policy
+    (p = 5, sensitivity 0.4).
+
+    Parameters
+    ----------
+    n : int
+        Private rows, a whole number ``>= 1``.
+    sensitivity : float
+        The score's global sensitivity (score units).
+    epsilon_sel : float
+        The EM's epsilon (nats).
+    K : int
+        Number of candidates (settings).
+    rho : float
+        Regret failure probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The regret bound, in error units.
+
+    Raises
+    ------
+    BudgetError
+        For a bad n, or as :func:`regret_bound`.
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise BudgetError(f"n must be a whole number >= 1 (got {n!r}). Fix: pass the private table's row count")
     return 2.0 / int(n) * regret_bound(sensitivity, epsilon_sel, K, rho)
@@ -109,11 +167,35 @@ def private_choice_plan(n: int, p: int, notion: str, rho_runs: Any, rho_sel: flo
                         rho: float = 0.05) -> PrivateChoicePlan:
     """The cost and regret of choosing among K released settings privately.
 
-    n: private rows; p: modeled attributes; notion: "dp" or "blowfish" (:func:`score_sensitivity`);
-    rho_runs: (K,) zCDP budgets of the K runs (each spends its own); rho_sel: the selection's zCDP
-    budget (epsilon_sel = sqrt(8 rho_sel)); rho: regret failure probability.  zCDP budgets add;
-    turn rho_total into (epsilon, delta) with Eq. (1) or a PLD, never with the mu-GDP curve (the EM
-    row is not Gaussian).  Raises BudgetError for bad input.
+    zCDP budgets add; turn rho_total into (epsilon, delta) with Eq. (1) or a PLD, never with the
+    mu-GDP curve (the EM row is not Gaussian).
+
+    Parameters
+    ----------
+    n : int
+        Private rows.
+    p : int
+        Modeled attributes.
+    notion : {"dp", "blowfish"}
+        As :func:`score_sensitivity`.
+    rho_runs : (K,) array_like of float
+        zCDP budgets of the K runs (each spends its own), K >= 2.
+    rho_sel : float
+        The selection's zCDP budget (epsilon_sel = sqrt(8 rho_sel)).
+    metric : {"pwerr", "hoerr"}, default "pwerr"
+        As :func:`score_sensitivity`.
+    rho : float, default 0.05
+        Regret failure probability.
+
+    Returns
+    -------
+    PrivateChoicePlan
+        Sensitivity, epsilon_sel, the zCDP costs and the regret bound.
+
+    Raises
+    ------
+    BudgetError
+        For bad input.
     """
     r = np.asarray(rho_runs, dtype=float).ravel()
     if r.size < 2 or not np.all(np.isfinite(r)) or np.any(r <= 0):
@@ -140,11 +222,30 @@ def select_private(errors: Any, n: int, sensitivity: float, epsilon_sel: float,
                    rng: np.random.Generator) -> Selection:
     """Choose one of K released settings privately: EM on ``u = −(n/2)·errors``.
 
-    errors: (K,) errors of the K releases against the private table; n: its row count;
-    sensitivity: the score's global sensitivity (:func:`score_sensitivity`);
-    epsilon_sel: selection budget in nats (costs :func:`selection_rho` zCDP);
-    rng: numpy Generator.  Returns Selection(index, probabilities (K,)).
     Pure epsilon_sel-DP on top of the K runs (adaptive composition).
+
+    Parameters
+    ----------
+    errors : (K,) array_like of float
+        Errors of the K releases against the private table.
+    n : int
+        Its row count.
+    sensitivity : float
+        The score's global sensitivity (:func:`score_sensitivity`).
+    epsilon_sel : float
+        Selection budget in nats (costs :func:`selection_rho` zCDP).
+    rng : numpy.random.Generator
+        The seeded stream of the draw.
+
+    Returns
+    -------
+    Selection
+        Selection(index, probabilities (K,)).
+
+    Raises
+    ------
+    BudgetError
+        For an ``rng`` that is not a numpy Generator, or bad input.
     """
     if not isinstance(rng, np.random.Generator):
         raise BudgetError("rng must be a numpy.random.Generator. Fix: pass np.random.default_rng(seed)")

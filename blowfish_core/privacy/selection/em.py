@@ -57,13 +57,30 @@ def em_probabilities(scores: Any, scale: float, epsilon: float, *, counts: Any =
     """The exponential mechanism's law: ``P(r) ∝ exp(epsilon · score_r / (2 · scale))``.
 
     papers/001 Eq. (1) [R] (the factor 2 is kept: scores need not be monotone).
-    scores: (m,) float, score units; scale: > 0, score units (the sensitivity b);
-    epsilon: > 0, nats.  counts (optional): (m,) whole numbers >= 1 -- score r stands for
-    ``counts[r]`` candidates with that score, and the result is the total mass of each
-    group (so 10^12 identical candidates cost one entry).
-    Returns (m,) float summing to 1, computed by log-sum-exp (stable for scores of 1e6
-    and more; invariant to adding a constant to every score).
-    Raises BudgetError for a non-positive scale or epsilon, or bad scores/counts.
+
+    Parameters
+    ----------
+    scores : (m,) array_like of float
+        Score units.
+    scale : float
+        ``> 0``, score units (the sensitivity b).
+    epsilon : float
+        ``> 0``, nats.
+    counts : (m,) array_like of int, optional
+        Whole numbers >= 1 -- score r stands for ``counts[r]`` candidates with that
+        score, and the result is the total mass of each group (so 10^12 identical
+        candidates cost one entry).
+
+    Returns
+    -------
+    (m,) float ndarray
+        Summing to 1, computed by log-sum-exp (stable for scores of 1e6 and more;
+        invariant to adding a constant to every score).
+
+    Raises
+    ------
+    BudgetError
+        For a non-positive scale or epsilon, or bad scores/counts.
     """
     s = _scores(scores)
     b = _real(scale, "scale", fix="use a positive sensitivity, e.g. the policy's global sensitivity 1")
@@ -78,10 +95,29 @@ def em_probabilities(scores: Any, scale: float, epsilon: float, *, counts: Any =
 def regret_bound(scale: float, epsilon: float, m: float, rho: float) -> float:
     """Eq. (2) [R] of papers/001: ``Pr[gap > (2 scale / epsilon) log(m / rho)] <= rho``.
 
-    The gap is ``max_r' q(x,r') − q(x,R)`` in score units.  scale: > 0 score units;
-    epsilon: > 0 nats; m: number of candidates >= 1; rho: failure probability in (0, 1).
-    Returns the gap bound (score units).  Proof: each candidate with gap > g has
-    probability <= exp(−epsilon g / (2 scale)) (the maximizer's weight is >= its own).
+    The gap is ``max_r' q(x,r') − q(x,R)`` in score units.  Proof: each candidate with gap > g
+    has probability <= exp(−epsilon g / (2 scale)) (the maximizer's weight is >= its own).
+
+    Parameters
+    ----------
+    scale : float
+        ``> 0``, score units.
+    epsilon : float
+        ``> 0``, nats.
+    m : float
+        Number of candidates ``>= 1``.
+    rho : float
+        Failure probability in (0, 1).
+
+    Returns
+    -------
+    float
+        The gap bound (score units).
+
+    Raises
+    ------
+    BudgetError
+        For a non-positive scale or epsilon, m < 1 or rho outside (0, 1).
     """
     b = _real(scale, "scale")
     eps = _real(epsilon, "epsilon")

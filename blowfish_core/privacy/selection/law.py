@@ -154,6 +154,28 @@ def law_delta(P: SelectionLaw, Q: SelectionLaw, epsilon: float) -> float:
     carry < e^-60 mass, and the integrand is below the density), with the Laplace kinks
     and every sign change of the integrand as piece boundaries (so each piece is smooth);
     checked against scipy.integrate.quad in tests/test_selection.py.
+
+    Parameters
+    ----------
+    P : SelectionLaw
+        The release's law on one dataset.
+    Q : SelectionLaw
+        Its law on a neighbour, from the same calibration.
+    epsilon : float
+        ``>= 0``, nats.
+
+    Returns
+    -------
+    float
+        delta, in [0, 1].
+
+    Raises
+    ------
+    PolicyError
+        If the two laws come from different calibrations (one releases the scale,
+        the other not; or their continuous parts differ in floor).
+    BudgetError
+        For a negative or non-finite epsilon.
     """
     eps = _real(epsilon, "epsilon", allow_zero=True, fix="use epsilon >= 0")
     if P.releases_scale != Q.releases_scale:

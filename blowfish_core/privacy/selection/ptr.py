@@ -17,7 +17,18 @@ from .law import SelectionLaw, _discrete
 
 
 def ptr_tests(J: int) -> int:
-    """Largest number of tests the §6 binary search makes on a grid of J scales (ceil(log2 J))."""
+    """Largest number of tests the §6 binary search makes on a grid of J scales (ceil(log2 J)).
+
+    Parameters
+    ----------
+    J : int
+        Number of scales on the grid, ``>= 1``.
+
+    Returns
+    -------
+    int
+        The depth of the search, ceil(log2 J).
+    """
     def depth(lo: int, hi: int) -> int:
         if lo >= hi:
             return 0
