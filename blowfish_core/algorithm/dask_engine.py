@@ -92,6 +92,9 @@ def _reachable(scheduler: str, timeout: float = 3.0) -> None:
     import socket
 
     m = _ADDRESS.match(scheduler.strip())
+    if m is None:  # connect checks the address first (check_scheduler)
+        raise BlowfishError(f"--scheduler {scheduler!r}: not a scheduler address (HOST:PORT is missing or malformed). "
+                            f"{SCHEDULER_FIX}")
     if (m.group("proto") or "tcp").lower() == "ucx":  # not necessarily TCP underneath
         return
     host = m.group("host").strip("[]")

@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -64,7 +64,7 @@ from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.ledger import LedgerRow
 from ..privacy.mechanisms import Mechanism, get_mechanism
-from .methods import Method, get_method
+from .methods import Method, _calibrated, get_method
 from ..model.policy import Policy, record_reach
 from ..model.schema import Schema
 from ..model.sensitivity import DEFAULT_MAX_EDGES
@@ -448,11 +448,16 @@ def _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mecha
     sampling = mech.samples
     plan = n_priv = None
     if sampling:
-        from ..privacy.mechanisms.pubmix import check_sampling
+        from ..privacy.mechanisms.pubmix import SamplingMechanism, check_sampling
 
         check_sampling(mech, meth, policy, cfg.threshold_h, public is not None)
+        if counts is None:
+            raise BlowfishError(f"noise {mech.name} runs on the local engine only (its sampler reads the private "
+                                "rows' counts). Fix: drop --engine dask (engine='local' in the API)")
         n_priv = int(round(float(counts.sum())))
-        plan = mech.plan(epsilon, DEFAULT_DELTA if delta is None else delta, n_priv, sizes, cfg.release, cfg.budget_weights)
+        smech = cast(SamplingMechanism, mech)  # samples = True: the sampling protocol (mechanisms.Mechanism)
+        plan = smech.plan(epsilon, DEFAULT_DELTA if delta is None else delta, n_priv, sizes, cfg.release,
+                          cfg.budget_weights)
         budgets = np.asarray(plan.epsilon_t)
     else:
         budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
@@ -464,10 +469,12 @@ def _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mecha
 def _vote_and_calibrate(run: _Run, C: np.ndarray, kernel: GowerKernel):
     """(the vote histogram of C_t -- private data touched here only --, the calibration from
     public inputs only: policy, tau, domain, C_t)."""
-    Hist = (vote_histogram(run.schema, C, run.U, run.counts, run.vote, I=run.I, kernel=kernel) if run.engine is None
-            else run.engine.histogram(run.schema, C, run.vote))
-    cal = calibrate(run.meth, RoundInputs(run.schema, run.policy, run.tau, C, run.reach, run.cfg.max_edges, kernel,
-                                          run.mech.norm))
+    if run.engine is None:  # the local engine: _setup_run grouped the records
+        Hist = vote_histogram(run.schema, C, cast(np.ndarray, run.U), run.counts, run.vote, I=run.I, kernel=kernel)
+    else:
+        Hist = run.engine.histogram(run.schema, C, run.vote)
+    cal = calibrate(_calibrated(run.meth), RoundInputs(run.schema, run.policy, run.tau, C, run.reach,
+                                                       run.cfg.max_edges, kernel, run.mech.norm))
     return Hist, cal
 
 

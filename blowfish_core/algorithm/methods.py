@@ -20,10 +20,11 @@ experiment.run_method dispatches on ``runner``; nothing compares method names.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
-from ..model.calibration import Calibrator, ExactHard, Global, HardNoise, RoundInputs, SoftBound
+from ..model.calibration import CalibratedMethod, Calibrator, ExactHard, Global, HardNoise, RoundInputs, SoftBound
 from ..model.calibration import calibrate as _calibrate
 from ..base.errors import BlowfishError, BudgetError
 from ..model.distance import GowerKernel
@@ -56,7 +57,7 @@ class Method:
 
     name: str
     label: str
-    vote: type | None
+    vote: type[Vote] | None
     calibrator: Calibrator | None
     notion: str
     needs_tau: bool
@@ -90,7 +91,8 @@ class Method:
         """
         if self.vote is None:
             raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
-        cls = VOTES[self.vote.name]  # the vote table; a vote built from a temperature takes tau and precision
+        # the vote table; a vote built from a temperature (needs_tau) takes tau and precision, the others nothing
+        cls: Any = VOTES[self.vote.name]
         return cls(tau, precision) if cls.needs_tau else cls()
 
     @property
@@ -211,4 +213,13 @@ def calibrate(
     Delegates to the method's calibrator (blowfish_core.model.calibration), participation
     floor applied once.  Raises BlowfishError for an unknown method.
     """
-    return _calibrate(get_method(method), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel, norm))
+    return _calibrate(_calibrated(get_method(method)), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel,
+                                                                   norm))
+
+
+def _calibrated(method: Method) -> CalibratedMethod:
+    """``method`` as calibration.calibrate reads it (its calibrator and notion); BlowfishError for a
+    reference method, which has no calibrator (it is not Algorithm 1)."""
+    if method.calibrator is None:
+        raise BlowfishError(f"{method.label} has no calibrator: it is not an Algorithm 1 method")
+    return cast(CalibratedMethod, method)  # a calibrator (checked) and a notion, read-only

@@ -81,6 +81,7 @@ def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | 
     Raises SchemaError for unknown names or a bad weight list.
     """
     p = len(names)
+    W: list[tuple[int, ...]]
     if workload is None:
         W = list(itertools.combinations(range(p), 2))
     else:

@@ -55,7 +55,8 @@ class PublicCells:
         if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
             raise SchemaError(f"bins must be an integer >= 1 (got {bins!r})")
         bins = int(bins)
-        sizes, remap = [], []
+        sizes: list[int] = []
+        remap: list[np.ndarray | None] = []
         for i, a in enumerate(schema.attributes):
             used = None
             if a.bounded and a.integer and (a.hi - a.lo) < 4 * bins:
@@ -126,8 +127,9 @@ class PublicCells:
             return (v - a.lo) / (a.hi - a.lo)
         vals = _integer_codes(a)
         cell = _bin_of(self.schema, i, vals, self.bins)
-        if self.remap[i] is not None:
-            cell = self.remap[i][cell]
+        remap = self.remap[i]
+        if remap is not None:
+            cell = remap[cell]
         order = np.argsort(cell, kind="stable")
         counts = np.bincount(cell, minlength=self.sizes[i])
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])

@@ -127,12 +127,12 @@ def _compress(mbi: Any, names, sizes, codes: np.ndarray, ones: list, sigma1: flo
             if m is not None:
                 mapping[names[i]] = m
     ccodes = codes.copy()
-    csizes = list(sizes)
+    sizes_c = list(sizes)
     for i, a in enumerate(names):
         if a in mapping:
             ccodes[:, i] = mapping[a][codes[:, i]]
-            csizes[i] = int(mapping[a].max()) + 1
-    csizes = tuple(csizes)
+            sizes_c[i] = int(mapping[a].max()) + 1
+    csizes = tuple(sizes_c)
     domain = mbi.Domain(names, csizes)
     log1 = [m.compress(mapping, full_domain) if m.clique[0] in mapping else m for m, _ in ones]
     return mapping, ccodes, csizes, domain, log1

@@ -111,8 +111,12 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     # run's seed, a release's OpenDP noise and OS-entropy public draws
     res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, rows=int(cfg.release), streams=streams)
     seeded = getattr(streams, "seeded", True)
-    numeric = isinstance(seed, (int, float, np.integer)) and not isinstance(seed, bool)
-    run_seed = (int(seed) if numeric else getattr(streams, "seed", None)) if seeded else None
+    if not seeded:
+        run_seed = None
+    elif isinstance(seed, (int, float, np.integer)) and not isinstance(seed, bool):  # a numeric seed
+        run_seed = int(seed)
+    else:
+        run_seed = getattr(streams, "seed", None)
     rows = engine_rows(res, meth.name.upper())
     if progress is not None:
         last = rows[-1]

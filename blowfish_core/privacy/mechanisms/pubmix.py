@@ -40,7 +40,7 @@ import math
 from fractions import Fraction
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -164,6 +164,19 @@ def exact_floor_of(c: float, m: int) -> float:
     if Fraction(f) * m > Fraction(c):
         f = math.nextafter(f, 0.0)
     return f
+
+
+class SamplingMechanism(Protocol):
+    """What Algorithm 1 calls on a sampling release step (a Mechanism with ``samples = True``):
+    :meth:`PubMix.plan`, :meth:`PubMix.noise_distribution` and :meth:`PubMix.draw`."""
+
+    def plan(self, epsilon: float, delta: float, n: int, sizes: Sequence[int], release: int,
+             weights: Sequence[float] | None = None) -> SamplingPlan: ...
+
+    def noise_distribution(self, p_public: np.ndarray | None, floor: float, m: int) -> np.ndarray: ...
+
+    def draw(self, hist: np.ndarray, n: int, p_noise: np.ndarray, beta: float, n_samples: int, floor: float,
+             rng: np.random.Generator) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
