@@ -49,7 +49,18 @@ INSTALL_HINT = ('the Dask engine needs the optional extra dask[distributed]. Fix
 
 
 def require_dask():
-    """Import dask.distributed or raise BlowfishError with the install command."""
+    """Import dask.distributed or raise BlowfishError with the install command.
+
+    Returns
+    -------
+    module
+        The ``distributed`` package.
+
+    Raises
+    ------
+    BlowfishError
+        If dask[distributed] is not installed (the message gives the install command).
+    """
     try:
         import dask.dataframe  # noqa: F401
         import distributed
@@ -67,8 +78,21 @@ _ADDRESS = re.compile(r"^(?:(?P<proto>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0
 def check_scheduler(scheduler: str) -> str:
     """A scheduler address PROTOCOL://HOST:PORT (or HOST:PORT, tcp) as dask.distributed takes it.
 
-    Raises BlowfishError naming --scheduler, with an example address, for an empty string (it would
-    otherwise start a local cluster silently), a missing port or an unknown protocol.
+    Parameters
+    ----------
+    scheduler : str
+        The address, e.g. tcp://host:8786.
+
+    Returns
+    -------
+    str
+        The address, stripped of surrounding white space.
+
+    Raises
+    ------
+    BlowfishError
+        Naming --scheduler, with an example address, for an empty string (it would
+        otherwise start a local cluster silently), a missing port or an unknown protocol.
     """
     text = scheduler.strip() if isinstance(scheduler, str) else scheduler
     if not isinstance(text, str) or not text:
@@ -106,13 +130,34 @@ def _reachable(scheduler: str, timeout: float = 3.0) -> None:
 
 def connect(scheduler: str | None = None, workers: int | None = None, processes: bool = True,
             keep_malloc_trim: bool = False):
-    """A dask.distributed Client: to ``scheduler`` (an address such as tcp://host:8786) or to a
-    new local cluster of ``workers`` single-threaded workers.  Raises BlowfishError.
+    """A dask.distributed Client: to ``scheduler`` or to a new local cluster.
 
     Local clusters start their workers without dask's MALLOC_TRIM_THRESHOLD_=65536 (unless
     keep_malloc_trim): any value turns off glibc's dynamic mmap threshold, so every vote
     temporary over 128 KiB became a fresh mmap with page faults and the hard vote ran 2.6x
     slower in a worker (docs/BENCHMARKS.md, issue 15).  Results are unchanged.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        An address such as tcp://host:8786; None starts a local cluster.
+    workers : int, optional
+        Number of single-threaded workers of the local cluster (default 2).
+    processes : bool, default True
+        Local workers as processes (else threads).
+    keep_malloc_trim : bool, default False
+        Keep dask's MALLOC_TRIM_THRESHOLD_ for the local workers.
+
+    Returns
+    -------
+    distributed.Client
+        The connected client.
+
+    Raises
+    ------
+    BlowfishError
+        For a bad address, both a scheduler and workers, a bad worker count,
+        dask not installed, or no dask scheduler answering at the address.
     """
     if scheduler is not None:
         check_scheduler(scheduler)
@@ -145,8 +190,18 @@ def connect(scheduler: str | None = None, workers: int | None = None, processes:
 
 
 def quantum(sizes: list[int]) -> int:
-    """Partition granularity: the least common multiple of the vote block heights
-    ``chunk_rows(m)`` over the schedule's population sizes (rows)."""
+    """Partition granularity over the schedule's population sizes.
+
+    Parameters
+    ----------
+    sizes : list of int
+        The population sizes m_t of the schedule.
+
+    Returns
+    -------
+    int
+        The least common multiple of the vote block heights ``chunk_rows(m)`` (rows).
+    """
     q = 1
     for m in sorted(set(int(v) for v in sizes)):
         q = math.lcm(q, chunk_rows(m))
@@ -154,11 +209,25 @@ def quantum(sizes: list[int]) -> int:
 
 
 def balanced_bounds(n: int, q: int, k: int) -> list[int]:
-    """Partition bounds over n distinct records: (parts + 1) ints from 0 to n.
+    """Partition bounds over n distinct records.
 
     Every partition is a whole number of vote blocks of q rows (the last may end early at n),
     and the block counts of the min(k, ceil(n / q)) partitions differ by at most one, so two
     workers given alternate partitions hold the same work to within one block.
+
+    Parameters
+    ----------
+    n : int
+        Number of distinct records.
+    q : int
+        Block height (rows), :func:`quantum`.
+    k : int
+        Wanted number of partitions.
+
+    Returns
+    -------
+    list of int
+        (parts + 1) ints from 0 to n; [0] for n <= 0.
     """
     if n <= 0:
         return [0]

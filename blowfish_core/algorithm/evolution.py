@@ -230,8 +230,19 @@ class SynthResult:
 
 
 def vote_precision_text(per_round: list[str]) -> str | None:
-    """One text for the per-round precisions: the precision when every round used it, else which rounds
-    used which ('float32 in round(s) 1, 2; float64 in round(s) 3'); None for no round."""
+    """One text for the per-round precisions.
+
+    Parameters
+    ----------
+    per_round : list of str
+        The soft vote's precision of every round ('float32' or 'float64').
+
+    Returns
+    -------
+    str or None
+        The precision when every round used it, else which rounds used which
+        ('float32 in round(s) 1, 2; float64 in round(s) 3'); None for no round.
+    """
     if not per_round:
         return None
     kinds = sorted(set(per_round), key=per_round.index)
@@ -242,13 +253,44 @@ def vote_precision_text(per_round: list[str]) -> str | None:
 
 
 def mutation_rate(t: int, T: int, a: float = 0.5, b: float = 0.01) -> float:
-    """rate_t = a - (a - b) (t/T)^0.2 (DESIGN §3); t in [0, T] (rate_0 = a)."""
+    """rate_t = a - (a - b) (t/T)^0.2 (DESIGN §3).
+
+    Parameters
+    ----------
+    t : int
+        Round, in [0, T] (rate_0 = a).
+    T : int
+        Number of rounds.
+    a : float, default 0.5
+        Starting rate.
+    b : float, default 0.01
+        Final rate (at t = T).
+
+    Returns
+    -------
+    float
+        The mutation rate, in [b, a].
+    """
     return a - (a - b) * (t / T) ** 0.2
 
 
 def round_mutation_rate(t: int, cfg: SynthConfig) -> float:
-    """The rate round t (1..T-1) mutates its parents at: rate_t (mutation_index 't') or
-    rate_{t-1} ('t-1', the reference library's indexing)."""
+    """The rate round t (1..T-1) mutates its parents at.
+
+    rate_t (mutation_index 't') or rate_{t-1} ('t-1', the reference library's indexing).
+
+    Parameters
+    ----------
+    t : int
+        Round, 1..T-1.
+    cfg : SynthConfig
+        The run's settings (rounds, mutation_index, mutation_start/end).
+
+    Returns
+    -------
+    float
+        The mutation rate.
+    """
     i = t if cfg.mutation_index == "t" else t - 1
     return mutation_rate(i, cfg.rounds, cfg.mutation_start, cfg.mutation_end)
 
@@ -258,6 +300,22 @@ def mutate(schema: Schema, parents: np.ndarray, rate: float, rng: np.random.Gene
 
     Draws for every attribute regardless of its type so streams stay paired; each
     attribute applies its own step (Attribute.mutate, blowfish_core.model.domain).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    parents : (k, p) float ndarray
+        Encoded parents.
+    rate : float
+        Mutation rate, in [0, 1].
+    rng : numpy.random.Generator
+        The round's mutation stream.
+
+    Returns
+    -------
+    (k, p) float ndarray
+        The encoded children.
     """
     k, p = parents.shape
     out = parents.copy()
@@ -277,8 +335,18 @@ def _weights(noisy: np.ndarray, H: float) -> np.ndarray:
 def rank_order(w: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
     """Candidate indices from the highest count down (stable: ties keep index order).
 
-    w: (m,) clipped counts; scores: (m,) what to rank by instead (the raw noisy counts for
-    rank_by='raw'); None ranks by w (as w / sum(w), which is the same order).
+    Parameters
+    ----------
+    w : (m,) float ndarray
+        Clipped counts.
+    scores : (m,) float ndarray, optional
+        What to rank by instead (the raw noisy counts for rank_by='raw'); None
+        ranks by w (as w / sum(w), which is the same order).
+
+    Returns
+    -------
+    (m,) int ndarray
+        Candidate indices, best first.
     """
     if scores is not None:
         return np.argsort(-scores, kind="stable")
@@ -331,23 +399,69 @@ def run_synthesis(
 ) -> SynthResult:
     """Run Algorithm 1 once.
 
-    X: (n, p) float64 encoded private records (schema.encode).  method: a name of the
-    method table or a Method.  mechanism: 'gaussian' (default; budget rho, total zCDP)
-    or 'laplace' (budget epsilon, pure DP); the budget is split over rounds.  tau:
-    temperature for soft votes (> 0).  grouped: optional precomputed (unique records,
-    counts, domain index) to share across runs.  seed: whole number (paired study
-    streams) or None (release mode: OsEntropyStreams, OpenDP noise).  streams: the source
-    of randomness (default make_streams(seed)); its ``sampler`` picks the mechanism's
-    noise sampler.  delta, public: for the sampling
-    mechanisms 'pubmix'/'linmix' (budget epsilon at delta, PLD): delta in (0, 1) (default 1e-5) and the
-    grouped PUBLIC rows (unique records, counts, domain index), required by PubMix.
-    engine: optional vote engine with ``histogram(schema, C, vote)`` (e.g.
-    dask_engine.DaskEngine, which holds the grouped records on its workers; X and grouped are
-    then unused); None = the local engine.
-    progress(event) is called after every round with keys round, rounds, method,
-    seed (None when unseeded), sigma_t (the noise scale), delta_t (the sensitivity),
-    mechanism and how (the calibration: bound, certified-crossing, exhaustive-zero, fallback, ...).  Raises BudgetError/BlowfishError for bad settings and
-    RunStopped when should_stop() returns True (nothing partial is returned).
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    X : (n, p) float64 ndarray
+        Encoded private records (schema.encode).
+    policy : Policy
+        The policy.
+    method : str or Method
+        A name of the method table or a Method.
+    rho : float or None
+        Total zCDP budget (mechanism 'gaussian'); split over rounds.
+    tau : float, optional
+        Temperature for soft votes (> 0).
+    config : SynthConfig, optional
+        The run's settings (default SynthConfig()).
+    seed : int or None
+        Whole number (paired study streams) or None (release mode:
+        OsEntropyStreams, OpenDP noise); required unless ``streams`` is given.
+    progress : callable, optional
+        progress(event) is called after every round with keys round, rounds,
+        method, seed (None when unseeded), sigma_t (the noise scale), delta_t (the
+        sensitivity), mechanism and how (the calibration: bound,
+        certified-crossing, exhaustive-zero, fallback, ...).
+    should_stop : callable, optional
+        Checked before every round; the run stops when it returns True.
+    grouped : tuple of (U, counts, I), optional
+        Precomputed (unique records, counts, domain index) to share across runs.
+    keep_populations : bool, default False
+        Keep every round's population in the result.
+    mechanism : str or Mechanism, optional
+        'gaussian' (default; budget rho, total zCDP) or 'laplace' (budget epsilon,
+        pure DP); the budget is split over rounds.  The sampling mechanisms
+        'pubmix'/'linmix' take epsilon at delta (PLD).
+    epsilon : float, optional
+        Total budget in nats (laplace, pubmix, linmix).
+    streams : callable, optional
+        The source of randomness (default make_streams(seed)); its ``sampler``
+        picks the mechanism's noise sampler.
+    delta : float, optional
+        For pubmix/linmix: delta in (0, 1) (default 1e-5).
+    public : tuple of (U, counts, I), optional
+        For pubmix/linmix: the grouped PUBLIC rows (unique records, counts, domain
+        index), required by PubMix.
+    engine : object, optional
+        Vote engine with ``histogram(schema, C, vote)`` (e.g.
+        dask_engine.DaskEngine, which holds the grouped records on its workers; X
+        and grouped are then unused); None = the local engine.
+
+    Returns
+    -------
+    SynthResult
+        The release (encoded (release, p)) and the per-round ledger.
+
+    Raises
+    ------
+    BudgetError
+        For bad budget settings.
+    BlowfishError
+        For bad settings (no seed or streams, a method or mechanism that cannot
+        run, a sampling mechanism with a vote engine, ...).
+    RunStopped
+        When should_stop() returns True (nothing partial is returned).
     """
     run = _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mechanism, epsilon, streams, delta,
                      public, engine)
@@ -550,8 +664,24 @@ def top_release(C: np.ndarray | None, order: np.ndarray, n: int, distinct: bool 
     """The first n indices of ``order`` (candidate indices in rank order, best first).
 
     Each candidate appears once; when there are fewer than n, they repeat cyclically in rank
-    order.  distinct=True ('top-distinct'): a record that appears several times in C ((m, p))
-    counts once, at its best-ranked copy, before the cut.  Post-processing only.
+    order.  Post-processing only.
+
+    Parameters
+    ----------
+    C : (m, p) ndarray or None
+        The candidates (needed with ``distinct``).
+    order : (m,) int ndarray
+        Candidate indices in rank order, best first.
+    n : int
+        Number of indices to return.
+    distinct : bool, default False
+        'top-distinct': a record that appears several times in C counts once, at
+        its best-ranked copy, before the cut.
+
+    Returns
+    -------
+    (n,) int ndarray
+        Indices into C.
     """
     if distinct and C is not None and order.size:
         _, first = np.unique(C[order], axis=0, return_index=True)
@@ -563,11 +693,30 @@ def release_indices(w: np.ndarray, n: int, mode: str, rng: np.random.Generator,
                     scores: np.ndarray | None = None, C: np.ndarray | None = None) -> np.ndarray:
     """Indices into C_T of n released records, from the last clipped noisy counts w (m_T,).
 
-    mode 'sample': drawn proportionally to w (uniformly when every w is 0), by n uniforms of
-    ``rng``; 'top': the n candidates of C (m_T, p) with the largest counts (rank_order(w,
-    scores): scores = the raw noisy counts for rank_by='raw'; stable order); 'top-distinct': the
-    same with equal records once; see top_release.
     Post-processing only (no privacy cost).
+
+    Parameters
+    ----------
+    w : (m_T,) float ndarray
+        The last clipped noisy counts.
+    n : int
+        Number of released records.
+    mode : {"sample", "top", "top-distinct"}
+        'sample': drawn proportionally to w (uniformly when every w is 0), by n
+        uniforms of ``rng``; 'top': the n candidates of C with the largest counts
+        (rank_order(w, scores); stable order); 'top-distinct': the same with equal
+        records once; see top_release.
+    rng : numpy.random.Generator
+        The release stream (n uniforms are drawn in every mode).
+    scores : (m_T,) float ndarray, optional
+        The raw noisy counts for rank_by='raw'.
+    C : (m_T, p) ndarray, optional
+        The final candidates (for 'top-distinct').
+
+    Returns
+    -------
+    (n,) int ndarray
+        Indices into C_T.
     """
     total = w.sum()
     prob = w / total if total > 0 else np.full(w.size, 1.0 / w.size)

@@ -162,7 +162,25 @@ BASELINE, SOFT, DECOMPOSITION = HARD, BF_SOFT, SOFT_HARD_NOISE
 
 
 def get_method(method: str | Method, flag: str = "method") -> Method:
-    """The Method for a name (or a Method).  Raises BlowfishError naming ``flag`` for an unknown name."""
+    """The Method for a name (or a Method).
+
+    Parameters
+    ----------
+    method : str or Method
+        A name of :data:`METHODS`, or a Method (returned as it is).
+    flag : str, default "method"
+        How the front end names the setting, for the message.
+
+    Returns
+    -------
+    Method
+        The method table's entry.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown name.
+    """
     if isinstance(method, Method):
         return method
     m = METHODS.get(method) if isinstance(method, str) else None
@@ -172,27 +190,77 @@ def get_method(method: str | Method, flag: str = "method") -> Method:
 
 
 def tau_methods() -> list[str]:
-    """Names of the methods that need tau (for messages)."""
+    """Names of the methods that need tau (for messages).
+
+    Returns
+    -------
+    list of str
+        In table order.
+    """
     return [m.name for m in METHODS.values() if m.needs_tau]
 
 
 def needs_tau(methods) -> bool:
-    """True when any of the named methods needs tau."""
+    """True when any of the named methods needs tau.
+
+    Parameters
+    ----------
+    methods : iterable of str or Method
+        Method names (or Methods).
+
+    Returns
+    -------
+    bool
+        Whether any of them needs tau.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown method name (:func:`get_method`).
+    """
     return any(get_method(m).needs_tau for m in methods)
 
 
 def reference_methods() -> list[str]:
-    """Names of the reference methods (runner 'baseline'), for messages and help texts."""
+    """Names of the reference methods (runner 'baseline'), for messages and help texts.
+
+    Returns
+    -------
+    list of str
+        In table order.
+    """
     return [m.name for m in METHODS.values() if m.is_reference]
 
 
 def releasable_methods() -> list[str]:
-    """Names of the methods the release gate admits (Method.releasable), in table order."""
+    """Names of the methods the release gate admits (Method.releasable), in table order.
+
+    Returns
+    -------
+    list of str
+        In table order.
+    """
     return [m.name for m in METHODS.values() if m.releasable]
 
 
 def any_policy_aware(methods) -> bool:
-    """True when any of the named methods has a Blowfish notion."""
+    """True when any of the named methods has a Blowfish notion.
+
+    Parameters
+    ----------
+    methods : iterable of str or Method
+        Method names (or Methods).
+
+    Returns
+    -------
+    bool
+        Whether any of them is policy-aware.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown method name (:func:`get_method`).
+    """
     return any(get_method(m).policy_aware for m in methods)
 
 
@@ -209,9 +277,43 @@ def calibrate(
 ) -> Calibration:
     """Per-round sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19), in ``norm``.
 
-    method: a name of :data:`METHODS` or a Method.
     Delegates to the method's calibrator (blowfish_core.model.calibration), participation
-    floor applied once.  Raises BlowfishError for an unknown method.
+    floor applied once.
+
+    Parameters
+    ----------
+    method : str or Method
+        A name of :data:`METHODS` or a Method.
+    schema : Schema
+        The public schema.
+    policy : Policy
+        The policy (Blowfish notions).
+    tau : float or None
+        Temperature of the soft vote (> 0), None for hard votes.
+    C : (m, p) ndarray, optional
+        The round's candidates, encoded.
+    reach : float, optional
+        The policy's record-level reach (computed when None).
+    max_edges : float, default DEFAULT_MAX_EDGES
+        Exhaustive limit of Hard's certification.
+    kernel : GowerKernel, optional
+        The round's distance kernel on C.
+    norm : {"l2", "l1"}, default "l2"
+        The mechanism's sensitivity norm.
+
+    Returns
+    -------
+    Calibration
+        Delta_t (in ``norm``), how it was obtained and its witness.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown method, or one without a calibrator (a reference method).
+    BudgetError
+        For a bad tau (soft calibrators).
+    ValueError
+        For an unknown norm.
     """
     return _calibrate(_calibrated(get_method(method)), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel,
                                                                    norm))

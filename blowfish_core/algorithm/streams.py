@@ -13,7 +13,22 @@ _INIT, _NOISE, _SELECT, _MUTATE, _RELEASE = range(5)
 
 
 def rng_for(seed: int, purpose: int, t: int = 0) -> np.random.Generator:
-    """Generator for (seed, purpose, round): the paired random streams."""
+    """Generator for (seed, purpose, round): the paired random streams.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    purpose : int
+        The stream's purpose (initial population, noise, selection, mutation, release).
+    t : int, default 0
+        The round.
+
+    Returns
+    -------
+    numpy.random.Generator
+        Seeded by ``SeedSequence([seed, purpose, t])``.
+    """
     return np.random.default_rng(np.random.SeedSequence([int(seed), int(purpose), int(t)]))
 
 
@@ -85,5 +100,16 @@ _NO_SEED = "required"
 
 
 def make_streams(seed: int | None) -> "SeededStreams | OsEntropyStreams":
-    """SeededStreams(seed) for a whole number, OsEntropyStreams() for None (release mode)."""
+    """SeededStreams(seed) for a whole number, OsEntropyStreams() for None (release mode).
+
+    Parameters
+    ----------
+    seed : int or None
+        A whole number (study run) or None (release mode).
+
+    Returns
+    -------
+    SeededStreams or OsEntropyStreams
+        The run's source of randomness.
+    """
     return OsEntropyStreams() if seed is None else SeededStreams(int(seed))
