@@ -76,9 +76,24 @@ def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | 
                         weights: Sequence[float] | None = None) -> dict[tuple[int, ...], float]:
     """[AIM] workload-aware candidates: downward closure W+ of the workload with weights w_r = sum_s c_s |r ∩ s|.
 
-    names: attribute names (p,); workload: cliques of names (default: all pairs);
-    weights: c_s per workload clique (default 1).  Returns {clique of indices: w_r > 0}.
-    Raises SchemaError for unknown names or a bad weight list.
+    Parameters
+    ----------
+    names : list of str
+        Attribute names (p,).
+    workload : sequence of tuple of str, optional
+        Cliques of names (default: all pairs).
+    weights : sequence of float, optional
+        c_s per workload clique (default 1).
+
+    Returns
+    -------
+    dict of tuple of int to float
+        {clique of indices: w_r > 0}.
+
+    Raises
+    ------
+    SchemaError
+        For unknown names or a bad weight list.
     """
     p = len(names)
     W: list[tuple[int, ...]]
@@ -201,14 +216,55 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
             max_size_mb: float = MAX_SIZE_MB, sampling: str = "round", streams: Any = None) -> BaselineResult:
     """AIM release at zCDP budget ``rho`` (standard DP; no policy).  Steps: module docstring.
 
-    schema, data, rho, seed, rows, bins, neighbours, sampling, streams: as fit_mst (seed None or
-        release streams: a release, OpenDP Gaussian measurements and Gumbel noisy-max selections).
-    workload: cliques of attribute names the release should answer (default every pair,
-        the PWErr workload); workload_weights: their weights c_s (default 1).
-    rounds: T (default 16 p).  iters / round_iters: final / per-round estimate iterations.
-    max_size_mb: model capacity (JT-SIZE filter).
-    Returns BaselineResult (unpacks as (release, ledger, seconds)); ledger rho sums to rho.
-    Raises BudgetError, SchemaError, MissingDependencyError as fit_mst.
+    Parameters
+    ----------
+    schema : Schema
+        As :func:`fit_mst`.
+    data : pandas.DataFrame or (n, p) array_like
+        As :func:`fit_mst`.
+    rho : float
+        Total zCDP budget (> 0).
+    seed : int or None, default 0
+        As :func:`fit_mst` (None: a release, OpenDP Gaussian measurements and
+        Gumbel noisy-max selections).
+    rows : int or None, default 512
+        As :func:`fit_mst`.
+    bins : int, default NUMERIC_BINS
+        As :func:`fit_mst`.
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        As :func:`fit_mst`.
+    workload : sequence of tuple of str, optional
+        Cliques of attribute names the release should answer (default every pair,
+        the PWErr workload).
+    workload_weights : sequence of float, optional
+        Their weights c_s (default 1).
+    rounds : int, optional
+        T (default 16 p).
+    iters : int, default DEFAULT_ITERS
+        Final estimate iterations.
+    round_iters : int, default ROUND_ITERS
+        Per-round estimate iterations.
+    max_size_mb : float, default MAX_SIZE_MB
+        Model capacity (JT-SIZE filter).
+    sampling : {"round", "sample"}, default "round"
+        As :func:`fit_mst`.
+    streams : callable, optional
+        As :func:`fit_mst` (release streams: a release, OpenDP Gaussian
+        measurements and Gumbel noisy-max selections).
+
+    Returns
+    -------
+    BaselineResult
+        Unpacks as (release, ledger, seconds); ledger rho sums to rho.
+
+    Raises
+    ------
+    BudgetError
+        As :func:`fit_mst`.
+    SchemaError
+        As :func:`fit_mst`; also for rounds < 1.
+    MissingDependencyError
+        As :func:`fit_mst`.
     """
     t0 = time.perf_counter()
     c0 = time.process_time()

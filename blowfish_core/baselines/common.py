@@ -24,9 +24,27 @@ SAMPLING = ("round", "sample")
 
 
 def check_fit_args(method: str, schema: Schema, rows: Any, sampling: str, why: str = "") -> None:
-    """The argument checks MST and AIM share.  Raises SchemaError naming the argument:
-    fewer than two modeled attributes, a release size that is not an integer >= 1 (or None),
-    an unknown ``sampling``."""
+    """The argument checks MST and AIM share.
+
+    Parameters
+    ----------
+    method : str
+        The method's name, for the message.
+    schema : Schema
+        The public schema (at least two modeled attributes).
+    rows : int or None
+        Release size, an integer >= 1, or None.
+    sampling : {"round", "sample"}
+        How the release is drawn from the fitted model.
+    why : str, default ""
+        Appended to the message about too few attributes.
+
+    Raises
+    ------
+    SchemaError
+        Naming the argument: fewer than two modeled attributes, a release size that
+        is not an integer >= 1 (or None), an unknown ``sampling``.
+    """
     if schema.p < 2:
         raise SchemaError(f"{method} needs at least two modeled attributes{why}")
     if rows is not None and (isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1):
@@ -38,7 +56,20 @@ def check_fit_args(method: str, schema: Schema, rows: Any, sampling: str, why: s
 def sensitivities(neighbours: str) -> tuple[float, float]:
     """(marginal l2 sensitivity, selection-score sensitivity) for the neighbouring notion.
 
-    replace-one: (sqrt 2, 2); add-remove: (1, 1).  Raises BudgetError otherwise.
+    Parameters
+    ----------
+    neighbours : {"replace-one", "add-remove"}
+        The neighbouring notion.
+
+    Returns
+    -------
+    tuple of (float, float)
+        replace-one: (sqrt 2, 2); add-remove: (1, 1).
+
+    Raises
+    ------
+    BudgetError
+        For any other notion.
     """
     if neighbours == "replace-one":
         return math.sqrt(2.0), 2.0
@@ -48,8 +79,27 @@ def sensitivities(neighbours: str) -> tuple[float, float]:
 
 
 def encoded_table(schema: Schema, data: Any) -> np.ndarray:
-    """A DataFrame (encoded with the schema, which checks the public domain) or an encoded
-    (n, p) float matrix (checked for shape and range) -> float64 (n, p).  Raises SchemaError."""
+    """The private table as float64 (n, p), encoded.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    data : pandas.DataFrame or (n, p) array_like
+        A DataFrame (encoded with the schema, which checks the public domain) or an
+        encoded (n, p) float matrix (checked for shape and range).
+
+    Returns
+    -------
+    (n, p) float64 ndarray
+        The encoded records.
+
+    Raises
+    ------
+    SchemaError
+        For a matrix of the wrong shape, non-finite values or values outside the
+        public domain (or data the schema cannot encode).
+    """
     if isinstance(data, pd.DataFrame):
         return schema.encode(data)
     X = np.asarray(data, dtype=float)
@@ -68,7 +118,22 @@ def encoded_table(schema: Schema, data: Any) -> np.ndarray:
 
 
 def counts(codes: np.ndarray, sizes: tuple[int, ...], cols: tuple[int, ...]) -> np.ndarray:
-    """Unnormalized marginal over ``cols`` (flattened in C order of cols): float64 (prod sizes,)."""
+    """Unnormalized marginal over ``cols`` (flattened in C order of cols).
+
+    Parameters
+    ----------
+    codes : (n, p) int ndarray
+        Cell codes of the records.
+    sizes : tuple of int
+        Number of cells of every attribute.
+    cols : tuple of int
+        The attributes of the marginal.
+
+    Returns
+    -------
+    (prod sizes[cols],) float64 ndarray
+        The counts.
+    """
     flat = np.zeros(codes.shape[0], dtype=np.int64)
     for c in cols:
         flat = flat * sizes[c] + codes[:, c]
@@ -81,6 +146,22 @@ def exponential_mechanism(scores: np.ndarray, epsilon: float, sensitivity: float
 
     epsilon-DP and epsilon^2/8-zCDP (Cesar & Rogers 2021, bounded range).  Uses the
     Gumbel-max trick (an exact sampler of that distribution).
+
+    Parameters
+    ----------
+    scores : (K,) float ndarray
+        Score units.
+    epsilon : float
+        ``> 0``, nats.
+    sensitivity : float
+        The score's sensitivity, ``> 0`` (score units).
+    rng : numpy.random.Generator
+        The stream of the Gumbel draws.
+
+    Returns
+    -------
+    int
+        The chosen index, in [0, K).
     """
     logits = epsilon * np.asarray(scores, dtype=float) / (2.0 * sensitivity)
     return int(np.argmax(logits + rng.gumbel(size=logits.size)))
@@ -93,8 +174,19 @@ PUBLIC_DRAWS = 7
 
 
 def is_release(streams: Any) -> bool:
-    """True for release streams (evolution.OsEntropyStreams, or anything with ``seeded`` False and
-    ``sampler`` 'opendp'): the fit then draws its noise with OpenDP (issue 21)."""
+    """True for release streams: the fit then draws its noise with OpenDP (issue 21).
+
+    Parameters
+    ----------
+    streams : object or None
+        evolution.OsEntropyStreams, or anything with ``seeded`` False and
+        ``sampler`` 'opendp'.
+
+    Returns
+    -------
+    bool
+        Whether ``streams`` are release streams.
+    """
     return streams is not None and getattr(streams, "seeded", True) is False \
         and getattr(streams, "sampler", None) == "opendp"
 
@@ -139,13 +231,31 @@ class FitRandomness:
 
 
 def fit_randomness(seed: Any, streams: Any, tag: int) -> FitRandomness:
-    """The draws of one fit from ``seed`` / ``streams`` (tag: the method's stream tag, "MST"/"AIM").
+    """The draws of one fit from ``seed`` / ``streams``.
 
     streams None: make_streams(seed) (seed None -> OS entropy, a release).  Release streams
     (:func:`is_release`): OpenDP noise, public draws from streams(PUBLIC_DRAWS, 0).  Seeded study
     streams (evolution.SeededStreams): their seed; other streams: one integer from
     streams(PUBLIC_DRAWS, 0); a study fit's Generator is SeedSequence([seed, tag]), as before.
-    Raises BlowfishError for a seed that is not a whole number.
+
+    Parameters
+    ----------
+    seed : int or None
+        A whole number (study run) or None (release).
+    streams : callable, optional
+        The run's streams (see above).
+    tag : int
+        The method's stream tag ("MST"/"AIM").
+
+    Returns
+    -------
+    FitRandomness
+        Where the fit's draws come from.
+
+    Raises
+    ------
+    BlowfishError
+        For a seed that is not a whole number.
     """
     from ..algorithm.evolution import SeededStreams, make_streams
 
@@ -161,7 +271,18 @@ def fit_randomness(seed: Any, streams: Any, tag: int) -> FitRandomness:
 
 @contextlib.contextmanager
 def seeded_global_numpy(seed: int):
-    """mbi's sampler draws from numpy's global RandomState: seed it, restore it afterwards."""
+    """mbi's sampler draws from numpy's global RandomState: seed it, restore it afterwards.
+
+    Parameters
+    ----------
+    seed : int
+        The seed (taken modulo 2^32).
+
+    Yields
+    ------
+    None
+        Inside the block numpy's global state is seeded; it is restored on exit.
+    """
     state = np.random.get_state()
     np.random.seed(seed % (2 ** 32))
     try:
@@ -171,8 +292,28 @@ def seeded_global_numpy(seed: int):
 
 
 def estimate(mbi, domain, measurements, known_total: float, iters: int, warm_start=None):
-    """Private-PGM estimate (mirror descent, McKenna, Sheldon, Miklau 2019 Alg. 1) from
-    mbi LinearMeasurements; ``warm_start``: a previous model (AIM's rounds)."""
+    """Private-PGM estimate (mirror descent, McKenna, Sheldon, Miklau 2019 Alg. 1).
+
+    Parameters
+    ----------
+    mbi : module
+        The mbi package.
+    domain : mbi.Domain
+        The (compressed) domain.
+    measurements : iterable of mbi LinearMeasurement
+        The noisy measurements.
+    known_total : float
+        The record count the model is fitted to.
+    iters : int
+        Mirror-descent iterations.
+    warm_start : mbi model, optional
+        A previous model (AIM's rounds).
+
+    Returns
+    -------
+    mbi model
+        The fitted graphical model.
+    """
     from mbi import estimation
 
     return estimation.MirrorDescent().estimate(domain, list(measurements), known_total=float(known_total),

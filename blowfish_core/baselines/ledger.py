@@ -54,7 +54,18 @@ class LedgerRow:
 
 
 def ledger_total(rows) -> float:
-    """Total zCDP rho of ledger rows (math.fsum of their rho)."""
+    """Total zCDP rho of ledger rows (math.fsum of their rho).
+
+    Parameters
+    ----------
+    rows : iterable of LedgerRow
+        The rows.
+
+    Returns
+    -------
+    float
+        Their total rho (zCDP).
+    """
     return math.fsum(r.rho for r in rows)
 
 

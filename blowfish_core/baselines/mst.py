@@ -94,8 +94,20 @@ class _Measurer:
 
 
 def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
-    """[MST] "compress domain": cells with noisy count >= 3 sigma keep their own cell (in order); the
-    rest share one last cell.  int64 (size,) map old cell -> new cell, or None if none merge."""
+    """[MST] "compress domain": cells with noisy count >= 3 sigma keep their own cell (in order); the rest share one last cell.
+
+    Parameters
+    ----------
+    y : (size,) float ndarray
+        A noisy 1-way marginal (count units).
+    sigma : float
+        Its noise standard deviation (count units).
+
+    Returns
+    -------
+    (size,) int64 ndarray or None
+        The map old cell -> new cell, or None if none merge.
+    """
     keep = y >= COMPRESS_SIGMAS * sigma
     if keep.all():
         return None
@@ -186,28 +198,55 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
             iters: int = DEFAULT_ITERS, sampling: str = "round", streams: Any = None) -> BaselineResult:
     """MST release at zCDP budget ``rho`` (standard DP; no policy).  Steps: module docstring.
 
-    schema: the public schema (domain and bins come from it alone).
-    data: private table, a DataFrame in the schema's columns or an encoded (n, p) matrix.
-    rho: total zCDP budget (> 0), split rho/3 (1-ways), rho/3 (selection), rho/3 (2-ways).
-    seed: int, a study run (numpy noise): the same seed and inputs give the same release; None:
-        a release (OS entropy, OpenDP noise; the same as ``streams=OsEntropyStreams()``).
-    streams: the run's streams (evolution.SeededStreams / OsEntropyStreams); overrides ``seed``.
-        Release streams (seeded False, sampler 'opendp'; common.is_release): every Gaussian
-        measurement is OpenDP's Gaussian at the ledger's sigma, every selection OpenDP's Gumbel
-        noisy max (the exponential mechanism), every other draw from streams(7, 0); the
-        result's ``noise_sampler`` is 'opendp' (DESIGN §7, issue 21).
-    rows: release size (default 512); None -> the (estimated) record count.
-    bins: equal-width bins per numeric attribute over its public domain (as PWErr).
-    neighbours: "replace-one" (default) or "add-remove" (the paper's).
-    compress: merge rare cells after step 1 ([MST] "compress domain"), default True.
-    iters: mirror-descent iterations per estimate.
-    sampling: "round" (default; mbi's randomized rounding of the model's marginals, as the
+    Parameters
+    ----------
+    schema : Schema
+        The public schema (domain and bins come from it alone).
+    data : pandas.DataFrame or (n, p) array_like
+        Private table, a DataFrame in the schema's columns or an encoded (n, p) matrix.
+    rho : float
+        Total zCDP budget (> 0), split rho/3 (1-ways), rho/3 (selection), rho/3 (2-ways).
+    seed : int or None, default 0
+        int, a study run (numpy noise): the same seed and inputs give the same
+        release; None: a release (OS entropy, OpenDP noise; the same as
+        ``streams=OsEntropyStreams()``).
+    rows : int or None, default 512
+        Release size; None -> the (estimated) record count.
+    bins : int, default NUMERIC_BINS
+        Equal-width bins per numeric attribute over its public domain (as PWErr).
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        "replace-one" (default) or "add-remove" (the paper's).
+    compress : bool, default True
+        Merge rare cells after step 1 ([MST] "compress domain").
+    iters : int, default DEFAULT_ITERS
+        Mirror-descent iterations per estimate.
+    sampling : {"round", "sample"}, default "round"
+        "round" (mbi's randomized rounding of the model's marginals, as the
         published MST) or "sample" (i.i.d. records from the model).
-    Returns BaselineResult (unpacks as (release DataFrame, ledger rows, seconds)); the
-    ledger's rho sums to ``rho``.
-    Raises BudgetError (rho, neighbours), SchemaError (data outside the public domain,
-    fewer than 2 attributes), MissingDependencyError (mbi/jax not installed), BlowfishError
-    (a seed that is not a whole number).
+    streams : callable, optional
+        The run's streams (evolution.SeededStreams / OsEntropyStreams); overrides
+        ``seed``.  Release streams (seeded False, sampler 'opendp';
+        common.is_release): every Gaussian measurement is OpenDP's Gaussian at the
+        ledger's sigma, every selection OpenDP's Gumbel noisy max (the exponential
+        mechanism), every other draw from streams(7, 0); the result's
+        ``noise_sampler`` is 'opendp' (DESIGN §7, issue 21).
+
+    Returns
+    -------
+    BaselineResult
+        Unpacks as (release DataFrame, ledger rows, seconds); the ledger's rho sums
+        to ``rho``.
+
+    Raises
+    ------
+    BudgetError
+        For a bad rho or neighbours.
+    SchemaError
+        For data outside the public domain, or fewer than 2 attributes.
+    MissingDependencyError
+        If mbi/jax are not installed.
+    BlowfishError
+        For a seed that is not a whole number.
     """
     t0 = time.perf_counter()
     c0 = time.process_time()

@@ -38,7 +38,20 @@ from .ledger import BaselineResult
 
 
 def engine_rows(res: BaselineResult, label: str) -> list[EngineRow]:
-    """The baseline's ledger rows as engine LedgerRows (t = 1, 2, ...); see module docstring."""
+    """The baseline's ledger rows as engine LedgerRows (t = 1, 2, ...); see module docstring.
+
+    Parameters
+    ----------
+    res : BaselineResult
+        A reference method's fit.
+    label : str
+        The method's label for every row's note (e.g. "MST").
+
+    Returns
+    -------
+    list of blowfish_core.privacy.ledger.LedgerRow
+        One engine row per baseline row, in order.
+    """
     out = []
     for r in res.ledger:
         note = (f"{label}: step '{r.step}' on ({', '.join(r.clique)})",)
@@ -55,7 +68,18 @@ def engine_rows(res: BaselineResult, label: str) -> list[EngineRow]:
 
 
 def require_reference(method) -> None:
-    """MissingDependencyError (with the install command) when the method's optional extra is absent."""
+    """MissingDependencyError (with the install command) when the method's optional extra is absent.
+
+    Parameters
+    ----------
+    method : Method
+        A reference method (its name names the extra).
+
+    Raises
+    ------
+    MissingDependencyError
+        When mbi (the optional extra) is not installed.
+    """
     from ._mbi import require_mbi
 
     require_mbi(method.name.upper())
@@ -68,22 +92,70 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
                   public=None):
     """A reference method's release with the signature of evolution.run_synthesis.
 
-    X: (n, p) encoded private records (ignored when ``grouped`` = (U, counts, ...) is given: the
-    records are U repeated by counts; marginals do not depend on row order).  method: a Method (or name) with runner 'baseline'.
-    rho: total zCDP budget.  config: only ``release`` (rows released) is used.  seed / streams:
-    the run's randomness (streams default evolution.make_streams(seed)).  Seeded study streams
-    (evolution.SeededStreams) pass their seed to the fit function (the same seed gives the same
-    release; numpy noise); release streams (evolution.OsEntropyStreams: ``seeded`` False,
-    ``sampler`` 'opendp', also made for seed None) make the fit a release: OpenDP's Gaussian for
-    every measurement, OpenDP's Gumbel noisy max for every selection, streams(7, 0) for the
-    public draws (common.FitRandomness; DESIGN §7, issue 21); any other ``streams`` supplies one
-    integer seed from streams(7, 0).  policy and tau are ignored (standard DP).
-    Returns evolution.SynthResult (release encoded (release, p), rounds = engine LedgerRows
-    summing to rho with the noise scales used, final_population = the release, sampler for more
-    rows, noise_sampler 'opendp' / 'numpy', randomness = the streams' text; seed None for a
-    release).  Raises BudgetError for a non-zCDP mechanism, MissingDependencyError without mbi,
-    BlowfishError when neither a whole-number seed nor streams is given, RunStopped when
-    should_stop() is True before the fit.
+    Seeded study streams (evolution.SeededStreams) pass their seed to the fit function (the
+    same seed gives the same release; numpy noise); release streams
+    (evolution.OsEntropyStreams: ``seeded`` False, ``sampler`` 'opendp', also made for seed
+    None) make the fit a release: OpenDP's Gaussian for every measurement, OpenDP's Gumbel
+    noisy max for every selection, streams(7, 0) for the public draws (common.FitRandomness;
+    DESIGN §7, issue 21); any other ``streams`` supplies one integer seed from streams(7, 0).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    X : (n, p) float ndarray
+        Encoded private records (ignored when ``grouped`` is given).
+    policy : Policy
+        Validated, then ignored (standard DP).
+    method : Method or str
+        A Method (or name) with runner 'baseline'.
+    rho : float or None
+        Total zCDP budget.
+    tau : float, optional
+        Ignored (standard DP).
+    config : SynthConfig, optional
+        Only ``release`` (rows released) is used.
+    seed : int or None, default 0
+        The run's randomness with ``streams`` (streams default
+        evolution.make_streams(seed)).
+    progress : callable, optional
+        Called once after the fit with the last row's round, scale and sensitivity.
+    should_stop : callable, optional
+        Checked once, before the fit.
+    grouped : tuple of (U, counts, ...), optional
+        The records are U repeated by counts; marginals do not depend on row order.
+    keep_populations : bool, default False
+        As run_synthesis (an empty list of populations).
+    mechanism : str or Mechanism, optional
+        Must be zCDP ('gaussian', the default).
+    epsilon : float, optional
+        Unused (the budget is rho).
+    streams : callable, optional
+        The run's streams (see above).
+    delta : float, optional
+        Unused.
+    public : tuple, optional
+        Unused.
+
+    Returns
+    -------
+    SynthResult
+        Release encoded (release, p), rounds = engine LedgerRows summing to rho
+        with the noise scales used, final_population = the release, sampler for
+        more rows, noise_sampler 'opendp' / 'numpy', randomness = the streams'
+        text; seed None for a release.
+
+    Raises
+    ------
+    BudgetError
+        For a non-zCDP mechanism.
+    MissingDependencyError
+        Without mbi.
+    BlowfishError
+        When ``method`` is not a reference method, or neither a whole-number seed
+        nor streams is given.
+    RunStopped
+        When should_stop() is True before the fit.
     """
     from .. import baselines
     from ..algorithm.evolution import RunStopped, SynthConfig, SynthResult, make_streams
