@@ -94,7 +94,9 @@ class _Measurer:
 
 
 def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
-    """[MST] "compress domain": cells with noisy count >= 3 sigma keep their own cell (in order); the rest share one last cell.
+    """[MST] "compress domain": cells with noisy count >= 3 sigma keep their own cell (in order).
+
+    The rest share one last cell.
 
     Parameters
     ----------

@@ -138,7 +138,8 @@ class PTR:
     def law(self, graph: SelectionGraph, v: int) -> SelectionLaw:
         grid = self.grid_for(graph)
         w = self.scale_law(self.certificates(graph, grid)[v], grid.size)
-        rows = _gibbs_rows(graph.scores[v], cast(np.ndarray, graph.counts), grid, self.epsilon_s)  # set by __post_init__
+        counts = cast(np.ndarray, graph.counts)  # set by SelectionGraph.__post_init__
+        rows = _gibbs_rows(graph.scores[v], counts, grid, self.epsilon_s)
         return _discrete(grid, w[:, None] * rows, graph.scores[v], graph.counts, self.epsilon_s, True)
 
     def scale(self, graph: SelectionGraph, v: int) -> float:
