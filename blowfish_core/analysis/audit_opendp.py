@@ -54,18 +54,54 @@ OPENDP_CONTROL_RUNS = 10_000
 
 
 def release_draws(H: np.ndarray, sigma: float, n_draws: int, integer: bool) -> np.ndarray:
-    """n_draws noisy copies of H through the loop's OpenDP mechanism: (n_draws, m) float64."""
+    """n_draws noisy copies of H through the loop's OpenDP mechanism.
+
+    Parameters
+    ----------
+    H : (m,) ndarray
+        Vote histogram (int64 for the discrete Gaussian).
+    sigma : float
+        Noise sd, histogram units.
+    n_draws : int
+        Copies drawn.
+    integer : bool
+        Discrete Gaussian (whole numbers) instead of OpenDP's float Gaussian.
+
+    Returns
+    -------
+    (n_draws, m) float64 ndarray
+        The noisy histograms.
+    """
     mech = get_mechanism("gaussian", sampler="opendp")
     tiled = np.tile(np.asarray(H, dtype=np.float64), int(n_draws))
-    return mech.release(tiled, float(sigma), None, integer=integer).reshape(int(n_draws), -1)
+    # OpenDP draws from OS entropy and ignores the stream; an unseeded Generator fills the slot
+    rng = np.random.default_rng()
+    return mech.release(tiled, float(sigma), rng, integer=integer).reshape(int(n_draws), -1)
 
 
 
 def audit_pair_opendp(pair: AuditPair, n_samples: int = OPENDP_RUNS, alpha: float = 0.05) -> AuditResult:
-    """Threshold audit of ``pair`` with OpenDP noise; n_samples runs per dataset (>= 100).
+    """Threshold audit of ``pair`` with OpenDP noise.
 
-    Returns an AuditResult (sampler 'opendp-discrete' or 'opendp-float'); passed means both
-    rules hold (audit.audit_result).  Raises BlowfishError for bad n_samples / alpha.
+    Parameters
+    ----------
+    pair : AuditPair
+        The audited pair.
+    n_samples : int, default OPENDP_RUNS
+        Runs per dataset (>= 100).
+    alpha : float, default 0.05
+        Error probability of the bound, in (0, 1).
+
+    Returns
+    -------
+    AuditResult
+        Sampler 'opendp-discrete' or 'opendp-float'; passed means both rules hold
+        (audit.audit_result).
+
+    Raises
+    ------
+    BlowfishError
+        For bad n_samples / alpha.
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 100:
         raise BlowfishError(f"audit: n_samples must be a whole number >= 100 (got {n_samples!r})")
@@ -83,8 +119,35 @@ def audit_pair_opendp(pair: AuditPair, n_samples: int = OPENDP_RUNS, alpha: floa
 
 def audit_opendp(method: str, calibration: str = "correct", rho_t: float = 0.25, delta: float = DEFAULT_DELTA,
                  n_samples: int = OPENDP_RUNS, alpha: float = 0.05, sensitivity_scale: float = 1.0) -> AuditResult:
-    """Audit one round of ``method`` under ``calibration`` on audit.default_setting(), OpenDP noise;
-    sensitivity_scale multiplies the engine's calibration (audit.build_pair)."""
+    """Audit one round of ``method`` under ``calibration`` on audit.default_setting(), OpenDP noise.
+
+    Parameters
+    ----------
+    method : {'tab-pe', 'hard', 'bf-soft'}
+        The audited method.
+    calibration : str, default 'correct'
+        'correct' or a broken calibration of audit.BROKEN_CALIBRATIONS.
+    rho_t : float, default 0.25
+        zCDP budget of the round.
+    delta : float, default DEFAULT_DELTA
+        DP delta of the claim.
+    n_samples : int, default OPENDP_RUNS
+        Runs per dataset (>= 100).
+    alpha : float, default 0.05
+        Error probability of the bound.
+    sensitivity_scale : float, default 1.0
+        Multiplies the engine's calibration (audit.build_pair).
+
+    Returns
+    -------
+    AuditResult
+        The audit with OpenDP's samplers.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        As audit.build_pair and :func:`audit_pair_opendp`.
+    """
     pair = build_pair(method, default_setting(), rho_t=rho_t, delta=delta, calibration=calibration,
                       sensitivity_scale=sensitivity_scale)
     return audit_pair_opendp(pair, n_samples=n_samples, alpha=alpha)

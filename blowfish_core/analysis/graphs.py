@@ -15,7 +15,7 @@ everywhere.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -35,15 +35,32 @@ CLUSTERS_PER_ROW = 2
 def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_DRAWN_VALUES) -> dict[str, Any]:
     """Layout of attribute ``a``'s policy graph under ``ap``.
 
-    Returns one of
-      {'kind': 'band', lo, hi, unit, theta (effective, attribute units), center, band: [a, b],
-       hops (edges needed to cross the whole domain, None if unprotected), reach}
-      {'kind': 'graph', layout: 'line'|'clusters', nodes: [{label, x, y, component, label_side}],
-       edge_x, edge_y (coordinates with None between edges), n_edges, n_drawn_edges,
-       n_components, reach}; label_side is 'above' or 'below': away from the node's
-       cluster centre, alternating for nodes level with it, so labels of a cluster do not collide
-      {'kind': 'summary', n_values, n_edges, reach, reason}   (too many values to draw)
-    Raises PolicyError when the policy does not fit the attribute.
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its policy.
+    max_values : int, default MAX_DRAWN_VALUES
+        Finite attributes with more values are summarized instead of drawn.
+
+    Returns
+    -------
+    dict
+        One of
+
+        - {'kind': 'band', lo, hi, unit, theta (effective, attribute units), center, band: [a, b],
+          hops (edges needed to cross the whole domain, None if unprotected), reach}
+        - {'kind': 'graph', layout: 'line'|'clusters', nodes: [{label, x, y, component, label_side}],
+          edge_x, edge_y (coordinates with None between edges), n_edges, n_drawn_edges,
+          n_components, reach}; label_side is 'above' or 'below': away from the node's
+          cluster centre, alternating for nodes level with it, so labels of a cluster do not collide
+        - {'kind': 'summary', n_values, n_edges, reach, reason}   (too many values to draw)
+
+    Raises
+    ------
+    PolicyError
+        When the policy does not fit the attribute.
     """
     reach = attribute_reach(a, ap)
     if a.bounded and ap.kind in ("none", "threshold"):
@@ -90,20 +107,22 @@ def policy_graph_data(a: Attribute, ap: AttributePolicy, max_values: int = MAX_D
 
 
 def _band(a: Attribute, ap: AttributePolicy, reach: float) -> dict[str, Any]:
-    width = a.hi - a.lo
+    # a bounded (numeric) attribute has validated public bounds; attribute_reach validated ap
+    lo, hi = cast(float, a.lo), cast(float, a.hi)
+    width = hi - lo
     theta = 0.0
     if ap.kind == "threshold":
-        theta = float(ap.theta)
+        theta = float(cast(float, ap.theta))
         if a.integer:
             theta = float(math.floor(theta + 1e-9))
         theta = min(theta, width)
-    center = a.lo + width / 2.0
+    center = lo + width / 2.0
     if a.integer:
         center = float(math.floor(center))
     hops = None if theta <= 0 else int(math.ceil(width / theta - 1e-12))
     return {
-        "kind": "band", "lo": float(a.lo), "hi": float(a.hi), "unit": a.threshold_unit, "theta": theta,
-        "center": center, "band": [max(a.lo, center - theta), min(a.hi, center + theta)],
+        "kind": "band", "lo": float(lo), "hi": float(hi), "unit": a.threshold_unit, "theta": theta,
+        "center": center, "band": [max(lo, center - theta), min(hi, center + theta)],
         "hops": hops, "reach": reach,
     }
 

@@ -72,9 +72,17 @@ class PubMixAuditSetting:
 
 
 def default_pubmix_setting() -> PubMixAuditSetting:
-    """n = 20 rows over d = 8 bins, floor t = 0.2/d = 0.025 (< 1/n = 0.05), epsilon = 1,
+    """The audit's default release.
+
+    n = 20 rows over d = 8 bins, floor t = 0.2/d = 0.025 (< 1/n = 0.05), epsilon = 1,
     delta = 1e-3, n_samples = 10 draws.  Background: 19 records on bins 2..7; public
-    histogram empty on bins 0, 1 (so water-filling puts the floor there)."""
+    histogram empty on bins 0, 1 (so water-filling puts the floor there).
+
+    Returns
+    -------
+    PubMixAuditSetting
+        The setting above.
+    """
     d = 8
     bg = np.array([0, 0, 4, 3, 3, 3, 3, 3])
     pub = np.array([0.0, 0.0, 0.2, 0.2, 0.15, 0.15, 0.15, 0.15])
@@ -92,7 +100,27 @@ def _hists(s: PubMixAuditSetting) -> tuple[np.ndarray, np.ndarray]:
 
 
 def variant_mixtures(s: PubMixAuditSetting, variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """(p_private on D, p_noise on D, p_private on D', p_noise on D', beta) for a variant."""
+    """The private and noise distributions on D and D', and beta, of a variant.
+
+    Parameters
+    ----------
+    s : PubMixAuditSetting
+        The audited release.
+    variant : str
+        One of PUBMIX_VARIANTS.
+
+    Returns
+    -------
+    p_private_D, p_noise_D, p_private_D_prime, p_noise_D_prime : (d,) float ndarray
+        The distributions over the d bins.
+    beta : float
+        The mixing weight of the noise.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown variant.
+    """
     if variant not in PUBMIX_VARIANTS:
         raise BlowfishError(f"pubmix audit: unknown variant {variant!r}; use one of {', '.join(PUBMIX_VARIANTS)}")
     pd_, pdp = _hists(s)
@@ -143,8 +171,34 @@ def audit_pubmix(variant: str = "correct", setting: PubMixAuditSetting | None = 
                  seed: int = 0, alpha: float = 0.05, sampler: str = "counts") -> PubMixAuditResult:
     """Audit one PubMix release under ``variant`` (module docstring).
 
-    runs: releases per dataset (>= 100); half choose the threshold, half are counted.
-    Raises BlowfishError for a bad variant/runs/alpha/sampler.
+    Half the runs choose the threshold, half are counted.
+
+    Parameters
+    ----------
+    variant : str, default 'correct'
+        One of PUBMIX_VARIANTS.
+    setting : PubMixAuditSetting, optional
+        The audited release (default :func:`default_pubmix_setting`).
+    runs : int, default 400_000
+        Releases per dataset (>= 100).
+    seed : int, default 0
+        Seed of the runs (combined with the variant).
+    alpha : float, default 0.05
+        Error probability of the bound, in (0, 1).
+    sampler : {'counts', 'full'}, default 'counts'
+        'counts' draws the multinomial counts on (i, j, rest) directly; 'full' draws every
+        bin index with pubmix_sample.
+
+    Returns
+    -------
+    PubMixAuditResult
+        eps_lb at delta, the verdict eps_lb <= claimed and, for public noise, the exact delta
+        at the claim (Thm 4.1).
+
+    Raises
+    ------
+    BlowfishError
+        For a bad variant, runs, alpha or sampler.
     """
     s = setting or default_pubmix_setting()
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 100:
@@ -197,12 +251,48 @@ def audit_pubmix(variant: str = "correct", setting: PubMixAuditSetting | None = 
 
 def run_pubmix_audit(runs: int = 400_000, seed: int = 0, alpha: float = 0.05, sampler: str = "counts",
                      setting: PubMixAuditSetting | None = None) -> list[PubMixAuditResult]:
-    """Every variant of PUBMIX_VARIANTS, in order."""
+    """Every variant of PUBMIX_VARIANTS, in order.
+
+    Parameters
+    ----------
+    runs : int, default 400_000
+        Releases per dataset and variant.
+    seed : int, default 0
+        Seed of the runs.
+    alpha : float, default 0.05
+        Error probability of each bound.
+    sampler : {'counts', 'full'}, default 'counts'
+        How the draws are sampled (:func:`audit_pubmix`).
+    setting : PubMixAuditSetting, optional
+        The audited release (default :func:`default_pubmix_setting`).
+
+    Returns
+    -------
+    list of PubMixAuditResult
+        One per variant.
+
+    Raises
+    ------
+    BlowfishError
+        As :func:`audit_pubmix`.
+    """
     return [audit_pubmix(v, setting, runs, seed, alpha, sampler) for v in PUBMIX_VARIANTS]
 
 
 def pubmix_audit_table(results: list[PubMixAuditResult]) -> str:
-    """Plain-text table: variant, beta, claimed eps, eps lower bound, exact delta at the claim, verdict."""
+    """Plain-text table of PubMix audit results.
+
+    Parameters
+    ----------
+    results : list of PubMixAuditResult
+        The audits.
+
+    Returns
+    -------
+    str
+        One line per result: variant, beta, claimed eps, eps lower bound, exact delta at the
+        claim, verdict.
+    """
     lines = [f"{'variant':<14} {'beta':>8} {'claimed eps':>11} {'eps_lb':>8} {'delta':>8} {'exact delta':>12} "
              f"{'FPR':>9} {'FNR':>9}  verdict (expected)"]
     for r in results:

@@ -17,7 +17,7 @@ tau and the budget (DESIGN §7).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -104,9 +104,10 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
                     f"components are not protected from each other (e.g. '{_fmt(ex[0])}' vs '{_fmt(other[0])}' "
                     "can be told apart at any budget).")
         if ap.kind == "threshold" and a.graded:
-            if a.whole_steps and not float(ap.theta).is_integer():
+            theta = cast(float, ap.theta)  # the policy was validated: a threshold has a finite theta
+            if a.whole_steps and not float(theta).is_integer():
                 add("threshold-rounds", "info", a.name,
-                    f"The threshold {_fmt(ap.theta)} on '{a.name}' acts as {math.floor(ap.theta + 1e-9)} "
+                    f"The threshold {_fmt(theta)} on '{a.name}' acts as {math.floor(theta + 1e-9)} "
                     f"{a.threshold_unit}: the domain moves in whole steps.")
     if policy.participation:
         add("participation", "warning", None,
@@ -165,13 +166,32 @@ def policy_readout(
 ) -> dict[str, Any]:
     """All numbers of the Policy Designer's live read-outs for one policy.
 
-    schema, policy: the public domain and the policy graphs (PolicyError if they do
-        not fit).  tau: softmax temperature in Gower units (> 0; BudgetError).
-    rho or (epsilon, delta): the total budget (give one; neither -> no noise figures).
-        epsilon is converted with ``conversion`` ('exact' or 'eq1', accounting.rho_from_budget).
-    rounds: T, the budget is split equally rho_t = rho / T (Algorithm 1).
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy graphs (PolicyError if they do not fit the schema).
+    tau : float
+        Softmax temperature in Gower units (> 0; BudgetError).
+    rho : float, optional
+        Total zCDP budget.  Give rho or (epsilon, delta), not both; neither -> no noise figures.
+    epsilon : float, optional
+        Total epsilon at ``delta``, converted with ``conversion``.
+    delta : float, default DEFAULT_DELTA
+        DP delta of the (epsilon, delta) reports.
+    rounds : int, default 8
+        T: the budget is split equally rho_t = rho / T (Algorithm 1).
+    conversion : {'exact', 'eq1'}, default 'exact'
+        How epsilon becomes rho (accounting.rho_from_budget).
+    curve_taus : (k,) float ndarray, optional
+        Temperatures (> 0) of the q-vs-tau curve (default CURVE_TAUS).
 
-    Returns a dict (plain floats, JSON-ready except ``inf`` for 1/q^2 at q = 0):
+    Returns
+    -------
+    dict
+        Plain floats, JSON-ready except ``inf`` for 1/q^2 at q = 0:
+
         per_attribute: {name: w_i r_i} weighted reach, Gower units (Cor. 5.2)
         unweighted:    {name: r_i} in [0, 1];  weights: {name: w_i}
         protected:     {name: policy description} for attributes with r_i > 0
@@ -193,8 +213,13 @@ def policy_readout(
         warnings:      list of {kind, severity ('warning'|'info'), attribute, message}; kinds:
                        data-derived, no-protection, full-weight (Remark 3), components,
                        threshold-rounds, participation (§5.6), unprotected
-    Raises PolicyError (policy does not fit the schema) or BudgetError (tau, rho, epsilon,
-    delta, rounds out of range).
+
+    Raises
+    ------
+    PolicyError
+        If the policy does not fit the schema.
+    BudgetError
+        If tau, rho, epsilon, delta, rounds or curve_taus is out of range.
     """
     tau = check_tau(tau)
     policy.validate(schema)
@@ -245,18 +270,45 @@ def pair_path(
 ) -> dict[str, Any]:
     """Group privacy of two values of one attribute (DESIGN §3 "Policy graph").
 
-    u, v: values in the attribute's own units/labels (numbers for numeric attributes).
     Two records differing only in ``attr`` by u -> v are joined by a path of l protected
     edges, so they get l^2 rho (zCDP) -- the figure valid for the Gaussian release; with
     ``delta`` its (epsilon, delta) is reported on the exact Gaussian curve and by Eq. (1).
     ``epsilon_pair`` = l epsilon is the pure-DP reading of group privacy: it applies only
     to a pure epsilon-DP mechanism (e.g. a Laplace variant), not to this zCDP release.
 
-    Returns {attribute, u, v, length (None = different components), connected,
-    rho_pair, epsilon_exact_pair, epsilon_eq1_pair (both None without rho and delta),
-    epsilon_pair (l * epsilon, pure DP only), message}.
-    Raises SchemaError (unknown attribute), PolicyError (value outside the public domain
-    or policy not fitting) or BudgetError (rho/epsilon/delta out of range).
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    attr : str
+        The attribute's name.
+    u, v : Any
+        Values in the attribute's own units/labels (numbers for numeric attributes).
+    rho : float, optional
+        zCDP budget of one edge.
+    epsilon : float, optional
+        Pure-DP epsilon of one edge (``epsilon_pair``).
+    delta : float, optional
+        DP delta of the (epsilon, delta) reports of rho_pair.
+
+    Returns
+    -------
+    dict
+        {attribute, u, v, length (None = different components), connected,
+        rho_pair, epsilon_exact_pair, epsilon_eq1_pair (both None without rho and delta),
+        epsilon_pair (l * epsilon, pure DP only), message}.
+
+    Raises
+    ------
+    SchemaError
+        For an unknown attribute.
+    PolicyError
+        For a value outside the public domain, values that cannot be compared, or a policy
+        that does not fit.
+    BudgetError
+        If rho, epsilon or delta is out of range.
     """
     a = schema[attr]
     policy.validate(schema)

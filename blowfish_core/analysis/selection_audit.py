@@ -34,6 +34,7 @@ import numpy as np
 
 from ..base.errors import BudgetError
 from ..model.policy import AttributePolicy, Policy, value_edges
+from ..model.domain import FrozenList
 from ..model.schema import Attribute, Schema
 from ..privacy.selection import (
     BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, Calibration, GlobalScale, LocalScale, PTR, SelectionGraph,
@@ -76,10 +77,32 @@ def _int(x, name: str, lo: int) -> int:
 
 
 def construction_path(G: float, epsilon_s: float = 1.0, M: float | None = None, m: int = 2) -> Construction:
-    """§4.1 (Prop. 4.1): path z ∼ x ∼ x' ∼ w; q(x) = q(x') = (M, 0, ..., 0), LS(x) = G,
-    LS(x') = G^3 (ω(z,x) = G, ω(x',w) = G^3); m candidates: one 'a' with score M and m − 1
-    'others' with 0 (one group).  M = None means M = G^2 (the paper's choice).
+    """§4.1 (Prop. 4.1): path z ∼ x ∼ x' ∼ w.
+
+    q(x) = q(x') = (M, 0, ..., 0), LS(x) = G, LS(x') = G^3 (ω(z,x) = G, ω(x',w) = G^3);
+    m candidates: one 'a' with score M and m − 1 'others' with 0 (one group).
     Local scale, epsilon_s = 1, G = 10: delta(1) = 0.46931 (-> 1/2 as G grows).
+
+    Parameters
+    ----------
+    G : float
+        The local sensitivity at x, score units (finite, > 0).
+    epsilon_s : float, default 1.0
+        Selection epsilon of the local-scale calibration.
+    M : float, optional
+        Score of 'a' on x and x'; None means M = G^2 (the paper's choice).
+    m : int, default 2
+        Candidates, >= 2.
+
+    Returns
+    -------
+    Construction
+        The path graph, focus edge (x, x') and the local-scale calibration it defeats.
+
+    Raises
+    ------
+    BudgetError
+        For G not a finite number > 0, or m not a whole number >= 2.
     """
     G = float(G)
     if not math.isfinite(G) or G <= 0:
@@ -87,34 +110,68 @@ def construction_path(G: float, epsilon_s: float = 1.0, M: float | None = None, 
     M = G * G if M is None else float(M)
     m = _int(m, "m", 2)
     scores = np.array([[M + G, 0.0], [M, 0.0], [M, 0.0], [M + G ** 3, 0.0]])
-    graph = SelectionGraph(["z", "x", "x'", "w"], scores, [(0, 1), (1, 2), (2, 3)], counts=[1, m - 1],
+    graph = SelectionGraph(["z", "x", "x'", "w"], scores, np.array([(0, 1), (1, 2), (2, 3)], dtype=np.intp),
+                           counts=np.array([1, m - 1], dtype=float),
                            group_labels=["a", "b" if m == 2 else f"each of the {m - 1} others (total)"])
     return Construction("path", graph, (1, 2), LocalScale(epsilon_s=epsilon_s, b0=0.01),
                         f"§4.1 path z∼x∼x'∼w, G = {G:g}, M = {M:g}, m = {m}: LS(x) = G, LS(x') = G³")
 
 
 def construction_multiplicity(m: int, C: float, lam: float = 0.25, beta: float = 0.5) -> Construction:
-    """§4.2 (Thm 4.3): path x ∼ x' ∼ w with ω(x,x') = 0, ω(x',w) = 1 (so S*(x) = e^{-beta},
-    S*(x') = 1); one candidate 'a' with score C and m − 1 with 0 (one group of multiplicity
-    m − 1, so m = 10^12 + 1 is cheap).  Fixed-smooth calibration (lam, beta), claim epsilon = 1:
-    (m, C) = (1001, 18) gives delta = 0.40067, (10^6 + 1, 40) gives 0.87675 (-> 1).
+    """§4.2 (Thm 4.3): path x ∼ x' ∼ w with ω(x,x') = 0, ω(x',w) = 1.
+
+    So S*(x) = e^{-beta}, S*(x') = 1; one candidate 'a' with score C and m − 1 with 0 (one group
+    of multiplicity m − 1, so m = 10^12 + 1 is cheap).  Fixed-smooth calibration (lam, beta),
+    claim epsilon = 1: (m, C) = (1001, 18) gives delta = 0.40067, (10^6 + 1, 40) gives 0.87675
+    (-> 1).
+
+    Parameters
+    ----------
+    m : int
+        Candidates, >= 2.
+    C : float
+        Score of 'a', score units (finite, > 0).
+    lam : float, default 0.25
+        lam of the fixed-smooth calibration.
+    beta : float, default 0.5
+        beta of the fixed-smooth calibration.
+
+    Returns
+    -------
+    Construction
+        The path graph, focus edge (x, x') and the fixed-smooth calibration it defeats.
+
+    Raises
+    ------
+    BudgetError
+        For m not a whole number >= 2, or C not a finite number > 0.
     """
     m = _int(m, "m", 2)
     C = float(C)
     if not math.isfinite(C) or C <= 0:
         raise BudgetError(f"C must be a finite number > 0 (got {C!r}). Fix: e.g. C = 18")
     scores = np.array([[C, 0.0], [C, 0.0], [C + 1.0, 0.0]])
-    graph = SelectionGraph(["x", "x'", "w"], scores, [(0, 1), (1, 2)], counts=[1, m - 1],
+    graph = SelectionGraph(["x", "x'", "w"], scores, np.array([(0, 1), (1, 2)], dtype=np.intp),
+                           counts=np.array([1, m - 1], dtype=float),
                            group_labels=["a", f"each of the {m - 1} others (total)"])
     return Construction("multiplicity", graph, (0, 1), SmoothFixed(lam=lam, beta=beta),
                         f"§4.2 multiplicity x∼x'∼w, m = {m}, C = {C:g}, λ = {lam:g}, β = {beta:g}")
 
 
 def table_schema() -> tuple[Schema, Policy, np.ndarray]:
-    """The audit's small domain: X1 ordinal 0..15, X2 ordinal 0..3, policy X1 one level,
-    candidates C (8, 2) encoded at X1 ∈ {0, 15} × X2 ∈ {0..3}."""
-    schema = Schema([Attribute("X1", "ordinal", levels=list(range(16))),
-                     Attribute("X2", "ordinal", levels=list(range(4)))])
+    """The audit's small domain: X1 ordinal 0..15, X2 ordinal 0..3, policy X1 one level.
+
+    Returns
+    -------
+    schema : Schema
+        The two ordinal attributes.
+    policy : Policy
+        X1 one level, validated.
+    C : (8, 2) float64 ndarray
+        Candidates encoded at X1 ∈ {0, 15} × X2 ∈ {0..3}.
+    """
+    schema = Schema(FrozenList([Attribute("X1", "ordinal", levels=list(range(16))),
+                                Attribute("X2", "ordinal", levels=list(range(4)))]))
     policy = Policy({"X1": AttributePolicy("threshold", theta=1)}).validate(schema)
     C = np.array([[x1 / 15.0, x2 / 3.0] for x1 in (0, 15) for x2 in range(4)], dtype=float)
     return schema, policy, C
@@ -122,9 +179,29 @@ def table_schema() -> tuple[Schema, Policy, np.ndarray]:
 
 def policy_dataset_graph(schema: Schema, policy: Policy, C: np.ndarray, background: np.ndarray) -> tuple[
         SelectionGraph, np.ndarray]:
-    """Datasets D = background + {x} for every record x of a finite domain, joined by the
-    policy's record-level edges (change one attribute by a protected value pair); scores =
-    hard-vote histogram.  Returns (graph, records (N, p) encoded)."""
+    """Datasets D = background + {x} for every record x of a finite domain.
+
+    Joined by the policy's record-level edges (change one attribute by a protected value pair);
+    scores = hard-vote histogram.
+
+    Parameters
+    ----------
+    schema : Schema
+        A finite public domain.
+    policy : Policy
+        The policy.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    background : (n0, p) float ndarray
+        Encoded records shared by every dataset.
+
+    Returns
+    -------
+    graph : SelectionGraph
+        One dataset per record, scores (N, m) vote counts.
+    records : (N, p) float ndarray
+        The encoded records x.
+    """
     grids = [a.domain_codes() for a in schema.attributes]
     P = np.array(list(itertools.product(*[g.tolist() for g in grids])), dtype=float)
     sizes = [g.size for g in grids]
@@ -146,12 +223,33 @@ def policy_dataset_graph(schema: Schema, policy: Policy, C: np.ndarray, backgrou
 
 
 def construction_table(b0: float = 0.01, epsilon_s: float = 1.0, extra: int = 0) -> Construction:
-    """The project-native instance (design/selection.md B2): focus D = B + (7,0) (LS 1) and
-    D' = B + (6,0) (LS 0), identical votes (2,1,1,1,1,1,1,1).  Local scale with b0 = 0.01:
-    delta(1) = 0.80937; b0 = 0.1: 0.68693; b0 = 0.5: this domain passes.  extra: more
-    background records on candidate (0, 0) (votes (2 + extra, 1, ...)): with b0 = 0.5 and
-    extra = 3 the same pair fails again (a floor masks the bug for one domain, it does
-    not fix it)."""
+    """The project-native instance (design/selection.md B2).
+
+    Focus D = B + (7,0) (LS 1) and D' = B + (6,0) (LS 0), identical votes (2,1,1,1,1,1,1,1).
+    Local scale with b0 = 0.01: delta(1) = 0.80937; b0 = 0.1: 0.68693; b0 = 0.5: this domain
+    passes.
+
+    Parameters
+    ----------
+    b0 : float, default 0.01
+        Floor of the local scale, score units.
+    epsilon_s : float, default 1.0
+        Selection epsilon of the local-scale calibration.
+    extra : int, default 0
+        More background records on candidate (0, 0) (votes (2 + extra, 1, ...)): with b0 = 0.5
+        and extra = 3 the same pair fails again (a floor masks the bug for one domain, it does
+        not fix it).
+
+    Returns
+    -------
+    Construction
+        The dataset graph of :func:`table_schema`, the focus edge and the local-scale calibration.
+
+    Raises
+    ------
+    BudgetError
+        For extra not a whole number >= 0.
+    """
     schema, policy, C = table_schema()
     extra = _int(extra, "extra", 0)
     background = np.vstack([C, np.repeat(C[:1], extra, axis=0)])
@@ -186,7 +284,25 @@ class SelectionAuditResult:
 
 def audit_selection(graph: SelectionGraph, calibration: Calibration, *, case: str = "", domain: str = "") -> (
         SelectionAuditResult):
-    """Enumerate every edge of ``graph``; exact delta(epsilon_claimed) of ``calibration`` both ways."""
+    """Enumerate every edge of ``graph``; exact delta(epsilon_claimed) of ``calibration`` both ways.
+
+    Parameters
+    ----------
+    graph : SelectionGraph
+        The dataset graph.
+    calibration : Calibration
+        The selection calibration audited.
+    case : str, default ''
+        Short id of the case (default the calibration's name).
+    domain : str, default ''
+        Name of the construction.
+
+    Returns
+    -------
+    SelectionAuditResult
+        The worst delta over every edge and both orders; passed when it is at most the claimed
+        delta + TOLERANCE.
+    """
     eps, dlt = calibration.claim()
     laws = {}
     worst, arg = -1.0, (0, 0)
@@ -225,7 +341,13 @@ SELECTION_AUDIT_CASES = (
 
 
 def run_selection_audit() -> list[tuple[SelectionAuditResult, bool]]:
-    """Run :data:`SELECTION_AUDIT_CASES`: [(result, expected verdict)]."""
+    """Run :data:`SELECTION_AUDIT_CASES`.
+
+    Returns
+    -------
+    list of (SelectionAuditResult, bool)
+        (result, expected verdict) per case.
+    """
     doms = _domains()
     out = []
     for dom, make, expected in SELECTION_AUDIT_CASES:
@@ -235,7 +357,19 @@ def run_selection_audit() -> list[tuple[SelectionAuditResult, bool]]:
 
 
 def selection_audit_table(results: list[tuple[SelectionAuditResult, bool]]) -> str:
-    """Plain-text table: case, domain, claimed (epsilon, delta), exact worst delta, verdict, expected."""
+    """Plain-text table of selection audit results.
+
+    Parameters
+    ----------
+    results : list of (SelectionAuditResult, bool)
+        (result, expected verdict) per case.
+
+    Returns
+    -------
+    str
+        One line per case: case, domain, claimed (epsilon, delta), exact worst delta, verdict,
+        expected.
+    """
     head = f"{'case':<20} {'domain':<20} {'claimed (ε, δ)':<16} {'exact worst δ(ε)':>17}  verdict  expected  note"
     lines = [head, "-" * len(head)]
     for r, exp in results:

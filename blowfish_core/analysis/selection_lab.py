@@ -11,13 +11,14 @@ for every valid calibration.  Broken calibrations carry ``private = False`` and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
 from ..base.errors import BudgetError
 from ..privacy.selection import (
-    CALIBRATIONS, NOT_PRIVATE, PTR, VALID_CALIBRATIONS, Calibration, GlobalScale, LocalScale, ShiftedLaplace,
-    SmoothFixed, law_delta,
+    CALIBRATIONS, NOT_PRIVATE, PTR, VALID_CALIBRATIONS, Calibration, GlobalScale, LocalScale, SelectionLaw,
+    ShiftedLaplace, SmoothFixed, law_delta,
 )
 from .selection_audit import Construction, construction_multiplicity, construction_path
 
@@ -73,8 +74,37 @@ class LabView:
 
 def lab_construction(preset: str, *, G: float = 10.0, M: float | None = None, m: int | None = None,
                      C: float = 18.0, lam: float = 0.25, beta: float = 0.5, epsilon_s: float = 1.0) -> Construction:
-    """The preset's construction: "path" (G, M = G^2 by default, m = 2) or "multiplicity"
-    (m = 1001, C, lam, beta).  Raises BudgetError for an unknown preset."""
+    """The preset's construction.
+
+    Parameters
+    ----------
+    preset : {'path', 'multiplicity'}
+        "path" (§4.1) or "multiplicity" (§4.2).
+    G : float, default 10.0
+        path: the local sensitivity at x.
+    M : float, optional
+        path: the score of 'a' (default G^2).
+    m : int, optional
+        Candidates (default 2 for path, 1001 for multiplicity).
+    C : float, default 18.0
+        multiplicity: the score of 'a'.
+    lam : float, default 0.25
+        multiplicity: lam of the fixed-smooth calibration.
+    beta : float, default 0.5
+        multiplicity: beta of the fixed-smooth calibration.
+    epsilon_s : float, default 1.0
+        path: selection epsilon of the local-scale calibration.
+
+    Returns
+    -------
+    Construction
+        :func:`construction_path` or :func:`construction_multiplicity`.
+
+    Raises
+    ------
+    BudgetError
+        For an unknown preset (or bad parameters of the construction).
+    """
     if preset == "path":
         return construction_path(G, epsilon_s, M=M, m=2 if m is None else m)
     if preset == "multiplicity":
@@ -84,7 +114,35 @@ def lab_construction(preset: str, *, G: float = 10.0, M: float | None = None, m:
 
 def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, beta: float, epsilon_t: float,
                          eta: float) -> Calibration:
-    """The Lab's calibration ``name`` with the page's parameters (broken ones claim epsilon_s)."""
+    """The Lab's calibration ``name`` with the page's parameters (broken ones claim epsilon_s).
+
+    Parameters
+    ----------
+    name : str
+        A key of CALIBRATIONS: 'global', 'local', 'smooth_fixed', 'shifted_laplace' or 'ptr'.
+    epsilon_s : float
+        The EM's epsilon (and the broken calibrations' claim).
+    b0 : float
+        Public floor of the scale (local, shifted_laplace), score units.
+    lam : float
+        lam of smooth_fixed.
+    beta : float
+        beta of smooth_fixed.
+    epsilon_t : float
+        Scale budget of shifted_laplace / ptr.
+    eta : float
+        Failure probability of shifted_laplace / ptr.
+
+    Returns
+    -------
+    Calibration
+        The calibration.
+
+    Raises
+    ------
+    BudgetError
+        For an unknown name.
+    """
     if name == "global":
         return GlobalScale(epsilon_s=epsilon_s)
     if name == "local":
@@ -98,7 +156,7 @@ def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, 
     raise BudgetError(f"calibration must be one of {tuple(CALIBRATIONS)} (got {name!r}). Fix: pick one of the list")
 
 
-def _row(cons: Construction, cal: Calibration, rho: float) -> tuple[CalibrationRow, object, object]:
+def _row(cons: Construction, cal: Calibration, rho: float) -> tuple[CalibrationRow, SelectionLaw, SelectionLaw]:
     i, j = cons.focus
     P, Q = cal.law(cons.graph, i), cal.law(cons.graph, j)
     eps, dlt = cal.claim()
@@ -114,12 +172,36 @@ def selection_lab(preset: str = "path", calibration: str | None = None, *, G: fl
                   eta: float = 1e-6, rho: float = 0.05, curve: tuple[float, float, int] = (0.0, 6.0, 61)) -> LabView:
     """Everything the Selection Lab shows for one preset and one calibration.
 
-    preset: "path" or "multiplicity"; calibration: a key of CALIBRATIONS (None = the
-    preset's broken one); G, M, m, C, lam, beta: the construction; epsilon_s: the EM's
-    epsilon (and the broken calibrations' claim); b0: public floor; epsilon_t, eta: the
-    scale budget and failure probability of shifted_laplace/ptr; rho: regret failure
-    probability; curve: (epsilon min, max, points) of the delta(epsilon) curve.
-    Returns a :class:`LabView`.  Raises BudgetError for bad parameters.
+    Parameters
+    ----------
+    preset : {'path', 'multiplicity'}, default 'path'
+        The construction.
+    calibration : str, optional
+        A key of CALIBRATIONS (None = the preset's broken one).
+    G, M, m, C, lam, beta : float, float or None, int or None, float, float, float
+        The construction (:func:`lab_construction`).
+    epsilon_s : float, default 1.0
+        The EM's epsilon (and the broken calibrations' claim).
+    b0 : float, default 0.01
+        Public floor.
+    epsilon_t : float, default 1.0
+        Scale budget of shifted_laplace / ptr.
+    eta : float, default 1e-6
+        Failure probability of shifted_laplace / ptr.
+    rho : float, default 0.05
+        Regret failure probability.
+    curve : (float, float, int), default (0.0, 6.0, 61)
+        (epsilon min, max, points) of the delta(epsilon) curve.
+
+    Returns
+    -------
+    LabView
+        The laws on the focus edge, the delta(epsilon) curve and the valid calibrations' rows.
+
+    Raises
+    ------
+    BudgetError
+        For bad parameters.
     """
     cons = lab_construction(preset, G=G, M=M, m=m, C=C, lam=lam, beta=beta, epsilon_s=epsilon_s)
     name = PRESET_BROKEN[preset] if calibration is None else calibration
@@ -134,6 +216,8 @@ def selection_lab(preset: str = "path", calibration: str | None = None, *, G: fl
     g = cons.graph
     ls = g.local_sensitivity()
     assert (NOT_PRIVATE in row.label) is (not row.private)
-    return LabView(preset, cons.description, (g.names[i], g.names[j]), g.scores[i].copy(), list(g.group_labels),
-                   g.counts.copy(), (float(ls[i]), float(ls[j])), row, P.marginal(), Q.marginal(), eps_grid, deltas,
+    # SelectionGraph.__post_init__ sets counts and group_labels
+    labels, counts = cast("list[str]", g.group_labels), cast(np.ndarray, g.counts)
+    return LabView(preset, cons.description, (g.names[i], g.names[j]), g.scores[i].copy(), list(labels),
+                   counts.copy(), (float(ls[i]), float(ls[j])), row, P.marginal(), Q.marginal(), eps_grid, deltas,
                    fixes)

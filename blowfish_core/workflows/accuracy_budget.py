@@ -32,7 +32,7 @@ import numbers
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
@@ -196,10 +196,11 @@ class AccuracyBudget:
 
 
 def _whole(x: Any, name: str, lo: int, hi: int | None = None) -> int:
-    if isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < lo or (hi is not None and x > hi):
+    v = int(x) if isinstance(x, numbers.Integral) and not isinstance(x, bool) else None
+    if v is None or v < lo or (hi is not None and v > hi):
         rng = f">= {lo}" if hi is None else f"between {lo} and {hi}"
         raise BlowfishError(f"{name} must be a whole number {rng} (got {x!r})")
-    return int(x)
+    return v
 
 
 def _first_reaching(points: Sequence[BudgetPoint], stat: Callable[[BudgetPoint], float | None],
@@ -211,9 +212,9 @@ def _first_reaching(points: Sequence[BudgetPoint], stat: Callable[[BudgetPoint],
         if v is None:
             return None
         if v <= target:
-            if prev is None or stat(prev) is None:
+            v0 = None if prev is None else stat(prev)
+            if prev is None or v0 is None:
                 return p.rho
-            v0 = stat(prev)
             x0, x1 = math.log(prev.rho), math.log(p.rho)
             frac = (v0 - target) / (v0 - v) if v0 != v else 1.0
             return float(math.exp(x0 + (x1 - x0) * min(max(frac, 0.0), 1.0)))
@@ -242,16 +243,53 @@ def accuracy_first_budget(
 ) -> AccuracyBudget:
     """Smallest budget at which Hard and the recommended BF-Soft reach ``target_error`` on the pilot.
 
-    public_df: PUBLIC rows with the schema's columns (n_p = len >= pilot.MIN_PILOT_ROWS).
-    target_error: > 0, in the metric's units (PWErr / HOErr in [0, 2]); metric: (name, fn) as
-    in run_pilot (default PWErr).  n_target: the private table's row count (a whole number;
-    Eq. (4)).  tau: the pilot's recommended BF-Soft temperature (run_pilot(...).recommendation.tau);
-    None when the pilot recommended Hard (then only Hard is searched).  seeds: paired seeds.
-    delta: reporting delta.  epsilon_min / epsilon_max: the search range (the cap) in epsilon at
-    delta (exact curve).  grid_points (2..24) log-spaced budgets, refine_steps (0..20) bisections.
-    progress(event): run_synthesis events plus 'phase' ('grid' | 'refine'), 'method', 'rho'.
-    Returns AccuracyBudget.  Raises BlowfishError / BudgetError for bad settings (before any work)
-    and BudgetError when neither method reaches the target within epsilon_max.
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    public_df : pandas.DataFrame
+        PUBLIC rows with the schema's columns (n_p = len >= pilot.MIN_PILOT_ROWS).
+    target_error : float
+        > 0, in the metric's units (PWErr / HOErr in [0, 2]).
+    n_target : int
+        The private table's row count (a whole number; Eq. (4)).
+    tau : float or None
+        The pilot's recommended BF-Soft temperature (run_pilot(...).recommendation.tau); None
+        when the pilot recommended Hard (then only Hard is searched).
+    seeds : sequence of int, default (0, 1, 2)
+        Paired seeds.
+    config : SynthConfig, optional
+        The schedule (default SynthConfig()).
+    metric : (str, callable), optional
+        (name, fn) as in run_pilot (default PWErr).
+    delta : float, default DEFAULT_DELTA
+        Reporting DP delta.
+    epsilon_min, epsilon_max : float, default EPSILON_MIN, EPSILON_MAX
+        The search range (the cap) in epsilon at delta (exact curve).
+    grid_points : int, default GRID_POINTS
+        Log-spaced budgets of the grid (2..24).
+    refine_steps : int, default REFINE_STEPS
+        Bisections (0..20).
+    public_source : str, default ''
+        Where the public rows came from, for the report.
+    progress : callable, optional
+        progress(event): run_synthesis events plus 'phase' ('grid' | 'refine'), 'method', 'rho'.
+    should_stop : callable, optional
+        Polled during the runs; True stops the search.
+
+    Returns
+    -------
+    AccuracyBudget
+        The cheaper method's budget, its interval and both searches.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        For bad settings (before any work).
+    BudgetError
+        When neither method reaches the target within epsilon_max.
     """
     n_target, n_pilot, target, tau, delta, e_lo, e_hi, grid_points, refine_steps, seeds = _checked_settings(
         schema, policy, public_df, target_error, n_target, tau, seeds, delta, epsilon_min, epsilon_max, grid_points,
@@ -278,9 +316,11 @@ def accuracy_first_budget(
     if not reachable:
         raise _not_reached(per, metric_name, target, e_hi, delta)
     chosen = min(reachable, key=lambda mb: (mb.rho, mb.method != HARD))
+    # a reachable search has its budget (_method_budget sets rho and epsilon with reachable)
+    rho, epsilon = cast(float, chosen.rho), cast(float, chosen.epsilon)
     return AccuracyBudget(
         target, metric_name, delta, n_target, n_pilot, float((n_target / n_pilot) ** 2), chosen.method, chosen.tau,
-        float(chosen.rho), float(chosen.epsilon), chosen.rho_interval, chosen.epsilon_interval, per, seeds, e_hi,
+        float(rho), float(epsilon), chosen.rho_interval, chosen.epsilon_interval, per, tuple(seeds), e_hi,
         time.perf_counter() - t0, public_source,
         config={"rounds": cfg.rounds, "population": cfg.sizes(), "release": cfg.release,
                 "grid_points": grid_points, "refine_steps": refine_steps, "epsilon_min": e_lo})
@@ -365,7 +405,9 @@ def _method_budget(m, grid, evaluated, evaluate, target, refine_steps, seeds, ta
     ivl = (_first_reaching(pts, lambda p: p.ci95[0], target), _first_reaching(pts, lambda p: p.ci95[1], target))
     if len(seeds) < 2:
         ivl = (None, None)
-    eivl = tuple(None if r is None else float(epsilon_exact(r, delta)) for r in ivl)
+    lo_r, hi_r = ivl
+    eivl = (None if lo_r is None else float(epsilon_exact(lo_r, delta)),
+            None if hi_r is None else float(epsilon_exact(hi_r, delta)))
     return MethodBudget(m, tau if m == BF_SOFT else None, found is not None, rho_hit,
                         None if rho_hit is None else float(epsilon_exact(rho_hit, delta)), rho_below,
                         ivl, eivl, pts)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 from ..privacy.accounting import PrivacyLedger, check_delta, check_epsilon, check_rho
 from ..base.constants import DEFAULT_DELTA
@@ -104,18 +105,39 @@ def budget_from_epsilon(epsilon: float, delta: float | None = DEFAULT_DELTA, rou
     """The per-round budget of a run from a target (epsilon, delta).
 
     Gaussian (zCDP): rho = the largest total whose epsilon at ``delta`` is <= ``epsilon`` under
-    ``conversion`` ('exact' curve, default, or the paper's 'eq1'), split equally over ``rounds``
-    (accounting.rho_from_budget, split_rho via parsing.parse_budget and PrivacyLedger).
-    Laplace (pure DP): give delta=None; epsilon_t = epsilon / rounds.
-    Returns a BudgetView.  Raises BudgetError / BlowfishError naming the field (epsilon <= 0,
-    delta outside (0, 1), delta with Laplace, rounds < 1, unknown mechanism or conversion).
+    ``conversion``, split equally over ``rounds`` (accounting.rho_from_budget, split_rho via
+    parsing.parse_budget and PrivacyLedger).  Laplace (pure DP): epsilon_t = epsilon / rounds.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon, > 0.
+    delta : float or None, default DEFAULT_DELTA
+        DP delta, in (0, 1); None for Laplace (None with Gaussian: DEFAULT_DELTA).
+    rounds : int, default 8
+        Rounds the budget is split over, >= 1.
+    mechanism : {'gaussian', 'laplace'}, default 'gaussian'
+        The additive mechanism.
+    conversion : {'exact', 'eq1'}, default 'exact'
+        Gaussian: the exact curve (default) or the paper's Eq. (1).
+
+    Returns
+    -------
+    BudgetView
+        The budget as shown to people.
+
+    Raises
+    ------
+    BudgetError, BlowfishError
+        Naming the field: epsilon <= 0, delta outside (0, 1), delta with Laplace, rounds < 1,
+        unknown mechanism or conversion.
     """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise BlowfishError(f"rounds must be a whole number >= 1 (got {rounds!r})")
     mech = get_mechanism(mechanism)
     if mech.budget_name == "epsilon":
         b = parse_budget(None, epsilon, delta, mech.name, None, flags=False)  # pure DP: nothing to convert
-        eps = float(b.epsilon)
+        eps = float(cast(float, b.epsilon))  # parse_budget sets epsilon for an epsilon budget
         per = tuple(float(x) for x in mech.split(eps, rounds))
         tip = (f"Pure ε-DP (Laplace mechanism): no δ. ε_t = {fmt_sig(per[0], 3)} per round over {rounds} rounds; "
                "the epsilons of the rounds add up to ε.")
@@ -124,12 +146,34 @@ def budget_from_epsilon(epsilon: float, delta: float | None = DEFAULT_DELTA, rou
     d = DEFAULT_DELTA if delta is None else delta
     b = parse_budget(None, epsilon, d, mech.name, conversion, flags=False)
     requested = f"epsilon = {fmt_sig(epsilon, 3)} at delta = {fmt_sig(b.delta, 2)} ({conversion} conversion)"
-    return _gaussian_view(float(b.rho), float(b.delta), rounds, requested, float(epsilon), conversion)
+    rho = cast(float, b.rho)  # parse_budget converts a Gaussian epsilon to rho
+    return _gaussian_view(float(rho), float(b.delta), rounds, requested, float(epsilon), conversion)
 
 
 def budget_from_rho(rho: float, delta: float = DEFAULT_DELTA, rounds: int = 8) -> BudgetView:
-    """The same view for a zCDP total rho (the 'advanced' entry): the displayed epsilon is the
-    exact-curve epsilon at ``delta``.  Raises BudgetError / BlowfishError naming the field."""
+    """The same view for a zCDP total rho (the 'advanced' entry).
+
+    The displayed epsilon is the exact-curve epsilon at ``delta``.
+
+    Parameters
+    ----------
+    rho : float
+        Total zCDP budget, > 0.
+    delta : float, default DEFAULT_DELTA
+        DP delta of the displayed epsilon, in (0, 1).
+    rounds : int, default 8
+        Rounds the budget is split over, >= 1.
+
+    Returns
+    -------
+    BudgetView
+        The budget as shown to people.
+
+    Raises
+    ------
+    BudgetError, BlowfishError
+        Naming the field (bad rho or delta; rounds not a whole number >= 1).
+    """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise BlowfishError(f"rounds must be a whole number >= 1 (got {rounds!r})")
     rho = check_rho(rho)
@@ -160,7 +204,24 @@ class PrivacyScale:
 def epsilon_steps(lo: float = EPSILON_MIN, hi: float = EPSILON_MAX) -> tuple[float, ...]:
     """Log-scale values 1, 2, 5 per decade from lo to hi inclusive (0.01, 0.02, 0.05, 0.1, ..., 10).
 
-    Raises BudgetError for a bad epsilon, BlowfishError when lo >= hi.
+    Parameters
+    ----------
+    lo : float, default EPSILON_MIN
+        Lowest epsilon, > 0.
+    hi : float, default EPSILON_MAX
+        Highest epsilon, > lo.
+
+    Returns
+    -------
+    tuple of float
+        The slider's values, ascending.
+
+    Raises
+    ------
+    BudgetError
+        For a bad epsilon.
+    BlowfishError
+        When lo >= hi.
     """
     lo, hi = check_epsilon(lo, name="lowest epsilon"), check_epsilon(hi, name="highest epsilon")
     if lo >= hi:
@@ -175,7 +236,13 @@ def epsilon_steps(lo: float = EPSILON_MIN, hi: float = EPSILON_MAX) -> tuple[flo
 
 
 def privacy_scale() -> PrivacyScale:
-    """The "more privacy ↔ more accuracy" control of every budget input (epsilon, log scale)."""
+    """The "more privacy ↔ more accuracy" control of every budget input (epsilon, log scale).
+
+    Returns
+    -------
+    PrivacyScale
+        From EPSILON_MIN to EPSILON_MAX, default EPSILON_DEFAULT, warning above EPSILON_WARN.
+    """
     return PrivacyScale(
         "more privacy", "more accuracy", EPSILON_MIN, EPSILON_MAX, EPSILON_DEFAULT, epsilon_steps(),
         EPSILON_WARN, EPSILON_BANDS,
@@ -184,9 +251,28 @@ def privacy_scale() -> PrivacyScale:
 
 
 def describe_epsilon(epsilon: float, delta: float | None = None) -> str:
-    """The meaning of epsilon in words, with the risk bound: 'strong privacy ...: seeing the release
-    changes the odds of any protected difference by at most a factor e^ε ≈ 2.7 (except with
-    probability δ = 10⁻⁵)'.  Raises BudgetError for epsilon <= 0 or a bad delta."""
+    """The meaning of epsilon in words, with the risk bound.
+
+    E.g. 'strong privacy ...: seeing the release changes the odds of any protected difference by
+    at most a factor e^ε ≈ 2.7 (except with probability δ = 10⁻⁵)'.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon, > 0.
+    delta : float, optional
+        DP delta; named when given and > 0.
+
+    Returns
+    -------
+    str
+        One sentence.
+
+    Raises
+    ------
+    BudgetError
+        For epsilon <= 0 or a bad delta.
+    """
     eps = check_epsilon(epsilon)
     words = next(w for top, w in EPSILON_BANDS if eps <= top)
     factor = math.exp(eps) if eps < 700 else math.inf
@@ -198,8 +284,26 @@ def describe_epsilon(epsilon: float, delta: float | None = None) -> str:
 
 
 def epsilon_warning(epsilon: float) -> str | None:
-    """A warning above epsilon = 5 (EPSILON_WARN), else None.  Relative rounding of 1e-9 is
-    ignored: the exact conversion of epsilon = 5 certifies 5.000000000000002."""
+    """A warning above epsilon = 5 (EPSILON_WARN), else None.
+
+    Relative rounding of 1e-9 is ignored: the exact conversion of epsilon = 5 certifies
+    5.000000000000002.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon, > 0.
+
+    Returns
+    -------
+    str or None
+        The warning.
+
+    Raises
+    ------
+    BudgetError
+        For epsilon <= 0.
+    """
     eps = check_epsilon(epsilon)
     if eps <= EPSILON_WARN * (1 + 1e-9):
         return None
@@ -209,8 +313,29 @@ def epsilon_warning(epsilon: float) -> str | None:
 
 
 def delta_note(delta: float, n_records: int) -> tuple[str, str]:
-    """(level, text) on delta against the table size: 'bad' when delta >= 1/n (the statement may
-    fail for a whole record), 'neutral' otherwise.  Raises BudgetError / BlowfishError."""
+    """delta against the table size.
+
+    Parameters
+    ----------
+    delta : float
+        DP delta, in (0, 1).
+    n_records : int
+        Records of the table, >= 1.
+
+    Returns
+    -------
+    level : {'bad', 'neutral'}
+        'bad' when delta >= 1/n (the statement may fail for a whole record), 'neutral' otherwise.
+    text : str
+        The note.
+
+    Raises
+    ------
+    BudgetError
+        For a bad delta.
+    BlowfishError
+        For n_records not a whole number >= 1.
+    """
     delta = check_delta(delta)
     if isinstance(n_records, bool) or not isinstance(n_records, int) or n_records < 1:
         raise BlowfishError(f"number of records must be a whole number >= 1 (got {n_records!r})")

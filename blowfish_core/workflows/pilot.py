@@ -124,10 +124,32 @@ def scale_budget(rho_target: float, n_target: int, n_pilot: int, rounds: int = 8
                  weights: Sequence[float] | None = None, delta: float = DEFAULT_DELTA) -> PilotScaling:
     """Eq. (4) budget of the pilot, total and per round.
 
-    rho_target > 0 (zCDP, total of the target run); n_target, n_pilot: integer
-    row counts >= 1; rounds >= 1; weights: per-round split (None = equal).
-    Raises BudgetError for out-of-range values (accounting.pilot_budget).
     Adult: n_t 26,048, n_p 3,000 gives a factor of about 75.
+
+    Parameters
+    ----------
+    rho_target : float
+        zCDP total of the target run, > 0.
+    n_target : int
+        Rows of the private table, >= 1.
+    n_pilot : int
+        Rows of the public sample, >= 1.
+    rounds : int, default 8
+        Rounds, >= 1.
+    weights : sequence of float, optional
+        Per-round split (None = equal).
+    delta : float, default DEFAULT_DELTA
+        DP delta of the target's epsilon.
+
+    Returns
+    -------
+    PilotScaling
+        Eq. (4) with numbers.
+
+    Raises
+    ------
+    BudgetError
+        For out-of-range values (accounting.pilot_budget).
     """
     rho_target = check_rho(rho_target, name="rho (target budget)")
     delta = check_delta(delta)
@@ -147,9 +169,26 @@ def scale_budget(rho_target: float, n_target: int, n_pilot: int, rounds: int = 8
 def tau_grid(reach: float, base: Sequence[float] = PAPER_TAU_GRID, q: float | None = PILOT_Q) -> list[float]:
     """The paper's pilot grid (App. F.8): ``base`` plus the tau with noise ratio ``q``.
 
-    reach: record-level reach r (Gower units, >= 0).  The extra temperature is
-    tau = r / (2 atanh(q)) (App. F.4), added when r > 0 and q is given.
-    Returns sorted distinct temperatures (rounded to 6 significant digits).
+    The extra temperature is tau = r / (2 atanh(q)) (App. F.4), added when r > 0 and q is given.
+
+    Parameters
+    ----------
+    reach : float
+        Record-level reach r (Gower units, >= 0).
+    base : sequence of float, default PAPER_TAU_GRID
+        Temperatures, each > 0.
+    q : float or None, default PILOT_Q
+        Noise ratio of the extra temperature, in (0, 1); None: none added.
+
+    Returns
+    -------
+    list of float
+        Sorted distinct temperatures (rounded to 6 significant digits).
+
+    Raises
+    ------
+    BudgetError
+        For a temperature <= 0 in ``base``.
     """
     taus = {float(f"{check_tau(t):.6g}") for t in base}
     if q is not None and reach > 0:
@@ -160,8 +199,21 @@ def tau_grid(reach: float, base: Sequence[float] = PAPER_TAU_GRID, q: float | No
 def parse_tau_grid(text: str) -> list[float]:
     """Temperatures from text like "0.003, 0.03 0.3" -> sorted distinct floats.
 
-    Raises BudgetError naming the bad entry (not a number, tau <= 0), for an
-    empty grid, or for more than MAX_GRID temperatures.
+    Parameters
+    ----------
+    text : str
+        Temperatures separated by commas or spaces.
+
+    Returns
+    -------
+    list of float
+        The temperatures, ascending.
+
+    Raises
+    ------
+    BudgetError
+        Naming the bad entry (not a number, tau <= 0), for an empty grid, or for more than
+        MAX_GRID temperatures.
     """
     out = parse_positive_grid(text, "tau grid", "temperature", "temperatures like 0.003, 0.03", check_tau)
     if not out:
@@ -203,7 +255,23 @@ class Recommendation:
 
 
 def check_tie_tol(tie_tol: Any) -> float:
-    """Validate the tie tolerance: a finite number >= 0 (BlowfishError otherwise)."""
+    """Validate the tie tolerance: a finite number >= 0.
+
+    Parameters
+    ----------
+    tie_tol : float
+        Absolute tolerance, metric units.
+
+    Returns
+    -------
+    float
+        The tolerance.
+
+    Raises
+    ------
+    BlowfishError
+        If it is a bool, not a number, not finite or negative.
+    """
     if isinstance(tie_tol, bool) or not isinstance(tie_tol, (int, float, np.floating)) \
             or not math.isfinite(tie_tol) or tie_tol < 0:
         raise BlowfishError(f"tie tolerance must be a finite number >= 0 (got {tie_tol!r})")
@@ -213,11 +281,27 @@ def check_tie_tol(tie_tol: Any) -> float:
 def recommend(candidates: Sequence[tuple[str, float | None, float]], tie_tol: float = DEFAULT_TIE_TOL) -> Recommendation:
     """Pick Hard or a tau by lowest mean public error; ties favour Hard, then the smaller tau.
 
-    candidates: (method, tau, mean error) with method 'hard' (tau None) or
-    'bf-soft' (tau > 0); mean errors finite.  tie_tol >= 0: a candidate ties with
-    the best when ``mean - best_mean <= tie_tol`` (absolute, metric units).
-    Raises BlowfishError for an empty list, an unknown method, a non-finite mean
-    or a negative/non-finite tolerance.
+    Parameters
+    ----------
+    candidates : sequence of (str, float or None, float)
+        (method, tau, mean error) with method 'hard' (tau None) or 'bf-soft' (tau > 0); mean
+        errors finite.
+    tie_tol : float, default DEFAULT_TIE_TOL
+        >= 0: a candidate ties with the best when ``mean - best_mean <= tie_tol`` (absolute,
+        metric units).
+
+    Returns
+    -------
+    Recommendation
+        The choice, the tied candidates and the reason.
+
+    Raises
+    ------
+    BlowfishError
+        For an empty list, an unknown method, a non-finite mean or a negative/non-finite
+        tolerance.
+    BudgetError
+        For a BF-Soft candidate without a valid tau.
     """
     tie_tol = check_tie_tol(tie_tol)
     if not candidates:
@@ -227,6 +311,9 @@ def recommend(candidates: Sequence[tuple[str, float | None, float]], tie_tol: fl
         if method not in (HARD, SOFT):
             raise BlowfishError(f"pilot candidate method must be '{HARD}' or '{SOFT}' (got {method!r})")
         if method == SOFT:
+            if tau is None:
+                raise BudgetError(f"pilot candidate {method}: tau must be a finite number > 0 (got None). Fix: give "
+                                  "every BF-Soft candidate its temperature")
             tau = check_tau(tau)
         else:
             tau = None
@@ -326,14 +413,51 @@ def run_pilot(
 ) -> PilotResult:
     """Evaluate Hard and BF-Soft at every tau on public data at the Eq. (4) budget.
 
-    public: the public sample (DataFrame with the schema's columns; n_p = len(public)).
-    rho_target: the target run's total budget; n_target: rows of the private table.
-    taus: temperatures (each > 0, at most MAX_GRID).  seeds: paired seeds shared by
-    every candidate (same initial population, noise and mutation streams).
-    The error of each run is measured against ``reference`` (default: the public
-    sample itself).  progress(event) receives run_synthesis events plus 'config',
-    'configs' and 'label'.  Raises BlowfishError/BudgetError for bad settings
-    before any work, RunStopped when should_stop() turns True.
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    public : pandas.DataFrame
+        The public sample, with the schema's columns; n_p = len(public).
+    rho_target : float
+        The target run's total zCDP budget.
+    n_target : int
+        Rows of the private table.
+    taus : sequence of float
+        Temperatures (each > 0, at most MAX_GRID).
+    seeds : sequence of int
+        Paired seeds shared by every candidate (same initial population, noise and mutation
+        streams).
+    config : SynthConfig, optional
+        The schedule (default SynthConfig()).
+    metric : (str, callable), optional
+        (name, metric function) of the error (default PWErr).
+    delta : float, default DEFAULT_DELTA
+        DP delta of the target's epsilon.
+    tie_tol : float, default DEFAULT_TIE_TOL
+        Tie tolerance of :func:`recommend`.
+    reference : pandas.DataFrame, optional
+        The table each run's error is measured against (default: the public sample itself).
+    public_source : str, default ''
+        Where the public sample came from, for the report.
+    progress : callable, optional
+        progress(event) receives run_synthesis events plus 'config', 'configs' and 'label'.
+    should_stop : callable, optional
+        Polled during the runs; True stops the pilot.
+
+    Returns
+    -------
+    PilotResult
+        The candidates, their errors and the recommendation.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        For bad settings, before any work.
+    RunStopped
+        When should_stop() turns True.
     """
     cfg = (config or SynthConfig()).validate()
     tie_tol = check_tie_tol(tie_tol)
@@ -414,7 +538,20 @@ def _candidates(configs: list[tuple[str, float | None]], by_config: list[list[fl
 def check_pilot_size(n_pilot: Any) -> int:
     """The public sample size n_p, checked: a whole number >= MIN_PILOT_ROWS.
 
-    Raises BlowfishError naming n_p and why small pilots are refused.
+    Parameters
+    ----------
+    n_pilot : int
+        Rows of the public sample.
+
+    Returns
+    -------
+    int
+        n_p.
+
+    Raises
+    ------
+    BlowfishError
+        Naming n_p and why small pilots are refused.
     """
     if isinstance(n_pilot, bool) or not isinstance(n_pilot, (int, np.integer)):
         raise BlowfishError(f"pilot size n_p must be a whole number (got {n_pilot!r})")
@@ -429,9 +566,19 @@ def check_pilot_size(n_pilot: Any) -> int:
 def recommendation_strength(candidates: Sequence[PilotCandidate], rec: Recommendation) -> dict[str, Any]:
     """Is the recommendation clear?  Compares its 95% interval with the runner-up's.
 
-    candidates: the pilot's PilotCandidate list; rec: recommend(...) over them.
-    Returns {"weak": bool, "runner_up": label or None, "reason": str}.  Weak when
-    the two t-intervals overlap, or when an interval is missing (one seed).
+    Weak when the two t-intervals overlap, or when an interval is missing (one seed).
+
+    Parameters
+    ----------
+    candidates : sequence of PilotCandidate
+        The pilot's candidates.
+    rec : Recommendation
+        recommend(...) over them.
+
+    Returns
+    -------
+    dict
+        {"weak": bool, "runner_up": label or None, "reason": str}.
     """
     chosen = [c for c in candidates if c.method == rec.method and (c.tau == rec.tau)]
     others = [c for c in candidates if not (c.method == rec.method and c.tau == rec.tau)]
@@ -465,8 +612,26 @@ def _check_size(n: Any, name: str) -> int:
 def subsample(public: pd.DataFrame, n_pilot: int, seed: int = 0) -> pd.DataFrame:
     """A seeded random subset of ``n_pilot`` rows of a public table (all rows when n_pilot == len).
 
-    Rows keep their original order; the input is not modified.  Raises
-    BlowfishError when n_pilot < 1 or exceeds the rows available.
+    Rows keep their original order; the input is not modified.
+
+    Parameters
+    ----------
+    public : pandas.DataFrame
+        The public table.
+    n_pilot : int
+        Rows kept, 1 <= n_pilot <= len(public).
+    seed : int, default 0
+        Seed of the subset.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The subset, index reset.
+
+    Raises
+    ------
+    BlowfishError
+        When n_pilot < 1 or exceeds the rows available.
     """
     n_pilot = _check_size(n_pilot, "pilot size n_p")
     if n_pilot > len(public):
@@ -481,9 +646,26 @@ def subsample(public: pd.DataFrame, n_pilot: int, seed: int = 0) -> pd.DataFrame
 def holdout_split(table: pd.DataFrame, n_pilot: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Split an uploaded table into (private rows, held-out public rows), seeded and disjoint.
 
-    n_pilot rows (1 <= n_pilot <= len(table) - 1) are held out uniformly at random;
-    both parts keep the original row order and columns; the input is not modified.
-    Raises BlowfishError for a size out of range.
+    Both parts keep the original row order and columns; the input is not modified.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The uploaded table.
+    n_pilot : int
+        Rows held out uniformly at random, 1 <= n_pilot <= len(table) - 1.
+    seed : int, default 0
+        Seed of the split.
+
+    Returns
+    -------
+    private, public : pandas.DataFrame
+        The two parts, indexes reset.
+
+    Raises
+    ------
+    BlowfishError
+        For a size out of range.
     """
     n_pilot = _check_size(n_pilot, "pilot size n_p")
     if n_pilot >= len(table):

@@ -74,7 +74,23 @@ _SELECT_PURPOSE = 14  # seed stream of the selection draw (separate from every s
 def settings_for(taus: Sequence[float]) -> list[tuple[str, float | None]]:
     """The K candidate settings: Hard, then BF-Soft at every distinct tau (ascending).
 
-    Raises BudgetError for a bad tau, BlowfishError for an empty grid or K > MAX_SETTINGS."""
+    Parameters
+    ----------
+    taus : sequence of float
+        BF-Soft temperatures, each > 0.
+
+    Returns
+    -------
+    list of (str, float or None)
+        (method, tau) per setting; tau None for Hard.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau.
+    BlowfishError
+        For an empty grid or K > MAX_SETTINGS.
+    """
     ts = sorted({check_tau(t) for t in taus})
     if not ts:
         raise BlowfishError("tau grid is empty. Fix: list temperatures like 0.003, 0.03, 0.3")
@@ -84,12 +100,42 @@ def settings_for(taus: Sequence[float]) -> list[tuple[str, float | None]]:
 
 
 def setting_label(method: str, tau: float | None) -> str:
+    """A setting in words: 'Hard' or 'BF-Soft tau=0.03'.
+
+    Parameters
+    ----------
+    method : str
+        'hard' or 'bf-soft'.
+    tau : float or None
+        BF-Soft's temperature (None for Hard).
+
+    Returns
+    -------
+    str
+        The label.
+    """
     return "Hard" if method == HARD else f"BF-Soft tau={tau:g}"
 
 
 def score_notion(policy: Policy) -> str:
-    """'blowfish' (Hard and BF-Soft are Blowfish methods).  Participation edges change n, which the
-    score's sensitivity argument does not cover: BlowfishError."""
+    """'blowfish' (Hard and BF-Soft are Blowfish methods).
+
+    Parameters
+    ----------
+    policy : Policy
+        The policy of the runs.
+
+    Returns
+    -------
+    str
+        'blowfish'.
+
+    Raises
+    ------
+    BlowfishError
+        For participation edges: they change n, which the score's sensitivity argument does not
+        cover.
+    """
     if policy.participation:
         raise BlowfishError("the private choice of tau does not cover participation edges (they change n, and "
                             "the score u = -(n/2)*error assumes a fixed n). Fix: drop --participation, or use the "
@@ -161,10 +207,38 @@ def private_pilot_plan(schema: Schema, policy: Policy, n: int, taus: Sequence[fl
                        flags: bool = False) -> PrivatePilotPlan:
     """The plan of :func:`choose_tau_private` (no data read): K, whole cost, regret bound.
 
-    n: private rows (>= 1); taus: BF-Soft temperatures; rho: zCDP budget of EACH run; rho_sel or
-    epsilon_sel: the selection budget (exactly one); metric: 'pwerr' or 'hoerr'; delta: reporting
-    delta; regret_rho: failure probability of the regret bound.  flags: CLI flag names in messages.
-    Raises BlowfishError / BudgetError naming the field.
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    n : int
+        Private rows, >= 1.
+    taus : sequence of float
+        BF-Soft temperatures.
+    rho : float
+        zCDP budget of EACH run.
+    rho_sel, epsilon_sel : float, optional
+        The selection budget (exactly one).
+    metric : {'pwerr', 'hoerr'}, default 'pwerr'
+        The error the score uses.
+    delta : float, default DEFAULT_DELTA
+        Reporting DP delta.
+    regret_rho : float, default REGRET_RHO
+        Failure probability of the regret bound.
+    flags : bool, default False
+        CLI flag names in messages.
+
+    Returns
+    -------
+    PrivatePilotPlan
+        Settings, cost of the K runs and the selection, regret bound.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        Naming the field.
     """
     sel = parse_selection_budget(rho_sel, epsilon_sel, flags=flags)
     rho = check_rho(rho, name="--rho" if flags else "rho")
@@ -357,18 +431,58 @@ def choose_tau_private(
     progress: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> PrivateChoiceResult:
-    """Choose Hard or a tau on the private table, privately (exponential mechanism): the seeded
-    STUDY path (papers/001 Eq. (1); issue 14).  Its result says :data:`SEEDED_NOTE` ("seeded: for
-    study, not for publication"): anyone who knows the seed can recompute every run's noise.  For
-    a release use :func:`release_tau_choice` (the release gate, OS entropy, OpenDP samplers).
+    """Choose Hard or a tau on the private table, privately (exponential mechanism).
 
-    data: the private table (DataFrame, the schema's columns); rho: zCDP budget of each of the
-    K = 1 + len(taus) runs; rho_sel / epsilon_sel: the selection budget (exactly one;
-    epsilon_sel = sqrt(8 rho_sel)); seed: whole number >= 0 (every run's paired streams and the
-    selection draw, numpy); metric: (name, fn) with name 'pwerr' (default) or 'hoerr'.
-    Total cost: K rho + epsilon_sel^2/8 zCDP (``privacy``, accountant 'zcdp-eq1').
-    progress(event) receives run_synthesis events plus 'config', 'configs' and 'label'.
-    Raises BlowfishError / BudgetError naming the field before any work; RunStopped when stopped.
+    The seeded STUDY path (papers/001 Eq. (1); issue 14).  Its result says :data:`SEEDED_NOTE`
+    ("seeded: for study, not for publication"): anyone who knows the seed can recompute every
+    run's noise.  For a release use :func:`release_tau_choice` (the release gate, OS entropy,
+    OpenDP samplers).  Total cost: K rho + epsilon_sel^2/8 zCDP (``privacy``, accountant
+    'zcdp-eq1').
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    data : pandas.DataFrame
+        The private table, with the schema's columns.
+    rho : float
+        zCDP budget of each of the K = 1 + len(taus) runs.
+    taus : sequence of float
+        BF-Soft temperatures.
+    rho_sel, epsilon_sel : float, optional
+        The selection budget (exactly one; epsilon_sel = sqrt(8 rho_sel)).
+    seed : int, default 0
+        Whole number >= 0: every run's paired streams and the selection draw, numpy.
+    config : SynthConfig, optional
+        The schedule (default SynthConfig()).
+    metric : (str, callable), optional
+        (name, fn) with name 'pwerr' (default) or 'hoerr'.
+    delta : float, default DEFAULT_DELTA
+        Reporting DP delta.
+    regret_rho : float, default REGRET_RHO
+        Failure probability of the regret bound.
+    data_source : str, default ''
+        Where the table came from, for the report.
+    flags : bool, default False
+        CLI flag names in messages.
+    progress : callable, optional
+        progress(event) receives run_synthesis events plus 'config', 'configs' and 'label'.
+    should_stop : callable, optional
+        Polled during the runs; True stops the choice.
+
+    Returns
+    -------
+    PrivateChoiceResult
+        A seeded study result.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        Naming the field, before any work.
+    RunStopped
+        When stopped.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise BlowfishError(f"seed must be a whole number >= 0 (got {seed!r}). Fix: give a seed for a study run, "
@@ -384,9 +498,25 @@ def choose_tau_private(
 
 
 def release_claim(schema: Schema, plan: PrivatePilotPlan, *, allow_data_domain: bool = False) -> Any:
-    """The release gate's Claim of a private tau choice: what 'tau choice', the schema, every
-    setting's method, mechanisms gaussian (the K runs) + exponential (the choice), the global
-    selection calibration, unseeded, the reporting delta."""
+    """The release gate's Claim of a private tau choice.
+
+    What 'tau choice', the schema, every setting's method, mechanisms gaussian (the K runs) +
+    exponential (the choice), the global selection calibration, unseeded, the reporting delta.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    plan : PrivatePilotPlan
+        The plan of the choice.
+    allow_data_domain : bool, default False
+        Release although the domain was read off the private table.
+
+    Returns
+    -------
+    Claim
+        The gate's claim (synthesis.gate.Claim).
+    """
     from ..synthesis.gate import Claim
 
     return Claim("tau choice", schema, tuple(dict.fromkeys(m for m, _ in plan.settings)),
@@ -414,9 +544,7 @@ def release_tau_choice(
 ) -> Any:
     """The private choice of Hard or a tau as a RELEASE, through the release gate (issue 21).
 
-    Same inputs as :func:`choose_tau_private` minus ``seed`` (plus ``allow_data_domain``: release
-    with a domain read off the private table anyway, labelled release_gate.NOT_DP_LABEL).  Inside
-    ``release_gate.publish``: each of the K runs is ``run_paired(RunSpec(..., seeds=None),
+    Inside ``release_gate.publish``: each of the K runs is ``run_paired(RunSpec(..., seeds=None),
     streams_factory=entropy)`` (OS entropy, OpenDP noise), and the choice is drawn by
     mechanisms.select_release (the exponential mechanism's OpenDP Gumbel noisy max at scale
     2·sensitivity/epsilon_sel; papers/001 Eq. (1)).  Parts: 'chosen.csv' (the chosen release; its
@@ -424,10 +552,32 @@ def release_tau_choice(
     choice, its exponential row, sampler 'opendp-gumbel').  Total: K·rho_run + rho_sel zCDP
     (``publication.total``, accountant 'zcdp-eq1').
 
-    Returns the release_gate.Publication; ``publication.result`` is the PrivateChoiceResult
-    (seed None; its ``publication`` is this one; ``public_dict()`` carries the gate's label and
-    total).  Raises BlowfishError / BudgetError naming the field before any work, GateError when
-    the gate refuses (e.g. a data-derived domain), RunStopped when stopped.
+    Parameters
+    ----------
+    schema, policy, data, rho, taus, rho_sel, epsilon_sel, config, metric, delta, regret_rho, data_source, flags
+        As in :func:`choose_tau_private` (no ``seed``).
+    allow_data_domain : bool, default False
+        Release with a domain read off the private table anyway, labelled release_gate.NOT_DP_LABEL.
+    progress : callable, optional
+        As in :func:`choose_tau_private`.
+    should_stop : callable, optional
+        As in :func:`choose_tau_private`.
+
+    Returns
+    -------
+    Publication
+        The release_gate.Publication; ``publication.result`` is the PrivateChoiceResult (seed
+        None; its ``publication`` is this one; ``public_dict()`` carries the gate's label and
+        total).
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        Naming the field, before any work.
+    GateError
+        When the gate refuses (e.g. a data-derived domain).
+    RunStopped
+        When stopped.
     """
     from ..synthesis.gate import Part, publish
 

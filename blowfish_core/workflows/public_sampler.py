@@ -56,6 +56,7 @@ from ..privacy.pubmix import (
     linmix_noise,
     pubmix_sample,
 )
+from ..model.domain import FrozenList
 from ..model.schema import Schema
 
 METHODS = ("pubmix", "linmix")
@@ -74,7 +75,7 @@ class PublicSample:
     'wf' / 'linmix'), gamma, gamma_source: the mechanism's public parameters; p_public,
     p_noise: (d,) public histogram and noise distribution (public).  n: private rows;
     curve: {"n_samples": [...], "pubmix": [...], "linmix": [...]} beta_min vs n_samples
-    at the chosen floor and at 1/d.  evaluation: EVALUATION_LABEL -> see module docstring.
+    at the chosen floor and at 1/d ("pubmix" None for LinMix).  evaluation: EVALUATION_LABEL -> see module docstring.
     label: what the rows are: evolution.SEEDED_NOTE for the seeded study preview, the gate's label
     (release_gate.RELEASE_LABEL / NOT_DP_LABEL) for a release; sampler: 'numpy' (study) or 'exact'.
     """
@@ -95,7 +96,7 @@ class PublicSample:
     gamma_source: str
     p_public: np.ndarray
     p_noise: np.ndarray
-    curve: dict[str, list]
+    curve: dict[str, list[int] | list[float] | None]
     evaluation: dict[str, Any] = field(default_factory=dict)
     label: str = SEEDED_NOTE
     sampler: str = "numpy"
@@ -128,13 +129,38 @@ def _bin_label(lo: float, hi: float, k: int, bins: int, integer: bool) -> str:
 
 
 def marginal_cells(schema: Schema, attrs: Sequence[str], bins: int = NUMERIC_BINS) -> tuple[Schema, list[int], list[list[str]]]:
-    """Sub-schema of ``attrs``, cells per attribute, and the label of every cell per attribute."""
+    """Sub-schema of ``attrs``, cells per attribute, and the label of every cell per attribute.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    attrs : sequence of str
+        k >= 1 distinct attribute names.
+    bins : int, default NUMERIC_BINS
+        Cells of a numeric attribute.
+
+    Returns
+    -------
+    sub : Schema
+        The schema of ``attrs``.
+    sizes : list of int
+        Cells per attribute (d = their product).
+    labels : list of list of str
+        The label of every cell, per attribute.
+
+    Raises
+    ------
+    SchemaError
+        For no attribute (or not a list), an attribute named twice, an unknown name, or more
+        than MAX_CELLS cells.
+    """
     if isinstance(attrs, str) or not isinstance(attrs, (list, tuple)) or not attrs:
         raise SchemaError("attributes: choose at least one attribute (a list of column names)")
     attrs = [str(a) for a in attrs]
     if len(set(attrs)) != len(attrs):
         raise SchemaError(f"attributes: each attribute at most once (got {attrs})")
-    sub = Schema([schema[a] for a in attrs])
+    sub = Schema(FrozenList([schema[a] for a in attrs]))
     sizes, labels = [], []
     for a in sub.attributes:
         if a.bounded:
@@ -188,7 +214,18 @@ def _gaussian_draws(counts: np.ndarray, epsilon: float, delta: float, m: int, rn
 
 
 def default_curve_grid(n_samples: int) -> list[int]:
-    """n_samples values for the beta_min curve: 1 .. max(4 n_samples, 1024), geometric, plus n_samples."""
+    """n_samples values for the beta_min curve: 1 .. max(4 n_samples, 1024), geometric, plus n_samples.
+
+    Parameters
+    ----------
+    n_samples : int
+        The release's draws.
+
+    Returns
+    -------
+    list of int
+        Distinct values, ascending.
+    """
     hi = max(4 * n_samples, 1024)
     return sorted({int(x) for x in np.unique(np.rint(np.geomspace(1, hi, 24)))} | {int(n_samples)})
 
@@ -205,16 +242,55 @@ def public_aware_sample(schema: Schema, attrs: Sequence[str], private_df: pd.Dat
     publication"); anyone who knows the seed can recompute the draws (issue 21).  Publish only
     :func:`release_marginal_samples`.
 
-    schema: the public schema; attrs: k >= 1 attribute names; private_df: the private
-    table (n = its rows, public); public_df: public rows of the same domain (disjoint
-    from the private rows), used for the noise and gamma (PubMix) -- LinMix ignores it
-    except for display; epsilon (nats), delta in (0, 1), n_samples >= 1; gamma: TV
-    radius, None = :func:`gamma_from_folds` with ``k_folds`` folds (mean pairwise TV);
-    seed: the study seed.  evaluate: also compute the evaluation-only TV comparison over
-    ``eval_grid`` (default: n_samples/8, /4, /2, n_samples) with ``eval_reps`` repetitions.
-    Returns :class:`PublicSample`.  Raises BudgetError (epsilon, delta, n_samples, gamma),
-    SchemaError (attrs, values outside the public domain), DataError (empty tables),
-    BlowfishError (method).
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    attrs : sequence of str
+        k >= 1 attribute names.
+    private_df : pandas.DataFrame
+        The private table (n = its rows, public).
+    public_df : pandas.DataFrame
+        Public rows of the same domain (disjoint from the private rows), used for the noise and
+        gamma (PubMix) -- LinMix ignores it except for display.
+    epsilon : float
+        In nats, > 0.
+    delta : float
+        DP delta, in (0, 1).
+    n_samples : int
+        Rows drawn, >= 1.
+    method : {'pubmix', 'linmix'}, default 'pubmix'
+        The mechanism (papers/003).
+    gamma : float, optional
+        TV radius; None = :func:`gamma_from_folds` with ``k_folds`` folds (mean pairwise TV).
+    k_folds : int, default 5
+        Folds of the public rows for gamma.
+    seed : int, default 0
+        The study seed.
+    bins : int, default NUMERIC_BINS
+        Cells of a numeric attribute.
+    evaluate : bool, default True
+        Also compute the evaluation-only TV comparison.
+    eval_grid : sequence of int, optional
+        n_samples values of the evaluation (default: n_samples/8, /4, /2, n_samples).
+    eval_reps : int, default 3
+        Repetitions per evaluated value.
+
+    Returns
+    -------
+    PublicSample
+        The preview and the mechanism's public parameters.
+
+    Raises
+    ------
+    BudgetError
+        For epsilon, delta, n_samples or gamma.
+    SchemaError
+        For attrs, or values outside the public domain.
+    DataError
+        For empty tables.
+    BlowfishError
+        For the method.
     """
     q = _prepare(schema, attrs, private_df, public_df, epsilon, delta, n_samples, method, gamma, k_folds, seed,
                  bins, exact=False)
@@ -236,12 +312,6 @@ def release_marginal_samples(schema: Schema, attrs: Sequence[str], private_df: p
                              allow_data_domain: bool = False) -> Any:
     """RELEASE n_samples rows of the ``attrs`` marginal by PubMix / LinMix through the release gate.
 
-    Arguments as :func:`public_aware_sample` (no seed: nothing about the randomness is chosen or
-    recorded).  unprotected_rows: how many of ``public_df``'s rows were held out of the sensitive
-    table (a preset's pilot split, the app's hold-out): they get no protection and the gate's
-    notes name them (release_gate.unprotected_text; ``unprotected_source`` describes them);
-    allow_data_domain: release with a data-derived schema anyway (labelled NOT_DP_LABEL).
-
     The claim: Claim("marginal samples", schema, mechanisms=(method,)) -- refused (GateError)
     for a data-derived schema without allow_data_domain.  The draws: the exact integer sampler
     (:func:`blowfish_core.privacy.pubmix.exact_mixture_sample`) on the marginal's counts, beta and
@@ -250,9 +320,37 @@ def release_marginal_samples(schema: Schema, attrs: Sequence[str], private_df: p
     every noise mass of the sampled law is >= N* exactly (papers/003 Thm 4.1 with
     N1 = N2 = N*, Remark 4.5).  One ledger row (mechanism ``method``; PLD total).
 
-    Returns the release_gate.Publication; ``publication.result`` is the :class:`PublicSample`
-    (label = the gate's label, sampler 'exact', no evaluation: nothing computed on private data
-    beyond the draws).  Raises GateError, and what :func:`public_aware_sample` raises.
+    Parameters
+    ----------
+    schema, attrs, private_df, public_df, epsilon, delta, n_samples, method, gamma, k_folds, bins
+        As :func:`public_aware_sample` (no seed: nothing about the randomness is chosen or
+        recorded).
+    unprotected_rows : int, default 0
+        How many of ``public_df``'s rows were held out of the sensitive table (a preset's pilot
+        split, the app's hold-out): they get no protection and the gate's notes name them
+        (release_gate.unprotected_text).
+    unprotected_source : str, default ''
+        Describes the unprotected rows.
+    allow_data_domain : bool, default False
+        Release with a data-derived schema anyway (labelled NOT_DP_LABEL).
+
+    Returns
+    -------
+    Publication
+        The release_gate.Publication; ``publication.result`` is the :class:`PublicSample`
+        (label = the gate's label, sampler 'exact', no evaluation: nothing computed on private
+        data beyond the draws).
+
+    Raises
+    ------
+    GateError
+        When the gate refuses.
+    BlowfishError
+        For the method.
+    DataError
+        For unprotected_rows < 0, and as :func:`public_aware_sample`.
+    BudgetError, SchemaError
+        As :func:`public_aware_sample`.
     """
     from ..privacy.ledger import LedgerRow
     from ..synthesis.gate import Claim, Part, publish
@@ -360,7 +458,7 @@ def _evaluate(counts, p_public, gamma, eps, delta, m, grid, reps, seed) -> dict[
         ch = choose_noise(p_public, gamma, eps, delta, n, k)
         b_lin = beta_min(eps, delta, n, k, 1.0 / d)
         u = linmix_noise(d)
-        vals = {"pubmix": [], "linmix": [], "gaussian": []}
+        vals: dict[str, list[float]] = {"pubmix": [], "linmix": [], "gaussian": []}
         for r in range(int(reps)):
             rng = np.random.default_rng(np.random.SeedSequence([int(seed), 7057, int(k), r]))
             vals["pubmix"].append(_tv_emp(p_prv, pubmix_sample(p_prv, ch.p_noise, ch.beta, k, rng)))

@@ -51,8 +51,21 @@ MAX_RHO_GRID = 12
 def parse_rho_grid(text: str) -> list[float]:
     """Budgets from text like "1e-4, 6e-4, 3e-3" -> sorted distinct floats.
 
-    Raises BudgetError naming the bad entry (not a number, rho <= 0), when fewer
-    than 2 budgets are given (a crossing needs two), or more than MAX_RHO_GRID.
+    Parameters
+    ----------
+    text : str
+        Comma-separated budgets (zCDP rho).
+
+    Returns
+    -------
+    list of float
+        The budgets, ascending.
+
+    Raises
+    ------
+    BudgetError
+        Naming the bad entry (not a number, rho <= 0), when fewer than 2 budgets are given (a
+        crossing needs two), or more than MAX_RHO_GRID.
     """
     out = parse_positive_grid(text, "budget grid", "rho", "budgets like 1e-4, 1e-3", check_rho)
     if len(out) < 2:
@@ -147,11 +160,49 @@ def budget_sweep(
 ) -> SweepResult:
     """Hard vs BF-Soft at every rho of a grid, paired seeds; crossing budget (App. F.3).
 
-    rhos: >= 2 budgets (each > 0; sorted here).  tau > 0.  Every budget runs
-    experiment.run_paired with methods [hard, bf-soft], so each point equals a CLI run
-    with the same settings.  progress(event) receives run_synthesis events plus
-    'point', 'points' and 'rho'.  Raises BlowfishError/BudgetError before any work
-    for bad settings; RunStopped when should_stop() turns True.
+    Every budget runs experiment.run_paired with methods [hard, bf-soft], so each point equals
+    a CLI run with the same settings.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    data : pandas.DataFrame
+        The private table.
+    rhos : sequence of float
+        >= 2 budgets (zCDP, each > 0; sorted here), at most MAX_RHO_GRID.
+    tau : float
+        Softmax temperature of BF-Soft, > 0.
+    seeds : sequence of int
+        Paired seeds, at most MAX_SEEDS.
+    config : SynthConfig, optional
+        The schedule (default SynthConfig()).
+    metric : (str, callable), optional
+        (name, metric function) of the error (default PWErr).
+    delta : float, default DEFAULT_DELTA
+        DP delta of the reported epsilons.
+    reference : pandas.DataFrame, optional
+        The table the error is measured against (default ``data``).
+    data_source : str, default ''
+        Where ``data`` came from, for the report.
+    progress : callable, optional
+        progress(event) receives run_synthesis events plus 'point', 'points' and 'rho'.
+    should_stop : callable, optional
+        Polled during the runs; True stops the sweep.
+
+    Returns
+    -------
+    SweepResult
+        One point per budget and the crossing budget with its epsilon.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        Before any work, for bad settings.
+    RunStopped
+        When should_stop() turns True.
     """
     rhos = sorted({check_rho(r) for r in rhos})
     if len(rhos) < 2:
@@ -212,8 +263,16 @@ DECOMPOSITION_TERMS = (
 def decomposition_table(report: dict[str, Any]) -> pd.DataFrame | None:
     """C, N, G (Eq. (3)) from a run_paired report with hard, bf-soft and soft-hard-noise.
 
-    Returns a DataFrame (term, formula, meaning, mean, ci_low, ci_high) or None when
-    the report lacks one of the three methods.
+    Parameters
+    ----------
+    report : dict
+        A run_paired report.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns term, formula, meaning, mean, ci_low, ci_high; None when the report lacks one
+        of the three methods.
     """
     dec = report.get("summary", {}).get("decomposition")
     if not dec:
@@ -235,12 +294,30 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
                  metric_fn: Callable[[Schema, np.ndarray, np.ndarray], float]) -> pd.DataFrame:
     """Error of every round's candidate population C_t and of the release.
 
-    X_ref: (n, p) encoded reference (the private table for the Runner).  results:
-    SynthResults produced with keep_populations=True (BlowfishError otherwise).
-    Returns a long DataFrame with columns method, seed, round (1..T; T+1 = the
-    release), what ('population' or 'release'), error.  The population error is
-    unweighted (every candidate counts once); the release is drawn from C_T by the
-    last noisy counts, so its error differs from C_T's.
+    The population error is unweighted (every candidate counts once); the release is drawn from
+    C_T by the last noisy counts, so its error differs from C_T's.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    X_ref : (n, p) float ndarray
+        Encoded reference (the private table for the Runner).
+    results : sequence of SynthResult
+        SynthResults produced with keep_populations=True.
+    metric_fn : callable
+        metric_fn(schema, X_ref, C) -> float, the error of a population.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long format, columns method, seed, round (1..T; T+1 = the release), what
+        ('population' or 'release'), error.
+
+    Raises
+    ------
+    BlowfishError
+        For a result run without keep_populations=True.
     """
     rows = []
     for res in results:
@@ -261,9 +338,19 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
 def cell_labels(a: Attribute, bins: int = NUMERIC_BINS) -> list[str]:
     """Labels of the marginal cells of one attribute (same cells as metrics.bin_codes).
 
-    Numeric: the ``bins`` equal-width intervals of the public domain, in the
-    attribute's units ("[0.5, 0.75)"); integer attributes: the whole numbers of
-    each bin ("17-20", "21"); finite attributes: their levels.
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    bins : int, default NUMERIC_BINS
+        Cells of a numeric attribute.
+
+    Returns
+    -------
+    list of str
+        Numeric: the ``bins`` equal-width intervals of the public domain, in the attribute's
+        units ("[0.5, 0.75)"); integer attributes: the whole numbers of each bin ("17-20",
+        "21"); finite attributes: their levels.
     """
     return a.cell_labels(bins)
 
@@ -272,14 +359,32 @@ def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthet
                         attrs: Sequence[str], bins: int = NUMERIC_BINS) -> pd.DataFrame:
     """Real vs synthetic normalized marginal over one or two attributes.
 
-    real, synthetic: tables with the schema's columns (original units), or
-    already encoded (n, p) float64 matrices (schema.encode; saves re-encoding).  attrs:
-    one or two attribute names.  Returns a DataFrame with one label column per
-    attribute, 'real', 'synthetic' (proportions summing to 1 each) and
-    'abs_diff'; its abs_diff sum is the l1 error of this marginal (the term
-    PWErr averages for a pair; cells of an integer attribute that hold no whole
-    number are left out, they are empty).  Raises SchemaError for unknown names, BlowfishError
-    for an empty or too long attribute list.
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    real, synthetic : pandas.DataFrame or (n, p) float64 ndarray
+        Tables with the schema's columns (original units), or already encoded matrices
+        (schema.encode; saves re-encoding).
+    attrs : sequence of str
+        One or two attribute names.
+    bins : int, default NUMERIC_BINS
+        Cells of a numeric attribute.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One label column per attribute, 'real', 'synthetic' (proportions summing to 1 each)
+        and 'abs_diff'; its abs_diff sum is the l1 error of this marginal (the term PWErr
+        averages for a pair; cells of an integer attribute that hold no whole number are left
+        out, they are empty).
+
+    Raises
+    ------
+    SchemaError
+        For unknown names.
+    BlowfishError
+        For an empty or too long attribute list, or the same attribute twice.
     """
     attrs = list(attrs)
     if not 1 <= len(attrs) <= 2:
@@ -295,7 +400,7 @@ def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthet
     ps = marginal(cs, sizes, idx)
     labels = [cell_labels(schema[a], bins) for a in attrs]
     grid = np.indices([sizes[i] for i in idx]).reshape(len(idx), -1)
-    out = {a: [labels[k][j] for j in grid[k]] for k, a in enumerate(attrs)}
+    out: dict[str, list[str] | np.ndarray] = {a: [labels[k][j] for j in grid[k]] for k, a in enumerate(attrs)}
     out.update(real=pr, synthetic=ps, abs_diff=np.abs(pr - ps))
     df = pd.DataFrame(out)
     # integer attributes narrower than ``bins``: bins holding no whole number have zero mass; drop them
@@ -307,5 +412,18 @@ def marginal_comparison(schema: Schema, real: pd.DataFrame | np.ndarray, synthet
 
 
 def epsilon_of(rho: float, delta: float) -> dict[str, float]:
-    """epsilon at ``delta`` of a rho-zCDP run both ways (exact Gaussian curve, Eq. (1))."""
+    """epsilon at ``delta`` of a rho-zCDP run both ways (exact Gaussian curve, Eq. (1)).
+
+    Parameters
+    ----------
+    rho : float
+        Total zCDP budget.
+    delta : float
+        DP delta.
+
+    Returns
+    -------
+    dict of str to float
+        {'exact': ..., 'eq1': ...}.
+    """
     return {"exact": float(epsilon_exact(rho, delta)), "eq1": float(epsilon_eq1(rho, delta))}

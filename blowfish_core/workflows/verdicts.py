@@ -31,7 +31,7 @@ from ..privacy.accounting import (
     equivalent_budget_multiplier,
 )
 from ..model.calibration import floor_value
-from ..base.errors import BlowfishError
+from ..base.errors import BlowfishError, PolicyError
 from ..algorithm.methods import BASELINE, SOFT
 from ..model.metrics import crossing_budget
 from ..model.policy import Policy, attribute_reach, weighted_reaches
@@ -90,8 +90,24 @@ def _finite(x: Any, name: str) -> float:
 def round_sig(x: float, digits: int = 2) -> float:
     """x rounded to ``digits`` significant figures (0.047299 -> 0.047; 0 stays 0).
 
-    For grids a person reads (tau grids, budget grids).  Raises BlowfishError for a
-    non-finite x or digits < 1.
+    For grids a person reads (tau grids, budget grids).
+
+    Parameters
+    ----------
+    x : float
+        A finite number.
+    digits : int, default 2
+        Significant figures, >= 1.
+
+    Returns
+    -------
+    float
+        The rounded value.
+
+    Raises
+    ------
+    BlowfishError
+        For a non-finite x or digits < 1.
     """
     x = _finite(x, "value")
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
@@ -116,7 +132,20 @@ def _plain(v: float, digits: int) -> str:
 
 
 def fmt_power(mantissa: float, exponent: int) -> str:
-    """'2.7 × 10⁻⁴' (mantissa 1 -> '10⁻⁴')."""
+    """'2.7 × 10⁻⁴' (mantissa 1 -> '10⁻⁴').
+
+    Parameters
+    ----------
+    mantissa : float
+        The factor before the power (±1: none).
+    exponent : int
+        The power of ten.
+
+    Returns
+    -------
+    str
+        The number with a superscript exponent and a typographic minus.
+    """
     e = str(int(exponent)).translate(_SUPERSCRIPT)
     if mantissa == 1:
         return f"10{e}"
@@ -130,6 +159,23 @@ def fmt_sig(x: float | None, digits: int = 2) -> str:
 
     Plain decimals for 1e-4 <= |x| < 1e6 (0.00027, 0.069, 5.5, 12,000); powers of ten
     outside ('2.7 × 10⁻⁵', '10⁻⁹'); None -> '—', inf -> '∞', a typographic minus.
+
+    Parameters
+    ----------
+    x : float or None
+        The number.
+    digits : int, default 2
+        Significant figures, >= 1.
+
+    Returns
+    -------
+    str
+        The formatted number.
+
+    Raises
+    ------
+    BlowfishError
+        For NaN or digits < 1 (:func:`round_sig`).
     """
     if x is None:
         return "—"
@@ -148,7 +194,25 @@ def fmt_sig(x: float | None, digits: int = 2) -> str:
 
 
 def fmt_gap(x: float | None, digits: int = 3) -> str:
-    """A difference that is exactly zero in theory: '0 (exact)' when |x| < 1e-12 (no 2.22e-16)."""
+    """A difference that is exactly zero in theory: '0 (exact)' when |x| < 1e-12 (no 2.22e-16).
+
+    Parameters
+    ----------
+    x : float or None
+        The difference (None -> '—').
+    digits : int, default 3
+        Significant figures otherwise.
+
+    Returns
+    -------
+    str
+        The formatted difference.
+
+    Raises
+    ------
+    BlowfishError
+        For a non-finite x.
+    """
     if x is None:
         return "—"
     x = _finite(x, "gap")
@@ -158,21 +222,66 @@ def fmt_gap(x: float | None, digits: int = 3) -> str:
 
 
 def fmt_tau(tau: float) -> str:
-    """A temperature shown in a grid or a label: 2 significant figures (0.047299 -> '0.047')."""
+    """A temperature shown in a grid or a label: 2 significant figures (0.047299 -> '0.047').
+
+    Parameters
+    ----------
+    tau : float
+        Softmax temperature, > 0.
+
+    Returns
+    -------
+    str
+        The formatted temperature.
+
+    Raises
+    ------
+    BudgetError
+        For a tau <= 0 (votes.check_tau).
+    """
     return fmt_sig(check_tau(tau), 2)
 
 
 def tau_grid_for_people(taus: Sequence[float]) -> list[float]:
     """A tau grid rounded to 2 significant figures, duplicates dropped, sorted (0.047299 -> 0.047).
 
-    Raises BudgetError for a tau <= 0 (votes.check_tau).
+    Parameters
+    ----------
+    taus : sequence of float
+        Softmax temperatures, > 0.
+
+    Returns
+    -------
+    list of float
+        The rounded grid, ascending.
+
+    Raises
+    ------
+    BudgetError
+        For a tau <= 0 (votes.check_tau).
     """
     return sorted({round_sig(check_tau(t), 2) for t in taus})
 
 
 def fmt_tolerance(tol: float) -> str:
     """A tolerance in words: 0 -> '0 (exact ties only)', 1e-9 -> '10⁻⁹ (floating-point rounding only)',
-    0.005 -> '0.005'.  Never '1e-09'."""
+    0.005 -> '0.005'.  Never '1e-09'.
+
+    Parameters
+    ----------
+    tol : float
+        The tolerance, finite and >= 0.
+
+    Returns
+    -------
+    str
+        The tolerance in words.
+
+    Raises
+    ------
+    BlowfishError
+        For a non-finite or negative tolerance.
+    """
     tol = _finite(tol, "tolerance")
     if tol < 0:
         raise BlowfishError(f"tolerance must be >= 0 (got {tol!r})")
@@ -185,7 +294,27 @@ def fmt_tolerance(tol: float) -> str:
 
 
 def fmt_percent(x: float | None, decimals: int = 1, signed: bool = False) -> str:
-    """'14.6%' (signed=True: '+14.6%' / '−14.9%'); None -> '—'."""
+    """'14.6%' (signed=True: '+14.6%' / '−14.9%'); None -> '—'.
+
+    Parameters
+    ----------
+    x : float or None
+        The value, in percent.
+    decimals : int, default 1
+        Decimals shown.
+    signed : bool, default False
+        Show '+' before a positive value.
+
+    Returns
+    -------
+    str
+        The formatted percentage.
+
+    Raises
+    ------
+    BlowfishError
+        For a non-finite x.
+    """
     if x is None:
         return "—"
     x = _finite(x, "percent")
@@ -196,13 +325,42 @@ def fmt_percent(x: float | None, decimals: int = 1, signed: bool = False) -> str
 
 
 def fmt_q(q: float) -> str:
-    """Noise ratio q: 2 decimals from 0.1 up ('0.43', '1.00'), 2 significant figures below."""
+    """Noise ratio q: 2 decimals from 0.1 up ('0.43', '1.00'), 2 significant figures below.
+
+    Parameters
+    ----------
+    q : float
+        The noise ratio.
+
+    Returns
+    -------
+    str
+        The formatted ratio.
+
+    Raises
+    ------
+    BlowfishError
+        For a non-finite q.
+    """
     q = _finite(q, "q")
     return f"{q:.2f}" if q == 0 or abs(q) >= 0.1 else fmt_sig(q, 2)
 
 
 def fmt_interval(lo: float, hi: float, percent: bool = False) -> str:
-    """'[−82%, 52%]' / '[0.11, 0.24]'."""
+    """'[−82%, 52%]' / '[0.11, 0.24]'.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The interval's ends.
+    percent : bool, default False
+        The ends are percentages (0 decimals from 10% up, else 1); else 3 significant figures.
+
+    Returns
+    -------
+    str
+        The formatted interval.
+    """
     if percent:
         return f"[{fmt_percent(lo, 0 if max(abs(lo), abs(hi)) >= 10 else 1)}, " \
                f"{fmt_percent(hi, 0 if max(abs(lo), abs(hi)) >= 10 else 1)}]"
@@ -211,10 +369,31 @@ def fmt_interval(lo: float, hi: float, percent: bool = False) -> str:
 
 # ================================================================ policy verdict
 def graph_phrase(a: Attribute, policy: Policy) -> str:
-    """The attribute's policy graph in words: 'threshold of 7 years', 'block partition',
-    'complete graph', 'sibling graph', 'edge list'."""
+    """The attribute's policy graph in words.
+
+    'threshold of 7 years', 'block partition', 'complete graph', 'sibling graph', 'edge list'.
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    policy : Policy
+        The policy.
+
+    Returns
+    -------
+    str
+        The phrase.
+
+    Raises
+    ------
+    PolicyError
+        For a threshold policy without a theta (a policy that was not validated).
+    """
     ap = policy.policy_for(a.name)
     if ap.kind == "threshold":
+        if ap.theta is None:  # a policy that was not validated
+            raise PolicyError(f"policy for '{a.name}': threshold must be a finite number (got None)")
         unit = a.threshold_unit
         if float(ap.theta) == 1 and unit.endswith("s"):
             unit = unit[:-1]
@@ -228,7 +407,20 @@ def _join(items: list[str]) -> str:
 
 
 def reach_setters(schema: Schema, policy: Policy) -> list[str]:
-    """Attributes attaining the record-level reach max_i w_i r_i (Cor. 5.2), schema order; [] at reach 0."""
+    """Attributes attaining the record-level reach max_i w_i r_i (Cor. 5.2).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+
+    Returns
+    -------
+    list of str
+        Their names in schema order; [] at reach 0.
+    """
     per = weighted_reaches(schema, policy)
     r = max(per.values()) if per else 0.0
     return [n for n, v in per.items() if r > 0 and v == r]
@@ -239,10 +431,30 @@ def policy_verdict(schema: Schema, policy: Policy, tau: float) -> Verdict:
 
     q = tanh(r / (2 tau)) with r the record-level reach; participation edges floor BF-Soft's
     sensitivity at 1, so the ratio used is max(sqrt(2) q, 1) / sqrt(2) with them.
-    'bad' (red) when the policy protects nothing, or when q >= Q_NO_GAIN (0.9), with the cause
-    naming the attribute(s) and graph that set the reach ("workclass's block partition sets the
-    reach to 0.2: no gain"); 'good' when q < Q_CLEAR_GAIN (0.7: Hard needs > 2x the budget);
-    'neutral' between.  Raises PolicyError (policy does not fit) or BudgetError (tau <= 0).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    tau : float
+        Softmax temperature, > 0.
+
+    Returns
+    -------
+    Verdict
+        'bad' (red) when the policy protects nothing, or when q >= Q_NO_GAIN (0.9), with the cause
+        naming the attribute(s) and graph that set the reach ("workclass's block partition sets the
+        reach to 0.2: no gain"); 'good' when q < Q_CLEAR_GAIN (0.7: Hard needs > 2x the budget);
+        'neutral' between.
+
+    Raises
+    ------
+    PolicyError
+        If the policy does not fit the schema.
+    BudgetError
+        For tau <= 0.
     """
     tau = check_tau(tau)
     policy.validate(schema)
@@ -299,11 +511,30 @@ def run_verdict(reduction_mean: float, ci_low: float | None, ci_high: float | No
                 method_a: str = "BF-Soft", method_b: str = "Hard") -> Verdict:
     """Did ``method_a`` beat ``method_b`` in paired runs?  (R_s = 100 (E_b - E_a) / E_b, App. F.2.)
 
-    reduction_mean: mean paired reduction in percent (positive: method_a has the lower error).
-    ci_low, ci_high: its 95% t-interval in percent (None with one seed).  n_seeds >= 1.
-    'good' when the interval lies above 0, 'bad' when below, 'neutral' when it includes 0
-    ("inconclusive with 3 seeds — the interval includes 0") or is missing ("needs ≥ 2 seeds for
-    an interval").  Raises BlowfishError for non-finite values, n_seeds < 1 or ci_low > ci_high.
+    Parameters
+    ----------
+    reduction_mean : float
+        Mean paired reduction in percent (positive: method_a has the lower error).
+    ci_low, ci_high : float or None
+        Its 95% t-interval in percent (None with one seed).
+    n_seeds : int
+        Paired seeds, >= 1.
+    method_a : str, default 'BF-Soft'
+        Label of the first method.
+    method_b : str, default 'Hard'
+        Label of the method compared against.
+
+    Returns
+    -------
+    Verdict
+        'good' when the interval lies above 0, 'bad' when below, 'neutral' when it includes 0
+        ("inconclusive with 3 seeds — the interval includes 0") or is missing ("needs ≥ 2 seeds for
+        an interval").
+
+    Raises
+    ------
+    BlowfishError
+        For non-finite values, n_seeds < 1 or ci_low > ci_high.
     """
     m = _finite(reduction_mean, "reduction_mean")
     if isinstance(n_seeds, bool) or not isinstance(n_seeds, numbers.Integral) or n_seeds < 1:
@@ -355,13 +586,34 @@ def sweep_verdict(rhos: Sequence[float], errors_by_method: Mapping[str, Sequence
                   crossing: float | None, method_a: str = SOFT.name, method_b: str = BASELINE.name) -> Verdict:
     """Below which budget does BF-Soft win?  (App. F.3 crossing; epsilon on the exact Gaussian curve.)
 
-    rhos: the sweep's budgets (zCDP, > 0, increasing).  errors_by_method: method name ->
-    mean error per budget (or per-seed lists, averaged); keys ``method_a`` ('bf-soft') and
-    ``method_b`` ('hard').  delta: the reporting delta.  crossing: the crossing rho
-    (sweeps.SweepResult.crossing_rho) or None (computed here when the signs change anyway).
-    'good' when method_a wins at every budget, 'bad' when it never does, 'neutral' with a
-    crossing ("BF-Soft wins below epsilon ≈ 0.07 on this table and policy").
-    Raises BlowfishError / BudgetError for bad input.
+    Parameters
+    ----------
+    rhos : sequence of float
+        The sweep's budgets (zCDP, > 0, increasing; at least 2).
+    errors_by_method : mapping of str to sequence
+        Method name -> mean error per budget (or per-seed lists, averaged); keys ``method_a``
+        and ``method_b``.
+    delta : float
+        The reporting DP delta.
+    crossing : float or None
+        The crossing rho (sweeps.SweepResult.crossing_rho) or None (computed here when the signs
+        change anyway).
+    method_a : str, default SOFT.name
+        The method expected to win at small budgets ('bf-soft').
+    method_b : str, default BASELINE.name
+        The method compared against ('hard').
+
+    Returns
+    -------
+    Verdict
+        'good' when method_a wins at every budget, 'bad' when it never does, 'neutral' with a
+        crossing ("BF-Soft wins below epsilon ≈ 0.07 on this table and policy") or a tie.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        For bad input (rhos not increasing budgets, a missing method or error, a bad delta or
+        crossing).
     """
     from ..algorithm.methods import get_method
 
@@ -406,8 +658,23 @@ def sweep_verdict(rhos: Sequence[float], errors_by_method: Mapping[str, Sequence
 
 # ============================================================ from engine results
 def run_verdict_from_report(report: Mapping[str, Any]) -> Verdict | None:
-    """run_verdict of a run_paired / CLI report (its summary's BF-Soft vs Hard R_s and seeds);
-    None when the report has no Hard/BF-Soft pair."""
+    """run_verdict of a run_paired / CLI report (its summary's BF-Soft vs Hard R_s and seeds).
+
+    Parameters
+    ----------
+    report : mapping
+        The report (its 'summary' and 'seeds').
+
+    Returns
+    -------
+    Verdict or None
+        None when the report has no Hard/BF-Soft pair.
+
+    Raises
+    ------
+    BlowfishError
+        As :func:`run_verdict`.
+    """
     rr = report.get("summary", {}).get("relative_reduction_bf_soft_vs_hard")
     if not rr:
         return None
@@ -416,7 +683,23 @@ def run_verdict_from_report(report: Mapping[str, Any]) -> Verdict | None:
 
 
 def sweep_verdict_from_result(result: Any) -> Verdict:
-    """sweep_verdict of a sweeps.SweepResult (its points' mean errors, delta and crossing)."""
+    """sweep_verdict of a sweeps.SweepResult (its points' mean errors, delta and crossing).
+
+    Parameters
+    ----------
+    result : SweepResult
+        The budget sweep.
+
+    Returns
+    -------
+    Verdict
+        As :func:`sweep_verdict`.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        As :func:`sweep_verdict`.
+    """
     rhos = [p.rho for p in result.points]
     errs = {SOFT.name: [p.soft["mean"] for p in result.points], BASELINE.name: [p.hard["mean"] for p in result.points]}
     return sweep_verdict(rhos, errs, result.delta, result.crossing_rho)

@@ -11,7 +11,19 @@ from scipy import stats
 def clopper_pearson_upper(k: np.ndarray | int, n: int, confidence: float) -> np.ndarray:
     """One-sided Clopper-Pearson upper bound on a binomial rate: k successes of n trials.
 
-    Returns float64 (same shape as k): beta.ppf(confidence, k + 1, n - k), and 1 when k = n.
+    Parameters
+    ----------
+    k : int or ndarray of int
+        Successes (any shape), 0 <= k <= n.
+    n : int
+        Trials.
+    confidence : float
+        One-sided confidence level, in (0, 1).
+
+    Returns
+    -------
+    float64 ndarray
+        Same shape as k: beta.ppf(confidence, k + 1, n - k), and 1 when k = n.
     """
     k = np.asarray(k, dtype=float)
     out = np.ones_like(k)
@@ -24,10 +36,32 @@ def epsilon_lower_bound(fp: np.ndarray | int, n0: int, fn: np.ndarray | int, n1:
                         delta: float, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Statistical lower bound on epsilon from a test's error counts (Jagielski et al. 2020).
 
-    fp: false positives among n0 runs on D; fn: false negatives among n1 runs on D'.
     Each rate is bounded by a one-sided Clopper-Pearson bound at level 1 - alpha/2
-    (together: probability >= 1 - alpha).  Returns (eps_lb, fpr_ub, fnr_ub), eps_lb
-    = max(log((1 - delta - FNR_ub) / FPR_ub), log((1 - delta - FPR_ub) / FNR_ub), 0).
+    (together: probability >= 1 - alpha).
+
+    Parameters
+    ----------
+    fp : int or ndarray of int
+        False positives among n0 runs on D.
+    n0 : int
+        Runs on D.
+    fn : int or ndarray of int
+        False negatives among n1 runs on D' (same shape as fp).
+    n1 : int
+        Runs on D'.
+    delta : float
+        DP delta of the claim.
+    alpha : float, default 0.05
+        Total error probability of the two bounds.
+
+    Returns
+    -------
+    eps_lb : float64 ndarray
+        max(log((1 - delta - FNR_ub) / FPR_ub), log((1 - delta - FPR_ub) / FNR_ub), 0).
+    fpr_ub : float64 ndarray
+        Upper bound on the false-positive rate.
+    fnr_ub : float64 ndarray
+        Upper bound on the false-negative rate.
     """
     fpr_ub = clopper_pearson_upper(fp, n0, 1.0 - alpha / 2.0)
     fnr_ub = clopper_pearson_upper(fn, n1, 1.0 - alpha / 2.0)
@@ -59,9 +93,24 @@ def split_half_bound(t0: np.ndarray, t1: np.ndarray, delta: float, alpha: float,
     """The threshold test of one audit: choose the threshold on the first halves of the
     statistics, bound epsilon on the held-out second halves (Clopper-Pearson at ``alpha``).
 
-    t0, t1: (runs,) float statistics on D and D'.  thresholds: ``f(s0, s1) -> (k,)`` candidate
-    thresholds from the sorted first halves (default :func:`_candidate_thresholds`).  Returns (threshold, eps_lb, fpr, fnr,
-    fpr_ub, fnr_ub) of the held-out halves.  Used by every audit (Gaussian/Laplace, OpenDP, PubMix).
+    Used by every audit (Gaussian/Laplace, OpenDP, PubMix).
+
+    Parameters
+    ----------
+    t0, t1 : (runs,) float ndarray
+        Statistics on D and D'.
+    delta : float
+        DP delta of the claim.
+    alpha : float
+        Total error probability of the Clopper-Pearson bounds.
+    thresholds : callable, optional
+        ``f(s0, s1) -> (k,)`` candidate thresholds from the sorted first halves (default
+        :func:`_candidate_thresholds`).
+
+    Returns
+    -------
+    tuple of 6 float
+        (threshold, eps_lb, fpr, fnr, fpr_ub, fnr_ub) of the held-out halves.
     """
     h = t0.size // 2
     s0, s1 = np.sort(t0[:h]), np.sort(t1[:h])

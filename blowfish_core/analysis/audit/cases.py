@@ -9,6 +9,7 @@ import numpy as np
 
 from ...algorithm.methods import BF_SOFT, HARD, TAB_PE
 from ...model.policy import AttributePolicy, Policy
+from ...model.domain import FrozenList
 from ...model.schema import Attribute, Schema
 
 #: calibrations the audit knows: the engine's own ("correct") and deliberately broken ones.
@@ -77,18 +78,39 @@ def default_setting() -> AuditSetting:
     (7, 8) sits symmetrically between two candidates -- the configuration in which
     the BF-Soft bound is nearly tight (Prop. 5.6) -- and Hard has a crossing.
     Background: one record on each candidate (far from every decision boundary).
+
+    Returns
+    -------
+    AuditSetting
+        The setting above (C and background (8, 2) float64).
     """
-    schema = Schema([
+    schema = Schema(FrozenList([
         Attribute("X1", "ordinal", levels=list(range(16))),
         Attribute("X2", "ordinal", levels=list(range(4))),
-    ])
+    ]))
     policy = Policy({"X1": AttributePolicy("threshold", theta=1)}).validate(schema)
     C = np.array([[x1 / 15.0, x2 / 3.0] for x1 in (0, 15) for x2 in range(4)], dtype=float)
     return AuditSetting(schema, policy, C, 0.025, C.copy())
 
 
 def positive_scale(text: str) -> float:
-    """argparse type of ``--sensitivity-scale``: a finite number > 0 (argparse.ArgumentTypeError otherwise)."""
+    """argparse type of ``--sensitivity-scale``: a finite number > 0.
+
+    Parameters
+    ----------
+    text : str
+        The flag's value.
+
+    Returns
+    -------
+    float
+        The scale, finite and > 0.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not a number, or not a finite number > 0.
+    """
     import argparse
 
     try:
@@ -101,9 +123,16 @@ def positive_scale(text: str) -> float:
 
 
 def add_audit_args(ap) -> None:
-    """The audit scripts' shared flags (benchmarks/audit_privacy.py, audit_opendp.py; issue 21 contract):
+    """The audit scripts' shared flags (benchmarks/audit_privacy.py, audit_opendp.py; issue 21 contract).
+
     ``--method M`` (one of AUDITED_METHODS or 'all') and ``--sensitivity-scale S`` (> 0, default 1:
-    multiplies the engine's calibration; 0.5 must FAIL)."""
+    multiplies the engine's calibration; 0.5 must FAIL).
+
+    Parameters
+    ----------
+    ap : argparse.ArgumentParser
+        The parser the flags are added to (in place).
+    """
     ap.add_argument("--method", default="all", choices=(*AUDITED_METHODS, "all"),
                     help="audit this method's cases only (default all)")
     ap.add_argument("--sensitivity-scale", type=positive_scale, default=1.0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -18,10 +19,26 @@ from .cases import _CHUNK, MAX_AUDIT_POINTS
 
 # ------------------------------------------------------------------- edges
 def domain_points(schema: Schema, max_points: int = MAX_AUDIT_POINTS) -> np.ndarray:
-    """Every record of a finite public domain, encoded: float64 (N, p), N = prod |T_i|.
+    """Every record of a finite public domain, encoded.
 
-    Row order is mixed radix with the last attribute fastest.  Raises SchemaError
-    when an attribute is continuous or N exceeds ``max_points``.
+    Row order is mixed radix with the last attribute fastest.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain; every attribute finite.
+    max_points : int, default MAX_AUDIT_POINTS
+        Largest number of records N accepted.
+
+    Returns
+    -------
+    (N, p) float64 ndarray
+        The encoded records, N = prod |T_i|.
+
+    Raises
+    ------
+    SchemaError
+        If an attribute is continuous or N exceeds ``max_points``.
     """
     sizes = []
     for a in schema.attributes:
@@ -45,12 +62,32 @@ def record_level_edges(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Record-level neighbour pairs on a finite domain (Def. 2.3; §2.2 "Specifying policies").
 
-    Returns (P (N, p) from :func:`domain_points`, e0 (E,), e1 (E,)) with int indices
-    into P.  ``complete=False``: records that agree on all attributes but one and
-    differ there by a protected value pair (the policy's substitution edges).
-    ``complete=True``: every pair of distinct records (bounded DP, Tab-PE's notion).
-    Raises SchemaError for a continuous or too large domain and PolicyError for
-    participation edges (the audit covers substitutions only).
+    Parameters
+    ----------
+    schema : Schema
+        The public domain; every attribute finite.
+    policy : Policy
+        Substitution edges only (no participation edges).
+    complete : bool, default False
+        ``False``: records that agree on all attributes but one and differ there by a protected
+        value pair (the policy's substitution edges).  ``True``: every pair of distinct records
+        (bounded DP, Tab-PE's notion).
+    max_points : int, default MAX_AUDIT_POINTS
+        Largest domain (records) accepted.
+
+    Returns
+    -------
+    P : (N, p) float64 ndarray
+        The domain, from :func:`domain_points`.
+    e0, e1 : (E,) int ndarray
+        Indices into P of the two ends of each edge.
+
+    Raises
+    ------
+    SchemaError
+        For a continuous or too large domain (from :func:`domain_points`).
+    PolicyError
+        For participation edges (the audit covers substitutions only).
     """
     P = domain_points(schema, max_points)
     N = P.shape[0]
@@ -60,13 +97,14 @@ def record_level_edges(
     if policy.participation:
         raise PolicyError("audit: participation edges (u, bottom) are not audited; set participation to false")
     policy.validate(schema)
-    lats = [value_edges(a, policy.policy_for(a.name)) for a in schema.attributes]
+    # every attribute is finite (domain_points refused a continuous one), so none is None
+    lats = cast("list[ValueEdges]", [value_edges(a, policy.policy_for(a.name)) for a in schema.attributes])
     sizes = [ve.size for ve in lats]
     strides = np.array([math.prod(sizes[i + 1:]) for i in range(schema.p)], dtype=np.intp)
     e0s, e1s = [], []
     # row of a record in P = its value indices . strides (mixed radix, last attribute fastest)
     for blk in iter_edge_blocks(lats, _CHUNK):
-        base = blk.index @ strides
+        base = cast(np.ndarray, blk.index) @ strides  # product contexts carry their value indices
         ve, st = blk.edges, strides[blk.attr]
         e0s.append((base[:, None] + ve.e0[None, :] * st).ravel())
         e1s.append((base[:, None] + ve.e1[None, :] * st).ravel())
@@ -103,9 +141,34 @@ def worst_case_edge(
 ) -> WorstEdge:
     """Exact sensitivity of the vote histogram for population C by enumeration.
 
-    C: (m, p) encoded candidates; vote 'hard' or 'soft' (then tau > 0).  Returns the
-    first edge (in enumeration order) with the largest ``||v(x') - v(x)||_2``; shift 0
-    and x = x' when the edge set is empty.  Raises as :func:`record_level_edges`.
+    Parameters
+    ----------
+    schema : Schema
+        The finite public domain.
+    policy : Policy
+        Substitution edges only.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    vote : {'hard', 'soft'}, default 'hard'
+        The vote.
+    tau : float, optional
+        Temperature of the soft vote (> 0; required for 'soft').
+    complete : bool, default False
+        Every pair of distinct records instead of the policy edges (bounded DP).
+    norm : {'l2', 'l1'}, default 'l2'
+        Norm of the vote shift.
+
+    Returns
+    -------
+    WorstEdge
+        The first edge (in enumeration order) with the largest ``||v(x') - v(x)||`` in ``norm``
+    (``||.||_2`` by default); shift 0
+        and x = x' when the edge set is empty.
+
+    Raises
+    ------
+    SchemaError, PolicyError
+        As :func:`record_level_edges`.
     """
     P, e0, e1, norms = _edge_norms(schema, policy, C, vote, tau, complete, ord=1 if norm == "l1" else 2)
     if norms.size == 0:

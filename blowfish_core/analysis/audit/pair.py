@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,7 +77,23 @@ class AuditPair:
 
 
 def check_sensitivity_scale(sensitivity_scale: float) -> float:
-    """A sensitivity scale S: finite float > 0 (BlowfishError otherwise)."""
+    """A sensitivity scale S: finite float > 0.
+
+    Parameters
+    ----------
+    sensitivity_scale : float
+        The factor applied to the engine's calibration.
+
+    Returns
+    -------
+    float
+        S as a float.
+
+    Raises
+    ------
+    BlowfishError
+        If S is a bool, not a number, not finite or not > 0.
+    """
     S = sensitivity_scale
     if isinstance(S, bool) or not isinstance(S, (int, float, np.floating)) or not math.isfinite(float(S)) or S <= 0:
         raise BlowfishError(f"audit: sensitivity_scale must be a finite number > 0 (got {S!r})")
@@ -140,7 +156,8 @@ def _engine_pair(schema: Schema, policy: Policy, C: np.ndarray, vote: str, tau: 
         cal = calibrate(method, schema, policy, tau, C=C)
         sens, how = _scaled(float(cal.delta), cal.how, S)
     elif calibration == "soft-small-reach":
-        sens = soft_bound(record_reach(schema, policy) / 10.0, tau)
+        # _check_case: this calibration applies to BF-Soft only, whose tau build_pair checked
+        sens = soft_bound(record_reach(schema, policy) / 10.0, cast(float, tau))
         how = BROKEN_CALIBRATIONS[calibration][1]
     else:  # hard-zero
         sens, how = 0.0, BROKEN_CALIBRATIONS[calibration][1]
@@ -154,18 +171,41 @@ def build_pair(
 ) -> AuditPair:
     """Construct the worst-case neighbouring pair and calibrate one round of ``method``.
 
-    method: 'tab-pe', 'hard' or 'bf-soft'.  calibration: 'correct' (the engine's
-    :func:`calibrate`) or a broken one from BROKEN_CALIBRATIONS that matches the method.
     For data-independent calibrations the pair is the edge attaining the exact
     sensitivity (:func:`worst_case_edge`; all record pairs for Tab-PE).  For the
     '*-local' calibrations (noise from max ||v(x) - v(x')|| over the dataset's own
     records and their policy neighbours) it is the policy edge (x, x') that
     has the largest sigma(D') (x' next to a crossing) and, among those, the largest
     sigma(D') / sigma(D) (x as far from a boundary as a policy edge allows).
-    sensitivity_scale S (> 0): the 'correct' calibration's Delta_t is multiplied by S (a
-    deliberate mutation: S < 1 under-noises; the broken calibrations ignore S).
-    Raises BlowfishError for an unknown method/calibration pair or a bad S, BudgetError for
-    bad rho_t/delta/tau.
+
+    Parameters
+    ----------
+    method : {'tab-pe', 'hard', 'bf-soft'}
+        The audited method.
+    setting : AuditSetting, optional
+        The public setting (default :func:`default_setting`).
+    rho_t : float, default 0.25
+        zCDP budget of the round.
+    delta : float, default DEFAULT_DELTA
+        DP delta of the claimed epsilon_exact(rho_t, delta).
+    calibration : str, default 'correct'
+        'correct' (the engine's :func:`calibrate`) or a broken one from BROKEN_CALIBRATIONS that
+        matches the method.
+    sensitivity_scale : float, default 1.0
+        S (> 0): the 'correct' calibration's Delta_t is multiplied by S (a deliberate mutation:
+        S < 1 under-noises; the broken calibrations ignore S).
+
+    Returns
+    -------
+    AuditPair
+        D, D', their histograms and the Gaussian noise sd on each side.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown method/calibration pair or a bad S.
+    BudgetError
+        For a bad rho_t, delta or tau.
     """
     S = check_sensitivity_scale(sensitivity_scale)
     s = setting or default_setting()
@@ -201,10 +241,31 @@ def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon
                        calibration: str = "correct", sensitivity_scale: float = 1.0) -> AuditPair:
     """One Laplace round of ``method`` on the l1-worst neighbouring pair (pure epsilon_t-DP claimed).
 
-    calibration: 'correct' (the engine's l1 calibration, b = Delta1 / epsilon_t,
-    mechanisms.laplace; Delta1 times ``sensitivity_scale`` S > 0) or 'quarter-scale'
-    (broken: b / 4).  delta of the pair is 0.  Raises BlowfishError for an unknown
-    method/calibration or a bad S, BudgetError for a bad epsilon_t.
+    Parameters
+    ----------
+    method : {'tab-pe', 'hard', 'bf-soft'}
+        The audited method.
+    setting : AuditSetting, optional
+        The public setting (default :func:`default_setting`).
+    epsilon_t : float, default LAPLACE_EPSILON_T
+        Pure-DP epsilon claimed for the round.
+    calibration : {'correct', 'quarter-scale'}, default 'correct'
+        'correct' (the engine's l1 calibration, b = Delta1 / epsilon_t, mechanisms.laplace;
+        Delta1 times ``sensitivity_scale``) or 'quarter-scale' (broken: b / 4).
+    sensitivity_scale : float, default 1.0
+        S > 0, applied to the 'correct' calibration only.
+
+    Returns
+    -------
+    AuditPair
+        The pair with Laplace scales b in ``sigma`` / ``sigma_prime``; its delta is 0.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown method/calibration or a bad S.
+    BudgetError
+        For a bad epsilon_t.
     """
     from ...privacy.accounting import check_epsilon
     from ...privacy.mechanisms import get_mechanism

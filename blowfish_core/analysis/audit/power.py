@@ -47,12 +47,38 @@ def detection_power(mu: float, claimed_eps: float, n_samples: int, delta: float 
 
     The projection statistic is N(0, 1) on D and N(mu, 1) on D' (sigma units); the held-out
     half has N = n_samples - n_samples // 2 runs per side; at threshold t the false positives are
-    Bin(N, 1 - Phi(t)) and the false negatives Bin(N, Phi(t - mu)).  Returns (power, t): the
+    Bin(N, 1 - Phi(t)) and the false negatives Bin(N, Phi(t - mu)).  The power is the
     exact probability that eps_lb's first form log((1 - delta - FNR_ub) / FPR_ub) (Clopper-Pearson
     at 1 - alpha / 2 each) exceeds claimed_eps -- a lower bound on the power at t, since eps_lb
-    takes the larger of two forms -- at ``threshold``, or at the best t of a grid when None.
+    takes the larger of two forms.
     The audit learns its t on the other half, so its power is a little lower (module docstring).
-    Raises BlowfishError for mu <= 0 or n_samples < 100.
+
+    Parameters
+    ----------
+    mu : float
+        True shift of the pair, in sigma units (> 0).
+    claimed_eps : float
+        The epsilon the calibration claims.
+    n_samples : int
+        Runs per side (>= 100).
+    delta : float, default DEFAULT_DELTA
+        DP delta of the claim.
+    alpha : float, default 0.05
+        Error probability of the audit's Clopper-Pearson bounds.
+    threshold : float, optional
+        The threshold t (sigma units); None: the best t of a grid.
+
+    Returns
+    -------
+    power : float
+        The probability above, at t.
+    t : float
+        The threshold it was computed at.
+
+    Raises
+    ------
+    BlowfishError
+        For mu <= 0 (or not finite) or n_samples < 100 (or not a whole number).
     """
     if not (math.isfinite(mu) and mu > 0):
         raise BlowfishError(f"audit: mu must be a finite number > 0 (got {mu!r})")
@@ -75,8 +101,33 @@ def runs_for_power(mu: float, claimed_eps: float, delta: float = DEFAULT_DELTA, 
                    power: float = POWER_TARGET, max_runs: int = 10**9) -> int:
     """Smallest run count per side (to 0.1%) at which :func:`detection_power` reaches ``power``.
 
-    Doubling from 200, then bisection.  Raises BlowfishError when even ``max_runs`` falls short
-    (mu too small for the claim: the pair is not distinguishable enough at any budget near it).
+    Doubling from 200, then bisection.
+
+    Parameters
+    ----------
+    mu : float
+        True shift of the pair, in sigma units (> 0).
+    claimed_eps : float
+        The epsilon the calibration claims.
+    delta : float, default DEFAULT_DELTA
+        DP delta of the claim.
+    alpha : float, default 0.05
+        Error probability of the audit's Clopper-Pearson bounds.
+    power : float, default POWER_TARGET
+        Target power, in (0, 1).
+    max_runs : int, default 10**9
+        Largest run count per side tried.
+
+    Returns
+    -------
+    int
+        Runs per side.
+
+    Raises
+    ------
+    BlowfishError
+        If ``power`` is not in (0, 1), or when even ``max_runs`` falls short (mu too small for the
+        claim: the pair is not distinguishable enough at any budget near it).
     """
     if not 0 < power < 1:
         raise BlowfishError(f"audit: power must be in (0, 1) (got {power!r})")
@@ -95,8 +146,27 @@ def runs_for_power(mu: float, claimed_eps: float, delta: float = DEFAULT_DELTA, 
 
 
 def scaled_mu(pair: AuditPair, sensitivity_scale: float = POWER_SCALE) -> float:
-    """mu = shift / sigma of ``pair`` had its calibration been scaled by S (sigma times S): the
-    alternative :func:`detection_power` is evaluated at.  Requires equal sigmas > 0."""
+    """mu = shift / sigma of ``pair`` had its calibration been scaled by S (sigma times S).
+
+    The alternative :func:`detection_power` is evaluated at.
+
+    Parameters
+    ----------
+    pair : AuditPair
+        A pair with equal sigmas > 0.
+    sensitivity_scale : float, default POWER_SCALE
+        S, finite and > 0.
+
+    Returns
+    -------
+    float
+        mu, in sigma units.
+
+    Raises
+    ------
+    BlowfishError
+        If the pair's sigmas differ or are not > 0, or S is not a finite number > 0.
+    """
     if pair.sigma != pair.sigma_prime or pair.sigma <= 0:
         raise BlowfishError("audit: scaled_mu needs a pair with one shared sigma > 0")
     return pair.shift / (pair.sigma * check_sensitivity_scale(sensitivity_scale))

@@ -16,14 +16,35 @@ def _statistic_kind(pair: AuditPair) -> str:
 
 
 def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler: str = "scalar") -> tuple[np.ndarray, np.ndarray]:
-    """Test statistic T of n mechanism runs on D and on D': two float64 (n,) arrays.
+    """Test statistic T of n mechanism runs on D and on D'.
 
     Larger T points to D'.  Equal sigmas: T = <y - H(D), u>, u the unit vector along
     H(D') - H(D) (any fixed axis when they coincide).  Unequal sigmas (both > 0):
     T = ||y - H||^2 / sigma^2 - ||y - H'||^2 / sigma'^2 (monotone in the likelihood
     ratio); sigma = 0 < sigma': T = ||y - H||^2; sigma' = 0 < sigma: T = -||y - H'||^2.
-    sampler 'scalar' draws the projection (and the chi-square rest) directly; 'full'
-    draws whole noisy histograms in chunks.  Both give the same distribution exactly.
+    Both samplers give the same distribution exactly.
+
+    Parameters
+    ----------
+    pair : AuditPair
+        The audited pair.
+    n : int
+        Runs per side.
+    rng : numpy.random.Generator
+        The source of the noise.
+    sampler : {'scalar', 'full'}, default 'scalar'
+        'scalar' draws the projection (and the chi-square rest) directly; 'full'
+        draws whole noisy histograms in chunks.
+
+    Returns
+    -------
+    t0, t1 : (n,) float64 ndarray
+        T on D and on D'.
+
+    Raises
+    ------
+    BlowfishError
+        If ``sampler`` is neither 'scalar' nor 'full'.
     """
     if sampler not in ("scalar", "full"):
         raise BlowfishError(f"audit: sampler must be 'scalar' or 'full' (got {sampler!r})")
@@ -85,9 +106,24 @@ def _laplace_statistic(pair: AuditPair, n: int, rng: np.random.Generator) -> tup
 
 
 def pair_statistic(pair: AuditPair, y: np.ndarray) -> np.ndarray:
-    """The audit's test statistic of noisy histograms y: (k, m) -> (k,).  Equal noise on both
-    sides: the projection on the direction H -> H' (the likelihood ratio is monotone in it);
-    else the Gaussian log-likelihood ratio up to constants (one side noise-free: its distance)."""
+    """The audit's test statistic of noisy histograms y.
+
+    Equal noise on both sides: the projection on the direction H -> H' (the likelihood ratio is
+    monotone in it); else the Gaussian log-likelihood ratio up to constants (one side noise-free:
+    its distance).
+
+    Parameters
+    ----------
+    pair : AuditPair
+        The audited pair.
+    y : (k, m) float ndarray
+        Noisy vote histograms.
+
+    Returns
+    -------
+    (k,) float ndarray
+        T of each histogram.
+    """
     H, Hp, s, sp = pair.H, pair.H_prime, pair.sigma, pair.sigma_prime
     if s == sp:
         d = pair.shift

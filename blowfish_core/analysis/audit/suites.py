@@ -19,10 +19,32 @@ def audit_pair(pair: AuditPair, n_samples: int = 200_000, seed: int = 0, alpha: 
                sampler: str = "scalar") -> AuditResult:
     """Run the threshold audit on one pair (see module docstring).
 
-    n_samples: mechanism runs per dataset (>= 100); the first half chooses the
-    threshold (largest Clopper-Pearson eps bound on that half), the second half is
-    counted.  The verdict applies the exact and the empirical rule (:func:`audit_result`).
-    Raises BlowfishError for bad n_samples/alpha/sampler.
+    The first half of the runs chooses the threshold (largest Clopper-Pearson eps bound on that
+    half), the second half is counted.  The verdict applies the exact and the empirical rule
+    (:func:`audit_result`).
+
+    Parameters
+    ----------
+    pair : AuditPair
+        The audited pair.
+    n_samples : int, default 200_000
+        Mechanism runs per dataset (>= 100).
+    seed : int, default 0
+        Seed of the runs (combined with the pair's method and calibration).
+    alpha : float, default 0.05
+        Error probability of the bound, in (0, 1).
+    sampler : {'scalar', 'full'}, default 'scalar'
+        How the statistic is drawn (:func:`sample_statistic`).
+
+    Returns
+    -------
+    AuditResult
+        The bound, error rates and both rules' verdicts.
+
+    Raises
+    ------
+    BlowfishError
+        For bad n_samples, alpha or sampler.
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 100:
         raise BlowfishError(f"audit: n_samples must be a whole number >= 100 (got {n_samples!r})")
@@ -39,8 +61,40 @@ def audit(method: str, calibration: str = "correct", setting: AuditSetting | Non
           alpha: float = 0.05, sampler: str = "scalar", sensitivity_scale: float = 1.0) -> AuditResult:
     """Audit one round of ``method`` under ``calibration`` (see :func:`build_pair`, :func:`audit_pair`).
 
-    Default budget rho_t = 0.25 at delta = 1e-5 claims epsilon = 2.94.  sensitivity_scale
-    multiplies the engine's calibration (the 'correct' case).
+    Default budget rho_t = 0.25 at delta = 1e-5 claims epsilon = 2.94.
+
+    Parameters
+    ----------
+    method : {'tab-pe', 'hard', 'bf-soft'}
+        The audited method.
+    calibration : str, default 'correct'
+        'correct' or a broken calibration of BROKEN_CALIBRATIONS.
+    setting : AuditSetting, optional
+        The public setting (default :func:`default_setting`).
+    rho_t : float, default 0.25
+        zCDP budget of the round.
+    delta : float, default DEFAULT_DELTA
+        DP delta of the claim.
+    n_samples : int, default 200_000
+        Mechanism runs per dataset (>= 100).
+    seed : int, default 0
+        Seed of the runs.
+    alpha : float, default 0.05
+        Error probability of the bound.
+    sampler : {'scalar', 'full'}, default 'scalar'
+        How the statistic is drawn.
+    sensitivity_scale : float, default 1.0
+        Multiplies the engine's calibration (the 'correct' case).
+
+    Returns
+    -------
+    AuditResult
+        The audit of the pair.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        As :func:`build_pair` and :func:`audit_pair`.
     """
     pair = build_pair(method, setting, rho_t=rho_t, delta=delta, calibration=calibration,
                       sensitivity_scale=sensitivity_scale)
@@ -48,8 +102,25 @@ def audit(method: str, calibration: str = "correct", setting: AuditSetting | Non
 
 
 def select_cases(cases: tuple, methods: str | tuple[str, ...] | None = None) -> list[tuple[str, str, bool]]:
-    """The (method, calibration, expected) cases of ``cases`` whose method is in ``methods``
-    (a name, a tuple of names, or None / 'all' for every case).  BlowfishError for an unknown name."""
+    """The (method, calibration, expected) cases of ``cases`` whose method is in ``methods``.
+
+    Parameters
+    ----------
+    cases : tuple of (str, str, bool)
+        A suite's cases, e.g. AUDIT_CASES.
+    methods : str or tuple of str, optional
+        A name, a tuple of names, or None / 'all' for every case.
+
+    Returns
+    -------
+    list of (str, str, bool)
+        The selected cases, in suite order.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown method name.
+    """
     if methods is None or methods == "all":
         return list(cases)
     names = (methods,) if isinstance(methods, str) else tuple(methods)
@@ -63,10 +134,39 @@ def run_audit_suite(n_samples: int = 200_000, seed: int = 0, rho_t: float = 0.25
                     alpha: float = 0.05, sampler: str = "scalar", setting: AuditSetting | None = None,
                     sensitivity_scale: float = 1.0, methods: str | tuple[str, ...] | None = None,
                     ) -> list[tuple[AuditResult, bool]]:
-    """The cases of AUDIT_CASES for ``methods`` (:func:`select_cases`): list of (result, expected_pass).
+    """The cases of AUDIT_CASES for ``methods`` (:func:`select_cases`).
 
-    sensitivity_scale multiplies the engine's calibration; its cases still expect PASS (the
-    engine must pass), so a scale that breaks privacy shows as an unexpected FAIL.
+    Parameters
+    ----------
+    n_samples : int, default 200_000
+        Mechanism runs per dataset and case.
+    seed : int, default 0
+        Seed of the runs.
+    rho_t : float, default 0.25
+        zCDP budget of the round.
+    delta : float, default DEFAULT_DELTA
+        DP delta of the claim.
+    alpha : float, default 0.05
+        Error probability of each bound.
+    sampler : {'scalar', 'full'}, default 'scalar'
+        How the statistic is drawn.
+    setting : AuditSetting, optional
+        The public setting (default :func:`default_setting`).
+    sensitivity_scale : float, default 1.0
+        Multiplies the engine's calibration; its cases still expect PASS (the engine must pass),
+        so a scale that breaks privacy shows as an unexpected FAIL.
+    methods : str or tuple of str, optional
+        The methods whose cases run (None / 'all': every case).
+
+    Returns
+    -------
+    list of (AuditResult, bool)
+        (result, expected_pass) per case.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        As :func:`select_cases` and :func:`audit`.
     """
     s = setting or default_setting()
     return [(audit(m, c, s, rho_t, delta, n_samples, seed, alpha, sampler, sensitivity_scale), exp)
@@ -77,8 +177,35 @@ def run_laplace_audit_suite(n_samples: int = 200_000, seed: int = 0, epsilon_t: 
                             alpha: float = 0.05, setting: AuditSetting | None = None,
                             sensitivity_scale: float = 1.0, methods: str | tuple[str, ...] | None = None,
                             ) -> list[tuple[AuditResult, bool]]:
-    """The cases of LAPLACE_AUDIT_CASES for ``methods`` (pure epsilon_t claimed, delta 0): list of
-    (result, expected_pass); sensitivity_scale as in :func:`run_audit_suite`."""
+    """The cases of LAPLACE_AUDIT_CASES for ``methods`` (pure epsilon_t claimed, delta 0).
+
+    Parameters
+    ----------
+    n_samples : int, default 200_000
+        Mechanism runs per dataset and case (whole histograms drawn).
+    seed : int, default 0
+        Seed of the runs.
+    epsilon_t : float, default LAPLACE_EPSILON_T
+        Pure-DP epsilon claimed per round.
+    alpha : float, default 0.05
+        Error probability of each bound.
+    setting : AuditSetting, optional
+        The public setting (default :func:`default_setting`).
+    sensitivity_scale : float, default 1.0
+        As in :func:`run_audit_suite`.
+    methods : str or tuple of str, optional
+        The methods whose cases run (None / 'all': every case).
+
+    Returns
+    -------
+    list of (AuditResult, bool)
+        (result, expected_pass) per case.
+
+    Raises
+    ------
+    BlowfishError, BudgetError
+        As :func:`select_cases` and :func:`build_laplace_pair`.
+    """
     s = setting or default_setting()
     return [(audit_pair(build_laplace_pair(m, s, epsilon_t, c, sensitivity_scale), n_samples=n_samples,
                         seed=seed, alpha=alpha, sampler="full"), exp)

@@ -70,8 +70,21 @@ class AuditResult:
 
 
 def exact_verdict(eps_pair: float | None, claimed_eps: float) -> bool | None:
-    """The exact rule: eps_pair <= claimed_eps (1 + EXACT_TOLERANCE); None when eps_pair is None
-    (no closed form: the two sides' sigmas differ).  inf (sigma 0 < shift) fails."""
+    """The exact rule: eps_pair <= claimed_eps (1 + EXACT_TOLERANCE).
+
+    Parameters
+    ----------
+    eps_pair : float or None
+        The pair's exact epsilon (:func:`pair_epsilon`).
+    claimed_eps : float
+        The epsilon the calibration claims.
+
+    Returns
+    -------
+    bool or None
+        The verdict; None when eps_pair is None (no closed form: the two sides' sigmas differ).
+        inf (sigma 0 < shift) fails.
+    """
     if eps_pair is None:
         return None
     return bool(eps_pair <= claimed_eps * (1.0 + EXACT_TOLERANCE))
@@ -79,8 +92,26 @@ def exact_verdict(eps_pair: float | None, claimed_eps: float) -> bool | None:
 
 def audit_result(pair: AuditPair, n_samples: int, alpha: float, sampler: str,
                  split: tuple[float, float, float, float, float, float]) -> AuditResult:
-    """The AuditResult of ``pair`` from :func:`split_half_bound`'s output (threshold, eps_lb,
-    fpr, fnr, fpr_ub, fnr_ub): both rules applied (see the module docstring)."""
+    """The AuditResult of ``pair``: both rules applied (see the module docstring).
+
+    Parameters
+    ----------
+    pair : AuditPair
+        The audited pair.
+    n_samples : int
+        Mechanism runs per dataset.
+    alpha : float
+        Error probability of the bound.
+    sampler : str
+        How the statistic was drawn.
+    split : tuple of 6 float
+        :func:`split_half_bound`'s output (threshold, eps_lb, fpr, fnr, fpr_ub, fnr_ub).
+
+    Returns
+    -------
+    AuditResult
+        passed = the empirical rule holds and the exact rule does not fail.
+    """
     best, eps_lb, fpr, fnr, fpr_ub, fnr_ub = split
     eps_pair = pair_epsilon(pair)
     empirical = bool(eps_lb <= pair.claimed_eps)
@@ -99,7 +130,17 @@ def audit_result(pair: AuditPair, n_samples: int, alpha: float, sampler: str,
 def pair_epsilon(pair: AuditPair) -> float | None:
     """Exact epsilon at pair.delta of N(H, s^2 I) vs N(H', s^2 I): mu-GDP with mu = shift / s.
 
-    None when the two sigmas differ; inf when s = 0 < shift; 0 when shift = 0.
+    Laplace pairs: the pure epsilon shift / b (l1 shift).
+
+    Parameters
+    ----------
+    pair : AuditPair
+        The audited pair.
+
+    Returns
+    -------
+    float or None
+        None when the two sigmas differ; inf when s = 0 < shift; 0 when shift = 0.
     """
     if pair.sigma != pair.sigma_prime:
         return None
@@ -116,9 +157,21 @@ def pair_epsilon(pair: AuditPair) -> float | None:
 
 
 def suite_verdict(results: list[tuple[AuditResult, bool]]) -> tuple[bool, list[str]]:
-    """(all as expected, problems): a problem line for every engine case ('correct') that fails
-    (the engine's calibration does not hold its claim) and every broken case that passes (the
-    audit lacks power)."""
+    """Whether every case of a suite came out as expected.
+
+    Parameters
+    ----------
+    results : list of (AuditResult, bool)
+        (result, expected_pass) per case.
+
+    Returns
+    -------
+    ok : bool
+        All as expected.
+    problems : list of str
+        A problem line for every engine case ('correct') that fails (the engine's calibration
+        does not hold its claim) and every broken case that passes (the audit lacks power).
+    """
     problems = []
     for r, expected in results:
         if r.passed is expected:
@@ -136,8 +189,19 @@ def suite_verdict(results: list[tuple[AuditResult, bool]]) -> tuple[bool, list[s
 
 
 def audit_table(results: list[tuple[AuditResult, bool]]) -> str:
-    """Plain-text table: method, calibration, claimed eps, eps lower bound, pair eps, verdict
-    (with the failed rules: exact, empirical)."""
+    """Plain-text table of a suite's results.
+
+    Parameters
+    ----------
+    results : list of (AuditResult, bool)
+        (result, expected_pass) per case.
+
+    Returns
+    -------
+    str
+        One line per case: method, calibration, claimed eps, eps lower bound, pair eps, verdict
+        (with the failed rules: exact, empirical).
+    """
     head = "Delta_t (D/D')"
     lines = [f"{'method':<8} {'calibration':<17} {head:>15} {'claimed eps':>11} {'eps_lb':>8} "
              f"{'pair eps':>9} {'FPR':>9} {'FNR':>9}  verdict (expected)"]
@@ -155,9 +219,22 @@ def audit_table(results: list[tuple[AuditResult, bool]]) -> str:
 
 
 def report_verdict(results, seconds: float) -> int:
-    """Print the audit scripts' closing block (benchmarks/audit_privacy.py, audit_opendp.py): every
-    unexpected verdict, then ``verdict: PASS|FAIL (k/n cases as expected; T s)``.  Returns the exit
-    code: 0 when every case is as expected, else 1 (issue 21: an audit that can fail)."""
+    """Print the audit scripts' closing block (benchmarks/audit_privacy.py, audit_opendp.py).
+
+    Every unexpected verdict, then ``verdict: PASS|FAIL (k/n cases as expected; T s)``.
+
+    Parameters
+    ----------
+    results : list of (AuditResult, bool)
+        (result, expected_pass) per case.
+    seconds : float
+        Run time shown, in seconds.
+
+    Returns
+    -------
+    int
+        The exit code: 0 when every case is as expected, else 1 (issue 21: an audit that can fail).
+    """
     ok, problems = suite_verdict(results)
     print()
     for line in problems:

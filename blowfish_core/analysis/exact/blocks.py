@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ...base.errors import SchemaError
+from ...base.errors import BudgetError, SchemaError
 from ...model.edges import EdgeBlock, iter_edge_blocks
 from ...model.policy import ValueEdges
 from ...model.schema import Schema
@@ -45,13 +45,20 @@ class _Block:
 
     attr: int
     Z: np.ndarray                      # (b, p) contexts (column attr unused)
-    edges: EdgeBlock | None = None     # the enumerator's block (value edges, contexts)
+    edges: EdgeBlock                   # the enumerator's block (value edges, contexts)
     cross: np.ndarray | None = None    # (b, E) bool: nn(u) != nn(v)
     nn_u: np.ndarray | None = None     # (b, E)
     nn_v: np.ndarray | None = None
     l2: np.ndarray | None = None       # (b, E) soft-vote costs
     l1: np.ndarray | None = None
     osc: np.ndarray | None = None      # (b, E) logit oscillation (enumerate path only)
+
+
+def _soft_tau(tau: float | None) -> float:
+    """check_tau for the soft and oscillation paths, where tau may still be None (BudgetError either way)."""
+    if tau is None:
+        raise BudgetError("tau must be a finite number > 0 (got None). Fix: use a positive temperature such as 0.03")
+    return check_tau(tau)
 
 
 def _line_ok(schema: Schema, i: int, distance: str) -> bool:
@@ -109,7 +116,7 @@ def _iter_blocks(schema: Schema, lats: list[Lattice], C: np.ndarray, *, tau: flo
             blk.l2 = np.zeros((b, E))
             blk.l1 = np.zeros((b, E))
         elif line:
-            tau_ = check_tau(tau)
+            tau_ = _soft_tau(tau)
             A = np.zeros((b, m))
             for j, a in enumerate(schema.attributes):
                 if j != i:
@@ -126,13 +133,15 @@ def _brute_edges(met: _Metric, lt: Lattice, i: int, Z: np.ndarray, tau: float | 
     b = Z.shape[0]
     E = lt.e0.size
     m = met.m
+    t = _soft_tau(tau)  # called with soft or osc: both need tau
+    l2: np.ndarray | None = None
+    l1: np.ndarray | None = None
+    osc_out: np.ndarray | None = None
     if soft:
-        tau = check_tau(tau)
-        blk.l2 = np.empty((b, E))
-        blk.l1 = np.empty((b, E))
+        blk.l2 = l2 = np.empty((b, E))
+        blk.l1 = l1 = np.empty((b, E))
     if osc:
-        tau = check_tau(tau)
-        blk.osc = np.empty((b, E))
+        blk.osc = osc_out = np.empty((b, E))
     order = np.argsort(lt.e0, kind="stable")
     ec = max(1, min(E, BLOCK_ELEMS // (2 * m * b)))
     for s in range(0, E, ec):
@@ -144,14 +153,14 @@ def _brute_edges(met: _Metric, lt: Lattice, i: int, Z: np.ndarray, tau: float | 
         D = met.block(R).reshape(b, rows.size, m)
         p0 = np.searchsorted(rows, a0)
         p1 = np.searchsorted(rows, a1)
-        if osc:
+        if osc_out is not None:
             dd = D[:, p0, :] - D[:, p1, :]
-            blk.osc[:, sel] = (dd.max(axis=2) - dd.min(axis=2)) / tau
-        if soft:
-            P = soft_rows(D.reshape(b * rows.size, m), tau).reshape(b, rows.size, m)
+            osc_out[:, sel] = (dd.max(axis=2) - dd.min(axis=2)) / t
+        if l2 is not None and l1 is not None:
+            P = soft_rows(D.reshape(b * rows.size, m), t).reshape(b, rows.size, m)
             diff = P[:, p0, :] - P[:, p1, :]
-            blk.l1[:, sel] = np.abs(diff).sum(axis=2)
-            blk.l2[:, sel] = np.sqrt(np.einsum("bem,bem->be", diff, diff))
+            l1[:, sel] = np.abs(diff).sum(axis=2)
+            l2[:, sel] = np.sqrt(np.einsum("bem,bem->be", diff, diff))
 
 
 def _record(lats: list[Lattice], blk: _Block, ci: int, ei: int, which: int) -> np.ndarray:

@@ -37,7 +37,27 @@ def attribute_lattice(a: Attribute, ap: AttributePolicy, grid: int = DEFAULT_GRI
     value and every protected pair (:func:`blowfish_core.model.policy.value_edges`).
     Continuous numeric: ``grid`` equally spaced points over [lo, hi] and the pairs of
     points at most theta apart (threshold policies; 'none' gives no pair).
-    Raises SchemaError for a grid below 2, PolicyError when the policy does not fit.
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its policy.
+    grid : int, default DEFAULT_GRID
+        Points of a continuous numeric attribute (>= 2).
+
+    Returns
+    -------
+    ValueEdges
+        The attribute's codes and protected value pairs.
+
+    Raises
+    ------
+    SchemaError
+        For a grid below 2.
+    PolicyError
+        When the policy does not fit the attribute.
     """
     return lattice_edges(a, ap, grid)
 
@@ -45,8 +65,24 @@ def attribute_lattice(a: Attribute, ap: AttributePolicy, grid: int = DEFAULT_GRI
 def schema_lattices(schema: Schema, policy: Policy, grid: int | dict[str, int] = DEFAULT_GRID) -> list[Lattice]:
     """One :class:`Lattice` per attribute, in schema order.
 
-    grid: points per continuous attribute (an int for all, or name -> int).
-    Raises PolicyError / SchemaError as :func:`attribute_lattice`.
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy (validated against ``schema``).
+    grid : int or dict of str to int, default DEFAULT_GRID
+        Points per continuous attribute (an int for all, or name -> int).
+
+    Returns
+    -------
+    list of Lattice
+        One per attribute.
+
+    Raises
+    ------
+    PolicyError, SchemaError
+        As :func:`attribute_lattice`.
     """
     policy.validate(schema)
     out = []
@@ -58,9 +94,28 @@ def schema_lattices(schema: Schema, policy: Policy, grid: int | dict[str, int] =
 
 def lattice_records(schema: Schema, grid: int | dict[str, int] = DEFAULT_GRID,
                     max_records: int = 1_000_000) -> np.ndarray:
-    """Every point of the product lattice, encoded: float64 (N, p), first attribute slowest.
+    """Every point of the product lattice, encoded, first attribute slowest.
 
-    Used for decision-region maps.  Raises EnumerationLimitError when N > max_records.
+    Used for decision-region maps.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    grid : int or dict of str to int, default DEFAULT_GRID
+        Points per continuous attribute.
+    max_records : int, default 1_000_000
+        Largest number of points N accepted.
+
+    Returns
+    -------
+    (N, p) float64 ndarray
+        The encoded points.
+
+    Raises
+    ------
+    EnumerationLimitError
+        When N > max_records.
     """
     lats = schema_lattices(schema, Policy(), grid)
     sizes = [lt.size for lt in lats]
@@ -82,10 +137,26 @@ MAX_AXIS_WIDTH = 1e12
 def check_axis_bounds(name: str, lo: Any, hi: Any, max_width: float = MAX_AXIS_WIDTH) -> tuple[float, float]:
     """The public domain [lo, hi] of a numeric axis, checked before any record is read.
 
-    lo, hi: numbers in the attribute's units.  Returns (lo, hi) as floats.  Raises
-    SchemaError naming the bound field: non-finite bound, lo >= hi, or hi - lo
-    above ``max_width`` (the Gower encoding (x - lo)/(hi - lo) loses every record
-    distinction on such a range).
+    Parameters
+    ----------
+    name : str
+        The axis (attribute) name, used in messages.
+    lo, hi : number
+        The bounds, in the attribute's units.
+    max_width : float, default MAX_AXIS_WIDTH
+        Largest hi - lo accepted.
+
+    Returns
+    -------
+    lo, hi : float
+        The bounds as floats.
+
+    Raises
+    ------
+    SchemaError
+        Naming the bound field: a bound not a number or not finite, lo >= hi, or hi - lo
+        above ``max_width`` (the Gower encoding (x - lo)/(hi - lo) loses every record
+        distinction on such a range).
     """
     vals = {}
     for field_, v in (("lower bound", lo), ("upper bound", hi)):
@@ -108,7 +179,18 @@ def check_axis_bounds(name: str, lo: Any, hi: Any, max_width: float = MAX_AXIS_W
 
 
 def record_edge_total(lats: list[Lattice]) -> int:
-    """Number of record-level edges of a product lattice: sum_i |E_i| prod_{j != i} L_j."""
+    """Number of record-level edges of a product lattice: sum_i |E_i| prod_{j != i} L_j.
+
+    Parameters
+    ----------
+    lats : list of Lattice
+        One per attribute.
+
+    Returns
+    -------
+    int
+        The edge count.
+    """
     return edge_total(lats)
 
 

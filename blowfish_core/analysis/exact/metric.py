@@ -22,7 +22,23 @@ BLOCK_ELEMS = 2**21
 
 
 def check_distance(distance: str) -> str:
-    """Validate a distance name (one of DISTANCES). Raises SchemaError naming it."""
+    """Validate a distance name (one of DISTANCES).
+
+    Parameters
+    ----------
+    distance : str
+        'gower' or 'euclidean'.
+
+    Returns
+    -------
+    str
+        ``distance`` unchanged.
+
+    Raises
+    ------
+    SchemaError
+        Naming it, if it is not one of DISTANCES.
+    """
     if distance not in DISTANCES:
         raise SchemaError(f"distance must be one of {', '.join(DISTANCES)} (got {distance!r})")
     return distance
@@ -70,9 +86,28 @@ class _Metric:
 
 
 def distances(schema: Schema, C: np.ndarray, X: np.ndarray, distance: str = "gower") -> np.ndarray:
-    """Distances of records X (n, p) to candidates C (m, p), both encoded: float64 (n, m).
+    """Distances of records X to candidates C, both encoded.
 
-    Gower units (weighted l1) or weighted Euclidean.  Raises SchemaError for a bad shape.
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    X : (n, p) float ndarray
+        Encoded records.
+    distance : {'gower', 'euclidean'}, default 'gower'
+        Gower units (weighted l1) or weighted Euclidean.
+
+    Returns
+    -------
+    (n, m) float64 ndarray
+        The distances.
+
+    Raises
+    ------
+    SchemaError
+        For a bad shape of C (or an empty or non-finite population), or an unknown distance.
     """
     C = _check_population(schema, C)
     met = _Metric(schema, C, distance)
@@ -85,10 +120,31 @@ def distances(schema: Schema, C: np.ndarray, X: np.ndarray, distance: str = "gow
 
 
 def nearest_candidates(schema: Schema, C: np.ndarray, X: np.ndarray, distance: str = "gower") -> np.ndarray:
-    """nn(x) = argmin_j d(x, c_j) per record (ties -> lowest index): int (n,).
+    """nn(x) = argmin_j d(x, c_j) per record (ties -> lowest index).
 
     Decision regions ("Voronoi cells" under the chosen distance, not a Euclidean
     Voronoi routine).  Chunked.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    X : (n, p) float ndarray
+        Encoded records.
+    distance : {'gower', 'euclidean'}, default 'gower'
+        The distance.
+
+    Returns
+    -------
+    (n,) int ndarray
+        Index of the nearest candidate of each record.
+
+    Raises
+    ------
+    SchemaError
+        As :func:`distances`.
     """
     C = _check_population(schema, C)
     met = _Metric(schema, C, distance)
@@ -101,6 +157,32 @@ def nearest_candidates(schema: Schema, C: np.ndarray, X: np.ndarray, distance: s
 
 
 def soft_votes(schema: Schema, C: np.ndarray, X: np.ndarray, tau: float, distance: str = "gower") -> np.ndarray:
-    """Soft votes softmax(-d(x, c_j)/tau) (Eq. 2): float64 (n, m), rows on the simplex."""
+    """Soft votes softmax(-d(x, c_j)/tau) (Eq. 2).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    X : (n, p) float ndarray
+        Encoded records.
+    tau : float
+        Softmax temperature, > 0 (distance units).
+    distance : {'gower', 'euclidean'}, default 'gower'
+        The distance.
+
+    Returns
+    -------
+    (n, m) float64 ndarray
+        Rows on the simplex.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau (check_tau).
+    SchemaError
+        As :func:`distances`.
+    """
     tau = check_tau(tau)
     return soft_rows(distances(schema, C, X, distance), tau)

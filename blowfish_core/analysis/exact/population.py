@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -22,12 +22,37 @@ from .sensitivity import _grid_info
 
 # ------------------------------------------------------------------- bounds
 def closed_form_bound(schema: Schema, policy: Policy, tau: float, norm: str = "l2") -> float:
-    """Cor. 5.5: sqrt(2) tanh(r / (2 tau)) (l2) or 2 tanh(r / (2 tau)) (l1), r the record-level
-    reach (Gower units, Cor. 5.2).  Valid for every population.  Participation edges
-    (§5.6) raise it to at least 1.  Raises BudgetError for a bad tau.
+    """Cor. 5.5: sqrt(2) tanh(r / (2 tau)) (l2) or 2 tanh(r / (2 tau)) (l1).
+
+    r is the record-level reach (Gower units, Cor. 5.2).  Valid for every population.
+    Participation edges (§5.6) raise it to at least 1.
 
     The paper's value (no float pad): the engine calibrates with
-    :func:`blowfish_core.model.sensitivity.soft_bound`, this times (1 + SOFT_BOUND_PAD)."""
+    :func:`blowfish_core.model.sensitivity.soft_bound`, this times (1 + SOFT_BOUND_PAD).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy whose reach r is used.
+    tau : float
+        Softmax temperature, > 0.
+    norm : {'l2', 'l1'}, default 'l2'
+        The norm of the bound.
+
+    Returns
+    -------
+    float
+        The bound, in vote-histogram units of ``norm``.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau.
+    SchemaError
+        For a norm other than 'l1' or 'l2'.
+    """
     tau = check_tau(tau)
     if norm not in ("l1", "l2"):
         raise SchemaError(f"norm must be 'l1' or 'l2' (got {norm!r})")
@@ -67,9 +92,12 @@ def _attr_oscillation(a: Attribute, ap: AttributePolicy, w: float, c: np.ndarray
     candidates' midpoint; finite domains: the maximum over value_edges.
     """
     if not a.is_finite:
-        if ap.kind != "threshold" or float(ap.theta) <= 0:
+        if ap.kind != "threshold":
             return 0.0, None, None
-        t = min(float(ap.theta) / (a.hi - a.lo), 1.0)
+        theta = float(cast(float, ap.theta))  # the policy was validated: a threshold has a finite theta
+        if theta <= 0:
+            return 0.0, None, None
+        t = min(theta / a.width, 1.0)  # a continuous attribute is numeric: width = hi - lo
         lo, hi = float(c.min()), float(c.max())
         t_eff = min(t, hi - lo)
         if t_eff <= 0:
@@ -134,8 +162,9 @@ def _enumerated_oscillations(schema: Schema, policy: Policy, C: np.ndarray, tau:
     notes += gnotes
     for blk in _iter_blocks(schema, lats, C, tau=tau, distance=distance, hard=False, soft=False, osc=True):
         lt = lats[blk.attr]
-        ci, ei = np.unravel_index(int(np.argmax(blk.osc)), blk.osc.shape)
-        osc = float(blk.osc[ci, ei])
+        osc_blk = cast(np.ndarray, blk.osc)  # osc=True: every block has its oscillations
+        ci, ei = np.unravel_index(int(np.argmax(osc_blk)), osc_blk.shape)
+        osc = float(osc_blk[ci, ei])
         rec = per.setdefault(lt.name, {"osc": 0.0, "l2": 0.0, "u": None, "v": None})
         if osc >= rec["osc"]:
             u = _decode(schema, _record(lats, blk, int(ci), int(ei), 0))
@@ -173,12 +202,42 @@ def population_aware_bound(
     candidates, or candidates spanning less than theta on a numeric attribute.  For
     numeric/ordinal thresholds with candidates spread wider than theta it equals the
     closed form.  Euclidean distance: the shift depends on all attributes, so the
-    oscillation is taken over the enumerated record-level edges (needs ``grid`` for
-    continuous attributes; raises EnumerationLimitError above ``max_edges``).
-    Participation edges (§5.6) raise it to at least 1.
-
-    tau > 0 (BudgetError); C: (m, p) encoded (SchemaError).  Depends on the policy, tau,
+    oscillation is taken over the enumerated record-level edges.
+    Participation edges (§5.6) raise it to at least 1.  Depends on the policy, tau,
     the public domain and the population only (DESIGN §7).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy (validated against ``schema``).
+    C : (m, p) float ndarray
+        Encoded candidates.
+    tau : float
+        Softmax temperature, > 0.
+    distance : {'gower', 'euclidean'}, default 'gower'
+        The distance.
+    grid : int or dict of str to int, default DEFAULT_GRID
+        Lattice points per continuous attribute (Euclidean enumeration).
+    max_edges : float, default DEFAULT_MAX_EDGES
+        Largest number of record-level edges enumerated (Euclidean).
+
+    Returns
+    -------
+    PopulationBound
+        l2, l1, the oscillation, the per-attribute values and the closed form for comparison.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau.
+    SchemaError
+        For a bad population C or distance.
+    PolicyError
+        When the policy does not fit the schema.
+    EnumerationLimitError
+        Above ``max_edges`` record-level edges (Euclidean).
     """
     tau = check_tau(tau)
     check_distance(distance)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from ...model.policy import Policy
 from ...model.schema import Schema
 from ...model.sensitivity import SQRT2, Calibration, hard_sensitivity
 from ...model.votes import VOTES, HardVote, check_tau, soft_rows
-from .blocks import _decode, _iter_blocks, _line_ok, _record
+from .blocks import _Block, _decode, _iter_blocks, _line_ok, _record, _soft_tau
 from .lattice import DEFAULT_GRID, DEFAULT_MAX_EDGES, Lattice, _check_limit, schema_lattices
 from .metric import _check_population, _Metric, check_distance
 
@@ -70,24 +70,26 @@ def _scan_blocks(schema: Schema, lats: list[Lattice], C: np.ndarray, *, tau: flo
     """Walk every edge block once: the costliest edge (l2, l1, (blk, ci, ei)) -- for the hard vote
     the first crossing edge --, the number of crossing edges (hard) and the algorithms used.
     The scan of :func:`exact_sensitivity`; best is (-1, -1, None) without an edge."""
-    best = (-1.0, -1.0, None)       # (l2, l1, (blk, ci, ei))
+    best: tuple[float, float, tuple[_Block, int, int] | None] = (-1.0, -1.0, None)  # (l2, l1, (blk, ci, ei))
     crossings = 0
     used: set[str] = set()
     for blk in _iter_blocks(schema, lats, C, tau=tau, distance=distance, hard=hard, soft=not hard, method=method):
         if hard:
             used.add("fast-nn" if schema.p == 1 and _line_ok(schema, blk.attr, distance) else "enumerate")
-            n = int(blk.cross.sum())
+            cross = cast(np.ndarray, blk.cross)  # hard=True: every block has its crossings
+            n = int(cross.sum())
             if n and crossings == 0:
-                ci, ei = map(int, np.argwhere(blk.cross)[0])
+                ci, ei = map(int, np.argwhere(cross)[0])
                 best = (SQRT2, 2.0, (blk, ci, ei))
             crossings += n
         else:
             used.add("line" if method != "enumerate" and _line_ok(schema, blk.attr, distance) else "enumerate")
-            ci, ei = np.unravel_index(int(np.argmax(blk.l2)), blk.l2.shape)
-            v2 = float(blk.l2[ci, ei])
-            v1 = float(blk.l1.max())
+            l2, l1 = cast(np.ndarray, blk.l2), cast(np.ndarray, blk.l1)  # soft=True: every block has its costs
+            ci, ei = map(int, np.unravel_index(int(np.argmax(l2)), l2.shape))
+            v2 = float(l2[ci, ei])
+            v1 = float(l1.max())
             if v2 > best[0]:
-                best = (v2, max(best[1], v1), (blk, int(ci), int(ei)))
+                best = (v2, max(best[1], v1), (blk, ci, ei))
             else:
                 best = (best[0], max(best[1], v1), best[2])
     return best, crossings, used
@@ -128,14 +130,46 @@ def exact_sensitivity(
     """Exact l2 and l1 policy-specific sensitivity of the vote histogram for population C.
 
     S_p = max over record-level policy edges (x, y) of ||v(x) - v(y)||_p (Lemma 5.1,
-    Cor. 5.2).  C: (m, p) encoded candidates.  vote: 'hard' (Cor. 5.3: 0 or sqrt 2) or
-    'soft' (Eq. 2, tau > 0).  distance: 'gower' (default) or 'euclidean'.  grid: lattice
-    points for continuous attributes.  method: 'auto' (the prefix-sum 'line' algorithm
-    where it applies, else 'enumerate'), 'line' or 'enumerate' (both exact).
-    Participation edges (§5.6) add the removal of one vote: hard 1, soft max_x ||v(x)||_2.
+    Cor. 5.2).  Participation edges (§5.6) add the removal of one vote: hard 1, soft
+    max_x ||v(x)||_2.
 
-    Raises BudgetError (bad tau), SchemaError (bad population / grid / distance),
-    PolicyError, EnumerationLimitError (more than ``max_edges`` record-level edges).
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    vote : {'soft', 'hard'}, default 'soft'
+        'hard' (Cor. 5.3: 0 or sqrt 2) or 'soft' (Eq. 2, tau > 0).
+    tau : float, optional
+        Softmax temperature, > 0; required for the soft vote.
+    distance : {'gower', 'euclidean'}, default 'gower'
+        The distance.
+    grid : int or dict of str to int, default DEFAULT_GRID
+        Lattice points for continuous attributes.
+    max_edges : float, default DEFAULT_MAX_EDGES
+        Largest number of record-level edges enumerated.
+    method : {'auto', 'line', 'enumerate'}, default 'auto'
+        'auto' (the prefix-sum 'line' algorithm where it applies, else 'enumerate'), 'line'
+        or 'enumerate' (both exact).
+
+    Returns
+    -------
+    ExactSensitivity
+        S_2, S_1, the edge attaining S_2 and how they were found.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau.
+    SchemaError
+        For a bad vote, method, population, grid or distance.
+    PolicyError
+        When the policy does not fit the schema.
+    EnumerationLimitError
+        For more than ``max_edges`` record-level edges.
     """
     if not isinstance(vote, str) or vote not in VOTES:
         raise SchemaError(f"vote must be 'hard' or 'soft' (got {vote!r})")
@@ -144,7 +178,7 @@ def exact_sensitivity(
     check_distance(distance)
     hard = VOTES[vote] is HardVote
     if not hard:
-        tau = check_tau(tau)
+        tau = _soft_tau(tau)
     C = _check_population(schema, C)
     lats = schema_lattices(schema, policy, grid)
     total = _check_limit(lats, max_edges)
@@ -194,10 +228,36 @@ def edge_costs(
 ) -> pd.DataFrame:
     """Every record-level policy edge with its cost under the hard and (if tau) soft vote.
 
-    Returns a DataFrame, one row per edge: 'attribute', 'u_<name>' / 'v_<name>' (decoded
-    values of both endpoints), 'nn_u', 'nn_v', 'crossing' (bool), 'hard' (0 or sqrt 2),
-    and with tau: 'soft' (||v(u) - v(v)||_2) and 'soft_l1'.  Its maxima are the exact
-    sensitivities of :func:`exact_sensitivity`.  Raises as exact_sensitivity.
+    Its maxima are the exact sensitivities of :func:`exact_sensitivity`.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    tau : float, optional
+        Softmax temperature (> 0) of the soft vote; None: hard costs only.
+    distance : {'gower', 'euclidean'}, default 'gower'
+        The distance.
+    grid : int or dict of str to int, default DEFAULT_GRID
+        Lattice points for continuous attributes.
+    max_edges : float, default 200_000
+        Largest number of record-level edges listed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per edge: 'attribute', 'u_<name>' / 'v_<name>' (decoded values of both
+        endpoints), 'nn_u', 'nn_v', 'crossing' (bool), 'hard' (0 or sqrt 2), and with tau:
+        'soft' (||v(u) - v(v)||_2) and 'soft_l1'.
+
+    Raises
+    ------
+    BudgetError, SchemaError, PolicyError, EnumerationLimitError
+        As :func:`exact_sensitivity`.
     """
     check_distance(distance)
     if tau is not None:
@@ -213,13 +273,15 @@ def edge_costs(
         dv = schema.decode(V).add_prefix("v_")
         df = pd.concat([du, dv], axis=1)
         df.insert(0, "attribute", lt.name)
-        df["nn_u"] = blk.nn_u.ravel()
-        df["nn_v"] = blk.nn_v.ravel()
-        df["crossing"] = blk.cross.ravel()
-        df["hard"] = np.where(blk.cross.ravel(), SQRT2, 0.0)
+        # hard=True fills the nearest candidates and crossings, soft=(tau given) the soft costs
+        cross = cast(np.ndarray, blk.cross)
+        df["nn_u"] = cast(np.ndarray, blk.nn_u).ravel()
+        df["nn_v"] = cast(np.ndarray, blk.nn_v).ravel()
+        df["crossing"] = cross.ravel()
+        df["hard"] = np.where(cross.ravel(), SQRT2, 0.0)
         if tau is not None:
-            df["soft"] = blk.l2.ravel()
-            df["soft_l1"] = blk.l1.ravel()
+            df["soft"] = cast(np.ndarray, blk.l2).ravel()
+            df["soft_l1"] = cast(np.ndarray, blk.l1).ravel()
         parts.append(df)
     if not parts:
         cols = ["attribute"] + [f"u_{n}" for n in schema.names] + [f"v_{n}" for n in schema.names]
@@ -231,9 +293,28 @@ def edge_costs(
 def crossing_search(schema: Schema, policy: Policy, C: np.ndarray, **kwargs: Any) -> Calibration:
     """The hard-vote crossing search of :func:`blowfish_core.model.sensitivity.hard_sensitivity`.
 
-    Returns its Calibration: delta sqrt(2) with ``how='certified-crossing'`` and the
-    crossing edge as ``witness`` (decoded values, nn_u != nn_v), 'exhaustive-zero' or
-    'fallback' (Cor. 5.3; Gower distance).  kwargs: max_edges, contexts.
+    Parameters
+    ----------
+    schema : Schema
+        The public domain.
+    policy : Policy
+        The policy.
+    C : (m, p) float ndarray
+        Encoded candidates.
+    **kwargs
+        max_edges, contexts (passed to hard_sensitivity).
+
+    Returns
+    -------
+    Calibration
+        ``delta`` (the sensitivity) sqrt(2) with ``how='certified-crossing'`` and the crossing
+        edge as ``witness`` (decoded values, nn_u != nn_v), 'exhaustive-zero' or 'fallback'
+        (Cor. 5.3; Gower distance).
+
+    Raises
+    ------
+    SchemaError
+        For a bad population C.
     """
     C = _check_population(schema, C)
     return hard_sensitivity(schema, policy, C, **kwargs)

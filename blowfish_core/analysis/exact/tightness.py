@@ -9,6 +9,7 @@ import numpy as np
 
 from ...base.errors import SchemaError
 from ...model.policy import AttributePolicy, Policy
+from ...model.domain import FrozenList
 from ...model.schema import Attribute, Schema
 from ...model.sensitivity import SQRT2
 from ...model.votes import check_tau
@@ -52,12 +53,35 @@ def tightness_construction(theta: float, tau: float, m: int = 2, L: float | None
                            R: float | None = None) -> Tightness:
     """Prop. 5.6 (App. E): the population and protected pair that attain the BF-Soft bound.
 
-    theta >= 0: threshold (= d(u, v)); tau > 0; m >= 2 candidates: c_1 = 0, c_2 = L and, for
-    m > 2, c_k = L + R + k (k = 3..m), pushed R away.  L >= theta (default max(2 theta, 1)).
-    R >= 0 (default tau (ln m + 40), far enough that the extra candidates' mass is below
-    1e-17 of the pair's).  For m = 2 attained = sqrt(2) tanh(theta / (2 tau)) exactly
-    (up to rounding); for m > 2 it approaches it as R grows.  theta = 0 gives u = v and 0.
-    Raises BudgetError for a bad tau, SchemaError for bad theta, m, L or R.
+    Candidates c_1 = 0, c_2 = L and, for m > 2, c_k = L + R + k (k = 3..m), pushed R away.
+    For m = 2 attained = sqrt(2) tanh(theta / (2 tau)) exactly (up to rounding); for m > 2 it
+    approaches it as R grows.  theta = 0 gives u = v and 0.
+
+    Parameters
+    ----------
+    theta : float
+        Threshold (= d(u, v)), >= 0.
+    tau : float
+        Softmax temperature, > 0.
+    m : int, default 2
+        Candidates, >= 2.
+    L : float, optional
+        Position of c_2, >= theta and > 0 (default max(2 theta, 1)).
+    R : float, optional
+        Push of the extra candidates, >= 0 (default tau (ln m + 40), far enough that the extra
+        candidates' mass is below 1e-17 of the pair's).
+
+    Returns
+    -------
+    Tightness
+        The construction, the value it attains and the bound.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau.
+    SchemaError
+        For a bad theta, m, L or R.
     """
     tau = check_tau(tau)
     if isinstance(theta, bool) or not isinstance(theta, (int, float, np.floating)) or not math.isfinite(theta) or theta < 0:
@@ -73,7 +97,7 @@ def tightness_construction(theta: float, tau: float, m: int = 2, L: float | None
         raise SchemaError(f"R must be a finite number >= 0 (got {R})")
     cand = np.concatenate([[0.0, L], L + R + np.arange(3, m + 1, dtype=float)])
     H = float(cand.max())
-    schema = Schema([Attribute("x", "numeric", lo=0.0, hi=H, weight=H)])
+    schema = Schema(FrozenList([Attribute("x", "numeric", lo=0.0, hi=H, weight=H)]))
     policy = Policy({"x": AttributePolicy("threshold", theta=theta)})
     u, v = (L - theta) / 2.0, (L + theta) / 2.0
     C = (cand / H)[:, None]
