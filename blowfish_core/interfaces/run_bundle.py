@@ -252,6 +252,7 @@ import blowfish_core as bc
 from blowfish_core.io.atomic import write_with
 from blowfish_core.io.data import read_table
 from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.algorithm.methods import get_method
 
 HERE = Path(__file__).resolve().parent
 schema = bc.Schema.from_json((HERE / {SCHEMA_FILE!r}).read_text(encoding="utf-8"))
@@ -270,7 +271,7 @@ OUT_DIR = {None if not s.out_dir else s.out_dir!r}
 
 for method in METHODS:
     for seed in SEEDS:
-        syn = bc.Synthesizer(schema, policy, method=method, tau=TAU if bc.get_method(method).needs_tau else None,
+        syn = bc.Synthesizer(schema, policy, method=method, tau=TAU if get_method(method).needs_tau else None,
                              {budget_txt}, mechanism={get_mechanism(s.mechanism).name!r},
                              conversion={s.budget_conversion!r}, seed=seed, config=config,
                              allow_empty_policy={bool(s.allow_empty_policy)!r}).fit(df)
