@@ -13,7 +13,7 @@ resumes.
 
 Task fields (defaults in :data:`TASK_DEFAULTS`):
     dataset   'adult' | 'bank' | 'xor3'
-    method    one of blowfish_core.METHODS
+    method    one of blowfish_core.algorithm.methods.METHODS
     rho       total zCDP budget (> 0)
     tau       temperature (soft methods) or None
     seed      algorithm seed (paired across methods)

@@ -5,7 +5,7 @@
 (b) Figure 7, d = 3 and 4: over a grid of public distributions, the minimax TV of
     Theorem 4.2's optimum, min_t beta_min(t, t) f(t) with f(t) the LP of Eq. (12)
     (scipy.optimize.linprog, 2^d - 2 subset constraints), against g(P_hat) of
-    Remark 4.5's closed forms (blowfish_core.choose_noise), with gamma = 0.35,
+    Remark 4.5's closed forms (blowfish_core.privacy.pubmix.choose_noise), with gamma = 0.35,
     n = 100, n_samples = 80, epsilon = 5, delta = 1/n.  Both use the same t grid
     (plus the minimum of P_hat), so the difference g(P_hat) - optimum is >= 0 up
     to LP tolerance.
@@ -28,7 +28,6 @@ from scipy.optimize import linprog
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import blowfish_core as bc  # noqa: E402
 from blowfish_core.io import atomic  # noqa: E402
 from blowfish_core.privacy import pubmix as pm  # noqa: E402
 
@@ -49,7 +48,7 @@ def figure2(points: int = 41) -> dict:
     curves = {}
     t0 = time.perf_counter()
     for m in FIG2["n_samples"]:
-        curves[m] = np.array([bc.beta_min(eps, delta, n, m, float(x)) for x in N])
+        curves[m] = np.array([pm.beta_min(eps, delta, n, m, float(x)) for x in N])
     return {"N": N, "curves": curves, "seconds": time.perf_counter() - t0, "delta": delta}
 
 
@@ -84,13 +83,13 @@ def figure7(d: int, step: float, t_points: int = 41) -> dict:
     for pub in simplex_grid(d, step):
         nstars = []
         for scoring, o in out.items():
-            ch = bc.choose_noise(pub, g, eps, delta, n, m, t_grid=base, scoring=scoring)
+            ch = pm.choose_noise(pub, g, eps, delta, n, m, t_grid=base, scoring=scoring)
             nstar = float(ch.p_noise.min())
             nstars.append(nstar)
-            o["approx"].append(bc.beta_min(eps, delta, n, m, nstar) * pm.inner_max_tv(pub, ch.p_noise, g))
+            o["approx"].append(pm.beta_min(eps, delta, n, m, nstar) * pm.inner_max_tv(pub, ch.p_noise, g))
             o["which"].append(ch.which)
         ts = np.unique(np.r_[base, np.minimum(nstars, 1.0 / d)])
-        opt = min(bc.beta_min(eps, delta, n, m, float(t)) * lp_f(pub, g, float(t))[0] for t in ts)
+        opt = min(pm.beta_min(eps, delta, n, m, float(t)) * lp_f(pub, g, float(t))[0] for t in ts)
         opts.append(opt)
         for o in out.values():
             o["diffs"].append(o["approx"][-1] - opt)
@@ -206,7 +205,7 @@ def audit_and_timing(runs: int = 2_000_000) -> str:
     for m in (512, 1024):
         pm._beta_min_cached.cache_clear()
         t0 = time.perf_counter()
-        b = bc.beta_min(1.0, 1e-5, 26048, m, 1 / 512)
+        b = pm.beta_min(1.0, 1e-5, 26048, m, 1 / 512)
         lines.append(f"| n = 26,048, eps = 1, delta = 1e-5, N = 1/512 | {m} | {b:.6f} | "
                      f"{time.perf_counter() - t0:.3f} |")
     lines += ["", "(binomial regrouping of Eq. (23), O(n_samples) per evaluation, ~45 bisection steps; the design "

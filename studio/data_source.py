@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 import blowfish_core as bc
-from blowfish_core.algorithm.methods import BF_SOFT, HARD, TAB_PE
+from blowfish_core.algorithm.methods import BF_SOFT, HARD, TAB_PE, get_method
 from blowfish_core.model.domain import ATTRIBUTE_TYPES
 from blowfish_core.synthesis.release import release_synthesis
 from blowfish_core.synthesis.spec import RunSpec
@@ -507,7 +507,7 @@ def make_release(studio: Studio, method: str, rho: float, rounds: int = 8, relea
     cfg = bc.SynthConfig(rounds=int(rounds), release=int(release))
     metric = bc.get_preset(studio.preset).metric_fn() if studio.preset else None
     spec = RunSpec.build(studio.schema, studio.policy, studio.private, [method], float(rho),
-                         tau=get_tau() if bc.get_method(method).needs_tau else None,
+                         tau=get_tau() if get_method(method).needs_tau else None,
                          seeds=None if seed is None else [int(seed)], config=cfg, metric=metric,
                          data_source=studio.dataset_name, allow_data_domain=bool(allow_data_domain))
     if seed is not None:

@@ -14,7 +14,6 @@ from streamlit.testing.v1 import AppTest
 
 import numpy as np
 
-import blowfish_core as bc
 import blowfish_core.privacy.pubmix as pm
 import blowfish_core.workflows.public_sampler as ps
 from blowfish_core.synthesis import gate
@@ -55,7 +54,7 @@ def test_xor_default_release_shows_engine_beta():
     ref = public_aware_sample(s.schema, ["X_1", "X_2"], s.private, s.public, 1.0, 1e-5, 256, evaluate=False)
     m = _metrics(at)
     assert m["beta (mixing weight)"] == f"{ref.beta:.6g}"
-    assert m["beta (mixing weight)"] == f"{bc.beta_min(1.0, 1e-5, 12000, 256, ref.floor):.6g}"
+    assert m["beta (mixing weight)"] == f"{pm.beta_min(1.0, 1e-5, 12000, 256, ref.floor):.6g}"
     assert m["Cells d"] == "64" and m["Private rows n"] == "12,000"
     assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 200
     assert any(EVALUATION_LABEL in w.value for w in at.warning)
@@ -69,7 +68,7 @@ def test_linmix_beta_is_uniform_floor():
     _release(at)
     assert not at.error
     m = _metrics(at)
-    assert m["beta (mixing weight)"] == f"{bc.beta_min(1.0, 1e-5, 12000, 128, 1 / 64):.6g}"
+    assert m["beta (mixing weight)"] == f"{pm.beta_min(1.0, 1e-5, 12000, 128, 1 / 64):.6g}"
     assert m["Noise floor min P_nse"] == f"{1 / 64:.4g}"
 
 

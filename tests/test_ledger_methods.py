@@ -19,7 +19,7 @@ from blowfish_core.privacy.totals import pld_epsilon, privacy_totals
 from blowfish_core.privacy.mechanisms import MECHANISMS, get_mechanism
 from blowfish_core.algorithm.methods import METHODS, get_method
 from blowfish_core.model.policy import AttributePolicy, Policy
-from blowfish_core.model.sensitivity import SQRT2, Calibration
+from blowfish_core.model.sensitivity import SQRT2, Calibration, hard_sensitivity
 from blowfish_core.model.votes import HardVote, SoftVote
 
 XOR = bc.get_preset("xor3")
@@ -63,7 +63,7 @@ def test_participation_floor_once_for_blowfish_methods_only():
         x = RoundInputs(s, part, 0.03, one, norm=norm)
         h = calibrate(METHODS["hard"], x)
         assert (h.delta, h.how) == (1.0, "participation-floor")
-        assert bc.hard_sensitivity(s, part, one).delta == 0.0  # the raw certificate
+        assert hard_sensitivity(s, part, one).delta == 0.0  # the raw certificate
         assert calibrate(METHODS["soft-hard-noise"], x).delta == 1.0
         soft = calibrate(METHODS["bf-soft"], x)
         bound = bc.soft_bound(1 / 28, 0.03, norm)  # l2 0.755 -> floored to 1; l1 1.067 stays

@@ -9,6 +9,7 @@ import pytest
 import blowfish_core as bc
 from blowfish_core.base.errors import BudgetError, SchemaError
 from blowfish_core.io.presets import load_preset_data
+from blowfish_core.privacy.pubmix import beta_min
 from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, marginal_cells, public_aware_sample
 
 
@@ -25,7 +26,7 @@ def test_release_is_decoded_in_domain_and_seeded(xor):
     assert list(r.rows.columns) == ["X_1", "Y"] and len(r.rows) == 300
     assert set(r.rows["X_1"]) <= set(range(8)) and set(r.rows["Y"]) <= {0, 1}
     assert r.d == 16 and r.n == len(priv)
-    assert r.beta == bc.beta_min(1.0, 1e-5, len(priv), 300, r.floor)
+    assert r.beta == beta_min(1.0, 1e-5, len(priv), 300, r.floor)
     assert r.p_noise.min() == pytest.approx(r.floor) and r.p_noise.sum() == pytest.approx(1)
     r2 = public_aware_sample(schema, ["X_1", "Y"], priv, pub, 1.0, 1e-5, 300, evaluate=False, seed=3)
     pd.testing.assert_frame_equal(r.rows, r2.rows)
@@ -118,7 +119,7 @@ def test_release_refusals_and_the_exact_linmix_floor():
     schema = bc.Schema([bc.Attribute("g", "categorical", levels=list("abcde"))])
     r = release_marginal_samples(schema, ["g"], df.iloc[:500], df.iloc[500:], 1.0, 1e-5, 50, method="linmix")
     assert Fraction(r.result.floor) * 5 <= 1 and r.result.floor < 1 / 5
-    assert r.result.beta == bc.beta_min(1.0, 1e-5, 500, 50, r.result.floor)
+    assert r.result.beta == beta_min(1.0, 1e-5, 500, 50, r.result.floor)
     derived = bc.Schema(schema.attributes, data_derived=True, data_derived_columns=["g"])
     with pytest.raises(gate.GateError, match="read off the private table"):
         release_marginal_samples(derived, ["g"], df.iloc[:500], df.iloc[500:], 1.0, 1e-5, 50)

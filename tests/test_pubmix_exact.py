@@ -46,7 +46,7 @@ def _law(H, p, beta, floor=None):
 
 
 def test_noise_weights_are_the_exact_rationals():
-    p = bc.water_fill(np.random.default_rng(3).dirichlet(np.ones(37)), 0.25 / 37)
+    p = pm.water_fill(np.random.default_rng(3).dirichlet(np.ones(37)), 0.25 / 37)
     u, w = pm.exact_noise_weights(p)
     total = sum(Fraction(float(x)) for x in p)
     assert u == 0 and all(Fraction(wi, sum(w)) == Fraction(float(x)) / total for wi, x in zip(w, p))

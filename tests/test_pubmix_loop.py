@@ -29,7 +29,7 @@ from blowfish_core.synthesis.experiment import run_paired
 from blowfish_core.privacy.mechanisms import MECHANISMS
 from blowfish_core.privacy.mechanisms.pubmix import SOFT_VOTE_REASON
 from blowfish_core.algorithm.methods import METHODS
-from blowfish_core.privacy.pubmix import pubmix_pld, water_fill
+from blowfish_core.privacy.pubmix import beta_min, pubmix_delta, pubmix_pld, water_fill
 from blowfish_core.model.votes import HardVote, vote_histogram
 from studio import runner_ui as ui
 
@@ -122,7 +122,7 @@ def test_ledger_rows_and_pld_total_equal_composing_pubmix_pld():
     assert all(r.n_private == n and r.scale == r.beta_t for r in rows)
     assert len({r.epsilon_t for r in rows}) == 1
     for r in rows:
-        assert r.beta_t == bc.beta_min(r.epsilon_t, r.delta_dp_t, n, r.n_samples, r.floor)
+        assert r.beta_t == beta_min(r.epsilon_t, r.delta_dp_t, n, r.n_samples, r.floor)
     total = None
     for r in rows:
         p = pubmix_pld(r.epsilon_t, r.delta_dp_t, n, r.n_samples, r.floor, beta=r.beta_t,
@@ -173,7 +173,7 @@ def test_plan_never_exceeds_the_target(eps, rounds, m, n, linmix):
     plan = mech.plan(eps, 1e-5, n, [m] * rounds, m)
     assert plan.epsilon <= eps and sum(plan.delta_t) == pytest.approx(1e-5)
     for e, d, b, f, k in zip(plan.epsilon_t, plan.delta_t, plan.beta_t, plan.floor, plan.n_samples):
-        assert b == bc.beta_min(e, d, n, k, f) and bc.pubmix_delta(b, e, n, k, f) <= d * (1 + 1e-9)
+        assert b == beta_min(e, d, n, k, f) and pubmix_delta(b, e, n, k, f) <= d * (1 + 1e-9)
 
 
 # ------------------------------------------------------------------ refusals

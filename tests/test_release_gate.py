@@ -29,6 +29,7 @@ from blowfish_core.synthesis import gate as release_gate
 from blowfish_core.synthesis.release import release_synthesis
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, OsEntropyStreams, SynthConfig, run_synthesis
+from blowfish_core.algorithm.methods import get_method
 from blowfish_core.synthesis.spec import RunSpec
 from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError
 
@@ -161,8 +162,8 @@ def test_release_controls_offer_only_private_methods():
     from studio import data_source as ds
 
     assert "soft-hard-noise" not in ds.RELEASE_METHODS
-    assert all(bc.get_method(m).releasable for m in ds.RELEASE_METHODS)
-    assert not bc.get_method("soft-hard-noise").releasable
+    assert all(get_method(m).releasable for m in ds.RELEASE_METHODS)
+    assert not get_method("soft-hard-noise").releasable
 
 
 # ------------------------------------------------------------- defaults and front ends

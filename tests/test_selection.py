@@ -13,7 +13,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
-import blowfish_core as bc
 from blowfish_core.privacy import selection
 from blowfish_core.base.errors import BudgetError, PolicyError
 from blowfish_core.model.metrics import pwerr
@@ -22,7 +21,8 @@ from blowfish_core.privacy.selection import (
     PTR, GlobalScale, LocalScale, SelectionGraph, ShiftedLaplace, SmoothFixed, law_delta, ptr_tests,
 )
 from blowfish_core.analysis.selection_audit import (
-    construction_multiplicity, construction_path, construction_table, run_selection_audit, selection_audit_table,
+    audit_selection, construction_multiplicity, construction_path, construction_table, run_selection_audit,
+    selection_audit_table,
 )
 
 E = math.e
@@ -31,37 +31,37 @@ scores_st = st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size
 
 # ------------------------------------------------------------------ Gibbs law
 def test_em_exact_two_candidates():
-    P = bc.em_probabilities([0.0, 2.0], 1.0, 1.0)          # weights e^0, e^1
+    P = selection.em_probabilities([0.0, 2.0], 1.0, 1.0)          # weights e^0, e^1
     assert P == pytest.approx([1 / (1 + E), E / (1 + E)], abs=1e-15)
-    P = bc.em_probabilities([3.0, 3.0, 3.0], 0.5, 2.0)
+    P = selection.em_probabilities([3.0, 3.0, 3.0], 0.5, 2.0)
     assert P == pytest.approx([1 / 3] * 3, abs=1e-15)
 
 
 def test_em_stable_for_huge_scores():
-    P = bc.em_probabilities([1e6, 1e6 + 2.0], 1.0, 1.0)
+    P = selection.em_probabilities([1e6, 1e6 + 2.0], 1.0, 1.0)
     assert np.all(np.isfinite(P)) and P == pytest.approx([1 / (1 + E), E / (1 + E)], abs=1e-9)
-    P = bc.em_probabilities([1e6, 0.0, -1e6], 1.0, 1.0)
+    P = selection.em_probabilities([1e6, 0.0, -1e6], 1.0, 1.0)
     assert P.tolist() == [1.0, 0.0, 0.0]
 
 
 @settings(deadline=None)
 @given(scores_st, st.floats(1e-3, 1e3), st.floats(1e-3, 10.0))
 def test_em_sums_to_one(s, b, eps):
-    P = bc.em_probabilities(s, b, eps)
+    P = selection.em_probabilities(s, b, eps)
     assert P.shape == (len(s),) and abs(P.sum() - 1.0) < 1e-12 and np.all(P >= 0)
 
 
 @settings(deadline=None)
 @given(scores_st, st.floats(-1e6, 1e6, allow_nan=False), st.floats(1e-2, 1e2), st.floats(1e-2, 5.0))
 def test_em_invariant_to_constant(s, c, b, eps):
-    P = bc.em_probabilities(s, b, eps)
-    Q = bc.em_probabilities(np.asarray(s) + c, b, eps)
+    P = selection.em_probabilities(s, b, eps)
+    Q = selection.em_probabilities(np.asarray(s) + c, b, eps)
     assert np.abs(P - Q).max() < 1e-6
 
 
 def test_em_counts_equal_expanded():
-    P = bc.em_probabilities([5.0, 0.0], 2.0, 1.0, counts=[1, 4])
-    full = bc.em_probabilities([5.0, 0, 0, 0, 0], 2.0, 1.0)
+    P = selection.em_probabilities([5.0, 0.0], 2.0, 1.0, counts=[1, 4])
+    full = selection.em_probabilities([5.0, 0, 0, 0, 0], 2.0, 1.0)
     assert P == pytest.approx([full[0], full[1:].sum()], abs=1e-15)
 
 
@@ -69,21 +69,21 @@ def test_em_counts_equal_expanded():
 def test_em_bad_inputs(kw):
     args = dict(scores=[1.0, 2.0], scale=1.0, epsilon=1.0) | kw
     with pytest.raises(BudgetError):
-        bc.em_probabilities(**args)
+        selection.em_probabilities(**args)
     with pytest.raises(BudgetError, match="scores"):
-        bc.em_probabilities([1.0, float("nan")], 1.0, 1.0)
+        selection.em_probabilities([1.0, float("nan")], 1.0, 1.0)
 
 
 # ----------------------------------------------------------------- delta
 def test_selection_delta_identical_and_disjoint():
     p = np.array([0.2, 0.3, 0.5])
-    assert bc.selection_delta(p, p, 0.0) == 0.0 and bc.selection_delta(p, p, 1.0) == 0.0
-    assert bc.selection_delta([1, 0, 0], [0, 0.5, 0.5], 0.0) == 1.0
-    assert bc.selection_delta([1, 0, 0], [0, 0.5, 0.5], 3.0) == 1.0
+    assert selection.selection_delta(p, p, 0.0) == 0.0 and selection.selection_delta(p, p, 1.0) == 0.0
+    assert selection.selection_delta([1, 0, 0], [0, 0.5, 0.5], 0.0) == 1.0
+    assert selection.selection_delta([1, 0, 0], [0, 0.5, 0.5], 3.0) == 1.0
     # hand value: max(0.9 − e·0.1, 0) + ... = 0.9 − 0.27183 one way
-    assert bc.hockey_stick([0.9, 0.1], [0.1, 0.9], 1.0) == pytest.approx(0.9 - E * 0.1, abs=1e-15)
+    assert selection.hockey_stick([0.9, 0.1], [0.1, 0.9], 1.0) == pytest.approx(0.9 - E * 0.1, abs=1e-15)
     with pytest.raises(BudgetError):
-        bc.hockey_stick([0.5, 0.5], [1.0], 1.0)
+        selection.hockey_stick([0.5, 0.5], [1.0], 1.0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -93,18 +93,18 @@ def test_lemma_2_3_edge_with_oscillation_below_scale_is_pure(pairs, b, eps):
     """Lemma 2.3: omega(x, x') <= b gives likelihood ratio <= e^eps both ways, so delta(eps) = 0."""
     s = np.array([p[0] for p in pairs])
     s2 = s + b * np.array([p[1] for p in pairs])
-    d = bc.selection_delta(bc.em_probabilities(s, b, eps), bc.em_probabilities(s2, b, eps), eps)
+    d = selection.selection_delta(selection.em_probabilities(s, b, eps), selection.em_probabilities(s2, b, eps), eps)
     assert d <= 1e-12
 
 
 # ----------------------------------------------------------------- regret
 def test_regret_bound_value_and_budget_helpers():
-    assert bc.regret_bound(1.0, 1.0, 10, 0.1) == pytest.approx(2 * math.log(100))
-    assert bc.selection_rho(1.0) == 0.125
-    assert bc.selection_epsilon(1e-4) == pytest.approx(0.0282843, abs=1e-7)
-    assert bc.selection_rho(bc.selection_epsilon(3e-3)) == pytest.approx(3e-3)
+    assert selection.regret_bound(1.0, 1.0, 10, 0.1) == pytest.approx(2 * math.log(100))
+    assert selection.selection_rho(1.0) == 0.125
+    assert selection.selection_epsilon(1e-4) == pytest.approx(0.0282843, abs=1e-7)
+    assert selection.selection_rho(selection.selection_epsilon(3e-3)) == pytest.approx(3e-3)
     with pytest.raises(BudgetError, match="rho"):
-        bc.regret_bound(1.0, 1.0, 10, 1.0)
+        selection.regret_bound(1.0, 1.0, 10, 1.0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -112,9 +112,9 @@ def test_regret_bound_value_and_budget_helpers():
 def test_regret_bound_holds_exactly(s, b, eps, rho):
     """Eq. (2): Pr[gap > (2b/eps) log(m/rho)] <= rho, on the exact law."""
     s = np.asarray(s)
-    P = bc.em_probabilities(s, b, eps)
+    P = selection.em_probabilities(s, b, eps)
     gap = s.max() - s
-    assert P[gap > bc.regret_bound(b, eps, s.size, rho)].sum() <= rho + 1e-12
+    assert P[gap > selection.regret_bound(b, eps, s.size, rho)].sum() <= rho + 1e-12
 
 
 # ---------------------------------------------------------- constructions
@@ -159,13 +159,13 @@ def test_construction_table_floor_masks_but_does_not_fix():
     assert construction_table(b0=0.1).delta == pytest.approx(0.68693, abs=5e-6)
     c = construction_table(b0=0.5)
     assert c.delta == 0.0                                   # the floor masks the bug here ...
-    assert bc.audit_selection(c.graph, c.broken).passed
+    assert audit_selection(c.graph, c.broken).passed
     c3 = construction_table(b0=0.5, extra=3)                # ... but a larger vote gap breaks it again
     i, j = c3.focus
     assert c3.graph.scores[i].tolist() == c3.graph.scores[j].tolist() == [5, 1, 1, 1, 1, 1, 1, 1]
     want = 7 / (7 + math.exp(2)) - E * 7 / (7 + math.exp(4))
     assert c3.delta == pytest.approx(want, abs=1e-12) and want > 0.17
-    assert not bc.audit_selection(c3.graph, c3.broken).passed
+    assert not audit_selection(c3.graph, c3.broken).passed
     i, j = c.focus
     assert c.graph.scores[i].tolist() == c.graph.scores[j].tolist() == [2, 1, 1, 1, 1, 1, 1, 1]
 
@@ -179,18 +179,18 @@ def test_construction_bad_inputs():
 
 # ----------------------------------------------------------- calibrations
 def test_calibration_table_and_labels():
-    assert set(bc.CALIBRATIONS) == {"global", "shifted_laplace", "ptr", "local", "smooth_fixed"}
-    for name, cls in bc.CALIBRATIONS.items():
+    assert set(selection.CALIBRATIONS) == {"global", "shifted_laplace", "ptr", "local", "smooth_fixed"}
+    for name, cls in selection.CALIBRATIONS.items():
         cal = cls()
         broken = name in ("local", "smooth_fixed")
         assert cal.private is (not broken)
-        assert (bc.NOT_PRIVATE in cal.label) is broken
+        assert (selection.NOT_PRIVATE in cal.label) is broken
         assert isinstance(cal, selection.Calibration)
-    assert bc.make_calibration("shifted_laplace", eta=1e-3).claim() == (2.0, 1e-3)
+    assert selection.make_calibration("shifted_laplace", eta=1e-3).claim() == (2.0, 1e-3)
     with pytest.raises(BudgetError, match="calibration"):
-        bc.make_calibration("smooth")
+        selection.make_calibration("smooth")
     with pytest.raises(BudgetError, match="parameter"):
-        bc.make_calibration("global", beta=1.0)
+        selection.make_calibration("global", beta=1.0)
 
 
 def test_shifted_laplace_underestimates_with_probability_eta():
@@ -280,7 +280,7 @@ def test_selection_audit_verdicts():
     for r, expected in results:
         assert r.passed is expected, (r.case, r.domain, r.worst_delta)
         if not r.private:
-            assert bc.NOT_PRIVATE in r.label
+            assert selection.NOT_PRIVATE in r.label
     worst = {(r.calibration, r.domain): r.worst_delta for r, _ in results}
     assert worst[("local", "table")] == pytest.approx(0.80937, abs=5e-6)
     assert worst[("local", "path G=10")] == pytest.approx(0.46931, abs=5e-6)
@@ -311,52 +311,52 @@ def test_valid_calibrations_pass_on_random_graphs(spec, eps_s, eps_t, eta):
     assume(g.global_sensitivity() > 0)
     for cal in (GlobalScale(epsilon_s=eps_s), ShiftedLaplace(epsilon_s=eps_s, epsilon_t=eps_t, eta=eta, b0=0.05),
                 PTR(epsilon_s=eps_s, epsilon_t=eps_t, eta=eta, cap=8.0)):
-        r = bc.audit_selection(g, cal)
+        r = audit_selection(g, cal)
         assert r.passed, (cal.name, r.worst_delta, r.claim)
 
 
 def test_audit_local_and_smooth_fail_on_every_construction_size():
     for G in (10, 30):
         c = construction_path(G)
-        assert not bc.audit_selection(c.graph, LocalScale()).passed
-        assert bc.audit_selection(c.graph, GlobalScale()).passed
+        assert not audit_selection(c.graph, LocalScale()).passed
+        assert audit_selection(c.graph, GlobalScale()).passed
     c = construction_multiplicity(10**6 + 1, 40.0)
-    assert bc.audit_selection(c.graph, SmoothFixed()).worst_delta == pytest.approx(0.87675, abs=5e-6)
+    assert audit_selection(c.graph, SmoothFixed()).worst_delta == pytest.approx(0.87675, abs=5e-6)
 
 
 # ------------------------------------------------- private choice of tau
 def test_score_sensitivity_values_and_errors():
-    assert bc.score_sensitivity("dp", 5) == 1.0
-    assert bc.score_sensitivity("blowfish", 5) == pytest.approx(0.4)
-    assert bc.score_sensitivity("blowfish", 2) == 1.0
-    assert bc.score_sensitivity("blowfish", 5, metric="hoerr") == 1.0
+    assert selection.score_sensitivity("dp", 5) == 1.0
+    assert selection.score_sensitivity("blowfish", 5) == pytest.approx(0.4)
+    assert selection.score_sensitivity("blowfish", 2) == 1.0
+    assert selection.score_sensitivity("blowfish", 5, metric="hoerr") == 1.0
     for bad in (dict(notion="policy", p=5), dict(notion="dp", p=1), dict(notion="dp", p=2.0)):
         with pytest.raises(BudgetError):
-            bc.score_sensitivity(**bad)
+            selection.score_sensitivity(**bad)
 
 
 def test_error_regret_bound_adult_example():
     """design/selection.md B5: Adult (n = 26,048), K = 9, rho_sel = 1e-4, 95%: 0.028 (DP), 0.011 (age policy)."""
-    eps = bc.selection_epsilon(1e-4)
-    dp = bc.error_regret_bound(26048, bc.score_sensitivity("dp", 5), eps, 9, 0.05)
-    pol = bc.error_regret_bound(26048, bc.score_sensitivity("blowfish", 5), eps, 9, 0.05)
+    eps = selection.selection_epsilon(1e-4)
+    dp = selection.error_regret_bound(26048, selection.score_sensitivity("dp", 5), eps, 9, 0.05)
+    pol = selection.error_regret_bound(26048, selection.score_sensitivity("blowfish", 5), eps, 9, 0.05)
     assert dp == pytest.approx(2 / 26048 * 2 / eps * math.log(9 / 0.05)) and round(dp, 3) == 0.028
     assert pol == pytest.approx(0.4 * dp) and round(pol, 3) == 0.011
 
 
 def test_private_choice_plan_adult():
-    plan = bc.private_choice_plan(26048, 5, "blowfish", [1e-3] * 9, 1e-4)
+    plan = selection.private_choice_plan(26048, 5, "blowfish", [1e-3] * 9, 1e-4)
     assert plan.K == 9 and plan.sensitivity == pytest.approx(0.4)
     assert plan.epsilon_sel == pytest.approx(math.sqrt(8e-4))
     assert plan.rho_selection == pytest.approx(1e-4) and plan.rho_runs == pytest.approx(9e-3)
     assert plan.rho_total == pytest.approx(9.1e-3)
     assert plan.temperature == pytest.approx(0.8 / math.sqrt(8e-4))
     assert plan.temperature_error == pytest.approx(2 * plan.temperature / 26048)
-    assert plan.regret_error == pytest.approx(bc.error_regret_bound(26048, 0.4, plan.epsilon_sel, 9, 0.05))
+    assert plan.regret_error == pytest.approx(selection.error_regret_bound(26048, 0.4, plan.epsilon_sel, 9, 0.05))
     with pytest.raises(BudgetError, match="rho_runs"):
-        bc.private_choice_plan(100, 5, "dp", [1e-3], 1e-4)
+        selection.private_choice_plan(100, 5, "dp", [1e-3], 1e-4)
     with pytest.raises(BudgetError, match="rho_sel"):
-        bc.private_choice_plan(100, 5, "dp", [1e-3, 1e-3], 0.0)
+        selection.private_choice_plan(100, 5, "dp", [1e-3, 1e-3], 0.0)
 
 
 def test_em_bounded_range_is_not_gdp_counterexample():
@@ -365,13 +365,13 @@ def test_em_bounded_range_is_not_gdp_counterexample():
     is 0.3775 < G_0.5(0.3775) = 0.4255.  Hence no mu-GDP epsilon for a ledger with an EM row."""
     from scipy.stats import norm
 
-    P = bc.em_probabilities([1.0, 0.0], 1.0, 1.0)
-    Q = bc.em_probabilities([0.0, 1.0], 1.0, 1.0)
+    P = selection.em_probabilities([1.0, 0.0], 1.0, 1.0)
+    Q = selection.em_probabilities([0.0, 1.0], 1.0, 1.0)
     loss = np.log(P / Q)                                             # (0.5, -0.5)
     assert loss.max() - loss.min() == pytest.approx(1.0)             # 1-bounded range
     alpha = P[1]                                                     # test "reject on outcome 1"
     beta = 1.0 - Q[1]
-    mu = math.sqrt(2 * bc.selection_rho(1.0))
+    mu = math.sqrt(2 * selection.selection_rho(1.0))
     assert mu == 0.5 and alpha == pytest.approx(0.3775, abs=1e-4) and beta == pytest.approx(0.3775, abs=1e-4)
     g = norm.cdf(norm.ppf(1 - alpha) - mu)
     assert g == pytest.approx(0.4255, abs=5e-4) and beta < g
@@ -379,16 +379,16 @@ def test_em_bounded_range_is_not_gdp_counterexample():
 
 def test_select_private_law_and_seed():
     errors = [0.30, 0.10, 0.12]
-    sel = bc.select_private(errors, 1000, 0.4, 0.5, np.random.default_rng(1))
-    want = bc.em_probabilities([-150.0, -50.0, -60.0], 0.4, 0.5)
+    sel = selection.select_private(errors, 1000, 0.4, 0.5, np.random.default_rng(1))
+    want = selection.em_probabilities([-150.0, -50.0, -60.0], 0.4, 0.5)
     assert sel.probabilities == pytest.approx(want, abs=1e-15)
-    idx, P = bc.select_private(errors, 1000, 0.4, 0.5, np.random.default_rng(1))
+    idx, P = selection.select_private(errors, 1000, 0.4, 0.5, np.random.default_rng(1))
     assert idx == sel.index and 0 <= idx < 3
-    assert bc.error_scores(errors, 10).tolist() == [-1.5, -0.5, -0.6]
+    assert selection.error_scores(errors, 10).tolist() == [-1.5, -0.5, -0.6]
     with pytest.raises(BudgetError, match="errors"):
-        bc.select_private([-0.1, 0.2], 10, 1.0, 1.0, np.random.default_rng(0))
+        selection.select_private([-0.1, 0.2], 10, 1.0, 1.0, np.random.default_rng(0))
     with pytest.raises(BudgetError, match="rng"):
-        bc.select_private([0.1, 0.2], 10, 1.0, 1.0, 0)
+        selection.select_private([0.1, 0.2], 10, 1.0, 1.0, 0)
 
 
 SMALL = Schema([Attribute("A", "ordinal", levels=[0, 1, 2]), Attribute("B", "ordinal", levels=[0, 1]),
@@ -440,10 +440,10 @@ def test_score_sensitivity_exhaustive_small_table():
                 for D2 in _policy_neighbours(D, prot):
                     worst[key] = max(worst[key], abs(_u(D2, S) - u0))
     print(f"\nexhaustive max |Δu| (n = 2, p = 3): {worst}")
-    assert worst["dp"] == pytest.approx(bc.score_sensitivity("dp", p), abs=1e-12)
-    assert worst["A"] == pytest.approx(bc.score_sensitivity("blowfish", p), abs=1e-12)
-    assert worst["A,C"] == pytest.approx(bc.score_sensitivity("blowfish", p), abs=1e-12)
-    assert bc.score_sensitivity("blowfish", p) == pytest.approx(2 / 3)
+    assert worst["dp"] == pytest.approx(selection.score_sensitivity("dp", p), abs=1e-12)
+    assert worst["A"] == pytest.approx(selection.score_sensitivity("blowfish", p), abs=1e-12)
+    assert worst["A,C"] == pytest.approx(selection.score_sensitivity("blowfish", p), abs=1e-12)
+    assert selection.score_sensitivity("blowfish", p) == pytest.approx(2 / 3)
 
 
 def test_score_sensitivity_random_larger_tables():
@@ -475,7 +475,7 @@ def test_audit_has_power_against_mistakes_in_the_valid_calibrations():
             return L, s, 0.0
 
     path, table = construction_path(10).graph, construction_table().graph
-    got = {name: bc.audit_selection(g, cal) for name, g, cal in (
+    got = {name: audit_selection(g, cal) for name, g, cal in (
         ("no shift, path", path, NoShift()), ("no shift, table", table, NoShift()),
         ("small C, path", path, SmallC()), ("tau 0, path", path, NoTau()))}
     for r in got.values():

@@ -135,11 +135,24 @@ class SynthConfig:
 
     @classmethod
     def from_schedule(cls, name: str = "hybrid", **overrides: Any) -> "SynthConfig":
-        """The named schedule ``name`` (a key of :data:`SCHEDULES`) with ``overrides`` on top
-        (any SynthConfig field; None values are ignored, so unset CLI flags keep the schedule's).
+        """The named schedule ``name`` with ``overrides`` on top.  Not validated (call .validate()).
 
-        Raises BlowfishError naming ``schedule`` for an unknown name, or the field for an
-        unknown override.  Not validated (call .validate()).
+        Parameters
+        ----------
+        name : str, optional
+            A key of :data:`SCHEDULES` (default 'hybrid', DESIGN §3).
+        **overrides
+            Any SynthConfig field; None values are ignored, so unset CLI flags keep the schedule's.
+
+        Returns
+        -------
+        SynthConfig
+            The schedule's settings with the overrides.
+
+        Raises
+        ------
+        BlowfishError
+            Naming ``schedule`` for an unknown name, or the field for an unknown override.
         """
         if name not in SCHEDULES:
             raise BlowfishError(f"schedule must be one of {', '.join(SCHEDULES)} (got {name!r})")
@@ -151,12 +164,30 @@ class SynthConfig:
         return cls(**kw)
 
     def sizes(self) -> list[int]:
+        """m_t per round: ``population``, or the paper's 512 up to ``switch_round`` and 1024 after.
+
+        Returns
+        -------
+        list of int
+            One population size per round.
+        """
         if self.population is not None:
             return [int(v) for v in self.population]
         return [512 if t <= self.switch_round else 1024 for t in range(1, self.rounds + 1)]
 
     def validate(self) -> "SynthConfig":
-        """Raise BlowfishError naming the field for an invalid setting."""
+        """Raise BlowfishError naming the field for an invalid setting.
+
+        Returns
+        -------
+        SynthConfig
+            ``self``, checked.
+
+        Raises
+        ------
+        BlowfishError
+            Naming the field for an invalid setting (BudgetError for the rounds).
+        """
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, (int, np.integer)) or self.rounds < 1:
             raise BudgetError(f"rounds must be a whole number >= 1 (got {self.rounds!r})")
         if self.rounds > 200:

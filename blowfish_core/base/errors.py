@@ -35,16 +35,50 @@ class BlowfishError(ValueError):
 
     @classmethod
     def of(cls, problem: str, fix: str | None = None, field: str | None = None, **values: Any):
-        """An error whose message is ``problem`` + '. Fix: ' + ``fix`` (templates: {field} and
-        {phrase} placeholders rendered per front end, {value} from ``values``; user data only in
-        ``values``).  E.g. ``DataError.of("{label}: the file looks {sep_word}-separated",
-        "{sep_choice} or save it comma-separated", field="sep", label=..., sep_word=..., sep_shown=...)``.
-        Raises KeyError for an unknown placeholder."""
+        """An error whose message is ``problem`` + '. Fix: ' + ``fix``.
+
+        Templates: {field} and {phrase} placeholders rendered per front end, {value} from
+        ``values``; user data only in ``values``.  E.g. ``DataError.of("{label}: the file looks
+        {sep_word}-separated", "{sep_choice} or save it comma-separated", field="sep", label=...,
+        sep_word=..., sep_shown=...)``.
+
+        Parameters
+        ----------
+        problem : str
+            The problem's template.
+        fix : str, optional
+            The fix's template (None: no "Fix:" part).
+        field : str, optional
+            The spec field at fault (a ``fields.FIELDS`` key).
+        **values
+            The values of the {value} placeholders (user data goes here only).
+
+        Returns
+        -------
+        BlowfishError
+            An instance of ``cls`` whose message is a fields.Text.
+
+        Raises
+        ------
+        KeyError
+            For an unknown placeholder.
+        """
         template = problem if fix is None else f"{problem}. Fix: {fix}"
         return cls(Text(template, **values), field=field, fix=fix)
 
     def render(self, frontend: str = "api") -> str:
-        """The message in ``frontend``'s names ('cli', 'api', 'app'); a plain message as it is."""
+        """The message in ``frontend``'s names; a plain message as it is.
+
+        Parameters
+        ----------
+        frontend : str, optional
+            'cli', 'api' (default) or 'app'.
+
+        Returns
+        -------
+        str
+            The message.
+        """
         return self.text.render(frontend) if self.text is not None else str(self)
 
 

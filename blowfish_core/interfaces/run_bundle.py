@@ -20,7 +20,7 @@ import shlex
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..privacy.accounting import PrivacyLedger, epsilon_eq1
 from ..base.constants import DEFAULT_DELTA
@@ -139,7 +139,7 @@ def _num(x: float) -> str:
 
 
 def _population(sizes: list[int]) -> str:
-    parts: list[str] = []
+    parts: list[tuple[int, int]] = []
     for s in sizes:
         if parts and parts[-1][0] == s:
             parts[-1] = (s, parts[-1][1] + 1)
@@ -152,13 +152,30 @@ def cli_args(settings: RunSettings, schema_path: str = SCHEMA_FILE, policy_path:
     """The ``synth`` arguments with every setting (after ``python -m blowfish_core``).
 
     The policy is read from ``policy_path``; the schema from ``schema_path`` unless the
-    preset's own schema is used (the CLI then takes it from the preset).  Raises BlowfishError.
+    preset's own schema is used (the CLI then takes it from the preset).
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+    schema_path, policy_path : str, optional
+        The schema and policy files as the command names them (default the bundle's file names).
+
+    Returns
+    -------
+    list of str
+        The arguments, starting with ``synth``.
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings (RunSettings.validate).
     """
     s = settings.validate()
     src = s._source()
     args = ["synth"]
-    if src in ("generated", "preset-split"):
-        args += ["--preset", get_preset(s.preset).name]
+    if src in ("generated", "preset-split"):  # sources of a preset (_source): s.preset is set
+        args += ["--preset", get_preset(cast(str, s.preset)).name]
     if src == "csv":
         args += ["--schema", schema_path]
     if s.data_path:
@@ -202,12 +219,48 @@ def cli_args(settings: RunSettings, schema_path: str = SCHEMA_FILE, policy_path:
 
 def cli_command(settings: RunSettings, python: str = "python", schema_path: str = SCHEMA_FILE,
                 policy_path: str = POLICY_FILE) -> str:
-    """The exact CLI command as one shell-quoted line: ``python -m blowfish_core synth ...``."""
+    """The exact CLI command as one shell-quoted line: ``python -m blowfish_core synth ...``.
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+    python : str, optional
+        The interpreter's name in the command (default ``python``).
+    schema_path, policy_path : str, optional
+        The schema and policy files as the command names them (cli_args).
+
+    Returns
+    -------
+    str
+        The command.
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings (cli_args).
+    """
     return shlex.join([python, "-m", "blowfish_core", *cli_args(settings, schema_path, policy_path)])
 
 
 def run_sh(settings: RunSettings) -> str:
-    """run.sh: the CLI command, run from the bundle folder (``PYTHON`` overrides the interpreter)."""
+    """run.sh: the CLI command, run from the bundle folder (``PYTHON`` overrides the interpreter).
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+
+    Returns
+    -------
+    str
+        The script's text.
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings (cli_args).
+    """
     cmd = shlex.join(["-m", "blowfish_core", *cli_args(settings)])
     return ("#!/bin/sh\n"
             "# Blowfish Studio run bundle: the CLI command with every setting of this run.\n"
@@ -219,8 +272,25 @@ def run_sh(settings: RunSettings) -> str:
 
 # -------------------------------------------------------------------- Python
 def run_py(settings: RunSettings) -> str:
-    """run.py: the same run through the Python API (blowfish_core.Synthesizer), one fit per
-    (method, seed); writes the first method's first-seed release to ``out`` (as the CLI does)."""
+    """run.py: the same run through the Python API (blowfish_core.Synthesizer), one fit per (method, seed).
+
+    It writes the first method's first-seed release to ``out`` (as the CLI does).
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+
+    Returns
+    -------
+    str
+        The script's text.
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings.
+    """
     s = settings.validate()
     src = s._source()
     c = s.config
@@ -252,6 +322,7 @@ import blowfish_core as bc
 from blowfish_core.io.atomic import write_with
 from blowfish_core.io.data import read_table
 from blowfish_core.algorithm.evolution import SynthConfig
+from blowfish_core.algorithm.methods import get_method
 
 HERE = Path(__file__).resolve().parent
 schema = bc.Schema.from_json((HERE / {SCHEMA_FILE!r}).read_text(encoding="utf-8"))
@@ -270,7 +341,7 @@ OUT_DIR = {None if not s.out_dir else s.out_dir!r}
 
 for method in METHODS:
     for seed in SEEDS:
-        syn = bc.Synthesizer(schema, policy, method=method, tau=TAU if bc.get_method(method).needs_tau else None,
+        syn = bc.Synthesizer(schema, policy, method=method, tau=TAU if get_method(method).needs_tau else None,
                              {budget_txt}, mechanism={get_mechanism(s.mechanism).name!r},
                              conversion={s.budget_conversion!r}, seed=seed, config=config,
                              allow_empty_policy={bool(s.allow_empty_policy)!r}).fit(df)
@@ -289,11 +360,30 @@ print("wrote", OUT)
 
 # -------------------------------------------------------------------- README
 def planned_report(settings: RunSettings) -> dict[str, Any]:
-    """The report fields report.ledger_text needs, from the settings alone (before any run)."""
+    """The report fields report.ledger_text needs, from the settings alone (before any run).
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+
+    Returns
+    -------
+    dict
+        ``privacy`` (the planned totals: gdp-exact, zcdp-eq1 for reference methods, or pure-sum),
+        methods, blowfish_protection, policy, reach, tau, noise_ratio_q, sensitivity_bound,
+        domain_warning and warnings ([]).
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings.
+    """
     s = settings.validate()
     methods = parse_methods(s.methods, "methods")
     b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.budget_conversion, flags=False)
     rounds = s.config.rounds
+    privacy: dict[str, Any]
     if b.rho is not None and any(get_method(m).is_reference for m in methods):
         # reference methods (MST, AIM): Gaussian + exponential rows, Eq. (1) only (ledger.zcdp_totals);
         # their number of rows is known only after the run
@@ -304,7 +394,8 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
         privacy = {**PrivacyLedger.from_budget(rho=b.rho, delta=b.delta, rounds=rounds).to_dict(),
                    "accountant": "gdp-exact"}
     else:
-        per = [float(x) for x in get_mechanism(b.mechanism).split(b.epsilon, rounds)]
+        # parse_budget gives rho or epsilon: here epsilon (pure DP)
+        per = [float(x) for x in get_mechanism(b.mechanism).split(cast(float, b.epsilon), rounds)]
         privacy = {"epsilon": b.epsilon, "delta": 0.0, "rounds": rounds, "epsilon_per_round": per,
                    "accountant": "pure-sum"}
     pol = policy_summary(s.schema, s.policy, s.tau)
@@ -332,16 +423,38 @@ def _budget_view(s: RunSettings):
 
     if s.rho is not None:
         return budget_from_rho(s.rho, DEFAULT_DELTA if s.delta is None else s.delta, s.config.rounds)
-    return budget_from_epsilon(s.epsilon, s.delta, s.config.rounds, s.mechanism, s.conversion)
+    # validated settings have rho or epsilon (parse_budget): here epsilon
+    return budget_from_epsilon(cast(float, s.epsilon), s.delta, s.config.rounds, s.mechanism, s.conversion)
 
 
 def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:
-    """README.md: how to rerun, where the data come from, and the ledger in words
-    (report.ledger_text of ``report`` when a run's report is given, else of the planned budget)."""
+    """README.md: how to rerun, where the data come from, and the ledger in words.
+
+    The ledger is report.ledger_text of ``report`` when a run's report is given, else of the
+    planned budget (planned_report).
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+    report : dict, optional
+        The run's report (its ``runs`` give the per-round lines).
+
+    Returns
+    -------
+    str
+        The README's Markdown text.
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings.
+    """
     s = settings.validate()
     src = s._source()
     if src == "generated":
-        where = (f"The table is generated ({s.preset}, n = {s.n or get_preset(s.preset).default_n:,}, "
+        # a generated source has a preset (_source)
+        where = (f"The table is generated ({s.preset}, n = {s.n or get_preset(cast(str, s.preset)).default_n:,}, "
                  f"seed {s.data_seed or 0}); no data file is needed.")
     elif src == "preset-split":
         where = (f"The private table is read from `{s.data_path}` (the {s.preset} preset's private split, "
@@ -370,7 +483,25 @@ def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:
 
 # ------------------------------------------------------------------- bundle
 def bundle_files(settings: RunSettings, report: dict[str, Any] | None = None) -> dict[str, str]:
-    """{file name: text} of the bundle: schema.json, policy.json, run.py, run.sh, README.md."""
+    """{file name: text} of the bundle: schema.json, policy.json, run.py, run.sh, README.md.
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+    report : dict, optional
+        The run's report, for the README's ledger (default: the planned budget).
+
+    Returns
+    -------
+    dict of str to str
+        File name -> text.
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings.
+    """
     s = settings.validate()
     return {
         SCHEMA_FILE: s.schema.to_json() + "\n",
@@ -382,14 +513,33 @@ def bundle_files(settings: RunSettings, report: dict[str, Any] | None = None) ->
 
 
 def write_bundle(settings: RunSettings, folder: str | Path, report: dict[str, Any] | None = None) -> dict[str, Path]:
-    """Write the bundle as the folder ``folder`` (its parents created); returns {file name: path}.
-    run.sh is executable (0o755).
+    """Write the bundle as the folder ``folder`` (its parents created); run.sh is executable (0o755).
 
     Atomic (issue 21, atomic.replace_folder): the bundle is built complete in a temporary sibling
     folder and swapped into place, so a failed or interrupted export leaves an earlier ``folder``
     as it was.  An earlier folder's five bundle files are replaced; everything else in it (such as
-    the release.csv / report.json that run.sh wrote there) is kept.  OSError when it cannot be
-    written (``folder`` is a file, the current folder, or its parent is read-only)."""
+    the release.csv / report.json that run.sh wrote there) is kept.
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+    folder : str or Path
+        The bundle folder.
+    report : dict, optional
+        The run's report, for the README's ledger (default: the planned budget).
+
+    Returns
+    -------
+    dict of str to Path
+        File name -> its path.
+
+    Raises
+    ------
+    OSError
+        When it cannot be written (``folder`` is a file, the current folder, or its parent is
+        read-only); BlowfishError for invalid settings.
+    """
     from ..io.atomic import replace_folder
 
     files = bundle_files(settings, report)
@@ -400,7 +550,27 @@ def write_bundle(settings: RunSettings, folder: str | Path, report: dict[str, An
 
 
 def bundle_zip(settings: RunSettings, report: dict[str, Any] | None = None, folder: str = "blowfish_run") -> bytes:
-    """The bundle as a zip archive (bytes) for a download button; files under ``folder/``."""
+    """The bundle as a zip archive for a download button.
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The run's settings (validated here: BlowfishError naming the field).
+    report : dict, optional
+        The run's report, for the README's ledger (default: the planned budget).
+    folder : str, optional
+        The folder the files sit under in the archive (default ``blowfish_run``).
+
+    Returns
+    -------
+    bytes
+        The zip archive (fixed file dates; run.sh 0o755).
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings.
+    """
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, text in bundle_files(settings, report).items():
@@ -411,10 +581,29 @@ def bundle_zip(settings: RunSettings, report: dict[str, Any] | None = None, fold
 
 
 def settings_from_request(req: Any, **source: Any) -> RunSettings:
-    """RunSettings from a spec.RunRequest (what the Runner executes) plus the dataset source
-    and output paths (``preset``, ``data_path``, ``n``, ``data_seed``, ``split_seed``, ``sep``, ``out``,
-    ``report``, ``out_dir``), which a RunRequest does not carry.  The budget is exported as the
-    request's rho (Gaussian; exact, so the release is identical) or epsilon (Laplace)."""
+    """RunSettings from a spec.RunRequest (what the Runner executes) plus the dataset source and output paths.
+
+    The budget is exported as the request's rho (Gaussian; exact, so the release is identical) or
+    epsilon (Laplace).
+
+    Parameters
+    ----------
+    req : RunRequest
+        A seeded run spec.
+    **source
+        The dataset source and output paths (``preset``, ``data_path``, ``n``, ``data_seed``,
+        ``split_seed``, ``sep``, ``out``, ``report``, ``out_dir``), which a RunRequest does not carry.
+
+    Returns
+    -------
+    RunSettings
+        The settings (not validated).
+
+    Raises
+    ------
+    BlowfishError
+        For an unseeded release (issue 11: it records no seed, so it cannot be rerun).
+    """
     if req.seeds is None:  # issue 11: an unseeded release records no seed, so it cannot be rerun
         raise BlowfishError("a runnable export reruns a seeded study run; this run is an unseeded release "
                             "(OS entropy) and cannot be reproduced. Fix: give seeds to export the run")
@@ -426,7 +615,25 @@ def settings_from_request(req: Any, **source: Any) -> RunSettings:
 
 
 def settings_from_files(schema_json: str, policy_json: str, **kwargs: Any) -> RunSettings:
-    """RunSettings from a bundle's schema.json and policy.json texts (round trip) plus the other settings."""
+    """RunSettings from a bundle's schema.json and policy.json texts (round trip) plus the other settings.
+
+    Parameters
+    ----------
+    schema_json, policy_json : str
+        The texts of schema.json and policy.json.
+    **kwargs
+        The other RunSettings fields (methods, seeds, budget, ...).
+
+    Returns
+    -------
+    RunSettings
+        The settings (not validated).
+
+    Raises
+    ------
+    SchemaError
+        For a schema text that is not a valid schema; PolicyError for the policy text.
+    """
     return RunSettings(Schema.from_json(schema_json), Policy.from_json(policy_json), **kwargs)
 
 

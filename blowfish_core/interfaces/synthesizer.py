@@ -32,7 +32,7 @@ import dataclasses
 import os
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
@@ -148,8 +148,18 @@ class Synthesizer:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor arguments by name (scikit-learn convention; ``deep`` is accepted and ignored:
-        no argument is itself an estimator)."""
+        """The constructor arguments by name (scikit-learn convention).
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Accepted and ignored: no argument is itself an estimator.
+
+        Returns
+        -------
+        dict
+            Argument name -> value, for every constructor argument.
+        """
         import inspect
 
         return {k: getattr(self, k) for k in inspect.signature(Synthesizer.__init__).parameters if k != "self"}
@@ -190,21 +200,44 @@ class Synthesizer:
                                     "Fix: client=distributed.Client('tcp://host:8786'), or None for a local cluster")
 
     def fit(self, df: "pd.DataFrame | str | os.PathLike", *, no_header: bool = False,
-            names: "list[str] | None" = None, drop_missing: "list[str] | bool" = (),
+            names: "list[str] | None" = None, drop_missing: "list[str] | tuple[str, ...] | bool" = (),
             missing_level: "dict[str, str] | None" = None) -> Synthesizer:
         """Validate every setting (CLI messages), encode ``df`` and run Algorithm 1 once.
 
-        df: the private table, original column names and formats (every schema column), or
-        the path of a CSV file of any size: read in chunks and grouped as it goes
-        (chunked.read_grouped; with engine='dask', read by the Dask workers), its separator
-        detected; every bad cell is reported in one DataError, and the size warnings
-        (fewer rows than the release, under 1,000 rows) are issued as UserWarnings and kept
-        in ``data_warnings_``.
-        no_header, names, drop_missing (column names, or True for all), missing_level
-        ({column: marker}, text columns): the intake's reading options (the CLI's --no-header,
-        --names, --drop-missing, --missing-level), for a CSV path read by the local engine only
-        (refused with a DataFrame or engine='dask', where they would be ignored).
-        Raises BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field.
+        The size warnings (fewer rows than the release, under 1,000 rows) are issued as
+        UserWarnings and kept in ``data_warnings_``.  A release (seed=None, no streams) goes
+        through the release gate (``publication_``).
+
+        Parameters
+        ----------
+        df : pandas.DataFrame or str or os.PathLike
+            The private table, original column names and formats (every schema column), or the path
+            of a CSV file of any size: read in chunks and grouped as it goes (chunked.read_grouped;
+            with engine='dask', read by the Dask workers), its separator detected.
+        no_header : bool, default False
+            The CSV has no header row (the CLI's --no-header).
+        names : list of str, optional
+            Column names of a CSV without a header row (--names).
+        drop_missing : list of str or bool, optional
+            Columns whose rows with a missing cell are dropped, or True for all (--drop-missing).
+        missing_level : dict of str to str, optional
+            {column: marker} of text columns (--missing-level).
+
+            The four reading options apply to a CSV path read by the local engine only (refused
+            with a DataFrame or engine='dask', where they would be ignored).
+
+        Returns
+        -------
+        Synthesizer
+            ``self``, fitted: ``result_``, ``ledger_``, ``privacy_``, ``randomness_``, ``config_``,
+            ``budget_``, ``n_samples_drawn_``.
+
+        Raises
+        ------
+        BlowfishError
+            BlowfishError / BudgetError / SchemaError / DataError / PolicyError naming the field (every
+            bad cell of the table in one DataError); GateError naming the arguments when the release
+            gate refuses a release.
         """
         read_opts = {"no_header": no_header, "names": names, "drop_missing": drop_missing,
                      "missing_level": missing_level}
@@ -231,7 +264,8 @@ class Synthesizer:
             **privacy_totals(res.rounds, budget.delta or DEFAULT_DELTA, rho=budget.rho, epsilon=budget.epsilon),
             "budget_source": budget.source,
             "total": {**compose_total(res.rounds, budget.delta or DEFAULT_DELTA), "releases": 1}}
-        self.randomness_: str = res.randomness or getattr(self._streams, "randomness", "custom streams")
+        # a streams' ``randomness`` is its text (evolution.SeededStreams / OsEntropyStreams)
+        self.randomness_: str = res.randomness or cast(str, getattr(self._streams, "randomness", "custom streams"))
         self.n_samples_drawn_ = 0
         return self
 
@@ -251,9 +285,10 @@ class Synthesizer:
         CLI's parsers and messages (BlowfishError / BudgetError / PolicyError naming the field)."""
         if not isinstance(self.method, str):
             raise BlowfishError(f"method must be one name such as 'bf-soft' (got {self.method!r})")
-        (method,) = parse_methods([self.method]) or [None]
-        if method is None:
+        methods = parse_methods([self.method])
+        if not methods:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
+        (method,) = methods
         mech_name = parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism)
         budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
         mech = get_mechanism(mech_name)
@@ -371,7 +406,21 @@ class Synthesizer:
         Reference methods
         (MST, AIM): the first ``sample(config.release)`` is the fitted release; other calls draw
         afresh from the fitted model with release stream k.
-        Raises BlowfishError before fit or for n < 1.
+
+        Parameters
+        ----------
+        n : int, optional
+            The number of records, 1 to 10,000,000 (default: config.release).
+
+        Returns
+        -------
+        pandas.DataFrame
+            n records in the original column names and formats.
+
+        Raises
+        ------
+        BlowfishError
+            Before fit, or for n that is not a whole number in [1, 10,000,000].
         """
         if not hasattr(self, "result_"):
             raise BlowfishError("the synthesizer is not fitted. Fix: call fit(df) first")
@@ -388,8 +437,9 @@ class Synthesizer:
                 and n == self.config_.release:
             self.n_samples_drawn_ += 1
             return self.schema.decode(res.release)
-        idx = release_indices(res.final_weights, int(n), self.config_.release_mode,
-                              self._streams(_RELEASE, self.n_samples_drawn_), res.final_scores,
-                              res.final_population)
+        # Algorithm 1 (no sampler) always keeps its last population and counts (evolution.SynthResult)
+        C, w = cast(np.ndarray, res.final_population), cast(np.ndarray, res.final_weights)
+        idx = release_indices(w, int(n), self.config_.release_mode,
+                              self._streams(_RELEASE, self.n_samples_drawn_), res.final_scores, C)
         self.n_samples_drawn_ += 1
-        return self.schema.decode(res.final_population[idx])
+        return self.schema.decode(C[idx])

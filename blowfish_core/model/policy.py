@@ -47,6 +47,13 @@ class AttributePolicy:
     edges: list[list[Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON policy format of this attribute's graph (docs/FORMATS.md).
+
+        Returns
+        -------
+        dict
+            ``type``, and ``theta``, ``blocks`` or ``edges`` for those kinds.
+        """
         d: dict[str, Any] = {"type": self.kind}
         if self.kind == "threshold":
             d["theta"] = self.theta
@@ -57,7 +64,18 @@ class AttributePolicy:
         return d
 
     def describe(self, attr: Attribute) -> str:
-        """One-line human description, e.g. 'threshold 7 (years)'."""
+        """One-line human description, e.g. 'threshold 7 (years)'.
+
+        Parameters
+        ----------
+        attr : Attribute
+            The attribute the graph is on (its threshold unit).
+
+        Returns
+        -------
+        str
+            The description.
+        """
         if self.kind == "threshold":
             unit = attr.threshold_unit
             if float(self.theta) == 1 and unit.endswith("s"):
@@ -109,6 +127,24 @@ class Policy:
 
     # ------------------------------------------------------------ validation
     def validate(self, schema: Schema) -> "Policy":
+        """Check every attribute's graph against the schema.
+
+        Parameters
+        ----------
+        schema : Schema
+            The public schema.
+
+        Returns
+        -------
+        Policy
+            ``self``.
+
+        Raises
+        ------
+        PolicyError
+            For unknown attributes or values, negative thresholds, and block partitions that overlap
+            or miss values.
+        """
         for name, ap in self.per_attribute.items():
             if name not in schema.names:
                 raise PolicyError(
@@ -118,25 +154,78 @@ class Policy:
         return self
 
     def policy_for(self, name: str) -> AttributePolicy:
+        """The graph of one attribute.
+
+        Parameters
+        ----------
+        name : str
+            An attribute name.
+
+        Returns
+        -------
+        AttributePolicy
+            Its graph; AttributePolicy("none") for an attribute the policy does not list.
+        """
         return self.per_attribute.get(name, AttributePolicy("none"))
 
     def protected(self, schema: Schema) -> list[str]:
-        """Names of attributes with at least one protected pair."""
+        """Names of attributes with at least one protected pair.
+
+        Parameters
+        ----------
+        schema : Schema
+            The public schema.
+
+        Returns
+        -------
+        list of str
+            In schema order.
+        """
         return [a.name for a in schema.attributes if attribute_reach(a, self.policy_for(a.name)) > 0]
 
     # ------------------------------------------------------------------ json
     def to_dict(self) -> dict[str, Any]:
+        """The JSON policy format (docs/FORMATS.md) as a dict.
+
+        Returns
+        -------
+        dict
+            ``attributes`` ({name: AttributePolicy.to_dict}) and ``participation``.
+        """
         return {
             "attributes": {k: v.to_dict() for k, v in self.per_attribute.items()},
             "participation": bool(self.participation),
         }
 
     def to_json(self) -> str:
+        """The JSON policy format (docs/FORMATS.md) as text.
+
+        Returns
+        -------
+        str
+            to_dict as JSON, indented by 2.
+        """
         return json.dumps(self.to_dict(), indent=2)
 
     @classmethod
     def from_dict(cls, d: Any) -> "Policy":
-        """Parse the JSON policy format (docs/FORMATS.md). Raises PolicyError."""
+        """Parse the JSON policy format (docs/FORMATS.md).
+
+        Parameters
+        ----------
+        d : dict
+            The parsed JSON object.
+
+        Returns
+        -------
+        Policy
+            The policy (not yet checked against a schema: :meth:`validate`).
+
+        Raises
+        ------
+        PolicyError
+            For a malformed object, unknown fields, a non-boolean participation or a bad attribute spec.
+        """
         if not isinstance(d, dict) or not isinstance(d.get("attributes", {}), dict):
             raise PolicyError('policy JSON must be an object with an object "attributes"')
         unknown = set(d) - {"attributes", "participation"}
@@ -152,6 +241,23 @@ class Policy:
 
     @classmethod
     def from_json(cls, text: str) -> "Policy":
+        """Parse the JSON policy format's text (from_dict of the parsed text).
+
+        Parameters
+        ----------
+        text : str
+            The JSON text (e.g. a policy.json file).
+
+        Returns
+        -------
+        Policy
+            The policy.
+
+        Raises
+        ------
+        PolicyError
+            For text that is not valid JSON, or an invalid policy (from_dict).
+        """
         try:
             d = json.loads(text)
         except (json.JSONDecodeError, TypeError, RecursionError) as e:

@@ -71,6 +71,23 @@ class Schema:
         raise SchemaError(f"unknown attribute '{name}'. Known: {', '.join(self.names)}")
 
     def index(self, name: str) -> int:
+        """The position of an attribute in the schema.
+
+        Parameters
+        ----------
+        name : str
+            An attribute name.
+
+        Returns
+        -------
+        int
+            Its column index in encoded arrays (0-based).
+
+        Raises
+        ------
+        SchemaError
+            For a name the schema does not have (listing the known names).
+        """
         try:
             return self.names.index(name)
         except ValueError:
@@ -88,7 +105,18 @@ class Schema:
 
     # -------------------------------------------------------------- encoding
     def check_columns(self, df: pd.DataFrame) -> None:
-        """Raise SchemaError if a modeled column is absent or duplicated in ``df``."""
+        """Raise SchemaError if a modeled column is absent or duplicated in ``df``.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            The table.
+
+        Raises
+        ------
+        SchemaError
+            If a column name is duplicated, or a modeled column is absent (with the fix).
+        """
         cols = [str(c) for c in df.columns]
         dups = sorted({c for c in cols if cols.count(c) > 1})
         if dups:
@@ -101,24 +129,72 @@ class Schema:
             )
 
     def encode(self, df: pd.DataFrame) -> np.ndarray:
-        """Encode the modeled columns of ``df``: float64 (n, p). Raises SchemaError."""
+        """Encode the modeled columns of ``df``.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            The table, original column names and formats (other columns are ignored).
+
+        Returns
+        -------
+        (n, p) float64 ndarray
+            The codes, columns in schema order.
+
+        Raises
+        ------
+        SchemaError
+            For absent or duplicated columns, no rows, or a value outside the declared domain
+            (Attribute.encode_series).
+        """
         self.check_columns(df)
         if len(df) == 0:
             raise SchemaError("the table has no rows. Fix: provide at least one record")
         return np.column_stack([a.encode_series(df[a.name]) for a in self.attributes]).astype(float)
 
     def decode(self, X: np.ndarray) -> pd.DataFrame:
-        """Encoded (n, p) matrix -> DataFrame with the original column names and formats."""
+        """Encoded (n, p) matrix -> DataFrame with the original column names and formats.
+
+        Parameters
+        ----------
+        X : (n, p) float ndarray
+            Encoded records, columns in schema order.
+
+        Returns
+        -------
+        pandas.DataFrame
+            n rows, the schema's columns.
+        """
         return pd.DataFrame({a.name: a.decode(X[:, i]).to_numpy() for i, a in enumerate(self.attributes)})
 
     def sample_uniform(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """Draw ``size`` records uniformly from the public domain: float64 (size, p).
+        """Draw ``size`` records uniformly from the public domain.
 
-        One draw of ``size`` values per attribute, in schema order (Attribute.sample)."""
+        One draw of ``size`` values per attribute, in schema order (Attribute.sample).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The stream to draw from.
+        size : int
+            How many records.
+
+        Returns
+        -------
+        (size, p) float64 ndarray
+            Encoded records.
+        """
         return np.column_stack([a.sample(rng, size) for a in self.attributes])
 
     # ------------------------------------------------------------------- json
     def to_dict(self) -> dict[str, Any]:
+        """The JSON schema format (docs/FORMATS.md) as a dict.
+
+        Returns
+        -------
+        dict
+            ``attributes`` (Attribute.to_dict each), ``data_derived``, ``data_derived_columns``.
+        """
         return {
             "attributes": [a.to_dict() for a in self.attributes],
             "data_derived": bool(self.data_derived),
@@ -126,11 +202,35 @@ class Schema:
         }
 
     def to_json(self) -> str:
+        """The JSON schema format (docs/FORMATS.md) as text.
+
+        Returns
+        -------
+        str
+            to_dict as JSON, indented by 2.
+        """
         return json.dumps(self.to_dict(), indent=2)
 
     @classmethod
     def from_dict(cls, d: Any) -> "Schema":
-        """Build from the JSON schema format (see docs/FORMATS.md). Raises SchemaError."""
+        """Build from the JSON schema format (see docs/FORMATS.md).
+
+        Parameters
+        ----------
+        d : dict
+            The parsed JSON object.
+
+        Returns
+        -------
+        Schema
+            The validated schema.
+
+        Raises
+        ------
+        SchemaError
+            For a malformed object, unknown keys or fields, a bad field type, a data_derived flag that
+            contradicts data_derived_columns, or an invalid attribute.
+        """
         if not isinstance(d, dict) or not isinstance(d.get("attributes"), list):
             raise SchemaError('schema JSON must be an object with a list "attributes"')
         unknown_top = set(d) - {"attributes", "data_derived", "data_derived_columns"}
@@ -173,6 +273,23 @@ class Schema:
 
     @classmethod
     def from_json(cls, text: str) -> "Schema":
+        """Build from the JSON schema format's text (from_dict of the parsed text).
+
+        Parameters
+        ----------
+        text : str
+            The JSON text (e.g. a schema.json file).
+
+        Returns
+        -------
+        Schema
+            The validated schema.
+
+        Raises
+        ------
+        SchemaError
+            For text that is not valid JSON, or an invalid schema (from_dict).
+        """
         try:
             d = json.loads(text)
         except (json.JSONDecodeError, TypeError, RecursionError) as e:
@@ -180,7 +297,13 @@ class Schema:
         return cls.from_dict(d)
 
     def domain_warning(self) -> str | None:
-        """The data-derived-domain warning, or None when the domain is declared."""
+        """The data-derived-domain warning.
+
+        Returns
+        -------
+        str or None
+            The warning naming the data-derived columns; None when the domain is declared.
+        """
         if not self.data_derived:
             return None
         return (

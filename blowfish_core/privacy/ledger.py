@@ -93,10 +93,16 @@ class LedgerRow:
         return self.scale if self.rho_t is not None and self.norm == "l2" else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The report row: t, candidates, rho_t, delta_t (legacy name of the sensitivity Delta_t, a
-        contract key; not the DP delta, which is delta_dp_t), sensitivity_t (the same value), sigma_t,
-        calibration, surviving, witness, notes (the historical keys), then mechanism, sensitivity_norm,
-        scale_t and, for pure/approximate DP rows, epsilon_t (and delta_dp_t)."""
+        """The report row (JSON-safe).
+
+        Returns
+        -------
+        dict
+            t, candidates, rho_t, delta_t (legacy name of the sensitivity Delta_t, a contract key;
+            not the DP delta, which is delta_dp_t), sensitivity_t (the same value), sigma_t,
+            calibration, surviving, witness, notes (the historical keys), then mechanism,
+            sensitivity_norm, scale_t and, for pure/approximate DP rows, epsilon_t (and delta_dp_t).
+        """
         d: dict[str, Any] = {
             "t": self.t, "candidates": self.candidates, "rho_t": self.rho_t,
             "delta_t": self.sensitivity, "sensitivity_t": self.sensitivity, "sigma_t": self.sigma_t,

@@ -32,9 +32,43 @@ from .spec import RunRequest, validate_request
 
 def run_method(schema: Schema, X: np.ndarray, policy: Policy, method, rho: float | None, tau: float | None = None,
                config: SynthConfig | None = None, seed: "int | None | str" = "required", **kw: Any) -> SynthResult:
-    """Run one method once, by how the method table says it runs (``Method.runner``):
+    """Run one method once, by how the method table says it runs (``Method.runner``).
+
     'evolution' -> Algorithm 1 (evolution.run_synthesis); 'baseline' -> a reference method
-    (baselines.run.run_reference: MST, AIM).  Same arguments and result (SynthResult) for both."""
+    (baselines.run.run_reference: MST, AIM).  Same arguments and result (SynthResult) for both.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema of ``X``.
+    X : (n, p) float64 ndarray
+        Encoded private records (``schema.encode``).
+    policy : Policy
+        The policy the method calibrates to.
+    method : str or Method
+        A name of the method table (``algorithm.methods.METHODS``) or a Method.
+    rho : float or None
+        Total zCDP budget (None when the budget is ``epsilon`` in ``kw``).
+    tau : float, optional
+        Softmax temperature for soft votes (> 0).
+    config : SynthConfig, optional
+        Schedule of the run (default: the paper's).
+    seed : int or None
+        Whole number (paired study streams) or None (release mode).
+    **kw
+        Passed to the runner (streams, progress, should_stop, grouped, mechanism, epsilon, delta,
+        public, engine, ...; see evolution.run_synthesis).
+
+    Returns
+    -------
+    SynthResult
+        The encoded release, its ledger rows and timings.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown method (get_method) or bad settings (from the runner); RunStopped if stopped.
+    """
     return RUNNERS[get_method(method).runner](schema, X, policy, method, rho, tau, config, seed, **kw)
 
 
@@ -88,16 +122,52 @@ class PairedResult:
     seconds_total: float
 
     def attach_publication(self, publication: Any) -> None:
-        """Record the release gate's Publication (release.release_synthesis): its label and total
-        go into the public report.  Called once, before the report is read."""
+        """Record the release gate's Publication (release.release_synthesis).
+
+        Its label and total go into the public report.  Called once, before the report is read.
+
+        Parameters
+        ----------
+        publication : gate.Publication
+            The release gate's Publication of this result.
+        """
         object.__setattr__(self, "publication", publication)
 
     def errors(self, method: str) -> list[float]:
-        """The metric of ``method`` per seed, in seed order."""
+        """The metric of ``method`` per seed, in seed order.
+
+        Parameters
+        ----------
+        method : str
+            A method name of the comparison.
+
+        Returns
+        -------
+        list of float
+            One error per seed (empty when the method did not run).
+        """
         return [r.error for r in self.runs if r.method == method]
 
     def run(self, method: str, seed: int | None = None) -> RunResult:
-        """The run of (method, seed) (seed None: the unseeded run); KeyError when absent."""
+        """The run of (method, seed).
+
+        Parameters
+        ----------
+        method : str
+            A method name of the comparison.
+        seed : int or None, optional
+            The seed of the run; None: the unseeded run.
+
+        Returns
+        -------
+        RunResult
+            The run.
+
+        Raises
+        ------
+        KeyError
+            When no run has this (method, seed).
+        """
         for r in self.runs:
             if r.method == method and r.seed == seed:
                 return r
@@ -144,6 +214,19 @@ def paired_privacy(runs: list[RunResult], req: RunRequest) -> dict[str, Any]:
     a reference method's Gaussian + exponential rows, 'zcdp-eq1') are stated with the totals
     that hold for every release: those of the first run whose accountant is not 'gdp-exact'
     (Eq. (1) holds for any rho-zCDP ledger; the exact Gaussian curve only for all-Gaussian ones).
+
+    Parameters
+    ----------
+    runs : list of RunResult
+        The runs of the comparison (at least one).
+    req : RunRequest
+        Their spec (delta, rho, epsilon of the totals).
+
+    Returns
+    -------
+    dict
+        The totals of totals.privacy_totals (``accountant``, epsilon, ...), with a ``note`` when the
+        methods' ledgers differ.
     """
     first: dict[str, RunResult] = {}
     for r in runs:
@@ -164,17 +247,39 @@ RunOutcome = PairedResult
 def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
                streams_factory: Callable[[], Any] | None = None) -> PairedResult:
-    """Run every method on every seed with paired random streams (seeds=None: one
-    unseeded release-mode run per method, each with its own OS entropy and OpenDP noise).
+    """Run every method on every seed with paired random streams.
 
-    streams_factory: seeds=None only: makes each run's streams (the release gate passes its own
-    OS-entropy factory, release_gate.publish); default evolution.OsEntropyStreams.  A spec built
-    by RunSpec.build is trusted; any other is validated here.
-    Raises BlowfishError for bad settings (before any work) and RunStopped if stopped.
+    seeds=None: one unseeded release-mode run per method, each with its own OS entropy and OpenDP
+    noise.  A spec built by RunSpec.build is trusted; any other is validated here.
+
+    Parameters
+    ----------
+    req : RunRequest
+        The run spec (schema, policy, data, methods, budget, seeds, config, ...).
+    progress : callable, optional
+        ``progress(event)``, called after every round (evolution.run_synthesis's events).
+    should_stop : callable, optional
+        ``should_stop() -> bool``; True stops the run (RunStopped).
+    streams_factory : callable, optional
+        seeds=None only: makes each run's streams (the release gate passes its own OS-entropy
+        factory, release_gate.publish); default evolution.OsEntropyStreams.
+
+    Returns
+    -------
+    PairedResult
+        Every run in (seed, method) order, the metric name, the private table's row and
+        distinct-record counts, the ledger totals and the total wall time (s).
+
+    Raises
+    ------
+    BlowfishError
+        For bad settings (before any work), or a metric that needs the table row by row on a
+        grouped table; RunStopped if stopped.
     """
     if not getattr(req, "validated", False):
         validate_request(req)
     schema = req.schema
+    metric_fn: Callable[..., Any] | None
     metric_name, metric_fn = req.metric or ("pwerr", None)
     if req.grouped is not None:  # a table read in chunks (issue 15): only its distinct records
         U, counts = (req.grouped.U, req.grouped.counts) if hasattr(req.grouped, "U") else req.grouped
@@ -202,10 +307,12 @@ def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | Non
         Up, cp = group_records(schema.encode(req.public))
         public = (Up, cp, domain_index(schema, Up))
     if metric_fn is None:
-        from ..model.metrics import pwerr as metric_fn
+        from ..model.metrics import pwerr as metric_fn_default
+
+        metric_fn = metric_fn_default
     t0 = time.perf_counter()
     runs: list[RunResult] = []
-    for seed in (req.seeds if req.seeded else [None]):
+    for seed in (req.seeds if req.seeds is not None else [None]):  # req.seeded: seeds given
         for method in req.methods:
             # seed None: a fresh OsEntropyStreams per run (evolution.make_streams), never paired
             streams = None if seed is not None or streams_factory is None else streams_factory()

@@ -129,9 +129,21 @@ class Publication:
 def total_text(total: dict[str, Any], releases: int, what: str = "") -> str:
     """'Total privacy budget of ...: ...' in words (rho where zCDP, epsilon at delta).
 
-    releases: how many released tables the total covers (everything published together); what: a
-    description of the release when it is more than its tables (e.g. 'tau choice': the chosen table,
-    the K runs it spent and the selection)."""
+    Parameters
+    ----------
+    total : dict
+        A composed total (compose_total): ``rho`` (None unless zCDP), ``epsilon``, ``delta``, ``accountant``.
+    releases : int
+        How many released tables the total covers (everything published together).
+    what : str, optional
+        A description of the release when it is more than its tables (e.g. 'tau choice': the chosen
+        table, the K runs it spent and the selection).
+
+    Returns
+    -------
+    str
+        One sentence.
+    """
     what = (f"this {what} (every run it spent and the selection)" if what else "this release" if releases == 1
             else f"the {releases} releases of this run together (everything published together)")
     if total.get("rho") is not None:
@@ -146,27 +158,67 @@ def total_text(total: dict[str, Any], releases: int, what: str = "") -> str:
 def compose_total(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA) -> dict[str, Any]:
     """The total of every ledger row published together (totals.privacy_totals over all of them).
 
-    Returns {'rho' (None unless every row is zCDP), 'epsilon', 'delta', 'accountant'}: the
-    contract keys of ``ledger.json["privacy"]["total"]``.  Raises ValueError for no rows.
+    Parameters
+    ----------
+    rows : sequence of LedgerRow
+        Every row published together (at least one).
+    delta : float, optional
+        DP delta in (0, 1) of the (epsilon, delta) statements (default DEFAULT_DELTA).
+
+    Returns
+    -------
+    dict
+        {'rho' (None unless every row is zCDP), 'epsilon', 'delta', 'accountant'}: the contract keys
+        of ``ledger.json["privacy"]["total"]``.
+
+    Raises
+    ------
+    ValueError
+        For no rows (from totals.privacy_totals; BudgetError for a bad delta).
     """
     t = privacy_totals(list(rows), delta)
     acct = t.get("accountant")
-    eps = t.get("epsilon_exact") if acct == "gdp-exact" else t.get("epsilon", t.get("epsilon_eq1"))
+    # every accountant's totals state epsilon (totals.privacy_totals: epsilon_exact for gdp-exact)
+    eps = t["epsilon_exact"] if acct == "gdp-exact" else t["epsilon"] if "epsilon" in t else t["epsilon_eq1"]
     return {"rho": t.get("rho") if acct in ("gdp-exact", "zcdp-eq1") else None,
             "epsilon": float(eps), "delta": float(t.get("delta") or 0.0), "accountant": acct}
 
 
 def unprotected_text(n: int, source: str = "") -> str:
-    """The words for rows of the sensitive table used as public data (issue 21, 'public rows')."""
+    """The words for rows of the sensitive table used as public data (issue 21, 'public rows').
+
+    Parameters
+    ----------
+    n : int
+        The number of rows.
+    source : str, optional
+        Where they came from (e.g. the preset's pilot split), in parentheses when given.
+
+    Returns
+    -------
+    str
+        The clause, without a final full stop.
+    """
     src = f" ({source})" if source else ""
     return (f"these {n:,} rows{src} were held out of the private table and used as public data: they get no "
             "protection. Use data that is already public")
 
 
 def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
-    """Every reason the gate refuses ``claim``, as (field, problem, fix) triples ([] = admitted).
+    """Every reason the gate refuses ``claim``, as (field, problem, fix) triples.
 
-    Problem and fix texts may name fields as {field} placeholders (rendered per front end)."""
+    Problem and fix texts may name fields as {field} placeholders (rendered per front end).
+
+    Parameters
+    ----------
+    claim : Claim
+        What is about to be published.
+
+    Returns
+    -------
+    list of (str, str, str)
+        (field, problem, fix) per problem; [] = admitted.
+    """
     from ..algorithm.methods import get_method
 
     out: list[tuple[str, str, str]] = []
@@ -206,15 +258,38 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
 
 
 def check(claim: Claim) -> None:
-    """Raise GateError listing every problem of ``claim`` (nothing is run)."""
+    """Raise GateError listing every problem of ``claim`` (nothing is run).
+
+    Parameters
+    ----------
+    claim : Claim
+        What is about to be published.
+
+    Raises
+    ------
+    GateError
+        If problems_of(claim) finds any problem (all of them in one error).
+    """
     problems = problems_of(claim)
     if problems:
         raise GateError(problems)
 
 
 def release_sampler(mechanism: str) -> str | None:
-    """The floating-point-safe sampler a mechanism declares for releases ('opendp', 'exact',
-    'opendp-gumbel'), or None (read from the mechanism table, never from its name)."""
+    """The floating-point-safe sampler a mechanism declares for releases.
+
+    Read from the mechanism table, never from its name.
+
+    Parameters
+    ----------
+    mechanism : str
+        A name of MECHANISMS or SELECTION_MECHANISMS.
+
+    Returns
+    -------
+    str or None
+        'opendp', 'exact' or 'opendp-gumbel'; None for an unknown mechanism or one without a release sampler.
+    """
     from ..privacy.mechanisms import MECHANISMS, SAMPLED, SELECTION_MECHANISMS
 
     m = MECHANISMS.get(mechanism) or SELECTION_MECHANISMS.get(mechanism)
@@ -230,13 +305,28 @@ def publish(claim: Claim, produce: Callable[[Callable[[], Any]], Sequence[Part]]
             result_of: Callable[[Sequence[Part]], Any] | None = None) -> Publication:
     """THE release gate: check ``claim``, run ``produce`` with OS entropy, compose the total.
 
-    produce(entropy) -> parts: ``entropy()`` returns a fresh OsEntropyStreams (every draw of the
-    release must come from streams made by it); each returned Part names its ledger rows, the
-    sampler that drew its noise (one of SAFE_SAMPLERS) and its streams' randomness text.
-    result_of(parts): optional, the producer's own result object to keep on the Publication.
+    Parameters
+    ----------
+    claim : Claim
+        What is about to be published (checked before anything runs).
+    produce : callable
+        ``produce(entropy) -> parts``: ``entropy()`` returns a fresh OsEntropyStreams (every draw of
+        the release must come from streams made by it); each returned Part names its ledger rows, the
+        sampler that drew its noise (one of SAFE_SAMPLERS) and its streams' randomness text.
+    result_of : callable, optional
+        ``result_of(parts)``: the producer's own result object to keep on the Publication.
 
-    Raises GateError (every problem in one pass) before anything runs, and GateError after the
-    run when a part was drawn with an unsafe sampler or with randomness that is not OS entropy.
+    Returns
+    -------
+    Publication
+        The parts, the composed total, the label (RELEASE_LABEL, or NOT_DP_LABEL for an allowed
+        data-derived domain) and the notes.
+
+    Raises
+    ------
+    GateError
+        Every problem in one pass before anything runs, and after the run when a part was drawn with
+        an unsafe sampler or with randomness that is not OS entropy.
     """
     from ..algorithm.evolution import RANDOMNESS, OsEntropyStreams
 

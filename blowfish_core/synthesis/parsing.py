@@ -24,7 +24,22 @@ from .spec import MAX_SEEDS
 def parse_methods(text: str | list[str], name: str = "--method") -> list[str]:
     """Method names from "tab-pe,hard,bf-soft" (or a list), lower-cased, in the given order.
 
-    Raises BlowfishError naming ``name`` for an unknown method.
+    Parameters
+    ----------
+    text : str or list of str
+        Comma-separated names, or a list of names (blank entries are dropped).
+    name : str, optional
+        The field's name in messages (default the CLI flag ``--method``).
+
+    Returns
+    -------
+    list of str
+        Names of the method table.
+
+    Raises
+    ------
+    BlowfishError
+        Naming ``name`` for an unknown method.
     """
     parts = text.split(",") if isinstance(text, str) else list(text)
     methods = [m.strip().lower() for m in parts if m.strip()]
@@ -35,8 +50,30 @@ def parse_methods(text: str | list[str], name: str = "--method") -> list[str]:
 
 
 def require_tau(methods: list[str], tau: float | None, name: str = "--tau") -> float | None:
-    """tau validated when a chosen method needs it (BlowfishError when missing, BudgetError when bad),
-    and refused when none does (it would be ignored, yet the report would record a tau and a noise ratio)."""
+    """tau validated when a chosen method needs it, and refused when none does.
+
+    A tau no method uses would be ignored, yet the report would record a tau and a noise ratio.
+
+    Parameters
+    ----------
+    methods : list of str
+        Names of the method table.
+    tau : float or None
+        Softmax temperature.
+    name : str, optional
+        The field's name in messages (default ``--tau``).
+
+    Returns
+    -------
+    float or None
+        The checked tau (None when no method needs it).
+
+    Raises
+    ------
+    BlowfishError
+        When tau is missing for a soft-vote method, or given when none is chosen; BudgetError when
+        it is not a finite number > 0.
+    """
     need = [m for m in methods if METHODS[m].needs_tau]
     if not need:
         if tau is not None:
@@ -53,7 +90,25 @@ def require_tau(methods: list[str], tau: float | None, name: str = "--tau") -> f
 
 
 def parse_mechanism(text: str | None, name: str = "--mechanism") -> str:
-    """A mechanism name of the registry (None -> 'gaussian'); BlowfishError naming ``name`` otherwise."""
+    """A mechanism name of the registry (None -> 'gaussian').
+
+    Parameters
+    ----------
+    text : str or None
+        The name as typed (case and surrounding spaces ignored).
+    name : str, optional
+        The field's name in messages (default ``--mechanism``).
+
+    Returns
+    -------
+    str
+        A MECHANISMS name.
+
+    Raises
+    ------
+    BlowfishError
+        Naming ``name`` for a name the registry does not have.
+    """
     if text is None:
         return get_mechanism(None).name
     m = str(text).strip().lower()
@@ -74,8 +129,26 @@ def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
     noise 'gaussian' (default): add noise to the vote histogram with ``mechanism``
     ('gaussian' default, or 'laplace'), then resample.  noise 'pubmix' / 'linmix': draw
     from the PubMix / LinMix mixture instead (papers/003); ``mechanism`` must then be
-    None (it names an additive step that would not run).  Returns a MECHANISMS name.
-    Raises BlowfishError naming the fields for an unknown value or a conflicting pair.
+    None (it names an additive step that would not run).
+
+    Parameters
+    ----------
+    noise : str or None
+        The release step: 'gaussian' (None), 'pubmix' or 'linmix'.
+    mechanism : str or None
+        The additive mechanism ('gaussian' or 'laplace'), or None.
+    name, mechanism_name : str, optional
+        The two fields' names in messages (default ``--noise``, ``--mechanism``).
+
+    Returns
+    -------
+    str
+        A MECHANISMS name.
+
+    Raises
+    ------
+    BlowfishError
+        Naming the fields for an unknown value or a conflicting pair.
     """
     nz = DEFAULT_MECHANISM if noise is None else str(noise).strip().lower()
     if nz not in NOISE_STEPS:
@@ -110,9 +183,34 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
 
     Gaussian: give rho, or epsilon (with delta, default 1e-5), converted to rho by ``conversion``
     ('exact' mu-GDP curve, the default when None, or 'eq1').  Laplace: give epsilon only (pure DP
-    has no delta and no rho).  A conversion given with rho (nothing to convert) is refused, not ignored.
-    flags: name the CLI flags (--rho ...) in messages, else the field names.
-    Raises BlowfishError / BudgetError naming the field.
+    has no delta and no rho).  PubMix / LinMix: epsilon at delta (PLD).  A conversion given with rho
+    (nothing to convert) is refused, not ignored.
+
+    Parameters
+    ----------
+    rho : float, optional
+        Total zCDP budget (Gaussian).
+    epsilon : float, optional
+        epsilon in nats (converted to rho for the Gaussian mechanism).
+    delta : float, optional
+        DP delta in (0, 1) (default 1e-5; none for Laplace).
+    mechanism : str, optional
+        A MECHANISMS name (default 'gaussian').
+    conversion : str, optional
+        'exact' (the default when None) or 'eq1', for epsilon -> rho.
+    flags : bool, default True
+        Name the CLI flags (--rho ...) in messages, else the field names.
+
+    Returns
+    -------
+    Budget
+        The mechanism, rho or epsilon, the reporting delta (0 for pure DP) and the source text.
+
+    Raises
+    ------
+    BlowfishError
+        Naming the field for a missing budget or a combination that does not apply; BudgetError for a
+        bad value.
     """
     mech = parse_mechanism(mechanism, "--mechanism" if flags else "mechanism")
     f = (lambda s: f"--{s}") if flags else (lambda s: s)
@@ -161,8 +259,24 @@ def parse_population(text: str | None, rounds: int, name: str = "--population",
                      rounds_name: str = "--rounds") -> list[int] | None:
     """Candidates per round from "512x3,1024x5" (size x repeat count; "x1" may be omitted).
 
-    Empty / None -> None (the paper's schedule).  Raises BlowfishError naming ``name`` for an
-    unreadable part, a size or count < 1, or a total != rounds.
+    Parameters
+    ----------
+    text : str or None
+        The schedule; empty / None -> None (the paper's schedule).
+    rounds : int
+        The number of rounds T the schedule must add up to.
+    name, rounds_name : str, optional
+        The fields' names in messages (default ``--population``, ``--rounds``).
+
+    Returns
+    -------
+    list of int or None
+        m_t per round (length ``rounds``), or None.
+
+    Raises
+    ------
+    BlowfishError
+        Naming ``name`` for an unreadable part, a size or count < 1, or a total != rounds.
     """
     if not text or not str(text).strip():
         return None
@@ -188,7 +302,25 @@ def parse_population(text: str | None, rounds: int, name: str = "--population",
 
 
 def parse_seeds(text: str, name: str = "--seeds") -> list[int]:
-    """Seeds from "0,1,2" (whole numbers); BlowfishError naming ``name`` otherwise."""
+    """Seeds from "0,1,2" (whole numbers).
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated whole numbers.
+    name : str, optional
+        The field's name in messages (default ``--seeds``).
+
+    Returns
+    -------
+    list of int
+        The seeds, in the given order.
+
+    Raises
+    ------
+    BlowfishError
+        Naming ``name`` for an empty entry or one that is not a whole number.
+    """
     parts = [x.strip() for x in str(text).split(",")]
     if any(x == "" for x in parts):
         raise BlowfishError(f"{name}: an empty entry in {text!r}; use whole numbers like 0,1,2")
@@ -201,9 +333,30 @@ def parse_seeds(text: str, name: str = "--seeds") -> list[int]:
 def parse_positive_grid(text: str, name: str, item: str, example: str, check) -> set[float]:
     """Distinct values from text like "1e-4, 6e-4; 3e-3" (commas, semicolons or spaces).
 
-    name: the grid's label in messages ("tau grid"); item: what one entry is ("temperature");
-    example: a valid list for the fix; check: validator raising BudgetError (e.g. check_rho).
-    Raises BudgetError naming the bad entry.  Count limits are the caller's.
+    Count limits are the caller's.
+
+    Parameters
+    ----------
+    text : str
+        The grid, entries separated by commas, semicolons or spaces.
+    name : str
+        The grid's label in messages ("tau grid").
+    item : str
+        What one entry is ("temperature").
+    example : str
+        A valid list for the fix.
+    check : callable
+        Validator raising BudgetError (e.g. check_rho); returns the checked float.
+
+    Returns
+    -------
+    set of float
+        The distinct checked values.
+
+    Raises
+    ------
+    BudgetError
+        Naming the bad entry (not a number, or refused by ``check``).
     """
     out: set[float] = set()
     for p in str(text).replace(";", ",").replace(" ", ",").split(","):
@@ -224,7 +377,29 @@ def apply_protect(policy: Policy, specs: list[str], preset=None, name: str = "--
     """``policy`` with ATTR[=SPEC] items applied (SPEC = threshold:VALUE | block | complete | hierarchy | none).
 
     With a preset, a bare ATTR (or 'block') takes the preset's Table 3 graph (Preset.policy_with);
-    without one, SPEC must be explicit.  Raises PolicyError / BlowfishError naming ``name``.
+    without one, SPEC must be explicit.
+
+    Parameters
+    ----------
+    policy : Policy
+        The policy to start from (not changed).
+    specs : list of str
+        ATTR[=SPEC] items, each attribute at most once.
+    preset : Preset, optional
+        The preset whose Table 3 graphs a bare ATTR takes.
+    name : str, optional
+        The field's name in messages (default ``--protect``).
+
+    Returns
+    -------
+    Policy
+        The new policy (participation kept).
+
+    Raises
+    ------
+    BlowfishError
+        Naming ``name`` for an attribute named twice, or a bare ATTR / 'block' without a preset;
+        PolicyError for an unreadable SPEC.
     """
     _refuse_repeats(specs, name)
     if preset is not None:
@@ -256,7 +431,24 @@ def _refuse_repeats(specs: list[str], name: str) -> None:
 def seed_range(count, first=0, name: str = "number of paired seeds") -> list[int]:
     """Paired seeds first, first+1, ..., first+count-1 (the app's two boxes).
 
-    Raises BlowfishError for a count < 1 or above spec.MAX_SEEDS, or a first seed < 0.
+    Parameters
+    ----------
+    count : int
+        How many seeds, 1 to spec.MAX_SEEDS.
+    first : int, optional
+        The first seed, >= 0 (default 0).
+    name : str, optional
+        The count's name in messages.
+
+    Returns
+    -------
+    list of int
+        The seeds.
+
+    Raises
+    ------
+    BlowfishError
+        For a count < 1 or above spec.MAX_SEEDS, or a first seed < 0 (or not whole numbers).
     """
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise BlowfishError(f"{name} must be a whole number >= 1 (got {count!r})")
@@ -282,9 +474,27 @@ def parse_selection_budget(rho_sel: float | None = None, epsilon_sel: float | No
                            flags: bool = True) -> SelectionBudget:
     """The selection budget from rho_sel (zCDP) or epsilon_sel (pure DP of the exponential mechanism).
 
-    Give exactly one; epsilon_sel = sqrt(8 rho_sel).  flags: name the CLI flags (--rho-sel,
-    --epsilon-sel) in messages, else the field names (rho_sel, epsilon_sel).
-    Raises BlowfishError / BudgetError naming the field.
+    Give exactly one; epsilon_sel = sqrt(8 rho_sel).
+
+    Parameters
+    ----------
+    rho_sel : float, optional
+        zCDP cost of the selection.
+    epsilon_sel : float, optional
+        Pure-DP epsilon of the exponential mechanism, in nats.
+    flags : bool, default True
+        Name the CLI flags (--rho-sel, --epsilon-sel) in messages, else the field names (rho_sel,
+        epsilon_sel).
+
+    Returns
+    -------
+    SelectionBudget
+        epsilon_sel, rho_sel = epsilon_sel^2 / 8 and the source text.
+
+    Raises
+    ------
+    BlowfishError
+        When both or neither are given; BudgetError for a bad value (naming the field).
     """
     from ..privacy.selection import selection_epsilon, selection_rho
 

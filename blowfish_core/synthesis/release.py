@@ -18,10 +18,30 @@ from .gate import Claim, Part, Publication
 
 def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | None = None,
                       should_stop: Callable[[], bool] | None = None) -> Publication:
-    """A synthesis release (CLI ``synth`` without seeds, the API with seed=None, the app's Release
-    step): ``spec`` an unseeded, validated RunSpec; every (method) run draws from the gate's OS
-    entropy.  Returns the Publication; ``publication.result`` is the PairedResult (its public
-    report carries the gate's label and total).  Raises GateError / BlowfishError."""
+    """A synthesis release (CLI ``synth`` without seeds, the API with seed=None, the app's Release step).
+
+    Every (method) run draws from the gate's OS entropy.
+
+    Parameters
+    ----------
+    spec : RunSpec
+        An unseeded, validated RunSpec.
+    progress : callable, optional
+        ``progress(event)`` after every round (run_paired).
+    should_stop : callable, optional
+        ``should_stop() -> bool``; True stops the run (RunStopped).
+
+    Returns
+    -------
+    Publication
+        The gate's Publication; ``publication.result`` is the PairedResult (its public report
+        carries the gate's label and total).
+
+    Raises
+    ------
+    GateError
+        When the gate refuses the claim or a part (gate.publish); BlowfishError from the run.
+    """
     claim = claim_of(spec)
     box: dict[str, Any] = {}
 
@@ -38,7 +58,19 @@ def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | No
 
 
 def claim_of(spec: Any) -> Claim:
-    """The Claim of a synthesis RunSpec (methods, mechanism, schema, seeds, data-domain choice)."""
+    """The Claim of a synthesis RunSpec (methods, mechanism, schema, seeds, data-domain choice).
+
+    Parameters
+    ----------
+    spec : RunSpec
+        The run spec.
+
+    Returns
+    -------
+    Claim
+        'synthetic table' with the spec's methods, its mechanism plus the reference methods' release
+        mechanisms, seeded flag, data-domain choice, unprotected rows and delta.
+    """
     mechs = {spec.mechanism}
     for m in spec.methods:  # reference methods (MST, AIM): Gaussian measurements + exponential selections
         mechs.update(get_method(m).release_mechanisms)

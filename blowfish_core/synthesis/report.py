@@ -20,7 +20,7 @@ the reach / q / bound block (also the ``reach`` command's).
 from __future__ import annotations
 
 import platform
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -41,13 +41,27 @@ class PairedRuns(Protocol):
     """What the reports read of a paired comparison: :class:`blowfish_core.synthesis.experiment.PairedResult`
     (not imported here: experiment builds its reports with this module, issue 22)."""
 
-    request: RunRequest
-    runs: tuple[Any, ...]
-    metric_name: str
-    n_private: int
-    n_unique: int
-    privacy: dict[str, Any]
-    seconds_total: float
+    # read-only members (the result is a frozen dataclass)
+    @property
+    def request(self) -> RunRequest: ...
+
+    @property
+    def runs(self) -> tuple[Any, ...]: ...
+
+    @property
+    def metric_name(self) -> str: ...
+
+    @property
+    def n_private(self) -> int: ...
+
+    @property
+    def n_unique(self) -> int: ...
+
+    @property
+    def privacy(self) -> dict[str, Any]: ...
+
+    @property
+    def seconds_total(self) -> float: ...
 
     def run(self, method: str, seed: int | None = None) -> Any: ...
 
@@ -62,7 +76,24 @@ class PairedRuns(Protocol):
 
 
 def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[str, Any]:
-    """Reach, q and bound of a policy (Cor. 5.2, 5.5) as plain JSON data."""
+    """Reach, q and bound of a policy (Cor. 5.2, 5.5) as plain JSON data.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    policy : Policy
+        The policy.
+    tau : float or None
+        Softmax temperature (> 0); None: no q and no bound.
+
+    Returns
+    -------
+    dict
+        ``per_attribute`` (weighted reaches), ``reach`` (record level, Gower units), ``tau``, ``q``
+        and ``sensitivity_bound`` (None without tau; the bound floored as the calibration floors it),
+        ``protected`` ({attribute: description}) and ``participation``.
+    """
     per = weighted_reaches(schema, policy)
     r = record_reach(schema, policy)
     out: dict[str, Any] = {
@@ -95,7 +126,18 @@ INTERNAL_KEYS = ("data_source", "n_unique", "metric", "runs", "summary", "second
 
 
 def randomness_text(result: PairedRuns) -> str:
-    """'unseeded, OS entropy, sampler opendp' or 'seeded: for study, not for publication'."""
+    """The randomness line of a result.
+
+    Parameters
+    ----------
+    result : PairedResult
+        The paired comparison.
+
+    Returns
+    -------
+    str
+        'unseeded, OS entropy, sampler opendp' or 'seeded: for study, not for publication'.
+    """
     return SEEDED_NOTE if result.request.seeded else RANDOMNESS
 
 
@@ -104,8 +146,18 @@ def _run_label(method: str, seed: int | None) -> str:
 
 
 def release_files(result: PairedRuns) -> dict[tuple[str, int | None], str]:
-    """(method, seed) -> the release CSV's file name in a bundle / --out-dir:
-    ``<method>.csv`` for an unseeded run, ``<method>_seed<S>.csv`` for a seeded one."""
+    """The release CSV's file name of every run in a bundle / --out-dir.
+
+    Parameters
+    ----------
+    result : PairedResult
+        The paired comparison.
+
+    Returns
+    -------
+    dict
+        (method, seed) -> ``<method>.csv`` for an unseeded run, ``<method>_seed<S>.csv`` for a seeded one.
+    """
     return {(r.method, r.seed): _run_label(r.method, r.seed) + ".csv" for r in result.runs}
 
 
@@ -119,6 +171,16 @@ def build_public(result: PairedRuns) -> dict[str, Any]:
     adjacency, where n is public; None with participation edges), seeds (absent when
     unseeded) and ledger: one {method, seed?, file, rounds} per release.
     Holds no figure computed on the private table (no error, n_unique, timing).
+
+    Parameters
+    ----------
+    result : PairedResult
+        The paired comparison (its ``publication``, when the release gate set one, gives the label).
+
+    Returns
+    -------
+    dict
+        The public part, JSON-safe.
     """
     req = result.request
     schema = req.schema
@@ -156,7 +218,7 @@ def build_public(result: PairedRuns) -> dict[str, Any]:
                                        for e in ledger]),
         "ledger": ledger,
     }
-    if req.seeded:
+    if req.seeds is not None:  # req.seeded
         out["seeds"] = [int(s) for s in req.seeds]
     return out
 
@@ -167,6 +229,16 @@ def build_internal(result: PairedRuns) -> dict[str, Any]:
     Keys: label, randomness, data_source, n_private, n_unique (distinct private records,
     un-noised), metric, runs (method, seed, the metric against the private table, seconds,
     round_seconds), summary (means, intervals, R_s, decomposition), seconds_total, machine.
+
+    Parameters
+    ----------
+    result : PairedResult
+        The paired comparison.
+
+    Returns
+    -------
+    dict
+        The internal part, JSON-safe.
     """
     req = result.request
     return {
@@ -221,9 +293,21 @@ def _metric(result: PairedRuns) -> dict[str, Any]:
 
 
 def build_report(result: PairedRuns) -> dict[str, Any]:
-    """The union report for experiments (JSON-safe, no NaN): ``public`` (build_public) and
-    ``internal`` (build_internal) plus every historical key of the CLI contract; the
-    keys listed in INTERNAL_KEYS are internal (``parts`` says so)."""
+    """The union report for experiments (JSON-safe, no NaN).
+
+    ``public`` (build_public) and ``internal`` (build_internal) plus every historical key of the
+    CLI contract (README "Report"); the keys listed in INTERNAL_KEYS are internal (``parts`` says so).
+
+    Parameters
+    ----------
+    result : PairedResult
+        The paired comparison.
+
+    Returns
+    -------
+    dict
+        The union report.
+    """
     req = result.request
     schema = req.schema
     runs = [{
@@ -260,7 +344,7 @@ def build_report(result: PairedRuns) -> dict[str, Any]:
         **({"unprotected_rows": int(req.unprotected_rows), "unprotected_source": req.public_source}
            if req.unprotected_rows else {}),
         "warnings": run_warnings(req, runs),
-        "seeds": [int(s) for s in req.seeds] if req.seeded else [],
+        "seeds": [int(s) for s in req.seeds] if req.seeds is not None else [],  # req.seeded
         "runs": runs,
         "summary": result.summary,
         "seconds_total": result.seconds_total,
@@ -289,8 +373,20 @@ def _setting(result: PairedRuns, pol: dict[str, Any]) -> dict[str, Any]:
 
 
 def bundle_total(result: PairedRuns) -> dict[str, Any]:
-    """The composed total of every release of ``result`` (release_gate.compose_total over all the
-    runs' ledger rows): what publishing them together spends.  One release: its own budget."""
+    """The composed total of every release of ``result``: what publishing them together spends.
+
+    release_gate.compose_total over all the runs' ledger rows.  One release: its own budget.
+
+    Parameters
+    ----------
+    result : PairedResult
+        The paired comparison.
+
+    Returns
+    -------
+    dict
+        gate.compose_total's total at the request's delta, plus ``releases`` (the number of runs).
+    """
     from .gate import compose_total
 
     return {**compose_total([row for r in result.runs for row in r.ledger], result.request.delta),
@@ -302,9 +398,22 @@ BUNDLE_FIXED_FILES = ("schema.json", "policy.json", "budget.json", "ledger.json"
 
 
 def is_bundle_file(name: str) -> bool:
-    """True for a file name a release bundle writes: a fixed file or ``<method>[_seed<S>].csv``
-    of a method in the method table.  When --bundle replaces an earlier bundle folder, these
-    (stale releases of other methods or seeds) are dropped; any other entry is kept."""
+    """True for a file name a release bundle writes.
+
+    A fixed file (BUNDLE_FIXED_FILES) or ``<method>[_seed<S>].csv`` of a method in the method
+    table.  When --bundle replaces an earlier bundle folder, these (stale releases of other methods
+    or seeds) are dropped; any other entry is kept.
+
+    Parameters
+    ----------
+    name : str
+        A file name (no folder).
+
+    Returns
+    -------
+    bool
+        True when a bundle writes files of this name.
+    """
     if name in BUNDLE_FIXED_FILES:
         return True
     stem, dot, ext = name.rpartition(".")
@@ -317,16 +426,32 @@ def is_bundle_file(name: str) -> bool:
 
 
 def bundle_files(result: PairedRuns, raw: bool = False) -> dict[str, str]:
-    """The release bundle as {file name: text}: every synthetic CSV (spreadsheet-safe,
-    exports.to_csv_safe), schema.json, policy.json, budget.json, ledger.json
-    (build_public) and ledger.txt (ledger_text).  Nothing computed on the private table.
-    raw: keep text cells as they are (default: neutralised for spreadsheets)."""
+    """The release bundle as {file name: text}.
+
+    Every synthetic CSV (spreadsheet-safe, exports.to_csv_safe), schema.json, policy.json,
+    budget.json, ledger.json (build_public) and ledger.txt (ledger_text).  Nothing computed on the
+    private table.
+
+    Parameters
+    ----------
+    result : PairedResult
+        The paired comparison.
+    raw : bool, default False
+        Keep text cells as they are (default: neutralised for spreadsheets).
+
+    Returns
+    -------
+    dict of str to str
+        File name -> text.
+    """
     import json
 
     from ..io.exports import to_csv_safe
 
     pub = result.public_report
-    files = {name: to_csv_safe(result.run(m, sd).release, None, raw=raw) for (m, sd), name in release_files(result).items()}
+    # path None: to_csv_safe returns the CSV text
+    files = {name: cast(str, to_csv_safe(result.run(m, sd).release, None, raw=raw))
+             for (m, sd), name in release_files(result).items()}
     files["schema.json"] = result.request.schema.to_json() + "\n"
     files["policy.json"] = result.request.policy.to_json() + "\n"
     files["budget.json"] = json.dumps({"randomness": pub["randomness"], "mechanism": pub["mechanism"],
@@ -352,6 +477,22 @@ def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> di
 
     ci95 is [low, high], or [None, None] (JSON null) with fewer than 2 seeds; the
     error metrics are nonnegative, so their low end is clipped at 0.
+
+    Parameters
+    ----------
+    runs : list of dict
+        One {method, seed, <metric>: error} per run.
+    metric : str
+        The key of the error in ``runs``.
+    methods : list of str
+        The methods to summarize (each must appear in ``runs``).
+
+    Returns
+    -------
+    dict
+        ``per_method`` ({method: mean, ci95, n}); with Hard and BF-Soft,
+        ``relative_reduction_bf_soft_vs_hard`` (R_s in percent, App. F.2); with the decomposition
+        method too, ``decomposition`` (C, N, G of §6.2.3 as (mean, low, high)).
     """
     out: dict[str, Any] = {"per_method": {}}
     by = {m: {r["seed"]: r[metric] for r in runs if r["method"] == m} for m in methods}
@@ -361,7 +502,8 @@ def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> di
     H, S, M = BASELINE.name, SOFT.name, DECOMPOSITION.name
     if H in by and S in by:
         seeds = sorted(set(by[H]) & set(by[S]))
-        r = relative_reduction([by[H][s] for s in seeds], [by[S][s] for s in seeds])
+        r = relative_reduction(np.array([by[H][s] for s in seeds], dtype=float),
+                               np.array([by[S][s] for s in seeds], dtype=float))
         mean, lo, hi = _interval(list(r))
         out["relative_reduction_bf_soft_vs_hard"] = {"mean_percent": mean, "ci95": [lo, hi],
                                                      "per_seed": [float(v) for v in r]}
@@ -382,9 +524,24 @@ def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> di
 
 def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
     # (from public settings and noisy counts only: safe in the public part)
-    """Plain-language warnings for the report: empty policy (when allowed), a top release larger
-    than the last population (candidates repeat), and rounds in which no candidate survived the
-    threshold H (parents then drawn uniformly)."""
+    """Plain-language warnings for the report.
+
+    Empty policy (when allowed), a top release larger than the last population (candidates
+    repeat), and rounds in which no candidate survived the threshold H (parents then drawn
+    uniformly).  From public settings and noisy counts only: safe in the public part.
+
+    Parameters
+    ----------
+    req : RunRequest
+        The run spec.
+    runs : list of dict
+        One {method, seed, rounds} per run, ``rounds`` the ledger rows as dicts (``t``, ``surviving``).
+
+    Returns
+    -------
+    list of str
+        The warnings, each with its "Fix:" where there is one.
+    """
     out: list[str] = []
     if any_policy_aware(req.methods) and policy_is_empty(req.schema, req.policy):
         out.append(NO_PROTECTION_WARNING)
@@ -407,7 +564,18 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
 
 
 def ledger_text(report: dict[str, Any]) -> str:
-    """A release note a data owner can paste: budget, notion per method, policy, reach, warnings."""
+    """A release note a data owner can paste: budget, notion per method, policy, reach, warnings.
+
+    Parameters
+    ----------
+    report : dict
+        The public report (build_public) or a report with its keys (run_bundle.planned_report).
+
+    Returns
+    -------
+    str
+        The note, one statement per line (no trailing newline).
+    """
     p = report["privacy"]
     acct = p.get("accountant", "gdp-exact")
     budget, spent = _budget_text(p, acct)

@@ -13,9 +13,9 @@ from typing import Any
 
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
-from ..privacy.accounting import check_delta
+from ..privacy.accounting import check_delta, check_epsilon, check_rho
 from ..base.constants import DEFAULT_DELTA
-from ..base.errors import BlowfishError
+from ..base.errors import BlowfishError, BudgetError
 from ..base.input_checks import check_integer_bounds, check_seeds
 from ..algorithm.evolution import SynthConfig
 from ..privacy.mechanisms import get_mechanism
@@ -84,8 +84,24 @@ class RunSpec:
 
     @classmethod
     def build(cls, *args: Any, **kw: Any) -> "RunSpec":
-        """The validated spec: the same arguments as the constructor; raises BlowfishError /
-        BudgetError / SchemaError / PolicyError naming the field for any invalid setting."""
+        """The validated spec (validate_request), marked ``validated``.
+
+        Parameters
+        ----------
+        *args, **kw
+            The same arguments as the constructor.
+
+        Returns
+        -------
+        RunSpec
+            The spec, with ``validated=True`` (the layers below then trust it).
+
+        Raises
+        ------
+        BlowfishError
+            BudgetError / SchemaError / PolicyError (or BlowfishError) naming the field for any invalid
+            setting (validate_request).
+        """
         from dataclasses import replace
 
         spec = cls(*args, **kw)
@@ -127,7 +143,20 @@ NO_PROTECTION_WARNING = (
 
 
 def policy_is_empty(schema: Schema, policy: Policy) -> bool:
-    """True when the policy protects nothing: record-level reach 0 and no participation edges (Def. 2.7)."""
+    """True when the policy protects nothing: record-level reach 0 and no participation edges (Def. 2.7).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    policy : Policy
+        The policy.
+
+    Returns
+    -------
+    bool
+        True when nothing is protected.
+    """
     return (not policy.participation) and record_reach(schema, policy) == 0.0
 
 
@@ -138,6 +167,22 @@ def check_soft_tau(schema: Schema, policy: Policy, methods, tau: float | None) -
     r: the record-level reach for BF-Soft (Cor. 5.5), the Gower diameter for the standard-DP soft
     vote and the soft vote with Hard's noise (the spread of its distances).  Methods without tau and
     a reach of 0 (an empty policy, refused or allowed on its own) are not checked here.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    policy : Policy
+        The policy (its record-level reach).
+    methods : iterable of str
+        Method names of the method table.
+    tau : float or None
+        Softmax temperature; None: nothing to check.
+
+    Raises
+    ------
+    BudgetError
+        From sensitivity.check_noise_ratio, when q is below MIN_NOISE_RATIO (with a tau that works).
     """
     if tau is None:
         return
@@ -159,6 +204,19 @@ def validate_request(req: RunRequest) -> None:
     Reference methods (MST, AIM) need a zCDP budget and their optional extra (mbi): a
     MissingDependencyError saying how to install it, before any work.  They ignore the
     policy, so an empty policy is not refused for them (only for policy-aware methods).
+
+    Parameters
+    ----------
+    req : RunRequest
+        The spec to check (not changed).
+
+    Raises
+    ------
+    BlowfishError
+        For no or repeated methods or seeds, more than MAX_SEEDS seeds, empty public rows, PWErr on
+        fewer than two modelled attributes, or an empty policy for a policy-aware method (unless
+        allowed); BudgetError for tau, delta or the budget; SchemaError / PolicyError from the schema
+        and policy checks; MissingDependencyError for a reference method without its extra.
     """
     if not req.methods:
         raise BlowfishError("choose at least one method")
@@ -167,6 +225,9 @@ def validate_request(req: RunRequest) -> None:
     if len(set(req.methods)) != len(req.methods):
         raise BlowfishError("a method is listed twice")
     if needs_tau(req.methods):
+        if req.tau is None:  # check_tau's own refusal of a missing tau
+            raise BudgetError("tau must be a finite number > 0 (got None). Fix: use a positive temperature such as "
+                              "0.03")
         check_tau(req.tau)
     mech = get_mechanism(req.mechanism)
     if mech.budget_name == "rho" or mech.samples:
@@ -180,13 +241,16 @@ def validate_request(req: RunRequest) -> None:
             if not isinstance(req.public, pd.DataFrame) or len(req.public) == 0:
                 raise BlowfishError("public rows: give a non-empty table of the same domain")
             req.schema.encode(req.public)  # SchemaError naming the column when outside the domain
-    mech.split(req.budget, req.config.rounds, req.config.budget_weights)  # BudgetError for a bad budget
+    budget = req.budget
+    if budget is None:  # no budget in the mechanism's terms: the check split would make raises BudgetError
+        budget = (check_rho if mech.budget_name == "rho" else check_epsilon)(budget)
+    mech.split(budget, req.config.rounds, req.config.budget_weights)  # BudgetError for a bad budget
     if req.seeds is None:
         get_mechanism(req.mechanism, sampler="opendp")  # release mode needs an OpenDP sampler
     elif not req.seeds:
         raise BlowfishError("give at least one seed")
     if len(req.seeds or ()) > MAX_SEEDS:
-        raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(req.seeds)})")
+        raise BlowfishError(f"at most {MAX_SEEDS} seeds per comparison (got {len(req.seeds or ())})")
     if req.seeds is not None and len(set(req.seeds)) != len(req.seeds):
         raise BlowfishError("a seed is listed twice")
     check_seeds(req.seeds or ())

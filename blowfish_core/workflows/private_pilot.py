@@ -174,7 +174,13 @@ class PrivatePilotPlan:
         return f"{self.metric.upper()} under {self.notion}: one record moves the error by at most 2/n"
 
     def lines(self) -> list[str]:
-        """The plan as text (CLI and page): settings, cost of the K runs + selection, regret bound."""
+        """The plan as text (CLI and page): settings, cost of the K runs + selection, regret bound.
+
+        Returns
+        -------
+        list of str
+            One statement per line.
+        """
         c = self.choice
         return [
             f"private choice among K = {self.K} settings: " + ", ".join(setting_label(*s) for s in self.settings),
@@ -191,6 +197,15 @@ class PrivatePilotPlan:
         ]
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as JSON-able data.
+
+        Returns
+        -------
+        dict
+            settings ({method, tau, label} each), K, rho_run, rho_runs, rho_selection, epsilon_sel,
+            rho_total, delta, epsilon_total_eq1, sensitivity, notion, metric, n, p, temperature,
+            temperature_error, regret_error, regret_failure_probability.
+        """
         c = self.choice
         return {"settings": [{"method": m, "tau": t, "label": setting_label(m, t)} for m, t in self.settings],
                 "K": self.K, "rho_run": self.rho_run, "rho_runs": c.rho_runs, "rho_selection": c.rho_selection,
@@ -311,7 +326,13 @@ class PrivateChoiceResult:
         return self.runs[self.chosen].run(self.method, self.seed).release
 
     def internal_table(self) -> pd.DataFrame:
-        """One row per setting: setting, method, tau, error, probability (all :data:`INTERNAL`)."""
+        """One row per setting: setting, method, tau, error, probability (all :data:`INTERNAL`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            K rows; the error column is named after the plan's metric.
+        """
         return pd.DataFrame([{"setting": setting_label(m, t), "method": m, "tau": t,
                               self.plan.metric: float(e), "probability": float(p)}
                              for (m, t), e, p in zip(self.plan.settings, self.errors, self.probabilities)])
@@ -321,7 +342,13 @@ class PrivateChoiceResult:
         plan, ledger, privacy totals, settings, ``randomness`` and ``status``.  A seeded result:
         ``seed``, randomness = status = :data:`SEEDED_NOTE` (for study, not for publication).  A
         release: randomness = evolution.RANDOMNESS (no seed), status = the gate's label, and
-        ``release`` = {label, total (release_gate.compose_total), lines (the ledger head)}."""
+        ``release`` = {label, total (release_gate.compose_total), lines (the ledger head)}.
+
+        Returns
+        -------
+        dict
+            The public part.
+        """
         out: dict[str, Any] = {
             "choice": {"index": self.chosen, "method": self.method, "tau": self.tau, "label": self.label},
             "plan": self.plan.to_dict(), "randomness": self.randomness, "status": self.status,
@@ -336,7 +363,13 @@ class PrivateChoiceResult:
 
     def internal_dict(self) -> dict[str, Any]:
         """JSON-able, the figures computed on the private data without noise, labelled
-        :data:`blowfish_core.synthesis.report.INTERNAL_LABEL`: per-setting errors and selection probabilities."""
+        :data:`blowfish_core.synthesis.report.INTERNAL_LABEL`: per-setting errors and selection probabilities.
+
+        Returns
+        -------
+        dict
+            label, errors and probabilities ({setting label: value}) and seconds.
+        """
         return {"label": INTERNAL_LABEL,
                 "errors": {setting_label(m, t): float(e) for (m, t), e in zip(self.plan.settings, self.errors)},
                 "probabilities": {setting_label(m, t): float(p)
@@ -344,7 +377,13 @@ class PrivateChoiceResult:
                 "seconds": self.seconds}
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able union for experiments: :meth:`public_dict` plus ``internal`` (labelled)."""
+        """JSON-able union for experiments: :meth:`public_dict` plus ``internal`` (labelled).
+
+        Returns
+        -------
+        dict
+            public_dict, ``internal`` (internal_dict) and ``seconds``.
+        """
         return {**self.public_dict(), "internal": self.internal_dict(), "seconds": self.seconds}
 
 

@@ -26,7 +26,13 @@ from .synth import add_synth_parser, cmd_synth
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole parser: the subcommands in the order ``--help`` lists them (each from its module)."""
+    """The whole parser: the subcommands in the order ``--help`` lists them (each from its module).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The CLI's parser (error contract of parser._Parser).
+    """
     ap = _Parser(
         prog=_prog(),
         description="Blowfish Studio engine: policy-aware differentially private synthesis "
@@ -47,8 +53,19 @@ def _run(args, dask: DaskClient) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command line (``argv``, default ``sys.argv[1:]``): exit code 0, 2 after one ``error:``
-    line on stderr, 130 when interrupted."""
+    """Run one command line (the ``blowfish`` console script).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit code: 0, 2 after one ``error:`` line on stderr (a BlowfishError, an OSError or a usage
+        error), 130 when interrupted.
+    """
     parser = build_parser()
     atomic.COMMITTED.clear()  # this run's committed outputs (the interrupt message)
     try:

@@ -20,7 +20,9 @@ def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:
     real = os.path.realpath
 
     def same(a: str | None, b: str | None) -> bool:
-        return bool(a and b) and real(a) == real(b)
+        if not a or not b:
+            return False
+        return real(a) == real(b)
 
     inputs = [("--data", args.data), ("--schema", args.schema), ("--policy", args.policy),
               ("--public", getattr(args, "public", None))]

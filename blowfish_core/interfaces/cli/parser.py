@@ -71,7 +71,13 @@ def _prog() -> str:
 
 
 def add_policy_args(p: argparse.ArgumentParser) -> None:
-    """The setting flags (--preset, --schema, --policy, --protect, --participation), shared by reach, synth and pilot."""
+    """The setting flags (--preset, --schema, --policy, --protect, --participation), shared by reach, synth and pilot.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser (changed in place).
+    """
     p.add_argument("--preset", help="built-in setting: adult, bank, xor3 (or xorK)")
     p.add_argument("--schema", metavar="JSON", help="schema file (public domain); overrides the preset's")
     p.add_argument("--policy", metavar="JSON", help="policy file; overrides the preset's default policy")
@@ -83,8 +89,17 @@ def add_policy_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_intake_args(p: argparse.ArgumentParser, columns: bool = True) -> None:
-    """The intake flags of --data (--sep, --no-header, --names, --drop-missing, --missing-level, --columns),
-    shared by reach, synth and schema."""
+    """The intake flags of --data (--sep, --no-header, --names, --drop-missing, --missing-level, --columns).
+
+    Shared by reach, synth and schema.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser (changed in place).
+    columns : bool, default True
+        Add --columns too.
+    """
     p.add_argument("--sep", default=None,
                    help="field separator of --data (default: detected among , ; tab | and ', '; e.g. ';' or '\\t')")
     p.add_argument("--no-header", action="store_true",
@@ -100,7 +115,13 @@ def add_intake_args(p: argparse.ArgumentParser, columns: bool = True) -> None:
 
 
 def add_schedule_args(p: argparse.ArgumentParser) -> None:
-    """The synthesis schedule flags (Algorithm 1, DESIGN §3), shared by synth and pilot."""
+    """The synthesis schedule flags (Algorithm 1, DESIGN §3), shared by synth and pilot.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser (changed in place).
+    """
     p.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
     p.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5' (default: 512 for rounds 1-3, 1024 after)")
     p.add_argument("--release", type=_int, default=512, help="released records (default 512)")

@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
 from ...algorithm.evolution import SEEDED_NOTE
 from ...algorithm.methods import SOFT
@@ -40,7 +40,18 @@ PILOT_EPILOG = """examples:
 
 
 def add_pilot_parser(sub) -> argparse.ArgumentParser:
-    """The ``pilot`` subcommand: the public pilot (default) or ``--private`` (exponential mechanism)."""
+    """The ``pilot`` subcommand: the public pilot (default) or ``--private`` (exponential mechanism).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the main parser (build_parser).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+    """
     p = sub.add_parser("pilot", help="choose tau or Hard: public pilot (default, no private budget) or --private "
                                      "(K runs on the private table + an exponential-mechanism choice)",
                        epilog=PILOT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -238,7 +249,24 @@ def _progress(args):
 
 
 def cmd_pilot(args) -> int:
-    """``pilot``: the public pilot (default) or ``--private``."""
+    """``pilot``: the public pilot (default) or ``--private``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``pilot`` flags.
+
+    Returns
+    -------
+    int
+        Exit code 0.
+
+    Raises
+    ------
+    BlowfishError
+        From the checks before any run (flags of the other pilot, seeds, budget, setting, outputs, the
+        tau grid); GateError when the release gate refuses a --private release.
+    """
     run = _setup(args)
     return _private_pilot(args, run) if args.private else _public_pilot(args, run)
 
@@ -298,7 +326,8 @@ def _public_pilot(args, run: _Pilot) -> int:
     from ...synthesis.gate import unprotected_text
     from ...workflows.pilot import DEFAULT_TIE_TOL, run_pilot, scale_budget
 
-    taus, seeds, public, held = run.taus, run.seeds, run.public, run.held
+    # the public pilot always has seeds (_check_pilot_flags: None only for a --private release)
+    taus, seeds, public, held = run.taus, cast(list[int], run.seeds), run.public, run.held
     tie = DEFAULT_TIE_TOL if args.tie_tol is None else args.tie_tol
     scaling = scale_budget(run.budget.rho, run.n_t, len(public), run.cfg.rounds, run.cfg.budget_weights, run.delta)
     print(f"plan (public pilot: {len(taus) + 1} settings x {len(seeds)} paired seed(s) on {len(public):,} public "

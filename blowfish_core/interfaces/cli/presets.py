@@ -4,21 +4,45 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from ...io.presets import get_preset
 
 
 def add_presets_parser(sub) -> argparse.ArgumentParser:
-    """The ``presets`` subcommand."""
+    """The ``presets`` subcommand.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the main parser (build_parser).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+    """
     pr = sub.add_parser("presets", help="list the built-in presets and their policies")
     pr.add_argument("--json", action="store_true")
     return pr
 
 
 def cmd_presets(args) -> int:
+    """``presets``: every built-in preset's description, schema, Table 3 policies, default protection and metric.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``presets`` flags (``--json``: one JSON object instead of text).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+    """
     from ...io.presets import PRESET_NAMES
 
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name in PRESET_NAMES:
         p = get_preset(name)
         out[name] = {

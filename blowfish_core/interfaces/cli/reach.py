@@ -15,7 +15,18 @@ from .setting import resolve_setting
 
 
 def add_reach_parser(sub) -> argparse.ArgumentParser:
-    """The ``reach`` subcommand."""
+    """The ``reach`` subcommand.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the main parser (build_parser).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+    """
     r = sub.add_parser("reach", help="per-attribute and record-level reach, q and the BF-Soft bound")
     add_policy_args(r)
     r.add_argument("--data", metavar="CSV", help="table to infer a (data-derived) schema from when no schema is given")
@@ -37,6 +48,23 @@ def _q_line(tau: float, q: float, bound: float) -> str:
 
 
 def cmd_reach(args) -> int:
+    """``reach``: per-attribute and record-level reach, and with --tau q and the BF-Soft bound (Cor. 5.2, 5.5).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``reach`` flags (setting, --data intake flags, --tau, --json).
+
+    Returns
+    -------
+    int
+        Exit code 0 (text, or one JSON object with --json, on stdout).
+
+    Raises
+    ------
+    BlowfishError
+        From resolve_setting (no setting, a bad schema or policy); BudgetError for a bad --tau.
+    """
     schema, policy, _ = resolve_setting(args)
     if args.tau is not None:
         check_tau(args.tau)

@@ -42,12 +42,33 @@ NO_SIZE_CAP = sys.maxsize
 
 def read_data(args, columns: list[str] | None = None, release_size: int | None = None,
               schema: Any = None) -> IntakeResult:
-    """--data through the intake step (blowfish_core.io.intake.intake_csv) with the intake
-    flags; every problem in one DataError (raise_for_problems), with ``schema`` also the
-    cells outside its public domain (intake.domain_problems, on the whole table before any
-    split, with row numbers).  Memoized on ``args``;
-    :func:`intake_lines` gives the separator, header, notes and warnings to print (after
-    the checks, so an error stays one ``error:`` block on stderr)."""
+    """--data through the intake step (blowfish_core.io.intake.intake_csv) with the intake flags.
+
+    Memoized on ``args``; :func:`intake_lines` gives the separator, header, notes and warnings to
+    print (after the checks, so an error stays one ``error:`` block on stderr).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed flags (--data and the intake flags; the pilot has only --sep of them).
+    columns : list of str, optional
+        The columns to model (default: intake's choice).
+    release_size : int, optional
+        The release size, for intake's size warnings.
+    schema : Schema, optional
+        A declared schema: its cells outside the public domain are problems too
+        (intake.domain_problems, on the whole table before any split, with row numbers).
+
+    Returns
+    -------
+    IntakeResult
+        The checked table and the intake's decisions.
+
+    Raises
+    ------
+    DataError
+        Every problem in one error (raise_for_problems); BlowfishError for a bad --missing-level.
+    """
     cached = getattr(args, "_intake", None)
     if cached is not None:
         return cached
@@ -76,15 +97,47 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
 
 
 def read_other(path: str, args, columns: list[str] | None = None):
-    """A further table (--public, the pilot's --data) through the same intake step as --data,
-    without --data's header/missing-value flags: its frame (every problem in one DataError)."""
+    """A further table (--public, the pilot's --data) through the same intake step as --data.
+
+    Without --data's header/missing-value flags.
+
+    Parameters
+    ----------
+    path : str
+        The CSV file.
+    args : argparse.Namespace
+        The parsed flags (--sep).
+    columns : list of str, optional
+        The columns to keep.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, trimmed and typed by the intake step.
+
+    Raises
+    ------
+    DataError
+        Every problem in one error (raise_for_problems).
+    """
     res = intake_csv(path, sep=_sep(args), columns=columns, max_bytes=NO_SIZE_CAP)
     res.raise_for_problems()
     return res.frame
 
 
 def intake_lines(args) -> list[str]:
-    """The intake's separator / header / notes / warnings lines of --data ([] without)."""
+    """The intake's separator / header / notes / warnings lines of --data.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed flags, after read_data (or a chunked / Dask read) memoized its result on them.
+
+    Returns
+    -------
+    list of str
+        The lines to print ([] without --data).
+    """
     res = getattr(args, "_intake", None)
     lines = list(getattr(args, "_read_lines", []))  # a chunked / Dask read's notes and warnings
     return lines if res is None else \
@@ -154,10 +207,12 @@ def _read_private(args, schema: Schema, cfg, dask: DaskClient):
         sep = sniff_file_separator(args.data)
         if not args.quiet:
             print(f"separator: {sep!r} (detected; set --sep to override)", file=sys.stderr)
+    # a chunked read has sep None only for a path that is not a regular file (nothing to sniff): the readers' default
+    chunk_sep = "," if sep is None else sep
     if args.engine == "dask" and chunked:
         from ...algorithm.dask_engine import DaskEngine
 
-        eng = DaskEngine.read_csv(dask.get(), args.data, schema, cfg.sizes(), sep=sep)
+        eng = DaskEngine.read_csv(dask.get(), args.data, schema, cfg.sizes(), sep=chunk_sep)
         args._read_lines = [f"WARNING: {w}" for w in eng.warnings(cfg.release)]
         return eng
     if not chunked:
@@ -170,7 +225,7 @@ def _read_private(args, schema: Schema, cfg, dask: DaskClient):
 
     drop = args.drop_missing
     names = _list(args.names)
-    g = read_grouped(args.data, schema, sep=sep, chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
+    g = read_grouped(args.data, schema, sep=chunk_sep, chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
                      on_chunk=said, no_header=bool(args.no_header or names), names=names,
                      drop_missing=True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ()),
                      missing_level=levels, release_size=cfg.release)

@@ -14,7 +14,18 @@ from .reading import _list, intake_lines, read_data
 
 
 def add_schema_parser(sub) -> argparse.ArgumentParser:
-    """The ``schema`` subcommand."""
+    """The ``schema`` subcommand.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the main parser (build_parser).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+    """
     sc = sub.add_parser("schema", help="infer a schema JSON from a CSV (flagged data-derived; edit it!)")
     sc.add_argument("--data", required=True, metavar="CSV")
     add_intake_args(sc)
@@ -23,6 +34,23 @@ def add_schema_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_schema(args) -> int:
+    """``schema``: infer a data-derived schema JSON from --data (stdout, or --out) and warn that it is data-derived.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``schema`` flags (--data, the intake flags, --out).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+
+    Raises
+    ------
+    BlowfishError
+        When --out names the --data file; DataError / SchemaError from the intake step.
+    """
     schema = read_data(args, _list(args.columns), None).schema()
     text = schema.to_json()
     if args.out:
@@ -35,5 +63,7 @@ def cmd_schema(args) -> int:
         print(text)
     for line in intake_lines(args):
         print(line, file=sys.stderr)
-    print("WARNING: " + schema.domain_warning(), file=sys.stderr)
+    warning = schema.domain_warning()  # always set: an inferred schema is data-derived
+    if warning is not None:
+        print("WARNING: " + warning, file=sys.stderr)
     return 0

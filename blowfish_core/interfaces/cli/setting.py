@@ -28,10 +28,26 @@ _LOOP_FLAGS = (("--rounds", "rounds", 8), ("--population", "population", None), 
 
 
 def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig, methods: list[str] | None = None) -> None:
-    """Refuse schedule flags the run would ignore (never silently): any of them with only reference
-    methods (MST, AIM do not run Algorithm 1), --children with sample selection (children are made
-    in rank rounds only), --rank-by when nothing is ranked (sample selection and a sample release).
-    Raises BlowfishError naming the flags and the fix."""
+    """Refuse schedule flags the run would ignore (never silently).
+
+    Any of them with only reference methods (MST, AIM do not run Algorithm 1), --children with
+    sample selection (children are made in rank rounds only), --rank-by when nothing is ranked
+    (sample selection and a sample release).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed schedule flags (add_schedule_args).
+    cfg : SynthConfig
+        The run's schedule (config_from_args).
+    methods : list of str, optional
+        The chosen methods (None: not checked for reference methods).
+
+    Raises
+    ------
+    BlowfishError
+        Naming the flags and the fix.
+    """
     if methods and all(get_method(m).is_reference for m in methods):
         given = [f for f, attr, default in _LOOP_FLAGS if getattr(args, attr, default) != default]
         if given:
@@ -52,7 +68,22 @@ def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig, methods: li
 
 def config_from_args(args: argparse.Namespace) -> SynthConfig:
     """SynthConfig from the add_schedule_args flags: --schedule, then the explicit flags on top.
-    Raises BlowfishError naming the field for a bad value."""
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed schedule flags.
+
+    Returns
+    -------
+    SynthConfig
+        The validated schedule.
+
+    Raises
+    ------
+    BlowfishError
+        Naming the field for a bad value (parse_population, SynthConfig.validate).
+    """
     return SynthConfig.from_schedule(
         args.schedule, rounds=args.rounds, population=parse_population(args.population, args.rounds),
         release=args.release, threshold_h=args.threshold_h, selection=args.selection, children=args.children,
@@ -60,7 +91,23 @@ def config_from_args(args: argparse.Namespace) -> SynthConfig:
 
 
 def check_in_memory_mb(mb: float) -> float:
-    """--in-memory-mb: a finite number >= 0 (BlowfishError naming the flag)."""
+    """--in-memory-mb: a finite number >= 0.
+
+    Parameters
+    ----------
+    mb : float
+        The flag's value, in MB.
+
+    Returns
+    -------
+    float
+        ``mb``, checked.
+
+    Raises
+    ------
+    BlowfishError
+        Naming the flag, for a value that is not finite or is < 0.
+    """
     if not math.isfinite(mb) or mb < 0:
         raise BlowfishError(f"--in-memory-mb must be a finite number >= 0 (got {mb:g}). Fix: e.g. --in-memory-mb 100")
     return mb
@@ -84,7 +131,26 @@ def _check_columns(args, schema: Schema) -> None:
 
 
 def resolve_setting(args) -> tuple[Schema, Policy, Any]:
-    """Schema, policy and preset (or None) from --preset/--schema/--policy/--protect."""
+    """Schema, policy and preset (or None) from --preset/--schema/--policy/--protect.
+
+    Without --preset and --schema, a data-derived schema is inferred from --data.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed setting flags (add_policy_args; --data, --columns).
+
+    Returns
+    -------
+    tuple of (Schema, Policy, Preset or None)
+        The schema, the policy (checked against it) and the preset.
+
+    Raises
+    ------
+    BlowfishError
+        When no setting is given, or --columns does not match the schema; SchemaError / PolicyError
+        for bad files or a policy the schema does not fit; DataError from the intake step.
+    """
     preset = get_preset(args.preset) if args.preset else None
     if args.schema:
         schema = Schema.from_json(read_text_file(args.schema, "schema"))

@@ -29,7 +29,18 @@ from .setting import _check_ignored_options, check_schedule_flags, config_from_a
 
 
 def add_synth_parser(sub) -> argparse.ArgumentParser:
-    """The ``synth`` subcommand (its flags in the order ``synth --help`` lists them)."""
+    """The ``synth`` subcommand (its flags in the order ``synth --help`` lists them).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the main parser (build_parser).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+    """
     s = sub.add_parser("synth", help="run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(s)
@@ -229,8 +240,28 @@ def _progress(args):
 
 
 def cmd_synth(args, dask: DaskClient) -> int:
-    """``synth``: check everything, read the tables, run (a release through the gate, or the seeded
-    study runs), write the outputs together, then print the summary.  ``dask``: this run's client."""
+    """``synth``: check everything, read the tables, run, write the outputs together, then print the summary.
+
+    The run is a release through the gate (no --seeds), or the seeded study runs.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``synth`` flags.
+    dask : DaskClient
+        This run's Dask client (connected only with --engine dask).
+
+    Returns
+    -------
+    int
+        Exit code 0.
+
+    Raises
+    ------
+    BlowfishError
+        For any bad flag, setting, table or output path, before any work (the engine's errors, naming
+        the flag); GateError when the release gate refuses.
+    """
     methods, budget, sampling = _parse_method_and_budget(args)
     schema, policy, preset = resolve_setting(args)
     seeds, cfg = _check_options(args, preset, methods)

@@ -151,9 +151,17 @@ class Attribute:
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> "Attribute":
-        """Check the declaration and build lookup tables (idempotent; returns self).
+        """Check the declaration and build lookup tables (idempotent).
 
-        Raises SchemaError naming the attribute and the field to fix.
+        Returns
+        -------
+        Attribute
+            ``self``, validated.
+
+        Raises
+        ------
+        SchemaError
+            Naming the attribute and the field to fix (name, type, weight, and the type's own fields).
         """
         n = self.name
         if not isinstance(n, str) or not n:
@@ -196,31 +204,95 @@ class Attribute:
         return 1.0
 
     def domain_codes(self) -> np.ndarray:
-        """Encoded coordinates of every domain value (finite attributes), float64 (L,)."""
+        """Encoded coordinates of every domain value (finite attributes).
+
+        Returns
+        -------
+        (L,) float64 ndarray
+            One code per domain value, in domain order.
+        """
         return np.arange(self.size, dtype=float)
 
     def domain_values(self) -> list[Any]:
-        """The domain values in the attribute's own units/labels (finite attributes)."""
+        """The domain values in the attribute's own units/labels (finite attributes).
+
+        Returns
+        -------
+        list
+            The L values, in domain order.
+        """
         return list(self.levels)
 
     def index(self, col: np.ndarray) -> np.ndarray:
-        """Integer index in the domain of encoded values (finite attributes): int32 (n,)."""
+        """Integer index in the domain of encoded values (finite attributes).
+
+        Parameters
+        ----------
+        col : (n,) float ndarray
+            Encoded values.
+
+        Returns
+        -------
+        (n,) int32 ndarray
+            Their indices into :meth:`domain_codes`.
+        """
         return np.asarray(col).astype(np.int32)
 
     # --------------------------------------------------------- distance
     def term(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Per-attribute Gower term d_i(a, b) in [0, 1] for encoded arrays (broadcasting)."""
+        """Per-attribute Gower term d_i(a, b) in [0, 1] for encoded arrays (broadcasting).
+
+        Parameters
+        ----------
+        a, b : float ndarray
+            Encoded values, of broadcastable shapes.
+
+        Returns
+        -------
+        float64 ndarray
+            d_i(a, b) in [0, 1], of the broadcast shape.
+        """
         return (a != b).astype(float)
 
     def term_into(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """d_i(a, b) written into ``out`` (broadcast shape, float64) without temporaries:
-        the kernel's pass over attributes too large for lookup tables."""
+        """d_i(a, b) written into ``out`` without temporaries.
+
+        The kernel's pass over attributes too large for lookup tables.
+
+        Parameters
+        ----------
+        a, b : float ndarray
+            Encoded values, of broadcastable shapes.
+        out : float64 ndarray
+            Of the broadcast shape; overwritten.
+
+        Returns
+        -------
+        float64 ndarray
+            ``out``, holding d_i(a, b) in [0, 1].
+        """
         np.subtract(a, b, out=out)
         return np.not_equal(out, 0.0, out=out)
 
     # ---------------------------------------------------------- encoding
     def encode_value(self, v: Any) -> float:
-        """Encode one value in the attribute's units/labels; SchemaError if outside the domain."""
+        """Encode one value in the attribute's units/labels.
+
+        Parameters
+        ----------
+        v : object
+            A value in the attribute's own units or labels.
+
+        Returns
+        -------
+        float
+            Its code.
+
+        Raises
+        ------
+        SchemaError
+            If it is outside the domain (encode_series).
+        """
         return float(self.encode_series(pd.Series([v]))[0])
 
     def _level_codes(self, s: pd.Series) -> np.ndarray:
@@ -254,9 +326,21 @@ class Attribute:
     def encode_series(self, s: pd.Series) -> np.ndarray:
         """Encode a column; never clips or coerces silently.
 
-        Returns float64 (n,). Raises SchemaError naming the column, how many rows are
-        bad and an example, for missing values, non-numbers and values outside the
-        declared public domain.
+        Parameters
+        ----------
+        s : pandas.Series
+            The column, in the attribute's own units or labels.
+
+        Returns
+        -------
+        (n,) float64 ndarray
+            The codes.
+
+        Raises
+        ------
+        SchemaError
+            Naming the column, how many rows are bad and an example, for missing values, non-numbers
+            and values outside the declared public domain.
         """
         return self._level_codes(s)
 
@@ -268,38 +352,111 @@ class Attribute:
         return pd.Series(vals, name=self.name)
 
     def decode(self, col: np.ndarray) -> pd.Series:
-        """Inverse of encode: values in the original units/labels (ints stay ints)."""
+        """Inverse of encode: values in the original units/labels (ints stay ints).
+
+        Parameters
+        ----------
+        col : (n,) float ndarray
+            Encoded values.
+
+        Returns
+        -------
+        pandas.Series
+            The n values, named after the attribute.
+        """
         return self._level_values(np.asarray(col).astype(int))
 
     def label(self, v: float) -> str:
-        """Human label of one encoded value."""
+        """Human label of one encoded value.
+
+        Parameters
+        ----------
+        v : float
+            An encoded value.
+
+        Returns
+        -------
+        str
+            Its label.
+        """
         return _fmt(self.decode(np.array([v])).iloc[0])
 
     # ------------------------------------------------------- marginals
     def bin_codes(self, col: np.ndarray, bins: int | str) -> tuple[np.ndarray, int]:
-        """Cells of encoded values for marginals (PWErr): (int64 (n,), number of cells).
+        """Cells of encoded values for marginals (PWErr).
 
-        Finite types: one cell per level (``bins`` is ignored)."""
+        Finite types: one cell per level (``bins`` is ignored).
+
+        Parameters
+        ----------
+        col : (n,) float ndarray
+            Encoded values.
+        bins : int or str
+            Bins of a numeric attribute (model.metrics.NUMERIC_BINS).
+
+        Returns
+        -------
+        tuple of ((n,) int64 ndarray, int)
+            The cell of every value and the number of cells.
+        """
         return np.asarray(col).astype(np.int64), len(self.levels)
 
     def cell_labels(self, bins: int) -> list[str]:
-        """Labels of the cells of :meth:`bin_codes`, in cell order."""
+        """Labels of the cells of :meth:`bin_codes`, in cell order.
+
+        Parameters
+        ----------
+        bins : int
+            Bins of a numeric attribute (ignored by the finite types).
+
+        Returns
+        -------
+        list of str
+            One label per cell.
+        """
         return [_fmt(v) for v in self.levels]
 
     # ------------------------------------------------- ResampleMutate, sampling
     def mutate(self, col: np.ndarray, steps: np.ndarray, redraw: np.ndarray, picks: np.ndarray) -> np.ndarray:
         """One ResampleMutate step of encoded values col (k,) (DESIGN §3).
 
-        steps: (k,) uniform in [-rate, rate]; redraw: (k,) bool, True w.p. rate;
-        picks: (k,) uniform in [0, 1).  Finite unordered types: a value is redrawn
-        uniformly (level floor(pick * L)) where ``redraw``.
+        Finite unordered types: a value is redrawn uniformly (level floor(pick * L)) where ``redraw``.
+
+        Parameters
+        ----------
+        col : (k,) float ndarray
+            Encoded values.
+        steps : (k,) float ndarray
+            Uniform in [-rate, rate].
+        redraw : (k,) bool ndarray
+            True w.p. rate.
+        picks : (k,) float ndarray
+            Uniform in [0, 1).
+
+        Returns
+        -------
+        (k,) float64 ndarray
+            The mutated codes, in the domain.
         """
         L = len(self.levels)
         new = np.minimum((picks * L).astype(int), L - 1).astype(float)
         return np.where(redraw, new, col)
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """``size`` encoded values drawn uniformly from the public domain: float64 (size,)."""
+        """``size`` encoded values drawn uniformly from the public domain.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The stream to draw from.
+        size : int
+            How many values.
+
+        Returns
+        -------
+        (size,) float64 ndarray
+            The codes.
+        """
         return rng.integers(0, len(self.levels), size=size).astype(float)
 
     # ------------------------------------------------------------ policies
@@ -314,16 +471,49 @@ class Attribute:
         return True
 
     def threshold_pairs(self, theta: float) -> tuple[np.ndarray, np.ndarray]:
-        """Protected pairs (e0, e1), e0 < e1, of ``0 < d(u, v) <= theta`` (attribute units) on
-        the enumerable domain: two int (E,) arrays into :meth:`domain_codes`."""
+        """Protected pairs (e0, e1), e0 < e1, of ``0 < d(u, v) <= theta`` on the enumerable domain.
+
+        Parameters
+        ----------
+        theta : float
+            The threshold, in attribute units (:attr:`threshold_unit`).
+
+        Returns
+        -------
+        tuple of two (E,) int ndarrays
+            e0 and e1, indices into :meth:`domain_codes`.
+
+        Raises
+        ------
+        SchemaError
+            For a type without a graded distance (this base: every flat level type).
+        """
         raise SchemaError(f"attribute '{self.name}' has no graded distance for a threshold")
 
     def threshold_reach(self, theta: float) -> float | None:
-        """Unweighted reach of a threshold theta when it has a closed form, else None
-        (then it is the largest term over :meth:`threshold_pairs`)."""
+        """Unweighted reach of a threshold theta when it has a closed form.
+
+        Parameters
+        ----------
+        theta : float
+            The threshold, in attribute units.
+
+        Returns
+        -------
+        float or None
+            The reach in [0, 1]; None when it has no closed form (then it is the largest term over
+            :meth:`threshold_pairs`).
+        """
         return None
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON declaration of the attribute (Schema.to_dict's entries).
+
+        Returns
+        -------
+        dict
+            name, type, the type's domain fields, and weight and unit when set.
+        """
         d: dict[str, Any] = {"name": self.name, "type": self.kind}
         d.update(self._domain_dict())
         if self.weight is not None:
