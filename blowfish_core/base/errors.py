@@ -8,7 +8,7 @@ fields by placeholder; ``str(err)`` is then the API wording and ``err.render('cl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from .fields import Text
 
@@ -34,17 +34,51 @@ class BlowfishError(ValueError):
             self.fix = fix
 
     @classmethod
-    def of(cls, problem: str, fix: str | None = None, field: str | None = None, **values: Any):
-        """An error whose message is ``problem`` + '. Fix: ' + ``fix`` (templates: {field} and
-        {phrase} placeholders rendered per front end, {value} from ``values``; user data only in
-        ``values``).  E.g. ``DataError.of("{label}: the file looks {sep_word}-separated",
-        "{sep_choice} or save it comma-separated", field="sep", label=..., sep_word=..., sep_shown=...)``.
-        Raises KeyError for an unknown placeholder."""
+    def of(cls, problem: str, fix: str | None = None, field: str | None = None, **values: Any) -> Self:
+        """An error whose message is ``problem`` + '. Fix: ' + ``fix``.
+
+        Templates take {field} and {phrase} placeholders rendered per front end and {value} from
+        ``values``; user data goes only in ``values``.  E.g. ``DataError.of("{label}: the file looks
+        {sep_word}-separated", "{sep_choice} or save it comma-separated", field="sep", label=...,
+        sep_word=..., sep_shown=...)``.
+
+        Parameters
+        ----------
+        problem : str
+            Template of the problem.
+        fix : str or None
+            Template of the fix (". Fix: " is added before it); None for no fix.
+        field : str or None
+            The spec field at fault (a ``fields.FIELDS`` key), or None.
+        **values : Any
+            The message's values (user data, never parsed as a template).
+
+        Returns
+        -------
+        BlowfishError
+            An instance of ``cls`` whose message is a :class:`~blowfish_core.base.fields.Text`.
+
+        Raises
+        ------
+        KeyError
+            For an unknown placeholder (raised while the Text is built).
+        """
         template = problem if fix is None else f"{problem}. Fix: {fix}"
         return cls(Text(template, **values), field=field, fix=fix)
 
     def render(self, frontend: str = "api") -> str:
-        """The message in ``frontend``'s names ('cli', 'api', 'app'); a plain message as it is."""
+        """The message in ``frontend``'s names; a plain message as it is.
+
+        Parameters
+        ----------
+        frontend : str
+            'cli', 'api' or 'app'.
+
+        Returns
+        -------
+        str
+            The rendered message.
+        """
         return self.text.render(frontend) if self.text is not None else str(self)
 
 
