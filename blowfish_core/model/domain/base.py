@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
@@ -23,9 +24,23 @@ ENUMERATE_INTEGERS = 1_000_000
 ATTRIBUTE_TYPES: dict[str, type["Attribute"]] = {}
 
 
-def attribute_type(kind: str):
-    """Class decorator registering an Attribute subclass under its JSON ``type`` name."""
-    def register(cls):
+_A = TypeVar("_A", bound="type[Attribute]")
+
+
+def attribute_type(kind: str) -> Callable[[_A], _A]:
+    """Class decorator registering an Attribute subclass under its JSON ``type`` name.
+
+    Parameters
+    ----------
+    kind : str
+        The JSON ``type`` name (e.g. 'numeric'); set as the class's ``KIND``.
+
+    Returns
+    -------
+    callable
+        The decorator: it registers the class in :data:`ATTRIBUTE_TYPES` and returns it.
+    """
+    def register(cls: _A) -> _A:
         cls.KIND = kind
         ATTRIBUTE_TYPES[kind] = cls
         return cls
@@ -126,10 +141,8 @@ class Attribute:
     def __new__(cls, *args: Any, **kwargs: Any) -> "Attribute":
         if cls is Attribute:
             kind = args[1] if len(args) > 1 else kwargs.get("kind")
-            try:
-                cls = ATTRIBUTE_TYPES.get(kind, Attribute)
-            except TypeError:          # unhashable kind: rejected by validate()
-                cls = Attribute
+            # a kind that is not a registered name (unhashable ones included): rejected by validate()
+            cls = ATTRIBUTE_TYPES.get(kind, Attribute) if isinstance(kind, str) else Attribute
         return object.__new__(cls)
 
     def __post_init__(self) -> None:
@@ -151,9 +164,17 @@ class Attribute:
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> "Attribute":
-        """Check the declaration and build lookup tables (idempotent; returns self).
+        """Check the declaration and build lookup tables (idempotent).
 
-        Raises SchemaError naming the attribute and the field to fix.
+        Returns
+        -------
+        Attribute
+            self.
+
+        Raises
+        ------
+        SchemaError
+            Naming the attribute and the field to fix.
         """
         n = self.name
         if not isinstance(n, str) or not n:
@@ -196,31 +217,95 @@ class Attribute:
         return 1.0
 
     def domain_codes(self) -> np.ndarray:
-        """Encoded coordinates of every domain value (finite attributes), float64 (L,)."""
-        return np.arange(self.size, dtype=float)
+        """Encoded coordinates of every domain value (finite attributes).
+
+        Returns
+        -------
+        (L,) float64 ndarray
+            The codes, in domain order.
+        """
+        return np.arange(len(self.levels), dtype=float)
 
     def domain_values(self) -> list[Any]:
-        """The domain values in the attribute's own units/labels (finite attributes)."""
+        """The domain values (finite attributes).
+
+        Returns
+        -------
+        list
+            The values in the attribute's own units/labels, in domain order.
+        """
         return list(self.levels)
 
     def index(self, col: np.ndarray) -> np.ndarray:
-        """Integer index in the domain of encoded values (finite attributes): int32 (n,)."""
+        """Integer index in the domain of encoded values (finite attributes).
+
+        Parameters
+        ----------
+        col : (n,) float64 ndarray
+            Encoded values.
+
+        Returns
+        -------
+        (n,) int32 ndarray
+            Their indices into :meth:`domain_codes`.
+        """
         return np.asarray(col).astype(np.int32)
 
     # --------------------------------------------------------- distance
     def term(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Per-attribute Gower term d_i(a, b) in [0, 1] for encoded arrays (broadcasting)."""
+        """Per-attribute Gower term d_i(a, b) for encoded arrays (broadcasting).
+
+        Parameters
+        ----------
+        a, b : float64 ndarray
+            Encoded values; their shapes broadcast.
+
+        Returns
+        -------
+        float64 ndarray
+            d_i(a, b) in [0, 1], of the broadcast shape.
+        """
         return (a != b).astype(float)
 
     def term_into(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """d_i(a, b) written into ``out`` (broadcast shape, float64) without temporaries:
-        the kernel's pass over attributes too large for lookup tables."""
+        """d_i(a, b) written into ``out`` without temporaries.
+
+        The kernel's pass over attributes too large for lookup tables.
+
+        Parameters
+        ----------
+        a, b : float64 ndarray
+            Encoded values; their shapes broadcast.
+        out : float64 ndarray
+            Of the broadcast shape; overwritten.
+
+        Returns
+        -------
+        float64 ndarray
+            ``out``, holding d_i(a, b).
+        """
         np.subtract(a, b, out=out)
         return np.not_equal(out, 0.0, out=out)
 
     # ---------------------------------------------------------- encoding
     def encode_value(self, v: Any) -> float:
-        """Encode one value in the attribute's units/labels; SchemaError if outside the domain."""
+        """Encode one value.
+
+        Parameters
+        ----------
+        v : Any
+            A value in the attribute's units/labels.
+
+        Returns
+        -------
+        float
+            Its code.
+
+        Raises
+        ------
+        SchemaError
+            If ``v`` is outside the domain (raised by :meth:`encode_series`).
+        """
         return float(self.encode_series(pd.Series([v]))[0])
 
     def _level_codes(self, s: pd.Series) -> np.ndarray:
@@ -228,17 +313,18 @@ class Attribute:
         n = self.name
         if self._level_index is None:
             self.validate()
+        level_index = cast("dict[str, int]", self._level_index)  # validate() of a level type builds it
         if s.isna().any():
             raise SchemaError(
                 f"column '{n}': {int(s.isna().sum())} row(s) are missing. Fix: drop them, or "
                 "declare the missing marker as a level (e.g. '?')"
             )
         keys = s.map(_fmt)
-        codes = keys.map(self._level_index)
+        codes = keys.map(level_index)
         if codes.isna().any():
             bad = keys[codes.isna()]
             ex = list(dict.fromkeys(bad.tolist()))[:3]
-            spaced = [v for v in dict.fromkeys(bad.tolist()) if v != v.strip() and v.strip() in self._level_index]
+            spaced = [v for v in dict.fromkeys(bad.tolist()) if v != v.strip() and v.strip() in level_index]
             if spaced:
                 raise SchemaError(
                     f"column '{n}': {len(bad)} row(s) have categories outside the declared public domain; "
@@ -254,9 +340,21 @@ class Attribute:
     def encode_series(self, s: pd.Series) -> np.ndarray:
         """Encode a column; never clips or coerces silently.
 
-        Returns float64 (n,). Raises SchemaError naming the column, how many rows are
-        bad and an example, for missing values, non-numbers and values outside the
-        declared public domain.
+        Parameters
+        ----------
+        s : (n,) pandas Series
+            The column, in the attribute's units/labels.
+
+        Returns
+        -------
+        (n,) float64 ndarray
+            The codes.
+
+        Raises
+        ------
+        SchemaError
+            Naming the column, how many rows are bad and an example, for missing values,
+            non-numbers and values outside the declared public domain.
         """
         return self._level_codes(s)
 
@@ -268,38 +366,114 @@ class Attribute:
         return pd.Series(vals, name=self.name)
 
     def decode(self, col: np.ndarray) -> pd.Series:
-        """Inverse of encode: values in the original units/labels (ints stay ints)."""
+        """Inverse of encode.
+
+        Parameters
+        ----------
+        col : (n,) float64 ndarray
+            Encoded values.
+
+        Returns
+        -------
+        (n,) pandas Series
+            Values in the original units/labels (ints stay ints), named after the attribute.
+        """
         return self._level_values(np.asarray(col).astype(int))
 
     def label(self, v: float) -> str:
-        """Human label of one encoded value."""
+        """Human label of one encoded value.
+
+        Parameters
+        ----------
+        v : float
+            An encoded value.
+
+        Returns
+        -------
+        str
+            Its label.
+        """
         return _fmt(self.decode(np.array([v])).iloc[0])
 
     # ------------------------------------------------------- marginals
     def bin_codes(self, col: np.ndarray, bins: int | str) -> tuple[np.ndarray, int]:
-        """Cells of encoded values for marginals (PWErr): (int64 (n,), number of cells).
+        """Cells of encoded values for marginals (PWErr).
 
-        Finite types: one cell per level (``bins`` is ignored)."""
+        Finite types: one cell per level (``bins`` is ignored).
+
+        Parameters
+        ----------
+        col : (n,) float64 ndarray
+            Encoded values.
+        bins : int or str
+            Number of cells of a numeric attribute, or 'exact' (one cell per whole number).
+
+        Returns
+        -------
+        codes : (n,) int64 ndarray
+            The cell of each value.
+        n_cells : int
+            The number of cells.
+        """
         return np.asarray(col).astype(np.int64), len(self.levels)
 
     def cell_labels(self, bins: int) -> list[str]:
-        """Labels of the cells of :meth:`bin_codes`, in cell order."""
+        """Labels of the cells of :meth:`bin_codes`, in cell order.
+
+        Parameters
+        ----------
+        bins : int
+            Number of cells, as given to :meth:`bin_codes` (ignored by finite types).
+
+        Returns
+        -------
+        list of str
+            One label per cell.
+        """
         return [_fmt(v) for v in self.levels]
 
     # ------------------------------------------------- ResampleMutate, sampling
     def mutate(self, col: np.ndarray, steps: np.ndarray, redraw: np.ndarray, picks: np.ndarray) -> np.ndarray:
-        """One ResampleMutate step of encoded values col (k,) (DESIGN §3).
+        """One ResampleMutate step of encoded values (DESIGN §3).
 
-        steps: (k,) uniform in [-rate, rate]; redraw: (k,) bool, True w.p. rate;
-        picks: (k,) uniform in [0, 1).  Finite unordered types: a value is redrawn
-        uniformly (level floor(pick * L)) where ``redraw``.
+        Finite unordered types: a value is redrawn uniformly (level floor(pick * L)) where
+        ``redraw``.
+
+        Parameters
+        ----------
+        col : (k,) float64 ndarray
+            Encoded values.
+        steps : (k,) float64 ndarray
+            Uniform in [-rate, rate].
+        redraw : (k,) bool ndarray
+            True w.p. rate.
+        picks : (k,) float64 ndarray
+            Uniform in [0, 1).
+
+        Returns
+        -------
+        (k,) float64 ndarray
+            The mutated codes.
         """
         L = len(self.levels)
         new = np.minimum((picks * L).astype(int), L - 1).astype(float)
         return np.where(redraw, new, col)
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """``size`` encoded values drawn uniformly from the public domain: float64 (size,)."""
+        """``size`` encoded values drawn uniformly from the public domain.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The random stream (exactly one draw of ``size`` values).
+        size : int
+            Number of values.
+
+        Returns
+        -------
+        (size,) float64 ndarray
+            The codes.
+        """
         return rng.integers(0, len(self.levels), size=size).astype(float)
 
     # ------------------------------------------------------------ policies
@@ -314,16 +488,49 @@ class Attribute:
         return True
 
     def threshold_pairs(self, theta: float) -> tuple[np.ndarray, np.ndarray]:
-        """Protected pairs (e0, e1), e0 < e1, of ``0 < d(u, v) <= theta`` (attribute units) on
-        the enumerable domain: two int (E,) arrays into :meth:`domain_codes`."""
+        """Protected pairs (e0, e1), e0 < e1, of ``0 < d(u, v) <= theta`` on the enumerable domain.
+
+        Parameters
+        ----------
+        theta : float
+            The threshold, in attribute units (:attr:`threshold_unit`).
+
+        Returns
+        -------
+        e0, e1 : (E,) int ndarray
+            Indices into :meth:`domain_codes`.
+
+        Raises
+        ------
+        SchemaError
+            If the attribute has no graded distance for a threshold.
+        """
         raise SchemaError(f"attribute '{self.name}' has no graded distance for a threshold")
 
     def threshold_reach(self, theta: float) -> float | None:
-        """Unweighted reach of a threshold theta when it has a closed form, else None
-        (then it is the largest term over :meth:`threshold_pairs`)."""
+        """Unweighted reach of a threshold theta when it has a closed form.
+
+        Parameters
+        ----------
+        theta : float
+            The threshold, in attribute units.
+
+        Returns
+        -------
+        float or None
+            The reach, or None when there is no closed form (then it is the largest term over
+            :meth:`threshold_pairs`).
+        """
         return None
 
     def to_dict(self) -> dict[str, Any]:
+        """The declaration in the JSON schema format (docs/FORMATS.md).
+
+        Returns
+        -------
+        dict
+            ``name``, ``type``, the domain fields of the type, and ``weight`` / ``unit`` when set.
+        """
         d: dict[str, Any] = {"name": self.name, "type": self.kind}
         d.update(self._domain_dict())
         if self.weight is not None:
