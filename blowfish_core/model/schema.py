@@ -32,9 +32,9 @@ class Schema:
     data_derived_columns: which columns' domains were read off the data.
     """
 
-    attributes: FrozenList
+    attributes: Sequence[Attribute]
     data_derived: bool = False
-    data_derived_columns: FrozenList = field(default_factory=FrozenList)
+    data_derived_columns: Sequence[str] = field(default_factory=FrozenList)
 
     def __post_init__(self) -> None:
         if isinstance(self.attributes, (list, tuple)):
