@@ -71,6 +71,23 @@ class Schema:
         raise SchemaError(f"unknown attribute '{name}'. Known: {', '.join(self.names)}")
 
     def index(self, name: str) -> int:
+        """The position of attribute ``name`` in schema order.
+
+        Parameters
+        ----------
+        name : str
+            An attribute name.
+
+        Returns
+        -------
+        int
+            Its column in the encoded matrix ``X``.
+
+        Raises
+        ------
+        SchemaError
+            For an unknown attribute (naming the known ones).
+        """
         try:
             return self.names.index(name)
         except ValueError:
@@ -88,7 +105,18 @@ class Schema:
 
     # -------------------------------------------------------------- encoding
     def check_columns(self, df: pd.DataFrame) -> None:
-        """Raise SchemaError if a modeled column is absent or duplicated in ``df``."""
+        """Check that every modeled column is in ``df`` once.
+
+        Parameters
+        ----------
+        df : pandas DataFrame
+            The table.
+
+        Raises
+        ------
+        SchemaError
+            If a modeled column is absent or duplicated in ``df``.
+        """
         cols = [str(c) for c in df.columns]
         dups = sorted({c for c in cols if cols.count(c) > 1})
         if dups:
@@ -101,24 +129,72 @@ class Schema:
             )
 
     def encode(self, df: pd.DataFrame) -> np.ndarray:
-        """Encode the modeled columns of ``df``: float64 (n, p). Raises SchemaError."""
+        """Encode the modeled columns of ``df``.
+
+        Parameters
+        ----------
+        df : pandas DataFrame
+            The table, n rows; it holds every modeled column.
+
+        Returns
+        -------
+        (n, p) float64 ndarray
+            One column per modeled attribute, in schema order.
+
+        Raises
+        ------
+        SchemaError
+            If a modeled column is absent or duplicated, the table has no rows, or a value is
+            missing or outside the declared public domain (``Attribute.encode_series``).
+        """
         self.check_columns(df)
         if len(df) == 0:
             raise SchemaError("the table has no rows. Fix: provide at least one record")
         return np.column_stack([a.encode_series(df[a.name]) for a in self.attributes]).astype(float)
 
     def decode(self, X: np.ndarray) -> pd.DataFrame:
-        """Encoded (n, p) matrix -> DataFrame with the original column names and formats."""
+        """Inverse of :meth:`encode`.
+
+        Parameters
+        ----------
+        X : (n, p) float64 ndarray
+            Encoded records.
+
+        Returns
+        -------
+        pandas DataFrame
+            n rows with the original column names and formats.
+        """
         return pd.DataFrame({a.name: a.decode(X[:, i]).to_numpy() for i, a in enumerate(self.attributes)})
 
     def sample_uniform(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """Draw ``size`` records uniformly from the public domain: float64 (size, p).
+        """Draw ``size`` records uniformly from the public domain.
 
-        One draw of ``size`` values per attribute, in schema order (Attribute.sample)."""
+        One draw of ``size`` values per attribute, in schema order (Attribute.sample).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The random stream.
+        size : int
+            Number of records.
+
+        Returns
+        -------
+        (size, p) float64 ndarray
+            Encoded records.
+        """
         return np.column_stack([a.sample(rng, size) for a in self.attributes])
 
     # ------------------------------------------------------------------- json
     def to_dict(self) -> dict[str, Any]:
+        """The schema in the JSON schema format (docs/FORMATS.md).
+
+        Returns
+        -------
+        dict
+            ``attributes``, ``data_derived`` and ``data_derived_columns``.
+        """
         return {
             "attributes": [a.to_dict() for a in self.attributes],
             "data_derived": bool(self.data_derived),
@@ -126,11 +202,36 @@ class Schema:
         }
 
     def to_json(self) -> str:
+        """The schema as JSON text (:meth:`to_dict`, indented).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), indent=2)
 
     @classmethod
     def from_dict(cls, d: Any) -> "Schema":
-        """Build from the JSON schema format (see docs/FORMATS.md). Raises SchemaError."""
+        """Build from the JSON schema format (see docs/FORMATS.md).
+
+        Parameters
+        ----------
+        d : Any
+            The parsed JSON: an object with a list "attributes".
+
+        Returns
+        -------
+        Schema
+            The validated schema.
+
+        Raises
+        ------
+        SchemaError
+            For a malformed document (not an object, unknown keys or fields, fields of the wrong
+            type, 'data_derived' false while 'data_derived_columns' lists columns) or an invalid
+            declaration.
+        """
         if not isinstance(d, dict) or not isinstance(d.get("attributes"), list):
             raise SchemaError('schema JSON must be an object with a list "attributes"')
         unknown_top = set(d) - {"attributes", "data_derived", "data_derived_columns"}
@@ -154,9 +255,12 @@ class Schema:
             tree = a.get("tree")
             if tree is not None and not isinstance(tree, dict):
                 raise SchemaError(f"schema attribute '{a.get('name')}': 'tree' must be an object")
+            name = a.get("name")
+            if not isinstance(name, str) or not name:  # the check Schema() makes, made before Attribute(name=...)
+                raise SchemaError(f"schema attribute #{i + 1}: 'name' must be a non-empty string (got {name!r})")
             attrs.append(
                 Attribute(
-                    name=a.get("name"), kind=kind, lo=a.get("lo"), hi=a.get("hi"), integer=integer,
+                    name=name, kind=kind, lo=a.get("lo"), hi=a.get("hi"), integer=integer,
                     levels=levels, tree=tree, weight=a.get("weight"), unit=a.get("unit"),
                 )
             )
@@ -173,6 +277,23 @@ class Schema:
 
     @classmethod
     def from_json(cls, text: str) -> "Schema":
+        """Build from JSON text in the schema format (:meth:`from_dict`).
+
+        Parameters
+        ----------
+        text : str
+            The JSON text.
+
+        Returns
+        -------
+        Schema
+            The validated schema.
+
+        Raises
+        ------
+        SchemaError
+            If ``text`` is not valid JSON, or as :meth:`from_dict`.
+        """
         try:
             d = json.loads(text)
         except (json.JSONDecodeError, TypeError, RecursionError) as e:
@@ -180,7 +301,13 @@ class Schema:
         return cls.from_dict(d)
 
     def domain_warning(self) -> str | None:
-        """The data-derived-domain warning, or None when the domain is declared."""
+        """The data-derived-domain warning.
+
+        Returns
+        -------
+        str or None
+            The warning naming the data-derived columns, or None when the domain is declared.
+        """
         if not self.data_derived:
             return None
         return (
@@ -207,11 +334,29 @@ def infer_schema(
 
     Numeric columns -> numeric [min, max] (integer when all values are whole);
     two distinct values -> binary; other columns -> categorical with their sorted
-    distinct values. Raises SchemaError for empty tables, all-missing columns,
-    categorical columns with more than ``max_categories`` values, and text columns
-    in which at least half (MOSTLY_NUMERIC) of the non-missing values parse as
-    numbers but some do not (e.g. 30, thirty, 32: a typo, never silently
-    categorical); every error names the column.
+    distinct values.
+
+    Parameters
+    ----------
+    df : pandas DataFrame
+        The table.
+    columns : sequence of str or None
+        The columns to model; None for every column of ``df``.
+    max_categories : int
+        Largest number of distinct values of a categorical column.
+
+    Returns
+    -------
+    Schema
+        With ``data_derived`` True and every modeled column in ``data_derived_columns``.
+
+    Raises
+    ------
+    SchemaError
+        For empty tables, all-missing columns, categorical columns with more than
+        ``max_categories`` values, and text columns in which at least half (MOSTLY_NUMERIC) of
+        the non-missing values parse as numbers but some do not (e.g. 30, thirty, 32: a typo,
+        never silently categorical); every error names the column.
     """
     if df.shape[1] == 0 or len(df) == 0:
         raise SchemaError("cannot infer a schema from an empty table")
@@ -272,6 +417,19 @@ def infer_schema(
 
 
 def iter_chunks(n: int, chunk: int) -> Iterable[slice]:
-    """Row slices of at most ``chunk`` rows covering range(n)."""
+    """Row slices of at most ``chunk`` rows covering range(n).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    chunk : int
+        Rows per slice (at least 1 is used).
+
+    Yields
+    ------
+    slice
+        The next slice of rows.
+    """
     for start in range(0, n, max(int(chunk), 1)):
         yield slice(start, min(start + chunk, n))
