@@ -543,6 +543,17 @@ class Attribute:
         return {"levels": [_plain(v) for v in self.levels]}
 
 
+def _declared_bounds(a: Attribute) -> tuple[float, float]:
+    """(lo, hi) of a bounded attribute, in its units; SchemaError when a bound was never declared."""
+    lo, hi = a.lo, a.hi
+    if lo is None or hi is None:
+        raise SchemaError(
+            f"attribute '{a.name}': numeric domain needs finite public bounds lo and hi "
+            f"(got lo={lo!r}, hi={hi!r}). Fix: declare e.g. \"lo\": 0, \"hi\": 100"
+        )
+    return lo, hi
+
+
 def _step_pairs(L: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of a line of L unit-spaced values at most floor(theta) steps apart, by step."""
     k = min(int(math.floor(theta + 1e-9)), L - 1)
