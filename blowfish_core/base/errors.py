@@ -8,9 +8,12 @@ fields by placeholder; ``str(err)`` is then the API wording and ``err.render('cl
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, TypeVar
 
 from .fields import Text
+
+
+_E = TypeVar("_E", bound="BlowfishError")
 
 
 class BlowfishError(ValueError):
@@ -34,7 +37,7 @@ class BlowfishError(ValueError):
             self.fix = fix
 
     @classmethod
-    def of(cls, problem: str, fix: str | None = None, field: str | None = None, **values: Any) -> Self:
+    def of(cls: type[_E], problem: str, fix: str | None = None, field: str | None = None, **values: Any) -> _E:
         """An error whose message is ``problem`` + '. Fix: ' + ``fix``.
 
         Templates take {field} and {phrase} placeholders rendered per front end and {value} from
