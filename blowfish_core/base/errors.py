@@ -8,9 +8,12 @@ fields by placeholder; ``str(err)`` is then the API wording and ``err.render('cl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from .fields import Text
+
+
+_E = TypeVar("_E", bound="BlowfishError")
 
 
 class BlowfishError(ValueError):
@@ -34,34 +37,34 @@ class BlowfishError(ValueError):
             self.fix = fix
 
     @classmethod
-    def of(cls, problem: str, fix: str | None = None, field: str | None = None, **values: Any):
+    def of(cls: type[_E], problem: str, fix: str | None = None, field: str | None = None, **values: Any) -> _E:
         """An error whose message is ``problem`` + '. Fix: ' + ``fix``.
 
-        Templates: {field} and {phrase} placeholders rendered per front end, {value} from
-        ``values``; user data only in ``values``.  E.g. ``DataError.of("{label}: the file looks
+        Templates take {field} and {phrase} placeholders rendered per front end and {value} from
+        ``values``; user data goes only in ``values``.  E.g. ``DataError.of("{label}: the file looks
         {sep_word}-separated", "{sep_choice} or save it comma-separated", field="sep", label=...,
         sep_word=..., sep_shown=...)``.
 
         Parameters
         ----------
         problem : str
-            The problem's template.
-        fix : str, optional
-            The fix's template (None: no "Fix:" part).
-        field : str, optional
-            The spec field at fault (a ``fields.FIELDS`` key).
-        **values
-            The values of the {value} placeholders (user data goes here only).
+            Template of the problem.
+        fix : str or None
+            Template of the fix (". Fix: " is added before it); None for no fix.
+        field : str or None
+            The spec field at fault (a ``fields.FIELDS`` key), or None.
+        **values : Any
+            The message's values (user data, never parsed as a template).
 
         Returns
         -------
         BlowfishError
-            An instance of ``cls`` whose message is a fields.Text.
+            An instance of ``cls`` whose message is a :class:`~blowfish_core.base.fields.Text`.
 
         Raises
         ------
         KeyError
-            For an unknown placeholder.
+            For an unknown placeholder (raised while the Text is built).
         """
         template = problem if fix is None else f"{problem}. Fix: {fix}"
         return cls(Text(template, **values), field=field, fix=fix)
@@ -71,13 +74,13 @@ class BlowfishError(ValueError):
 
         Parameters
         ----------
-        frontend : str, optional
-            'cli', 'api' (default) or 'app'.
+        frontend : str
+            'cli', 'api' or 'app'.
 
         Returns
         -------
         str
-            The message.
+            The rendered message.
         """
         return self.text.render(frontend) if self.text is not None else str(self)
 

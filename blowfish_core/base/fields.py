@@ -92,7 +92,20 @@ PHRASES: dict[str, tuple[str, str, str]] = {
 
 
 def field_name(name: str, frontend: str = "api") -> str:
-    """How ``frontend`` ('cli', 'api', 'app') names spec field ``name`` (the name itself when unknown)."""
+    """How ``frontend`` names spec field ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A spec field (a :data:`FIELDS` key).
+    frontend : str
+        'cli', 'api' or 'app'.
+
+    Returns
+    -------
+    str
+        The front end's name of the field (the name itself when unknown).
+    """
     row = FIELDS.get(name)
     return name if row is None else row[_column(frontend)]
 
@@ -131,7 +144,25 @@ class _Renderer(string.Formatter):
 def render_template(template: str, frontend: str = "api", **values: Any) -> str:
     """``template`` with its placeholders in ``frontend``'s names (FIELDS, PHRASES) and ``values``.
 
-    Raises KeyError for a placeholder that is neither a value, a phrase nor a field."""
+    Parameters
+    ----------
+    template : str
+        A message template with {field}, {phrase} and {value} placeholders.
+    frontend : str
+        'cli', 'api' or 'app'.
+    **values : Any
+        The message's values (user data).
+
+    Returns
+    -------
+    str
+        The rendered message.
+
+    Raises
+    ------
+    KeyError
+        For a placeholder that is neither a value, a phrase nor a field.
+    """
     return _Renderer(frontend, values).vformat(template, (), {})
 
 
@@ -182,7 +213,20 @@ def _parts_of(s: str) -> tuple:
 
 
 def join(sep: str, items: Iterable[str]) -> Text:
-    """``sep.join(items)`` keeping the structure of Text items (``sep`` is literal)."""
+    """``sep.join(items)`` keeping the structure of Text items.
+
+    Parameters
+    ----------
+    sep : str
+        The separator (literal).
+    items : iterable of str
+        Plain strings or Text.
+
+    Returns
+    -------
+    Text
+        The joined message.
+    """
     parts: tuple = ()
     for i, it in enumerate(items):
         parts += ((sep,) if i else ()) + _parts_of(it)
@@ -190,6 +234,19 @@ def join(sep: str, items: Iterable[str]) -> Text:
 
 
 def render(message: object, frontend: str = "api") -> str:
-    """Any message in ``frontend``'s names: a Text or a BlowfishError is rendered, anything else is str()."""
+    """Any message in ``frontend``'s names.
+
+    Parameters
+    ----------
+    message : object
+        A Text or a BlowfishError (rendered), or anything else (``str()``).
+    frontend : str
+        'cli', 'api' or 'app'.
+
+    Returns
+    -------
+    str
+        The rendered message.
+    """
     r = getattr(message, "render", None)
     return r(frontend) if callable(r) and isinstance(message, (str, BaseException)) else str(message)

@@ -21,8 +21,25 @@ MAX_EXACT_INTEGER = 2**53
 
 
 def check_generated_n(n: int | None, flag: str = "n") -> int | None:
-    """The number of generated XOR-k records: None (default) or a whole number in
-    [1, MAX_GENERATED_ROWS].  Raises BlowfishError naming ``flag``."""
+    """The number of generated XOR-k records: None (default) or a whole number in [1, MAX_GENERATED_ROWS].
+
+    Parameters
+    ----------
+    n : int or None
+        The number of records asked for.
+    flag : str
+        The field's name in messages.
+
+    Returns
+    -------
+    int or None
+        ``n`` as given.
+
+    Raises
+    ------
+    BlowfishError
+        Naming ``flag``, if ``n`` is not a whole number, is < 1 or is above MAX_GENERATED_ROWS.
+    """
     if n is None:
         return None
     if isinstance(n, bool) or not isinstance(n, int):
@@ -42,7 +59,24 @@ def check_tau_normal(tau: float, flag: str = "tau") -> float:
 
     A subnormal tau (e.g. 1e-320) makes 1/tau overflow to inf, and the soft vote turns
     into NaN (0 * inf) -- which used to surface as "no candidate survived the threshold
-    H".  Raises BudgetError naming ``flag``.
+    H".
+
+    Parameters
+    ----------
+    tau : float
+        The softmax temperature.
+    flag : str
+        The field's name in messages.
+
+    Returns
+    -------
+    float
+        ``tau`` as a float.
+
+    Raises
+    ------
+    BudgetError
+        Naming ``flag``, if ``tau`` is not a finite number > 0 or is below the smallest normal float.
     """
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not math.isfinite(float(tau)) or tau <= 0:
         raise BudgetError(f"{flag} must be a finite number > 0 (got {tau!r}). Fix: use a positive temperature "
@@ -59,8 +93,16 @@ def check_tau_normal(tau: float, flag: str = "tau") -> float:
 def check_integer_bounds(schema) -> None:
     """Integer numeric attributes need bounds with |lo|, |hi| <= 2^53 (MAX_EXACT_INTEGER).
 
-    schema: a blowfish_core Schema.  Raises SchemaError naming the attribute, the bound and
-    the fix (bounds >= 2^63 used to crash with a traceback in the uniform sampler).
+    Parameters
+    ----------
+    schema : Schema
+        A blowfish_core Schema.
+
+    Raises
+    ------
+    SchemaError
+        Naming the attribute, the bound and the fix, if an integer bound is beyond +-2^53 (bounds
+        >= 2^63 used to crash with a traceback in the uniform sampler).
     """
     for a in schema.attributes:
         if not getattr(a, "bounded", False) or not getattr(a, "integer", False):  # integer numeric types
@@ -81,12 +123,26 @@ def _whole(v: float) -> str:
 
 
 def check_seeds(seeds) -> list[int]:
-    """Paired seeds (a list of ints >= 0; numpy integers accepted) returned as given.
+    """Paired seeds, returned as given.
 
-    The one check of a seed's type and range (RunSpec, Synthesizer, RunSettings).  Raises a
-    structured BlowfishError (field 'seeds': ``--seeds`` on the CLI, the Seeds box in the app;
-    its API text is "seeds must be whole numbers >= 0 (got ...)") for a bool, a non-integer or a
-    negative seed.
+    The one check of a seed's type and range (RunSpec, Synthesizer, RunSettings).
+
+    Parameters
+    ----------
+    seeds : list of int
+        Seeds >= 0; numpy integers accepted.
+
+    Returns
+    -------
+    list of int
+        The seeds as given.
+
+    Raises
+    ------
+    BlowfishError
+        Structured (field 'seeds': ``--seeds`` on the CLI, the Seeds box in the app; its API text
+        is "seeds must be whole numbers >= 0 (got ...)"), for a bool, a non-integer or a negative
+        seed.
     """
     import numpy as np
 

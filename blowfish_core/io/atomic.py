@@ -51,12 +51,36 @@ _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
 def is_temporary(name: str) -> bool:
-    """True for a file or folder name this module uses for temporaries (a leftover of a killed run)."""
+    """Whether ``name`` is a name this module uses for temporaries (a leftover of a killed run).
+
+    Parameters
+    ----------
+    name : str
+        A file or folder name or path (its last component is checked).
+
+    Returns
+    -------
+    bool
+        True for a temporary's name.
+    """
     return bool(_TEMP.match(os.path.basename(os.fspath(name))))
 
 
 def temp_path(dest: str, kind: str = "tmp") -> str:
-    """A fresh temporary name beside ``dest``: ``<folder>/.<name>.<pid>.<8 hex>.<kind>``."""
+    """A fresh temporary name beside ``dest``.
+
+    Parameters
+    ----------
+    dest : str
+        The destination path.
+    kind : str
+        The suffix: 'tmp', or 'old' for a replaced folder on its way out.
+
+    Returns
+    -------
+    str
+        ``<folder>/.<name>.<pid>.<8 hex>.<kind>``.
+    """
     folder, base = os.path.split(dest)
     return os.path.join(folder, f".{base[:150]}.{os.getpid()}.{secrets.token_hex(4)}.{kind}")
 
@@ -394,37 +418,118 @@ class Outputs:
 
 def write_with(path: str | os.PathLike, writer: Callable[[IO], Any], *, binary: bool = False,
                encoding: str = "utf-8", newline: str | None = "") -> None:
-    """Write one file atomically: ``writer(f)`` fills an open temporary beside ``path``, which is
-    fsynced and renamed over ``path``.  On any exception (KeyboardInterrupt too) the temporary is
-    removed and ``path`` is as it was.  OSError when the folder cannot be written."""
+    """Write one file atomically.
+
+    ``writer(f)`` fills an open temporary beside ``path``, which is fsynced and renamed over
+    ``path``.  On any exception (KeyboardInterrupt too) the temporary is removed and ``path`` is
+    as it was.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination (a symbolic link is followed).
+    writer : callable
+        ``writer(f)`` writes the content to the open temporary ``f``.
+    binary : bool
+        Open the temporary in binary mode.
+    encoding : str
+        Text encoding (text mode).
+    newline : str or None
+        Newline translation of the text mode; "" (default) = none.
+
+    Raises
+    ------
+    OSError
+        When the folder cannot be written.
+    """
     with Outputs() as outs:
         outs.write_with(path, writer, binary=binary, encoding=encoding, newline=newline)
         outs.commit()
 
 
 def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
-    """Write ``text`` to ``path`` atomically (no newline translation).  OSError as write_with."""
+    """Write ``text`` to ``path`` atomically (no newline translation).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination.
+    text : str
+        The content.
+    encoding : str
+        Text encoding.
+
+    Raises
+    ------
+    OSError
+        As :func:`write_with`.
+    """
     write_with(path, lambda f: f.write(text), encoding=encoding)
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically.  OSError as write_with."""
+    """Write ``data`` to ``path`` atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination.
+    data : bytes
+        The content.
+
+    Raises
+    ------
+    OSError
+        As :func:`write_with`.
+    """
     write_with(path, lambda f: f.write(data), binary=True)
 
 
 def replace_folder(path: str | os.PathLike, files: Mapping[str, str | bytes], *,
                    modes: Mapping[str, int] | None = None, drop: Callable[[str], bool] | None = None) -> None:
-    """Build the folder ``path`` holding ``files`` in a temporary sibling and swap it into place
-    (Outputs.replace_folder: what is kept, dropped and refused; _swap_folder: the crash window)."""
+    """Build the folder ``path`` holding ``files`` in a temporary sibling and swap it into place.
+
+    Outputs.replace_folder: what is kept, dropped and refused; _swap_folder: the crash window.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination folder.
+    files : mapping of str to str or bytes
+        {plain file name: text or bytes}.
+    modes : mapping of str to int or None
+        {name: permission bits} (default: the old file's bits, else the umask default).
+    drop : callable or None
+        ``drop(name)`` true: an entry of the old folder that is left out.
+
+    Raises
+    ------
+    OSError
+        If ``path`` is a file, or the current folder or one holding it, or cannot be written.
+    ValueError
+        For a name that is not a plain file name.
+    """
     with Outputs() as outs:
         outs.replace_folder(path, files, modes=modes, drop=drop)
         outs.commit()
 
 
 def check_folder(path: str | os.PathLike) -> None:
-    """Before a run: OSError when ``path`` could not be replaced as a folder (replace_folder): it
-    is a file, or the current folder or one holding it, or its parent cannot be written (a
-    temporary is created and removed there; ``path`` itself is not touched)."""
+    """Before a run: check that ``path`` can be replaced as a folder (replace_folder).
+
+    A temporary is created and removed in its parent; ``path`` itself is not touched.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination folder.
+
+    Raises
+    ------
+    OSError
+        When ``path`` is a file (NotADirectoryError), or the current folder or one holding it,
+        or its parent cannot be written.
+    """
     dest = _resolve(path)
     _refuse_current_folder(dest, os.fspath(path))
     if os.path.lexists(dest) and not os.path.isdir(dest):
@@ -433,8 +538,20 @@ def check_folder(path: str | os.PathLike) -> None:
 
 
 def check_writable(path: str | os.PathLike) -> None:
-    """Create and remove a temporary beside ``path`` (OSError when its folder cannot be written):
-    the check a run makes before any work.  ``path`` itself is never touched."""
+    """Create and remove a temporary beside ``path``: the check a run makes before any work.
+
+    ``path`` itself is never touched.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination.
+
+    Raises
+    ------
+    OSError
+        When its folder cannot be written.
+    """
     tmp = temp_path(_resolve(path))
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     os.remove(tmp)

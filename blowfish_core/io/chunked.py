@@ -143,7 +143,24 @@ def _not_utf8(path, label: str, e: UnicodeDecodeError) -> str:
 
 def sniff_file_separator(path: str | os.PathLike, label: str | None = None) -> str:
     """The separator of a CSV file, detected on its first 64 KiB (whole lines; intake.sniff_separator).
-    Raises DataError for a missing file or bytes that are not UTF-8 (with their line)."""
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file.
+    label : str or None
+        The file's label in messages (default: the path).
+
+    Returns
+    -------
+    str
+        The separator.
+
+    Raises
+    ------
+    DataError
+        For a missing file, a folder, or bytes that are not UTF-8 (with their line).
+    """
     label = label or str(path)
     if not os.path.isfile(path):
         raise DataError(f"file not found: {path}" if not os.path.exists(path) else f"{path} is a folder, not a CSV file")
@@ -206,10 +223,10 @@ class _Problems:
 
     def messages(self, schema: Schema, n_rows: int) -> list[str]:
         """Problems in schema column order (not numbers, missing, outside the domain), intake wording."""
-        out = []
+        out: list[str] = []
         order = {"not-numbers": 0, "missing": 1, "outside-domain": 2, "not-whole": 3, "other": 4}
         for a in schema.attributes:
-            for kind in sorted((k for c, k in self.found if c == a.name), key=order.get):
+            for kind in sorted((k for c, k in self.found if c == a.name), key=order.__getitem__):
                 n, rows, ex = self.found[(a.name, kind)]
                 where = rows_text(rows, n)
                 numeric = a.bounded
@@ -311,21 +328,47 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                  release_size: int | None = None) -> GroupedTable:
     """Read, check, encode and group a CSV of any size chunk by chunk.
 
-    path: a CSV file with a header row naming (at least) every schema column, or with
-    ``no_header=True`` / ``names`` a file without one.  sep: one character (or ', ').
-    chunk_rows: rows per chunk (>= 1).  on_chunk(k, rows_so_far): called after every chunk
-    (progress; tests count chunks with it).  The intake options of
-    :func:`blowfish_core.io.intake.intake_csv`: names (column names of a header-less file,
-    implies no_header), drop_missing (columns, or True for all, whose rows with an empty
-    cell are dropped), missing_level (column -> the text that replaces its empty cells; text
-    columns only), release_size (the planned release, for the size warning; None: no check).
-
     Every chunk is read to the end: the bad cells of the whole file (missing, not numbers,
     outside the public domain) are reported in one DataError, per column and kind with the
     count and the first five spreadsheet rows (memory stays bounded).
-    Returns a GroupedTable (with the dropped-rows note and the size warnings).  Raises
-    DataError for a missing/empty/non-UTF-8 file, a missing or duplicated column, rows with
-    more fields than the header, a header without rows, a bad option, and bad cells.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A CSV file with a header row naming (at least) every schema column, or with
+        ``no_header=True`` / ``names`` a file without one.
+    schema : Schema
+        The public schema the records are checked and encoded against.
+    sep : str
+        One character (or ', ').
+    chunk_rows : int
+        Rows per chunk (>= 1).
+    name : str or None
+        The file's label in messages (default: the path).
+    on_chunk : callable or None
+        on_chunk(k, rows_so_far): called after every chunk (progress; tests count chunks with it).
+    no_header : bool
+        The file has no header row (intake option of :func:`blowfish_core.io.intake.intake_csv`).
+    names : sequence of str or None
+        Column names of a header-less file (implies no_header).
+    drop_missing : iterable of str or bool
+        Columns, or True for all, whose rows with an empty cell are dropped.
+    missing_level : mapping of str to str or None
+        Column -> the text that replaces its empty cells (text columns only).
+    release_size : int or None
+        The planned release, for the size warning; None: no check.
+
+    Returns
+    -------
+    GroupedTable
+        The distinct encoded records and their counts, with the dropped-rows note and the size
+        warnings.
+
+    Raises
+    ------
+    DataError
+        For a missing/empty/non-UTF-8 file, a missing or duplicated column, rows with more
+        fields than the header, a header without rows, a bad option, and bad cells.
     """
     label = name or str(path)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
@@ -396,14 +439,15 @@ def _check_levels(level: dict[str, str], attrs: dict, label: str) -> None:
     """A missing level is refused before reading on a numeric column or outside the declared levels."""
     for c, v in level.items():
         a = attrs.get(c)
+        if a is None:  # a column of the file the schema does not model: its level is not used
+            continue
         if a.bounded:
             raise DataError(missing_level_numeric(c, v))
-        if a is not None:
-            try:
-                a.encode_value(v)
-            except SchemaError:
-                raise DataError(f"{label}: the missing level {v!r} of column '{c}' is not one of its declared "
-                                f"levels. Fix: add {v!r} to the levels of '{c}' in the schema") from None
+        try:
+            a.encode_value(v)
+        except SchemaError:
+            raise DataError(f"{label}: the missing level {v!r} of column '{c}' is not one of its declared "
+                            f"levels. Fix: add {v!r} to the levels of '{c}' in the schema") from None
 
 
 class _Scan:

@@ -22,11 +22,31 @@ DEFAULT_MAX_BYTES = int(float(os.environ.get("BLOWFISH_MAX_UPLOAD_MB", "100")) *
 
 
 def read_text(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None) -> tuple[str, str]:
-    """The decoded text of a CSV source (path, bytes or binary file-like) and its label.
+    """The decoded text of a CSV source and its label.
 
-    Returns (label, text).  Raises DataError for a missing file, a folder, a file over
-    ``max_bytes`` (checked before reading), non-UTF-8 bytes, NUL bytes and an empty file.
     The file is only read, never modified.
+
+    Parameters
+    ----------
+    source : Any
+        A path, bytes or a binary file-like object.
+    max_bytes : int
+        Largest size read, in bytes (checked before reading).
+    name : str or None
+        The label in messages (default: the path, or "uploaded file").
+
+    Returns
+    -------
+    label : str
+        The source's label.
+    text : str
+        The decoded text (UTF-8; a BOM is dropped).
+
+    Raises
+    ------
+    DataError
+        For a missing file, a folder, a file over ``max_bytes``, non-UTF-8 bytes, NUL bytes and
+        an empty file.
     """
     label = name or (str(source) if isinstance(source, (str, os.PathLike)) else "uploaded file")
     if isinstance(source, (str, os.PathLike)):
@@ -44,9 +64,9 @@ def read_text(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | No
         if len(raw) > max_bytes:
             raise DataError(_too_big(label, len(raw), max_bytes))
     else:
-        size = getattr(source, "size", None)
-        if size is not None and size > max_bytes:
-            raise DataError(_too_big(label, size, max_bytes))
+        declared = getattr(source, "size", None)  # an upload's size, when the object has one
+        if declared is not None and declared > max_bytes:
+            raise DataError(_too_big(label, declared, max_bytes))
         raw = source.read(max_bytes + 1)
         if len(raw) > max_bytes:
             raise DataError(_too_big(label, len(raw), max_bytes))
@@ -71,10 +91,30 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
     Missing values: only empty cells.  Text such as "NA", "None", "null", "nan",
     "N/A" and '?' (Adult's marker) is kept as a value, so a category named "None"
     survives and a numeric column holding such text gets the schema's clear
-    "not numbers" error naming the column instead of silent coercion.  Raises DataError for:
-    a missing file, a file over ``max_bytes`` (checked before reading), non-UTF-8
-    bytes, an empty file, a header without rows, a file that looks separated by
-    another delimiter, ragged rows and duplicate column names.
+    "not numbers" error naming the column instead of silent coercion.
+
+    Parameters
+    ----------
+    source : Any
+        A path, bytes or a binary file-like object.
+    max_bytes : int
+        Largest size read, in bytes (checked before reading).
+    name : str or None
+        The label in messages (default: the path, or "uploaded file").
+    sep : str
+        The field separator.
+
+    Returns
+    -------
+    pandas DataFrame
+        The table; column names stripped.
+
+    Raises
+    ------
+    DataError
+        For a missing file, a file over ``max_bytes``, non-UTF-8 bytes, an empty file, a header
+        without rows, a file that looks separated by another delimiter, ragged rows and duplicate
+        column names.
     """
     label, text = read_text(source, max_bytes=max_bytes, name=name)
     lines = text.splitlines()
@@ -130,13 +170,39 @@ NOT_UTF8_FIX = ("Fix: save the file as UTF-8 CSV (in a spreadsheet: Save as > CS
 
 
 def not_utf8_message(label: str, line: int, byte: int) -> str:
-    """A file that is not UTF-8: the first bad byte's value and its 1-based line (the
-    spreadsheet row, unless a quoted cell spans lines before it)."""
+    """The message for a file that is not UTF-8.
+
+    Parameters
+    ----------
+    label : str
+        The file's label.
+    line : int
+        The first bad byte's 1-based line (the spreadsheet row, unless a quoted cell spans lines
+        before it).
+    byte : int
+        The first bad byte's value.
+
+    Returns
+    -------
+    str
+        The message, with :data:`NOT_UTF8_FIX`.
+    """
     return f"{label}: not UTF-8 text (byte {byte:#04x} on line {line}). {NOT_UTF8_FIX}"
 
 
 def first_bad_utf8_line(path: Any) -> tuple[int, int] | None:
-    """(1-based line, byte value) of a file's first bytes that are not UTF-8, or None.  Reads line by line."""
+    """Where a file's first bytes that are not UTF-8 are.  Reads line by line.
+
+    Parameters
+    ----------
+    path : Any
+        A path to the file.
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        (1-based line, byte value), or None when the file is UTF-8.
+    """
     with open(path, "rb") as f:
         for i, line in enumerate(f, 1):
             try:
@@ -156,7 +222,25 @@ def _too_big(label: str, size: int, limit: int) -> str:
 
 
 def read_text_file(path: str, what: str) -> str:
-    """Read a small UTF-8 text file (schema/policy JSON). Raises DataError naming ``what``."""
+    """Read a small UTF-8 text file (schema/policy JSON).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    what : str
+        What the file is, in messages (e.g. 'schema').
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    DataError
+        Naming ``what``, for a missing file, a file over 10 MB or one that is not UTF-8.
+    """
     if not os.path.exists(path):
         raise DataError(f"{what} file not found: {path}")
     if os.path.getsize(path) > 10 * 2**20:

@@ -32,8 +32,19 @@ _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 def neutralise_cell(v: Any) -> Any:
-    """One cell: a str starting with a FORMULA_PREFIXES character (and not a plain number)
-    gets a leading single quote; any other value is returned unchanged."""
+    """One cell, neutralised.
+
+    Parameters
+    ----------
+    v : Any
+        A cell value.
+
+    Returns
+    -------
+    Any
+        A str starting with a FORMULA_PREFIXES character (and not a plain number) with a
+        leading single quote; any other value unchanged.
+    """
     if isinstance(v, str) and v.startswith(FORMULA_PREFIXES) and not _PLAIN_NUMBER.match(v):
         return "'" + v
     return v
@@ -43,7 +54,19 @@ def spreadsheet_safe(df: pd.DataFrame, raw: bool = False) -> pd.DataFrame:
     """A copy of ``df`` with text cells neutralised (see the module docstring).
 
     Only object / string columns are looked at; numeric, boolean and datetime columns are
-    copied unchanged.  raw=True returns an unchanged copy.  The input is not modified.
+    copied unchanged.  The input is not modified.
+
+    Parameters
+    ----------
+    df : pandas DataFrame
+        The table.
+    raw : bool
+        True returns an unchanged copy.
+
+    Returns
+    -------
+    pandas DataFrame
+        The copy.
     """
     out = df.copy()
     if raw:
@@ -56,7 +79,18 @@ def spreadsheet_safe(df: pd.DataFrame, raw: bool = False) -> pd.DataFrame:
 
 
 def neutralised_count(df: pd.DataFrame) -> int:
-    """How many cells :func:`spreadsheet_safe` would change (for a note next to a download)."""
+    """How many cells :func:`spreadsheet_safe` would change (for a note next to a download).
+
+    Parameters
+    ----------
+    df : pandas DataFrame
+        The table.
+
+    Returns
+    -------
+    int
+        The number of cells.
+    """
     n = 0
     for c in df.columns:
         s = df[c]
@@ -69,11 +103,27 @@ def to_csv_safe(df: pd.DataFrame, path: str | os.PathLike | IO[str] | None = Non
                 raw: bool = False) -> str | None:
     """Write ``df`` as CSV (no index), spreadsheet-safe unless raw=True.
 
-    path: file to write, atomically (blowfish_core.io.atomic: a temporary in the same folder,
-    renamed into place; an interrupted or failed write leaves an earlier file as it was); an
-    open text file (e.g. a temporary of atomic.Outputs) is written to as it is; None returns
-    the CSV text (for a download button).
-    Raises OSError when the file cannot be written (callers wrap it in their message).
+    Parameters
+    ----------
+    df : pandas DataFrame
+        The table.
+    path : str, os.PathLike, text file or None
+        File to write, atomically (blowfish_core.io.atomic: a temporary in the same folder,
+        renamed into place; an interrupted or failed write leaves an earlier file as it was); an
+        open text file (e.g. a temporary of atomic.Outputs) is written to as it is; None returns
+        the CSV text (for a download button).
+    raw : bool
+        Keep every value as it is.
+
+    Returns
+    -------
+    str or None
+        The CSV text when ``path`` is None, else None.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written (callers wrap it in their message).
     """
     from . import atomic
 

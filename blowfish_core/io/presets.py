@@ -115,7 +115,13 @@ def _copy(ap: AttributePolicy) -> AttributePolicy:
 
 
 def adult() -> Preset:
-    """Adult (UCI Census Income): five modeled columns, 80% private split (26,048 rows)."""
+    """Adult (UCI Census Income): five modeled columns, 80% private split (26,048 rows).
+
+    Returns
+    -------
+    Preset
+        Its schema, Table 3 graphs and split.
+    """
     schema = Schema([
         Attribute("age", "numeric", lo=17, hi=90, integer=True, unit="years"),
         Attribute("hours.per.week", "numeric", lo=1, hi=99, integer=True, unit="hours"),
@@ -135,7 +141,13 @@ def adult() -> Preset:
 
 
 def bank() -> Preset:
-    """Bank Marketing (UCI bank-full): five modeled columns, 60% private split (27,126 rows)."""
+    """Bank Marketing (UCI bank-full): five modeled columns, 60% private split (27,126 rows).
+
+    Returns
+    -------
+    Preset
+        Its schema, Table 3 graphs and split.
+    """
     schema = Schema([
         Attribute("age", "numeric", lo=18, hi=100, integer=True, unit="years"),
         Attribute("balance", "numeric", lo=-10000, hi=110000, integer=True, unit="euros"),
@@ -155,7 +167,22 @@ def bank() -> Preset:
 
 
 def xor_generate(k: int, n: int, seed: int) -> pd.DataFrame:
-    """XOR-k (§6.1): X_i ~ Unif{0..7} independent, Y = XOR_i [X_i >= 4]. Columns X_1..X_k, Y."""
+    """XOR-k (§6.1): X_i ~ Unif{0..7} independent, Y = XOR_i [X_i >= 4].
+
+    Parameters
+    ----------
+    k : int
+        Number of inputs.
+    n : int
+        Number of records.
+    seed : int
+        Seed of the generator (with k).
+
+    Returns
+    -------
+    pandas DataFrame
+        n rows, columns X_1..X_k, Y.
+    """
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 7919, int(k)]))
     X = rng.integers(0, 8, size=(n, k))
     y = np.bitwise_xor.reduce((X >= 4).astype(int), axis=1)
@@ -165,7 +192,23 @@ def xor_generate(k: int, n: int, seed: int) -> pd.DataFrame:
 
 
 def xor(k: int = 3) -> Preset:
-    """XOR-k with n = 12,000 private records; X_1 protected with one ordinal step."""
+    """XOR-k with n = 12,000 private records; X_1 protected with one ordinal step.
+
+    Parameters
+    ----------
+    k : int
+        Number of inputs, 1 <= k <= 12.
+
+    Returns
+    -------
+    Preset
+        The generated preset ``xor<k>``.
+
+    Raises
+    ------
+    BlowfishError
+        If k is outside [1, 12].
+    """
     if k < 1 or k > 12:
         raise BlowfishError(f"XOR-k needs 1 <= k <= 12 (got {k})")
     attrs = [Attribute(f"X_{i + 1}", "ordinal", levels=list(range(8))) for i in range(k)]
@@ -182,7 +225,23 @@ PRESET_NAMES = ("adult", "bank", "xor3")
 
 
 def get_preset(name: str) -> Preset:
-    """Preset by name: 'adult', 'bank', 'xor3' or 'xorK' (K = 1..12). Raises BlowfishError."""
+    """Preset by name.
+
+    Parameters
+    ----------
+    name : str
+        'adult', 'bank', 'xor3' or 'xorK' (K = 1..12); case and '-' ignored.
+
+    Returns
+    -------
+    Preset
+        A fresh preset.
+
+    Raises
+    ------
+    BlowfishError
+        For an unknown name (or a K outside 1..12).
+    """
     key = (name or "").strip().lower().replace("-", "")
     if key == "adult":
         return adult()
@@ -204,8 +263,29 @@ class DataSplit:
 
 
 def split_table(df: pd.DataFrame, private_fraction: float, seed: int = 0, pilot_size: int | None = 3000) -> DataSplit:
-    """Seeded split: a random ``private_fraction`` of rows is private; the pilot is
-    drawn from the rest (disjoint), at most ``pilot_size`` rows."""
+    """Seeded split: a random ``private_fraction`` of rows is private; the pilot is drawn from the rest.
+
+    Parameters
+    ----------
+    df : pandas DataFrame
+        The table.
+    private_fraction : float
+        In (0, 1]; the private rows are floor(private_fraction * n) (at least 1).
+    seed : int
+        Seed of the split.
+    pilot_size : int or None
+        At most this many pilot rows (None: all the rest).
+
+    Returns
+    -------
+    DataSplit
+        The private rows and the disjoint pilot rows, each in table order.
+
+    Raises
+    ------
+    BlowfishError
+        If private_fraction is not in (0, 1].
+    """
     if not 0 < private_fraction <= 1:
         raise BlowfishError(f"private fraction must be in (0, 1] (got {private_fraction})")
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1013]))
@@ -221,7 +301,18 @@ def split_table(df: pd.DataFrame, private_fraction: float, seed: int = 0, pilot_
 
 
 def shared_path(preset: Preset) -> str | None:
-    """Path of the preset's real table under ../shared/data, or None when absent."""
+    """Path of the preset's real table under ../shared/data.
+
+    Parameters
+    ----------
+    preset : Preset
+        The preset.
+
+    Returns
+    -------
+    str or None
+        The path, or None when absent (or the preset has no table).
+    """
     if preset.csv_name is None:
         return None
     p = os.path.join(SHARED_DATA, preset.csv_name)
@@ -229,8 +320,21 @@ def shared_path(preset: Preset) -> str | None:
 
 
 def missing_table_message(preset: Preset, shared_data: str | None = None) -> str:
-    """The error when a preset's real table is not found: ``--data PATH`` first; the checkout's
-    ../shared/data folder only when it exists (an installed package has none)."""
+    """The error when a preset's real table is not found.
+
+    Parameters
+    ----------
+    preset : Preset
+        The preset.
+    shared_data : str or None
+        The shared data folder (default :data:`SHARED_DATA`).
+
+    Returns
+    -------
+    str
+        ``--data PATH`` first; the checkout's ../shared/data folder only when it exists (an
+        installed package has none).
+    """
     shared_data = SHARED_DATA if shared_data is None else shared_data
     where = f", or put it in {shared_data}" if os.path.isdir(shared_data) else ""
     return (f"preset '{preset.name}' needs its table: pass --data PATH/{preset.csv_name} "
@@ -243,12 +347,43 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
 
     XOR-k: generated (n private rows, default 12,000; a separately generated pilot of
     preset.pilot_size rows).  Adult/Bank: ``data`` (a path or a DataFrame) or the table
-    in ../shared/data, split by ``split_table``.  Raises DataError/BlowfishError.
+    in ../shared/data, split by ``split_table``.
+
+    Parameters
+    ----------
+    preset : Preset
+        The preset.
+    data : str, pandas DataFrame or None
+        A path or a table (Adult/Bank); None for the shared table, or generated XOR-k data.
+    split_seed : int
+        Seed of the split (``split_table``).
+    n : int or None
+        Generated XOR-k records (default preset.default_n).
+    data_seed : int
+        Seed of the generated data.
+
+    Returns
+    -------
+    DataSplit
+        The private and pilot rows and a label of their source.
+
+    Raises
+    ------
+    BlowfishError
+        For a bad ``n``, or a real table that is not found.
+    DataError
+        For a file that cannot be read (``read_table``).
+    SchemaError
+        When the table lacks a modelled column.
     """
     from .data import read_table
 
     if preset.generator is not None and data is None:
-        n = preset.default_n if n is None else check_generated_n(int(n))
+        if n is None:
+            n = preset.default_n
+        else:
+            n = int(n)
+            check_generated_n(n)
         return DataSplit(preset.generator(n, data_seed), preset.generator(preset.pilot_size, data_seed + 1_000_003),
                          f"generated {preset.name} (n={n}, seed={data_seed})")
     if data is None:
@@ -264,8 +399,25 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
 
 
 def split_line(preset: Preset, data: str | None, split: DataSplit, split_seed: int = 0) -> str | None:
-    """The stdout line naming a preset's split of a real table, e.g. ``data: adult.csv split
-    26,048 private / 3,000 held-out pilot rows (seed 0)``; None for generated (XOR) data."""
+    """The stdout line naming a preset's split of a real table.
+
+    Parameters
+    ----------
+    preset : Preset
+        The preset.
+    data : str or None
+        The path given, or None (the shared table, or generated data).
+    split : DataSplit
+        The split.
+    split_seed : int
+        Seed of the split.
+
+    Returns
+    -------
+    str or None
+        E.g. ``data: adult.csv split 26,048 private / 3,000 held-out pilot rows (seed 0)``;
+        None for generated (XOR) data.
+    """
     if preset.generator is not None and data is None:
         return None
     name = os.path.basename(data or shared_path(preset) or str(preset.csv_name))

@@ -28,6 +28,8 @@ from .distance import GowerKernel
 from .policy import Policy, record_reach
 from .schema import Schema
 from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, hard_sensitivity, soft_bound, standard_dp_reach
+from .votes import check_tau
+from ..base.errors import BlowfishError
 
 
 class CalibratedMethod(Protocol):
@@ -82,6 +84,9 @@ class ExactHard:
     """
 
     def sensitivity(self, x: RoundInputs) -> Calibration:
+        if x.C is None:
+            raise BlowfishError("Hard's exact sensitivity needs the round's candidate population C_t "
+                                "(RoundInputs.C is None). Fix: pass the encoded candidates as C")
         cal = hard_sensitivity(x.schema, x.policy, x.C, max_edges=x.max_edges, kernel=x.kernel)
         if x.norm == "l1":
             cal = dataclasses.replace(cal, delta=GLOBAL["l1"] if cal.delta > 0 else 0.0)
@@ -100,10 +105,10 @@ class SoftBound:
 
     def sensitivity(self, x: RoundInputs) -> Calibration:
         if self.reach == "standard":
-            return Calibration(soft_bound(standard_dp_reach(x.schema), x.tau, x.norm), "bound",
+            return Calibration(soft_bound(standard_dp_reach(x.schema), check_tau(x.tau), x.norm), "bound",
                                notes=["standard DP: reach = Gower diameter"])
         r = record_reach(x.schema, x.policy) if x.reach is None else x.reach
-        return Calibration(soft_bound(r, x.tau, x.norm), "bound")
+        return Calibration(soft_bound(r, check_tau(x.tau), x.norm), "bound")
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,20 @@ class HardNoise:
 
 
 def participation_floor(cal: Calibration, policy: Policy) -> Calibration:
-    """Delta >= 1 when the policy has participation edges (u, bottom) (§5.6), in l1 and l2."""
+    """Delta >= 1 when the policy has participation edges (u, bottom) (§5.6), in l1 and l2.
+
+    Parameters
+    ----------
+    cal : Calibration
+        The round's calibration before the floor.
+    policy : Policy
+        The policy (its ``participation`` flag).
+
+    Returns
+    -------
+    Calibration
+        ``cal``, or a 'participation-floor' calibration with Delta = 1 when the floor applies.
+    """
     if policy.participation and cal.delta < 1.0:
         return Calibration(1.0, "participation-floor", edges_checked=cal.edges_checked,
                            notes=cal.notes + ["participation edges (u, bottom): Delta >= 1 (§5.6)"])
@@ -126,14 +144,44 @@ def participation_floor(cal: Calibration, policy: Policy) -> Calibration:
 
 
 def floor_value(value: float, policy: Policy) -> float:
-    """The participation floor on a plain sensitivity value (read-outs, report summaries)."""
+    """The participation floor on a plain sensitivity value (read-outs, report summaries).
+
+    Parameters
+    ----------
+    value : float
+        A sensitivity Delta, in vote-histogram units.
+    policy : Policy
+        The policy (its ``participation`` flag).
+
+    Returns
+    -------
+    float
+        max(value, 1) with participation edges, else ``value``.
+    """
     return max(value, 1.0) if policy.participation else value
 
 
 def calibrate(method: CalibratedMethod, x: RoundInputs) -> Calibration:
     """The method's calibration of one round, the participation floor applied once (Blowfish notions).
 
-    Raises BudgetError for a bad tau (soft calibrators), ValueError for an unknown norm.
+    Parameters
+    ----------
+    method : CalibratedMethod
+        The method (its ``calibrator`` and ``notion``).
+    x : RoundInputs
+        The round's public inputs.
+
+    Returns
+    -------
+    Calibration
+        The sensitivity Delta_t in ``x.norm``, how it was obtained, its witness.
+
+    Raises
+    ------
+    ValueError
+        For an unknown norm.
+    BudgetError
+        For a bad tau (soft calibrators).
     """
     if x.norm not in NORMS:
         raise ValueError(f"norm must be 'l2' or 'l1' (got {x.norm!r})")

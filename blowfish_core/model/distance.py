@@ -14,7 +14,7 @@ at most ``chunk_rows(m)`` rows so the (rows, m) working set stays under
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, cast
 
 import numpy as np
 
@@ -36,20 +36,55 @@ JOINT_BYTES = 64 * 2**20
 
 
 def chunk_rows(m: int, block_bytes: int = BLOCK_BYTES) -> int:
-    """Rows per (rows, m) float64 block so that two such blocks fit ``block_bytes``."""
+    """Rows per (rows, m) float64 block so that two such blocks fit ``block_bytes``.
+
+    Parameters
+    ----------
+    m : int
+        Number of candidates.
+    block_bytes : int
+        Memory budget, in bytes.
+
+    Returns
+    -------
+    int
+        Rows, at least 1.
+    """
     return max(1, int(block_bytes // (16 * max(int(m), 1))))
 
 
 def tile_rows(m: int, tile_bytes: int = TILE_BYTES) -> int:
-    """Rows per cache-sized (rows, m) float64 tile (at least 1)."""
+    """Rows per cache-sized (rows, m) float64 tile.
+
+    Parameters
+    ----------
+    m : int
+        Number of candidates.
+    tile_bytes : int
+        Size of one tile, in bytes.
+
+    Returns
+    -------
+    int
+        Rows, at least 1.
+    """
     return max(1, int(tile_bytes // (8 * max(int(m), 1))))
 
 
 def domain_index(schema: Schema, X: np.ndarray) -> np.ndarray:
     """Integer index of each encoded value in its attribute's domain.
 
-    X: (n, p) float64 encoded records.  Returns int32 (n, p); -1 in columns whose
-    domain is continuous or larger than LOOKUP_MAX.
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    X : (n, p) float64 ndarray
+        Encoded records.
+
+    Returns
+    -------
+    (n, p) int32 ndarray
+        The indices; -1 in columns whose domain is continuous or larger than LOOKUP_MAX.
     """
     idx = np.full(X.shape, -1, dtype=np.int32)
     for i, a in enumerate(schema.attributes):
@@ -61,11 +96,22 @@ def domain_index(schema: Schema, X: np.ndarray) -> np.ndarray:
 
 
 def distinct_rows(C: np.ndarray) -> np.ndarray:
-    """Index of the first occurrence of each distinct row of C ((m, p) float64), increasing: int (k,).
+    """Index of the first occurrence of each distinct row of C.
 
     Rows are equal when their float64 bit patterns are (so +0.0 and -0.0 differ; each row
     is one group of equal rows).  A stable lexicographic sort of the bit patterns puts equal
-    rows next to each other in index order; the first of each run is its first occurrence."""
+    rows next to each other in index order; the first of each run is its first occurrence.
+
+    Parameters
+    ----------
+    C : (m, p) float64 ndarray
+        Encoded rows.
+
+    Returns
+    -------
+    (k,) int ndarray
+        The first occurrences, increasing.
+    """
     B = np.ascontiguousarray(C, dtype=np.float64)
     if B.shape[1] == 0:  # rows without attributes are all equal
         return np.arange(min(B.shape[0], 1))
@@ -79,9 +125,25 @@ def distinct_rows(C: np.ndarray) -> np.ndarray:
 
 
 def used_codes(gi: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted distinct codes, each entry's position among them) of int codes gi in [0, bound):
-    ``np.unique(gi, return_inverse=True)``, computed with a presence table in O(n + bound)
-    instead of a sort when bound is not much larger than n (the joint codes of grouped records)."""
+    """``np.unique(gi, return_inverse=True)`` for int codes in [0, bound).
+
+    Computed with a presence table in O(n + bound) instead of a sort when bound is not much
+    larger than n (the joint codes of grouped records).
+
+    Parameters
+    ----------
+    gi : (n,) int ndarray
+        Codes in [0, bound) (flattened).
+    bound : int
+        Exclusive upper bound of the codes.
+
+    Returns
+    -------
+    codes : (k,) int ndarray
+        The sorted distinct codes.
+    inverse : (n,) int ndarray
+        Each entry's position among them.
+    """
     gi = np.asarray(gi, dtype=np.intp).reshape(-1)
     if bound > 8 * gi.size + 65536:
         return np.unique(gi, return_inverse=True)
@@ -149,9 +211,10 @@ class GowerKernel:
                 self._slot.append(np.full(int(np.prod(sizes)), -1, dtype=np.intp))
             self._used.append(0)
 
-    def _fill(self, g: int, gi: np.ndarray) -> None:
-        """Add the rows of joint group g for the codes in gi that have none (bounds checked)."""
-        slot = self._slot[g]
+    def _fill(self, g: int, gi: np.ndarray, slot: np.ndarray) -> None:
+        """Add the rows of joint group g for the codes in gi that have none (bounds checked).
+
+        slot: the group's ``_slot[g]`` (a joint group's), updated in place."""
         need = gi[slot[gi] < 0]
         if need.size == 0:
             return
@@ -195,13 +258,14 @@ class GowerKernel:
         gi = self._group_index(I, members, sizes)
         # Bounds checked here so the gathers can use mode="clip": with out= and the
         # default mode="raise" numpy buffers the whole (rows, m) output (about 3x slower).
-        if gi.size and (gi.min() < 0 or gi.max() >= (T.shape[0] if self._slot[g] is None else self._slot[g].size)):
+        slot = self._slot[g]
+        if gi.size and (gi.min() < 0 or gi.max() >= (T.shape[0] if slot is None else slot.size)):
             raise IndexError(f"domain index out of range for attributes {members}: "
                              f"records must be encoded with the kernel's schema")
-        if self._slot[g] is None:
+        if slot is None:
             return gi
-        self._fill(g, gi)
-        return self._slot[g][gi]
+        self._fill(g, gi, slot)
+        return slot[gi]
 
     def prepare(self, I: np.ndarray) -> None:
         """Fill the joint-table rows used by records with domain index I (n, p) at once
@@ -256,7 +320,7 @@ class GowerKernel:
         float64 encodings), so candidates in one group have bit-identical distances to every
         record (each term is an elementwise function of (x_i, c_i))."""
         if not hasattr(self, "_distinct"):
-            self._distinct = distinct_rows(self.C)
+            self._distinct: np.ndarray | None = distinct_rows(self.C)
             if self._distinct.size == self.m:
                 self._distinct = None
         return self._distinct
@@ -322,7 +386,8 @@ class GowerKernel:
         """Float32 distances of records X[s:e] into d ((e - s, m) float32), from :meth:`tables32`.
 
         buf: (>= e - s, m) float32 scratch; buf64: (>= e - s, m) float64 scratch for the direct
-        (continuous) attributes, whose terms are computed in float64 and rounded once.  Returns
+        (continuous) attributes, whose terms are computed in float64 and rounded once (ValueError
+        when it is None and the kernel has direct attributes).  Returns
         S plus the largest weighted direct term of each direct attribute in this tile (the tile's
         bound on a distance, given S = the tables' part).  C: the candidates the tables were built
         for (default all m; :meth:`nearest` passes the distinct ones).
@@ -338,6 +403,8 @@ class GowerKernel:
                 np.take(T, gi[s:e], axis=0, out=b, mode="clip")
                 d += b
         for i in self.direct:
+            if buf64 is None:
+                raise ValueError("tile32 needs the float64 scratch buf64 for the direct (continuous) attributes")
             t = buf64[: e - s]
             self.schema.attributes[i].term_into(X[s:e, i, None], C[None, :, i], t)
             t *= self.w[i]
@@ -354,7 +421,7 @@ class GowerKernel:
         """The float64 distances of :meth:`block` for the (record r, candidate j) pairs, bit for bit:
         the same per-group float64 entries (a joint entry is the left-to-right sum of its members'
         entries, as in ``_fill``) added in the same order."""
-        D = None
+        D: np.ndarray | None = None
         for members, _sizes, _T in self.groups:
             e = self._tables[members[0]][I[r, members[0]], j]
             for k in members[1:]:
@@ -365,7 +432,7 @@ class GowerKernel:
             self.schema.attributes[i].term_into(X[r, i], self.C[j, i], buf)
             buf *= self.w[i]
             D = buf if D is None else D + buf
-        return D
+        return cast(np.ndarray, D)  # not None: a Schema has at least one attribute
 
     def _resolve(self, X: np.ndarray, I: np.ndarray, pend_r: list, pend_j: list, out: np.ndarray) -> None:
         """Decide the near-tie records: exact float64 distances of their (record, candidate) pairs,
@@ -478,7 +545,19 @@ class GowerKernel:
 def gower_distances(schema: Schema, X: np.ndarray, C: np.ndarray) -> np.ndarray:
     """Full (n, m) Gower distance matrix (for small inputs and tests).
 
-    X: (n, p), C: (m, p) encoded; returns float64 (n, m) in Gower units.
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    X : (n, p) float64 ndarray
+        Encoded records.
+    C : (m, p) float64 ndarray
+        Encoded candidates.
+
+    Returns
+    -------
+    (n, m) float64 ndarray
+        Distances in Gower units.
     """
     k = GowerKernel(schema, C)
     out = np.empty((X.shape[0], k.m))
@@ -488,15 +567,40 @@ def gower_distances(schema: Schema, X: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 
 def gower_pair(schema: Schema, x: np.ndarray, y: np.ndarray) -> float:
-    """Gower distance between two encoded records (p,) -> float."""
+    """Gower distance between two encoded records.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    x, y : (p,) float64 ndarray
+        Encoded records.
+
+    Returns
+    -------
+    float
+        d(x, y), in Gower units.
+    """
     w = schema.weights
     return float(sum(w[i] * float(a.term(np.array(x[i]), np.array(y[i]))) for i, a in enumerate(schema.attributes)))
 
 
 def group_records(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Group identical encoded records: (unique (u, p), counts (u,) float64).
+    """Group identical encoded records.
 
     Votes are computed once per group and weighted by its count.
+
+    Parameters
+    ----------
+    X : (n, p) float64 ndarray
+        Encoded records.
+
+    Returns
+    -------
+    unique : (u, p) float64 ndarray
+        The distinct records.
+    counts : (u,) float64 ndarray
+        Their multiplicities.
     """
     Xc = np.ascontiguousarray(X)
     uniq, counts = np.unique(Xc, axis=0, return_counts=True)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .domain import Attribute
 from ..base.errors import SchemaError
-from .policy import AttributePolicy, ValueEdges, value_edges
+from .policy import AttributePolicy, ValueEdges, _theta, value_edges
 
 #: grid points along a continuous protected attribute in Hard's crossing search.
 CONTINUOUS_GRID = 256
@@ -41,10 +41,31 @@ def _empty() -> np.ndarray:
 
 
 def lattice_edges(a: Attribute, ap: AttributePolicy, grid: int) -> ValueEdges:
-    """Value edges on a lattice: every value of a finite domain, or ``grid`` equally spaced
-    points over a continuous one with the pairs at most theta apart (exact=False).
+    """Value edges on a lattice.
 
-    Raises SchemaError for a grid below 2, PolicyError when the policy does not fit.
+    Every value of a finite domain, or ``grid`` equally spaced points over a continuous one
+    with the pairs at most theta apart (exact=False).
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its value graph.
+    grid : int
+        Number of points over a continuous domain, >= 2 (unused for a finite one).
+
+    Returns
+    -------
+    ValueEdges
+        The lattice's codes and protected pairs.
+
+    Raises
+    ------
+    SchemaError
+        For a grid below 2 on a continuous attribute.
+    PolicyError
+        When the policy does not fit.
     """
     ve = value_edges(a, ap)
     if ve is not None:
@@ -56,10 +77,10 @@ def lattice_edges(a: Attribute, ap: AttributePolicy, grid: int) -> ValueEdges:
         )
     G = int(grid)
     codes = np.linspace(0.0, 1.0, G)
-    if ap.kind != "threshold" or float(ap.theta) <= 0:
+    if ap.kind != "threshold" or float(_theta(ap, a.name)) <= 0:
         return ValueEdges(codes, _empty(), _empty(), False, a.name)
     step = 1.0 / (G - 1)
-    k = int(math.floor(float(ap.theta) / a.width / step + 1e-9))
+    k = int(math.floor(float(_theta(ap, a.name)) / a.width / step + 1e-9))
     k = min(k, G - 1)
     if k < 1:
         return ValueEdges(codes, _empty(), _empty(), False, a.name)
@@ -69,9 +90,30 @@ def lattice_edges(a: Attribute, ap: AttributePolicy, grid: int) -> ValueEdges:
 
 
 def offset_edges(a: Attribute, ap: AttributePolicy, points: int = CONTINUOUS_GRID) -> ValueEdges:
-    """Continuous threshold: ``points`` grid values g and g + theta (clipped), paired, so every
-    pair is a true protected edge (Hard's crossing search; exact=False)."""
-    theta = float(ap.theta) / a.width
+    """Continuous threshold: ``points`` grid values g and g + theta (clipped), paired.
+
+    Every pair is a true protected edge (Hard's crossing search; exact=False).
+
+    Parameters
+    ----------
+    a : Attribute
+        A continuous numeric attribute.
+    ap : AttributePolicy
+        Its threshold policy (theta in the attribute's units).
+    points : int
+        Number of pairs.
+
+    Returns
+    -------
+    ValueEdges
+        2 * points codes (g, then g + theta) and the pairs (k, points + k).
+
+    Raises
+    ------
+    PolicyError
+        If the policy has no theta (raised by the theta check).
+    """
+    theta = float(_theta(ap, a.name)) / a.width
     g = np.linspace(0.0, 1.0 - min(theta, 1.0), points)
     h = np.minimum(g + theta, 1.0)
     G = g.size
@@ -86,6 +128,25 @@ def search_edges(a: Attribute, ap: AttributePolicy, crossing_only: bool = False)
     consecutive pairs -- enough to decide whether *some* protected edge crosses a decision
     boundary (if nn(a) != nn(b) with |a - b| <= theta, some consecutive pair between them
     differs too), not for measuring the largest soft change.
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its value graph.
+    crossing_only : bool
+        Keep only consecutive pairs of a threshold on an ordered domain.
+
+    Returns
+    -------
+    ValueEdges
+        exact=True for a finite domain, False for the continuous grid.
+
+    Raises
+    ------
+    PolicyError
+        When the policy does not fit the attribute (raised by the policy check).
     """
     ve = value_edges(a, ap)
     if ve is None:
@@ -98,7 +159,20 @@ def search_edges(a: Attribute, ap: AttributePolicy, crossing_only: bool = False)
 
 
 def context_count(edges: Sequence[ValueEdges], i: int) -> int:
-    """Number of contexts of attribute i: the product of the other attributes' value counts."""
+    """Number of contexts of attribute i: the product of the other attributes' value counts.
+
+    Parameters
+    ----------
+    edges : sequence of ValueEdges
+        One per attribute, in schema order.
+    i : int
+        The changed attribute.
+
+    Returns
+    -------
+    int
+        prod_{j != i} L_j.
+    """
     n = 1
     for j, ve in enumerate(edges):
         if j != i:
@@ -107,7 +181,18 @@ def context_count(edges: Sequence[ValueEdges], i: int) -> int:
 
 
 def edge_total(edges: Sequence[ValueEdges]) -> int:
-    """Record-level edges of a product lattice: sum_i |E_i| prod_{j != i} L_j (App. C)."""
+    """Record-level edges of a product lattice: sum_i |E_i| prod_{j != i} L_j (App. C).
+
+    Parameters
+    ----------
+    edges : sequence of ValueEdges
+        One per attribute, in schema order.
+
+    Returns
+    -------
+    int
+        The number of edges.
+    """
     return int(sum(ve.e0.size * context_count(edges, i) for i, ve in enumerate(edges) if ve.e0.size))
 
 
@@ -158,7 +243,21 @@ class EdgeBlock:
 def product_contexts(edges: Sequence[ValueEdges], i: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
     """Contexts start..stop-1 of attribute i in the product of the other attributes' codes.
 
-    Returns (Z float64 (b, p), index int (b, p)); column i is 0 in both.
+    Parameters
+    ----------
+    edges : sequence of ValueEdges
+        One per attribute, in schema order (p of them).
+    i : int
+        The changed attribute.
+    start, stop : int
+        The contexts' positions in the product, first attribute slowest; b = stop - start.
+
+    Returns
+    -------
+    Z : (b, p) float64 ndarray
+        Encoded contexts; column i is 0.
+    index : (b, p) int ndarray
+        Value indices into each attribute's codes; column i is 0.
     """
     p = len(edges)
     sizes = [ve.size for j, ve in enumerate(edges) if j != i]
@@ -183,18 +282,42 @@ def iter_edge_blocks(
 ) -> Iterator[EdgeBlock]:
     """Yield the record-level edges attribute by attribute in blocks of contexts.
 
-    edges: one ValueEdges per attribute in schema order (None or no pair: skipped as a
-    changed attribute; a product needs every entry).  batch: contexts per block, or
-    batch(i, value_edges, n_contexts) -> int.  contexts: (n, p) encoded contexts to use
-    for every attribute (e.g. candidates), or None for the product of the other
-    attributes' codes.  attrs: attribute indices to enumerate (default all).
+    Parameters
+    ----------
+    edges : sequence of ValueEdges or None
+        One per attribute in schema order (None or no pair: skipped as a changed attribute;
+        a product needs every entry).
+    batch : int or callable
+        Contexts per block, or batch(i, value_edges, n_contexts) -> int.
+    contexts : (n, p) float64 ndarray or None
+        Encoded contexts to use for every attribute (e.g. candidates), or None for the product
+        of the other attributes' codes.
+    attrs : sequence of int or None
+        Attribute indices to enumerate (default all).
+
+    Yields
+    ------
+    EdgeBlock
+        Attributes in ``attrs`` order, then contexts in order.
+
+    Raises
+    ------
+    ValueError
+        For a product of contexts when an entry of ``edges`` is None.
     """
     order = range(len(edges)) if attrs is None else attrs
     for i in order:
         ve = edges[i]
         if ve is None or ve.e0.size == 0:
             continue
-        n_ctx = contexts.shape[0] if contexts is not None else context_count(edges, i)
+        full: list[ValueEdges] = []
+        if contexts is not None:
+            n_ctx = contexts.shape[0]
+        else:
+            full = [e for e in edges if e is not None]
+            if len(full) != len(edges):
+                raise ValueError("a product of contexts needs the ValueEdges of every attribute (got None)")
+            n_ctx = context_count(full, i)
         bz = batch(i, ve, n_ctx) if callable(batch) else batch
         bz = max(1, int(bz))
         for s in range(0, n_ctx, bz):
@@ -202,5 +325,5 @@ def iter_edge_blocks(
             if contexts is not None:
                 yield EdgeBlock(i, ve, contexts[s:t], None, s)
             else:
-                Z, index = product_contexts(edges, i, s, t)
+                Z, index = product_contexts(full, i, s, t)
                 yield EdgeBlock(i, ve, Z, index, s)

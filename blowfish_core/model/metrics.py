@@ -19,11 +19,32 @@ NUMERIC_BINS = 20
 
 
 def bin_codes(schema: Schema, X: np.ndarray, bins: int | str = NUMERIC_BINS) -> tuple[np.ndarray, list[int]]:
-    """Discretize encoded records for marginals: int (n, p) cell indices and the cell count per attribute.
+    """Discretize encoded records for marginals.
 
     Numeric: ``bins`` equal-width bins over the public domain [lo, hi], or with
     bins="exact" one cell per whole number (integer attributes only); finite
-    attributes: one cell per level.  ValueError for "exact" on a continuous attribute.
+    attributes: one cell per level.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    X : (n, p) float64 ndarray
+        Encoded records.
+    bins : int or str
+        Bins per numeric attribute, or 'exact'.
+
+    Returns
+    -------
+    codes : (n, p) int64 ndarray
+        Cell indices.
+    sizes : list of int
+        The cell count per attribute.
+
+    Raises
+    ------
+    ValueError
+        For "exact" on a continuous attribute (raised by ``Attribute.bin_codes``).
     """
     out = np.empty(X.shape, dtype=np.int64)
     sizes = []
@@ -34,7 +55,24 @@ def bin_codes(schema: Schema, X: np.ndarray, bins: int | str = NUMERIC_BINS) -> 
 
 
 def marginal(codes: np.ndarray, sizes: list[int], cols: tuple[int, ...], weights: np.ndarray | None = None) -> np.ndarray:
-    """Normalized marginal over ``cols`` (flattened, length prod sizes); sums to 1."""
+    """Normalized marginal over ``cols``.
+
+    Parameters
+    ----------
+    codes : (n, p) int ndarray
+        Cell indices (:func:`bin_codes`).
+    sizes : list of int
+        The cell count per attribute.
+    cols : tuple of int
+        The attributes of the marginal.
+    weights : (n,) float ndarray or None
+        Row multiplicities (ones when None).
+
+    Returns
+    -------
+    (prod sizes[cols],) float ndarray
+        The flattened marginal; sums to 1 (all zeros for no mass).
+    """
     flat = np.zeros(codes.shape[0], dtype=np.int64)
     for c in cols:
         flat = flat * sizes[c] + codes[:, c]
@@ -48,9 +86,29 @@ def pwerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: int | str
           weights: np.ndarray | None = None) -> float:
     """PWErr: mean l1 distance between normalized 2-way marginals over all attribute pairs.
 
-    X_real: (n, p), X_syn: (r, p) encoded.  weights: optional (n,) multiplicities of the
-    rows of X_real (grouped records; whole-number counts give the same value as the
-    expanded table).  Value in [0, 2].  Needs p >= 2 (ValueError otherwise).
+    Parameters
+    ----------
+    schema : Schema
+        The schema, p >= 2 attributes.
+    X_real : (n, p) float64 ndarray
+        Encoded real records.
+    X_syn : (r, p) float64 ndarray
+        Encoded synthetic records.
+    bins : int or str
+        Bins per numeric attribute, or 'exact' (:func:`bin_codes`).
+    weights : (n,) float ndarray or None
+        Optional multiplicities of the rows of X_real (grouped records; whole-number counts
+        give the same value as the expanded table).
+
+    Returns
+    -------
+    float
+        PWErr, in [0, 2].
+
+    Raises
+    ------
+    ValueError
+        If p < 2.
     """
     if schema.p < 2:
         raise ValueError("PWErr needs at least two modeled attributes")
@@ -62,7 +120,24 @@ def pwerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: int | str
 
 
 def one_way_errors(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: int = NUMERIC_BINS) -> dict[str, float]:
-    """l1 error of each 1-way marginal, by attribute name."""
+    """l1 error of each 1-way marginal.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    X_real : (n, p) float64 ndarray
+        Encoded real records.
+    X_syn : (r, p) float64 ndarray
+        Encoded synthetic records.
+    bins : int
+        Bins per numeric attribute.
+
+    Returns
+    -------
+    dict of str to float
+        Attribute name -> l1 error, in [0, 2].
+    """
     a, sizes = bin_codes(schema, X_real, bins)
     b, _ = bin_codes(schema, X_syn, bins)
     return {att.name: float(np.abs(marginal(a, sizes, (i,)) - marginal(b, sizes, (i,))).sum())
@@ -70,7 +145,26 @@ def one_way_errors(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, bins: 
 
 
 def xor_cells(schema: Schema, X: np.ndarray, inputs: list[str], label: str, cut: int = 4) -> np.ndarray:
-    """Cell index of (B_1..B_k, Y) per record, B_i = [X_i >= cut] in original units: int (n,)."""
+    """Cell index of (B_1..B_k, Y) per record, B_i = [X_i >= cut] in original units.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    X : (n, p) float64 ndarray
+        Encoded records.
+    inputs : list of str
+        The k input attributes X_1..X_k.
+    label : str
+        The label attribute Y.
+    cut : int
+        The threshold of B_i, in the inputs' units.
+
+    Returns
+    -------
+    (n,) int64 ndarray
+        Cell indices in [0, 2^(k+1)).
+    """
     df = schema.decode(X)
     flat = np.zeros(len(df), dtype=np.int64)
     for name in inputs:
@@ -81,7 +175,28 @@ def xor_cells(schema: Schema, X: np.ndarray, inputs: list[str], label: str, cut:
 
 
 def hoerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, inputs: list[str], label: str, cut: int = 4) -> float:
-    """HOErr for XOR-k: l1 distance over the 2^(k+1)-cell joint of (B_1..B_k, Y), in [0, 2]."""
+    """HOErr for XOR-k: l1 distance over the 2^(k+1)-cell joint of (B_1..B_k, Y).
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    X_real : (n, p) float64 ndarray
+        Encoded real records.
+    X_syn : (r, p) float64 ndarray
+        Encoded synthetic records.
+    inputs : list of str
+        The k input attributes.
+    label : str
+        The label attribute Y.
+    cut : int
+        The threshold of B_i (:func:`xor_cells`).
+
+    Returns
+    -------
+    float
+        HOErr, in [0, 2].
+    """
     n_cells = 2 ** (len(inputs) + 1)
     pr = np.bincount(xor_cells(schema, X_real, inputs, label, cut), minlength=n_cells) / X_real.shape[0]
     ps = np.bincount(xor_cells(schema, X_syn, inputs, label, cut), minlength=n_cells) / X_syn.shape[0]
@@ -89,7 +204,20 @@ def hoerr(schema: Schema, X_real: np.ndarray, X_syn: np.ndarray, inputs: list[st
 
 
 def relative_reduction(e_hard: np.ndarray, e_soft: np.ndarray) -> np.ndarray:
-    """Per paired run R_s = 100 (E_H - E_S) / E_H (App. F.2), percent, (s,)."""
+    """Per paired run R_s = 100 (E_H - E_S) / E_H (App. F.2).
+
+    Parameters
+    ----------
+    e_hard : (s,) float ndarray
+        Hard's errors E_H per paired run.
+    e_soft : (s,) float ndarray
+        The soft method's errors E_S on the same runs.
+
+    Returns
+    -------
+    (s,) float ndarray
+        R_s in percent; 0 where E_H = 0.
+    """
     e_hard = np.asarray(e_hard, dtype=float)
     e_soft = np.asarray(e_soft, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -100,7 +228,17 @@ def relative_reduction(e_hard: np.ndarray, e_soft: np.ndarray) -> np.ndarray:
 def t_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     """Mean and pointwise Student-t interval (scipy.stats.t) over paired runs.
 
-    Returns (mean, low, high); with one value the interval is (mean, mean).
+    Parameters
+    ----------
+    values : array_like of float
+        One value per paired run.
+    level : float
+        Confidence level, in (0, 1).
+
+    Returns
+    -------
+    mean, low, high : float
+        With one value the interval is (mean, mean).
     """
     v = np.asarray(values, dtype=float)
     mean = float(v.mean())
@@ -112,8 +250,21 @@ def t_interval(values, level: float = 0.95) -> tuple[float, float, float]:
 
 
 def crossing_budget(rhos, e_hard, e_soft) -> float | None:
-    """Interpolated crossing budget (App. F.3): first sign change of mean(E_S - E_H),
-    interpolated linearly in log rho.  None when the sign never changes."""
+    """Interpolated crossing budget (App. F.3).
+
+    Parameters
+    ----------
+    rhos : array_like of float
+        The budgets rho (zCDP), in sweep order.
+    e_hard, e_soft : array_like of float
+        Mean errors of Hard and of the soft method at each rho.
+
+    Returns
+    -------
+    float or None
+        The first sign change of mean(E_S - E_H), interpolated linearly in log rho; None when
+        the sign never changes.
+    """
     rhos = np.asarray(rhos, dtype=float)
     g = np.asarray(e_soft, dtype=float) - np.asarray(e_hard, dtype=float)
     for k in range(len(rhos) - 1):

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import PolicyError
+from .domain.base import _declared_bounds
 from .schema import Attribute, Schema, _fmt
 
 POLICY_KINDS = ("none", "threshold", "hierarchy", "block", "complete", "edges")
@@ -47,12 +48,12 @@ class AttributePolicy:
     edges: list[list[Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON policy format of this attribute's graph (docs/FORMATS.md).
+        """The value graph in the JSON policy format (docs/FORMATS.md).
 
         Returns
         -------
         dict
-            ``type``, and ``theta``, ``blocks`` or ``edges`` for those kinds.
+            ``type``, and ``theta`` / ``blocks`` / ``edges`` for the kinds that have them.
         """
         d: dict[str, Any] = {"type": self.kind}
         if self.kind == "threshold":
@@ -69,25 +70,52 @@ class AttributePolicy:
         Parameters
         ----------
         attr : Attribute
-            The attribute the graph is on (its threshold unit).
+            The attribute the policy applies to (names the threshold's unit).
 
         Returns
         -------
         str
             The description.
+
+        Raises
+        ------
+        PolicyError
+            If a threshold, block or edges policy lacks its theta, blocks or edges.
         """
         if self.kind == "threshold":
             unit = attr.threshold_unit
-            if float(self.theta) == 1 and unit.endswith("s"):
+            theta = _theta(self, attr.name)
+            if float(theta) == 1 and unit.endswith("s"):
                 unit = unit[:-1]  # "1 level", "1 year", "1 tree step"
-            return f"threshold {_fmt(self.theta)} {unit}".strip()
+            return f"threshold {_fmt(theta)} {unit}".strip()
         if self.kind == "block":
-            return f"block partition ({len(self.blocks)} blocks)"
+            return f"block partition ({len(_blocks(self, attr.name))} blocks)"
         if self.kind == "edges":
-            return f"explicit edges ({len(self.edges)})"
+            return f"explicit edges ({len(_edges(self, attr.name))})"
         if self.kind == "hierarchy":
             return "hierarchy (siblings under one parent)"
         return self.kind
+
+
+def _theta(ap: AttributePolicy, name: str) -> float:
+    """The theta of a threshold policy; PolicyError when it has none."""
+    if ap.theta is None:
+        raise PolicyError(f"policy for '{name}': threshold must be a finite number (got None)")
+    return ap.theta
+
+
+def _blocks(ap: AttributePolicy, name: str) -> list[list[Any]]:
+    """The blocks of a block policy; PolicyError when it has none."""
+    if ap.blocks is None:
+        raise PolicyError(f"policy for '{name}': block needs 'blocks', a list of lists of values")
+    return ap.blocks
+
+
+def _edges(ap: AttributePolicy, name: str) -> list[list[Any]]:
+    """The pairs of an edges policy; PolicyError when it has none."""
+    if ap.edges is None:
+        raise PolicyError(f"policy for '{name}': edges needs 'edges', a list of [u, v] pairs")
+    return ap.edges
 
 
 @dataclass
@@ -127,23 +155,23 @@ class Policy:
 
     # ------------------------------------------------------------ validation
     def validate(self, schema: Schema) -> "Policy":
-        """Check every attribute's graph against the schema.
+        """Check every attribute's value graph against ``schema``.
 
         Parameters
         ----------
         schema : Schema
-            The public schema.
+            The schema the policy applies to.
 
         Returns
         -------
         Policy
-            ``self``.
+            self.
 
         Raises
         ------
         PolicyError
-            For unknown attributes or values, negative thresholds, and block partitions that overlap
-            or miss values.
+            For unknown attributes or values, negative thresholds, and block partitions that
+            overlap or miss values.
         """
         for name, ap in self.per_attribute.items():
             if name not in schema.names:
@@ -154,7 +182,7 @@ class Policy:
         return self
 
     def policy_for(self, name: str) -> AttributePolicy:
-        """The graph of one attribute.
+        """The value graph of attribute ``name``.
 
         Parameters
         ----------
@@ -164,7 +192,7 @@ class Policy:
         Returns
         -------
         AttributePolicy
-            Its graph; AttributePolicy("none") for an attribute the policy does not list.
+            Its policy; ``none`` for an attribute not listed.
         """
         return self.per_attribute.get(name, AttributePolicy("none"))
 
@@ -174,7 +202,7 @@ class Policy:
         Parameters
         ----------
         schema : Schema
-            The public schema.
+            The schema the policy applies to.
 
         Returns
         -------
@@ -185,12 +213,12 @@ class Policy:
 
     # ------------------------------------------------------------------ json
     def to_dict(self) -> dict[str, Any]:
-        """The JSON policy format (docs/FORMATS.md) as a dict.
+        """The policy in the JSON policy format (docs/FORMATS.md).
 
         Returns
         -------
         dict
-            ``attributes`` ({name: AttributePolicy.to_dict}) and ``participation``.
+            ``attributes`` (name -> value graph) and ``participation``.
         """
         return {
             "attributes": {k: v.to_dict() for k, v in self.per_attribute.items()},
@@ -198,12 +226,12 @@ class Policy:
         }
 
     def to_json(self) -> str:
-        """The JSON policy format (docs/FORMATS.md) as text.
+        """The policy as JSON text (:meth:`to_dict`, indented).
 
         Returns
         -------
         str
-            to_dict as JSON, indented by 2.
+            The JSON text.
         """
         return json.dumps(self.to_dict(), indent=2)
 
@@ -213,18 +241,19 @@ class Policy:
 
         Parameters
         ----------
-        d : dict
-            The parsed JSON object.
+        d : Any
+            The parsed JSON: an object with an object "attributes".
 
         Returns
         -------
         Policy
-            The policy (not yet checked against a schema: :meth:`validate`).
+            The policy (not yet validated against a schema).
 
         Raises
         ------
         PolicyError
-            For a malformed object, unknown fields, a non-boolean participation or a bad attribute spec.
+            For a malformed document: unknown fields or types, a threshold without a number
+            'theta', a block without 'blocks', edges without 'edges', a non-boolean 'participation'.
         """
         if not isinstance(d, dict) or not isinstance(d.get("attributes", {}), dict):
             raise PolicyError('policy JSON must be an object with an object "attributes"')
@@ -241,22 +270,22 @@ class Policy:
 
     @classmethod
     def from_json(cls, text: str) -> "Policy":
-        """Parse the JSON policy format's text (from_dict of the parsed text).
+        """Parse JSON text in the policy format (:meth:`from_dict`).
 
         Parameters
         ----------
         text : str
-            The JSON text (e.g. a policy.json file).
+            The JSON text.
 
         Returns
         -------
         Policy
-            The policy.
+            The policy (not yet validated against a schema).
 
         Raises
         ------
         PolicyError
-            For text that is not valid JSON, or an invalid policy (from_dict).
+            If ``text`` is not valid JSON, or as :meth:`from_dict`.
         """
         try:
             d = json.loads(text)
@@ -292,9 +321,28 @@ def _parse_attr_spec(name: str, spec: Any) -> AttributePolicy:
 
 
 def parse_protect_spec(text: str) -> tuple[str, str, float | None]:
-    """Parse a CLI ``ATTR=SPEC`` (SPEC: threshold:VALUE, block, complete, none, hierarchy)
-    or a bare ``ATTR`` (preset default).  Returns (attr, kind or '', theta).
-    Raises PolicyError."""
+    """Parse a CLI ``ATTR=SPEC`` or a bare ``ATTR`` (preset default).
+
+    Parameters
+    ----------
+    text : str
+        ``ATTR=SPEC`` (SPEC: threshold:VALUE, block, complete, none, hierarchy) or ``ATTR``.
+
+    Returns
+    -------
+    attr : str
+        The attribute name.
+    kind : str
+        The policy kind, or '' for a bare ``ATTR``.
+    theta : float or None
+        The threshold of ``threshold:VALUE``, else None.
+
+    Raises
+    ------
+    PolicyError
+        For a missing attribute name, an unknown policy, a threshold that is not a finite
+        number >= 0, or a value given to a kind that takes none.
+    """
     name, _, spec = text.partition("=")
     name, spec = name.strip(), spec.strip()
     if not name:
@@ -368,9 +416,24 @@ def _validate_attribute_policy(a: Attribute, ap: AttributePolicy) -> None:
 
 # ---------------------------------------------------------------------- edges
 def value_edges(a: Attribute, ap: AttributePolicy) -> ValueEdges | None:
-    """Protected value pairs of one attribute (None for a continuous numeric domain).
+    """Protected value pairs of one attribute.
 
-    Raises PolicyError when the policy does not fit the attribute.
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its value graph.
+
+    Returns
+    -------
+    ValueEdges or None
+        The pairs over the attribute's domain codes; None for a continuous numeric domain.
+
+    Raises
+    ------
+    PolicyError
+        When the policy does not fit the attribute.
     """
     _validate_attribute_policy(a, ap)
     if not a.is_finite:
@@ -381,21 +444,21 @@ def value_edges(a: Attribute, ap: AttributePolicy) -> ValueEdges | None:
         return ValueEdges(codes, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), name=a.name)
     if ap.kind in ("threshold", "hierarchy"):
         # in the attribute's units: steps on a line, levels, or tree steps (hierarchy = siblings)
-        i0, i1 = a.threshold_pairs(2.0 if ap.kind == "hierarchy" else float(ap.theta))
+        i0, i1 = a.threshold_pairs(2.0 if ap.kind == "hierarchy" else float(_theta(ap, a.name)))
         return ValueEdges(codes, i0, i1, name=a.name)
     if ap.kind == "complete":
         mask = ~np.eye(L, dtype=bool)
     elif ap.kind == "block":
         index = {_fmt(v): i for i, v in enumerate(a.domain_values())}
         lab = np.empty(L, dtype=int)
-        for bi, block in enumerate(ap.blocks):
+        for bi, block in enumerate(_blocks(ap, a.name)):
             for v in block:
                 lab[index[_fmt(v)]] = bi
         mask = (lab[:, None] == lab[None, :]) & ~np.eye(L, dtype=bool)
     elif ap.kind == "edges":
         index = {_fmt(v): i for i, v in enumerate(a.domain_values())}
         mask = np.zeros((L, L), dtype=bool)
-        for u, v in ap.edges:
+        for u, v in _edges(ap, a.name):
             iu, iv = index[_fmt(u)], index[_fmt(v)]
             if iu != iv:
                 mask[iu, iv] = mask[iv, iu] = True
@@ -406,11 +469,29 @@ def value_edges(a: Attribute, ap: AttributePolicy) -> ValueEdges | None:
 
 
 def attribute_reach(a: Attribute, ap: AttributePolicy) -> float:
-    """Unweighted reach r_i = max Gower term d_i(u, v) over protected pairs, in [0, 1] (Def. 2.7)."""
+    """Unweighted reach r_i = max Gower term d_i(u, v) over protected pairs (Def. 2.7).
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its value graph.
+
+    Returns
+    -------
+    float
+        r_i, in [0, 1] (unweighted Gower units).
+
+    Raises
+    ------
+    PolicyError
+        When the policy does not fit the attribute (raised by the policy check).
+    """
     _validate_attribute_policy(a, ap)
     if ap.kind == "none":
         return 0.0
-    closed = a.threshold_reach(ap.theta) if ap.kind == "threshold" else None
+    closed = a.threshold_reach(_theta(ap, a.name)) if ap.kind == "threshold" else None
     if closed is not None:
         return closed
     ve = value_edges(a, ap)
@@ -421,14 +502,50 @@ def attribute_reach(a: Attribute, ap: AttributePolicy) -> float:
 
 
 def weighted_reaches(schema: Schema, policy: Policy) -> dict[str, float]:
-    """w_i r_i per attribute, Gower units (Cor. 5.2)."""
+    """w_i r_i per attribute (Cor. 5.2).
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema (its Gower weights w_i).
+    policy : Policy
+        The policy graphs.
+
+    Returns
+    -------
+    dict of str to float
+        Attribute name -> w_i r_i, in Gower units, in schema order.
+
+    Raises
+    ------
+    PolicyError
+        When the policy does not fit the schema (:meth:`Policy.validate`).
+    """
     policy.validate(schema)
     w = schema.weights
     return {a.name: float(w[i] * attribute_reach(a, policy.policy_for(a.name))) for i, a in enumerate(schema.attributes)}
 
 
 def record_reach(schema: Schema, policy: Policy) -> float:
-    """Record-level reach r_d(G) = max_i w_i r_i, Gower units (Cor. 5.2: a max, not a sum)."""
+    """Record-level reach r_d(G) = max_i w_i r_i (Cor. 5.2: a max, not a sum).
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema (its Gower weights w_i).
+    policy : Policy
+        The policy graphs.
+
+    Returns
+    -------
+    float
+        r_d(G), in Gower units.
+
+    Raises
+    ------
+    PolicyError
+        When the policy does not fit the schema (:meth:`Policy.validate`).
+    """
     per = weighted_reaches(schema, policy)
     return max(per.values()) if per else 0.0
 
@@ -436,7 +553,17 @@ def record_reach(schema: Schema, policy: Policy) -> float:
 def record_edge_count(schema: Schema, policy: Policy) -> float:
     """Number of record-level edges (App. C): sum_i |E_i| prod_{j != i} |T_j|.
 
-    Returns math.inf when a protected attribute or any other attribute is continuous.
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    policy : Policy
+        The policy graphs.
+
+    Returns
+    -------
+    float
+        The count; math.inf when a protected attribute or any other attribute is continuous.
     """
     total = 0.0
     sizes = [a.size if a.is_finite else None for a in schema.attributes]
@@ -449,7 +576,7 @@ def record_edge_count(schema: Schema, policy: Policy) -> float:
             return math.inf
         rest = 1.0
         for j, s in enumerate(sizes):
-            if j != i:
+            if j != i and s is not None:  # (a None size returned inf above)
                 rest *= s
         total += ve.e0.size * rest
     return total
@@ -457,8 +584,25 @@ def record_edge_count(schema: Schema, policy: Policy) -> float:
 
 # ----------------------------------------------------------- group privacy
 def value_graph(a: Attribute, ap: AttributePolicy):
-    """The attribute's policy graph as a networkx.Graph on its domain values
-    (finite domains only; PolicyError for a continuous one)."""
+    """The attribute's policy graph on its domain values (finite domains only).
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its value graph.
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes: the domain values; edges: the protected pairs.
+
+    Raises
+    ------
+    PolicyError
+        For a continuous attribute, or when the policy does not fit the attribute.
+    """
     import networkx as nx
 
     ve = value_edges(a, ap)
@@ -474,22 +618,44 @@ def value_graph(a: Attribute, ap: AttributePolicy):
 def path_length(a: Attribute, ap: AttributePolicy, u: Any, v: Any) -> int | None:
     """Shortest-path length l between values u and v in the attribute's policy graph.
 
-    None when u and v lie in different connected components (not protected from
-    each other).  Group privacy: the pair gets l*epsilon (pure) or l^2*rho (zCDP)
-    (DESIGN §3).  Numeric thresholds use ceil(|u - v| / theta) (integer domains:
-    floor(theta)); other graphs use networkx shortest paths.
+    Group privacy: the pair gets l*epsilon (pure) or l^2*rho (zCDP) (DESIGN §3).  Numeric
+    thresholds use ceil(|u - v| / theta) (integer domains: floor(theta)); other graphs use
+    networkx shortest paths.
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute.
+    ap : AttributePolicy
+        Its value graph.
+    u, v : Any
+        Two domain values, in the attribute's units/labels.
+
+    Returns
+    -------
+    int or None
+        l, in edges; None when u and v lie in different connected components (not protected
+        from each other).
+
+    Raises
+    ------
+    PolicyError
+        If u or v is outside the public domain, or the policy does not fit the attribute.
+    SchemaError
+        If a bounded attribute has no declared bounds.
     """
     import networkx as nx
 
     _validate_attribute_policy(a, ap)
     if a.bounded and ap.kind in ("threshold", "none"):
         x, y = float(u), float(v)
+        lo, hi = _declared_bounds(a)
         for z in (x, y):
-            if not a.lo <= z <= a.hi:
+            if not lo <= z <= hi:
                 raise PolicyError(f"value {_fmt(z)} is outside the public domain of '{a.name}'")
         if x == y:
             return 0
-        theta = 0.0 if ap.kind == "none" else float(ap.theta)
+        theta = 0.0 if ap.kind == "none" else float(_theta(ap, a.name))
         if a.integer:
             theta = math.floor(theta + 1e-9)
         if theta <= 0:
@@ -506,7 +672,25 @@ def path_length(a: Attribute, ap: AttributePolicy, u: Any, v: Any) -> int | None
 
 
 def components(a: Attribute, ap: AttributePolicy) -> list[list[Any]]:
-    """Connected components of a finite attribute's policy graph (networkx), as value lists."""
+    """Connected components of a finite attribute's policy graph (networkx).
+
+    Parameters
+    ----------
+    a : Attribute
+        The attribute (finite domain).
+    ap : AttributePolicy
+        Its value graph.
+
+    Returns
+    -------
+    list of list
+        One list of values per component, values and components in domain order.
+
+    Raises
+    ------
+    PolicyError
+        For a continuous attribute, or when the policy does not fit it (:func:`value_graph`).
+    """
     import networkx as nx
 
     g = value_graph(a, ap)
@@ -516,8 +700,23 @@ def components(a: Attribute, ap: AttributePolicy) -> list[list[Any]]:
 
 
 def group_privacy(length: int | None, rho: float, epsilon: float | None = None) -> dict[str, float | None]:
-    """Budget that protects a pair joined by a path of ``length`` edges:
-    l^2 rho (zCDP) and l epsilon (pure DP); None when not connected (DESIGN §3)."""
+    """Budget that protects a pair joined by a path of ``length`` edges (DESIGN §3).
+
+    Parameters
+    ----------
+    length : int or None
+        l, the path length in edges; None when the pair is not connected.
+    rho : float
+        The zCDP budget.
+    epsilon : float or None
+        The pure-DP budget, or None.
+
+    Returns
+    -------
+    dict
+        ``length``, ``rho`` = l^2 rho (zCDP) and ``epsilon`` = l epsilon (pure DP); the budgets
+        are None when not connected (``epsilon`` also when not given).
+    """
     if length is None:
         return {"length": None, "rho": None, "epsilon": None}
     return {

@@ -32,9 +32,9 @@ class Schema:
     data_derived_columns: which columns' domains were read off the data.
     """
 
-    attributes: FrozenList
+    attributes: Sequence[Attribute]
     data_derived: bool = False
-    data_derived_columns: FrozenList = field(default_factory=FrozenList)
+    data_derived_columns: Sequence[str] = field(default_factory=FrozenList)
 
     def __post_init__(self) -> None:
         if isinstance(self.attributes, (list, tuple)):
@@ -71,7 +71,7 @@ class Schema:
         raise SchemaError(f"unknown attribute '{name}'. Known: {', '.join(self.names)}")
 
     def index(self, name: str) -> int:
-        """The position of an attribute in the schema.
+        """The position of attribute ``name`` in schema order.
 
         Parameters
         ----------
@@ -81,12 +81,12 @@ class Schema:
         Returns
         -------
         int
-            Its column index in encoded arrays (0-based).
+            Its column in the encoded matrix ``X``.
 
         Raises
         ------
         SchemaError
-            For a name the schema does not have (listing the known names).
+            For an unknown attribute (naming the known ones).
         """
         try:
             return self.names.index(name)
@@ -105,17 +105,17 @@ class Schema:
 
     # -------------------------------------------------------------- encoding
     def check_columns(self, df: pd.DataFrame) -> None:
-        """Raise SchemaError if a modeled column is absent or duplicated in ``df``.
+        """Check that every modeled column is in ``df`` once.
 
         Parameters
         ----------
-        df : pandas.DataFrame
+        df : pandas DataFrame
             The table.
 
         Raises
         ------
         SchemaError
-            If a column name is duplicated, or a modeled column is absent (with the fix).
+            If a modeled column is absent or duplicated in ``df``.
         """
         cols = [str(c) for c in df.columns]
         dups = sorted({c for c in cols if cols.count(c) > 1})
@@ -133,19 +133,19 @@ class Schema:
 
         Parameters
         ----------
-        df : pandas.DataFrame
-            The table, original column names and formats (other columns are ignored).
+        df : pandas DataFrame
+            The table, n rows; it holds every modeled column.
 
         Returns
         -------
         (n, p) float64 ndarray
-            The codes, columns in schema order.
+            One column per modeled attribute, in schema order.
 
         Raises
         ------
         SchemaError
-            For absent or duplicated columns, no rows, or a value outside the declared domain
-            (Attribute.encode_series).
+            If a modeled column is absent or duplicated, the table has no rows, or a value is
+            missing or outside the declared public domain (``Attribute.encode_series``).
         """
         self.check_columns(df)
         if len(df) == 0:
@@ -153,17 +153,17 @@ class Schema:
         return np.column_stack([a.encode_series(df[a.name]) for a in self.attributes]).astype(float)
 
     def decode(self, X: np.ndarray) -> pd.DataFrame:
-        """Encoded (n, p) matrix -> DataFrame with the original column names and formats.
+        """Inverse of :meth:`encode`.
 
         Parameters
         ----------
-        X : (n, p) float ndarray
-            Encoded records, columns in schema order.
+        X : (n, p) float64 ndarray
+            Encoded records.
 
         Returns
         -------
-        pandas.DataFrame
-            n rows, the schema's columns.
+        pandas DataFrame
+            n rows with the original column names and formats.
         """
         return pd.DataFrame({a.name: a.decode(X[:, i]).to_numpy() for i, a in enumerate(self.attributes)})
 
@@ -175,9 +175,9 @@ class Schema:
         Parameters
         ----------
         rng : numpy.random.Generator
-            The stream to draw from.
+            The random stream.
         size : int
-            How many records.
+            Number of records.
 
         Returns
         -------
@@ -188,12 +188,12 @@ class Schema:
 
     # ------------------------------------------------------------------- json
     def to_dict(self) -> dict[str, Any]:
-        """The JSON schema format (docs/FORMATS.md) as a dict.
+        """The schema in the JSON schema format (docs/FORMATS.md).
 
         Returns
         -------
         dict
-            ``attributes`` (Attribute.to_dict each), ``data_derived``, ``data_derived_columns``.
+            ``attributes``, ``data_derived`` and ``data_derived_columns``.
         """
         return {
             "attributes": [a.to_dict() for a in self.attributes],
@@ -202,12 +202,12 @@ class Schema:
         }
 
     def to_json(self) -> str:
-        """The JSON schema format (docs/FORMATS.md) as text.
+        """The schema as JSON text (:meth:`to_dict`, indented).
 
         Returns
         -------
         str
-            to_dict as JSON, indented by 2.
+            The JSON text.
         """
         return json.dumps(self.to_dict(), indent=2)
 
@@ -217,8 +217,8 @@ class Schema:
 
         Parameters
         ----------
-        d : dict
-            The parsed JSON object.
+        d : Any
+            The parsed JSON: an object with a list "attributes".
 
         Returns
         -------
@@ -228,8 +228,9 @@ class Schema:
         Raises
         ------
         SchemaError
-            For a malformed object, unknown keys or fields, a bad field type, a data_derived flag that
-            contradicts data_derived_columns, or an invalid attribute.
+            For a malformed document (not an object, unknown keys or fields, fields of the wrong
+            type, 'data_derived' false while 'data_derived_columns' lists columns) or an invalid
+            declaration.
         """
         if not isinstance(d, dict) or not isinstance(d.get("attributes"), list):
             raise SchemaError('schema JSON must be an object with a list "attributes"')
@@ -254,9 +255,12 @@ class Schema:
             tree = a.get("tree")
             if tree is not None and not isinstance(tree, dict):
                 raise SchemaError(f"schema attribute '{a.get('name')}': 'tree' must be an object")
+            name = a.get("name")
+            if not isinstance(name, str) or not name:  # the check Schema() makes, made before Attribute(name=...)
+                raise SchemaError(f"schema attribute #{i + 1}: 'name' must be a non-empty string (got {name!r})")
             attrs.append(
                 Attribute(
-                    name=a.get("name"), kind=kind, lo=a.get("lo"), hi=a.get("hi"), integer=integer,
+                    name=name, kind=kind, lo=a.get("lo"), hi=a.get("hi"), integer=integer,
                     levels=levels, tree=tree, weight=a.get("weight"), unit=a.get("unit"),
                 )
             )
@@ -273,12 +277,12 @@ class Schema:
 
     @classmethod
     def from_json(cls, text: str) -> "Schema":
-        """Build from the JSON schema format's text (from_dict of the parsed text).
+        """Build from JSON text in the schema format (:meth:`from_dict`).
 
         Parameters
         ----------
         text : str
-            The JSON text (e.g. a schema.json file).
+            The JSON text.
 
         Returns
         -------
@@ -288,7 +292,7 @@ class Schema:
         Raises
         ------
         SchemaError
-            For text that is not valid JSON, or an invalid schema (from_dict).
+            If ``text`` is not valid JSON, or as :meth:`from_dict`.
         """
         try:
             d = json.loads(text)
@@ -302,7 +306,7 @@ class Schema:
         Returns
         -------
         str or None
-            The warning naming the data-derived columns; None when the domain is declared.
+            The warning naming the data-derived columns, or None when the domain is declared.
         """
         if not self.data_derived:
             return None
@@ -330,11 +334,29 @@ def infer_schema(
 
     Numeric columns -> numeric [min, max] (integer when all values are whole);
     two distinct values -> binary; other columns -> categorical with their sorted
-    distinct values. Raises SchemaError for empty tables, all-missing columns,
-    categorical columns with more than ``max_categories`` values, and text columns
-    in which at least half (MOSTLY_NUMERIC) of the non-missing values parse as
-    numbers but some do not (e.g. 30, thirty, 32: a typo, never silently
-    categorical); every error names the column.
+    distinct values.
+
+    Parameters
+    ----------
+    df : pandas DataFrame
+        The table.
+    columns : sequence of str or None
+        The columns to model; None for every column of ``df``.
+    max_categories : int
+        Largest number of distinct values of a categorical column.
+
+    Returns
+    -------
+    Schema
+        With ``data_derived`` True and every modeled column in ``data_derived_columns``.
+
+    Raises
+    ------
+    SchemaError
+        For empty tables, all-missing columns, categorical columns with more than
+        ``max_categories`` values, and text columns in which at least half (MOSTLY_NUMERIC) of
+        the non-missing values parse as numbers but some do not (e.g. 30, thirty, 32: a typo,
+        never silently categorical); every error names the column.
     """
     if df.shape[1] == 0 or len(df) == 0:
         raise SchemaError("cannot infer a schema from an empty table")
@@ -395,6 +417,19 @@ def infer_schema(
 
 
 def iter_chunks(n: int, chunk: int) -> Iterable[slice]:
-    """Row slices of at most ``chunk`` rows covering range(n)."""
+    """Row slices of at most ``chunk`` rows covering range(n).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    chunk : int
+        Rows per slice (at least 1 is used).
+
+    Yields
+    ------
+    slice
+        The next slice of rows.
+    """
     for start in range(0, n, max(int(chunk), 1)):
         yield slice(start, min(start + chunk, n))

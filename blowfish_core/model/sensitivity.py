@@ -48,7 +48,24 @@ SOFT_BOUND_PAD = 1e-9
 def noise_ratio(reach: float, tau: float) -> float:
     """Noise ratio q = tanh(r / (2 tau)) = sigma_BF-Soft / sigma_Hard (§6.1).
 
-    reach: record-level reach in Gower units (>= 0); tau > 0 (BudgetError otherwise).
+    Parameters
+    ----------
+    reach : float
+        Record-level reach r in Gower units, >= 0.
+    tau : float
+        Softmax temperature, > 0.
+
+    Returns
+    -------
+    float
+        q, in [0, 1].
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau.
+    ValueError
+        For a reach that is negative or not finite.
     """
     tau = check_tau(tau)
     if reach < 0 or not math.isfinite(reach):
@@ -60,7 +77,28 @@ def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record
     """q = noise_ratio(reach, tau), refused below MIN_NOISE_RATIO (reach > 0).
 
     A reach of 0 is not refused here (an empty policy has its own refusal, spec.EMPTY_POLICY_MESSAGE).
-    Raises BudgetError naming tau, with a tau that works (the reach itself: q = tanh(1/2) = 0.46).
+
+    Parameters
+    ----------
+    reach : float
+        Record-level reach r in Gower units, >= 0.
+    tau : float
+        Softmax temperature, > 0.
+    what : str
+        What the reach is, in the message.
+
+    Returns
+    -------
+    float
+        q.
+
+    Raises
+    ------
+    BudgetError
+        Naming tau, with a tau that works (the reach itself: q = tanh(1/2) = 0.46), when
+        q < MIN_NOISE_RATIO; or for a bad tau (:func:`noise_ratio`).
+    ValueError
+        For a bad reach (:func:`noise_ratio`).
     """
     q = noise_ratio(reach, tau)
     if reach > 0 and q < MIN_NOISE_RATIO:
@@ -74,12 +112,9 @@ def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record
 def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOUND_PAD) -> float:
     """BF-Soft's sensitivity as calibrated: the closed-form bound of Cor. 5.5, padded for float64.
 
-    Returns ``min(sqrt(2) tanh(r / (2 tau)) (1 + pad), sqrt(2))`` (norm 'l2', Gaussian) or
-    ``2 tanh(r / (2 tau)) (1 + pad)`` ('l1', Laplace), in vote-histogram units; valid for every
-    candidate population.  reach: record-level reach r in Gower units (>= 0, Cor. 5.2); tau > 0.
-    Raises BudgetError for a bad tau, ValueError for a bad reach.
+    The value is valid for every candidate population.
 
-    pad (dimensionless, default :data:`SOFT_BOUND_PAD` = 1e-9; 0 gives the paper's value): Cor. 5.5
+    The pad (:data:`SOFT_BOUND_PAD` = 1e-9 by default; 0 gives the paper's value): Cor. 5.5
     bounds the change of the *exact* softmax, but the engine releases the float64 softmax rows
     (votes.soft_rows), which are off by a few ulps per entry.  At a pair that attains the bound
     (two candidates, the pair symmetric between them, Prop. 5.6) the computed change exceeds the
@@ -97,6 +132,30 @@ def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOU
     ``sqrt(2) sqrt(1 + 4 gamma^2)`` in l2, less than the float SQRT2 (which exceeds sqrt(2) by
     7e-17 relative).  No such cap holds in l1 (the sums' rounding enters linearly), so there the
     padded value stands, 2 (1 + pad) at q = 1.
+
+    Parameters
+    ----------
+    reach : float
+        Record-level reach r in Gower units, >= 0 (Cor. 5.2).
+    tau : float
+        Softmax temperature, > 0.
+    norm : str
+        'l2' (Gaussian) or 'l1' (Laplace).
+    pad : float
+        Relative margin, dimensionless.
+
+    Returns
+    -------
+    float
+        ``min(sqrt(2) tanh(r / (2 tau)) (1 + pad), sqrt(2))`` (norm 'l2') or
+        ``2 tanh(r / (2 tau)) (1 + pad)`` ('l1'), in vote-histogram units.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau (:func:`noise_ratio`).
+    ValueError
+        For a bad reach (:func:`noise_ratio`).
     """
     q = noise_ratio(reach, tau)
     if norm == "l2":
@@ -105,14 +164,43 @@ def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOU
 
 
 def tau_for_noise_ratio(reach: float, q: float) -> float:
-    """Matched noise ratio (App. F.4): tau = r / (2 atanh(q)), 0 < q < 1."""
+    """Matched noise ratio (App. F.4): tau = r / (2 atanh(q)).
+
+    Parameters
+    ----------
+    reach : float
+        Record-level reach r in Gower units.
+    q : float
+        The noise ratio, 0 < q < 1.
+
+    Returns
+    -------
+    float
+        tau, in Gower units.
+
+    Raises
+    ------
+    ValueError
+        If q is not in (0, 1).
+    """
     if not 0 < q < 1:
         raise ValueError(f"q must be in (0, 1) (got {q})")
     return reach / (2.0 * math.atanh(q))
 
 
 def standard_dp_reach(schema: Schema) -> float:
-    """Record-level reach of the complete record graph: the Gower diameter sum_i w_i."""
+    """Record-level reach of the complete record graph: the Gower diameter sum_i w_i.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema (its Gower weights).
+
+    Returns
+    -------
+    float
+        The reach, in Gower units.
+    """
     return schema.gower_diameter
 
 
@@ -142,12 +230,30 @@ def hard_sensitivity(
 ) -> Calibration:
     """Exact policy-specific l2 sensitivity of the hard vote for population C (Cor. 5.3).
 
-    C: (m, p) encoded candidates.  Returns Calibration with delta in {0, sqrt(2)}:
-    'certified-crossing' (a protected edge whose endpoints have different nearest
-    candidates, reported as ``witness``), 'exhaustive-zero' (every record-level edge
-    checked, none crosses; only when there are at most ``max_edges`` of them and every
-    attribute is enumerable) or 'fallback' (sqrt(2) without a certificate).
     The participation floor (Delta >= 1) is applied by calibration.calibrate, not here.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    policy : Policy
+        The policy graphs.
+    C : (m, p) float64 ndarray
+        Encoded candidates.
+    max_edges : float
+        Exhaustive certification of 0 is attempted up to this many record-level edges.
+    contexts : int
+        Candidate contexts tried by the crossing search.
+    kernel : GowerKernel or None
+        A kernel over ``C`` to reuse; None builds one.
+
+    Returns
+    -------
+    Calibration
+        delta in {0, sqrt(2)}, how: 'certified-crossing' (a protected edge whose endpoints have
+        different nearest candidates, reported as ``witness``), 'exhaustive-zero' (every
+        record-level edge checked, none crosses; only when there are at most ``max_edges`` of
+        them and every attribute is enumerable) or 'fallback' (sqrt(2) without a certificate).
     """
     k = kernel if kernel is not None else GowerKernel(schema, C)
     protected = policy.protected(schema)
@@ -156,7 +262,7 @@ def hard_sensitivity(
     attrs = [schema.index(name) for name in protected]
     # 1. fast crossing search with contexts taken from the (public) candidates
     ctx = np.unique(np.asarray(C, dtype=float), axis=0)[:contexts]
-    searched = [None] * schema.p
+    searched: list[ValueEdges | None] = [None] * schema.p
     for i in attrs:
         a = schema.attributes[i]
         searched[i] = search_edges(a, policy.policy_for(a.name), crossing_only=True)
@@ -193,7 +299,26 @@ def _search_batch(i: int, ve: ValueEdges, n_ctx: int, batch: int = 16) -> int:
 def attribute_edge_grid(
     schema: Schema, policy: Policy, name: str, crossing_only: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(codes (L,), e0 (E,), e1 (E,)) of :func:`blowfish_core.model.edges.search_edges` for ``name``."""
+    """The values and protected pairs of :func:`blowfish_core.model.edges.search_edges` for ``name``.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    policy : Policy
+        The policy graphs.
+    name : str
+        An attribute name.
+    crossing_only : bool
+        Keep only consecutive pairs of a threshold on an ordered domain.
+
+    Returns
+    -------
+    codes : (L,) float64 ndarray
+        Encoded values.
+    e0, e1 : (E,) int ndarray
+        The pairs, indices into ``codes``.
+    """
     ve = search_edges(schema[name], policy.policy_for(name), crossing_only)
     return ve.codes, ve.e0, ve.e1
 

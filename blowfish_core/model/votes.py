@@ -37,6 +37,11 @@ def one_blas_thread():
     A (chunk_rows, m) mat-vec is a few ms; OpenBLAS's thread hand-off costs more than it
     saves there, and on a busy machine much more (issue 15: 30% of a BF-Soft run).  The
     sums are the same float sums with 1 or more threads (bit-identical releases, checked).
+
+    Returns
+    -------
+    context manager
+        threadpoolctl's limit, active inside ``with``.
     """
     global _BLAS
     if _BLAS is None:
@@ -46,15 +51,52 @@ def one_blas_thread():
     return _BLAS.limit(limits=1, user_api="blas")
 
 
-def check_tau(tau: float) -> float:
-    """Validate a temperature: finite float > 0. Raises BudgetError naming tau."""
+def check_tau(tau: float | None) -> float:
+    """Validate a temperature: finite float > 0.
+
+    Parameters
+    ----------
+    tau : float or None
+        The softmax temperature (None, a bool or a non-number is refused).
+
+    Returns
+    -------
+    float
+        ``tau`` as a float.
+
+    Raises
+    ------
+    BudgetError
+        Naming tau, if it is not a finite number > 0 or is subnormal
+        (:func:`~blowfish_core.base.input_checks.check_tau_normal`).
+    """
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not math.isfinite(float(tau)) or tau <= 0:
         raise BudgetError(f"tau must be a finite number > 0 (got {tau!r}). Fix: use a positive temperature such as 0.03")
     return check_tau_normal(float(tau))  # a subnormal tau overflows 1/tau (issue 11)
 
 
 def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.ndarray:
-    """Row-wise softmax(-D / tau), stable.  D: (rows, m) Gower distances -> (rows, m), rows sum to 1."""
+    """Row-wise softmax(-D / tau), stable.
+
+    Parameters
+    ----------
+    D : (rows, m) float64 ndarray
+        Gower distances.
+    tau : float
+        Softmax temperature, > 0, in Gower units.
+    out : (rows, m) float64 ndarray or None
+        Buffer for the result (may be ``D``); None allocates one.
+
+    Returns
+    -------
+    (rows, m) float64 ndarray
+        The soft votes; rows sum to 1.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau (:func:`check_tau`).
+    """
     tau = check_tau(tau)
     P = np.subtract(D, D.min(axis=1, keepdims=True), out=out)
     P *= -1.0 / tau
@@ -64,9 +106,19 @@ def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.nd
 
 
 def whole_counts(counts: np.ndarray) -> bool:
-    """True when counts ((u,) float) are whole numbers with sum |counts| <= 2^52 (the check's own
-    float sum, with room for its rounding, so the exact sum is < 2^53): then any order of summing
-    any subset of them is exact in float64 (NaN / inf: False)."""
+    """Whether any order of summing any subset of ``counts`` is exact in float64.
+
+    Parameters
+    ----------
+    counts : (u,) float ndarray
+        Record multiplicities.
+
+    Returns
+    -------
+    bool
+        True when counts are whole numbers with sum |counts| <= 2^52 (the check's own float sum,
+        with room for its rounding, so the exact sum is < 2^53); NaN / inf: False.
+    """
     c = np.asarray(counts, dtype=float)
     return bool(np.all(c == np.rint(c))) and float(np.abs(c).sum()) <= 2.0 ** 52
 
@@ -264,9 +316,26 @@ Vote = HardVote | SoftVote
 
 
 def as_vote(vote: "str | Vote", tau: float | None = None) -> Vote:
-    """A Vote object from a Vote or a vote name ('hard' or 'soft', then tau > 0).
+    """A Vote object from a Vote or a vote name.
 
-    Raises ValueError for an unknown name, BudgetError for a bad tau.
+    Parameters
+    ----------
+    vote : str or Vote
+        A HardVote / SoftVote (returned as is), or 'hard' or 'soft'.
+    tau : float or None
+        Softmax temperature, > 0, for 'soft'.
+
+    Returns
+    -------
+    Vote
+        HardVote() or SoftVote(tau).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    BudgetError
+        For a bad tau (raised by SoftVote).
     """
     if isinstance(vote, (HardVote, SoftVote)):
         return vote
@@ -286,17 +355,44 @@ def vote_histogram(
     I: np.ndarray | None = None,
     kernel: GowerKernel | None = None,
 ) -> np.ndarray:
-    """Vote histogram H(D; C): float64 (m,), summing to sum(counts).
+    """Vote histogram H(D; C).
 
-    C: (m, p) encoded candidate population.  U: (u, p) encoded (grouped) records,
-    counts: (u,) multiplicities (ones when None).  vote: a Vote (HardVote, SoftVote(tau))
-    or its name 'hard' / 'soft' (then tau > 0).
     Work is chunked so memory stays bounded (distance.BLOCK_BYTES): hard votes are
     reduced tile by tile (cache-sized, distance.TILE_BYTES); soft rows are computed
     tile by tile into a block of ``chunk_rows(m)`` rows that is then summed with one
     matrix-vector product, so the float result does not depend on the tile size
     (hard: exact whenever the counts are whole numbers, as grouped counts are).
-    Raises BudgetError for a bad tau, ValueError for an unknown vote.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    C : (m, p) float64 ndarray
+        Encoded candidate population.
+    U : (u, p) float64 ndarray
+        Encoded (grouped) records.
+    counts : (u,) float ndarray or None
+        Multiplicities (ones when None).
+    vote : str or Vote
+        A Vote (HardVote, SoftVote(tau)) or its name 'hard' / 'soft' (then tau > 0).
+    tau : float or None
+        Softmax temperature for the name 'soft'.
+    I : (u, p) int32 ndarray or None
+        :func:`~blowfish_core.model.distance.domain_index` of U (computed when None).
+    kernel : GowerKernel or None
+        A kernel over C to reuse (built when None).
+
+    Returns
+    -------
+    (m,) float64 ndarray
+        H, summing to sum(counts).
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau (:func:`as_vote`).
+    ValueError
+        For an unknown vote (:func:`as_vote`).
     """
     v = as_vote(vote, tau)
     k = kernel if kernel is not None else GowerKernel(schema, C)
@@ -309,7 +405,33 @@ def vote_histogram(
 
 def vote_vectors(schema: Schema, C: np.ndarray, X: np.ndarray, vote: "str | Vote" = "hard",
                  tau: float | None = None) -> np.ndarray:
-    """Per-record votes v(x): float64 (n, m), each row on the simplex (small inputs, tests, pages)."""
+    """Per-record votes v(x) (small inputs, tests, pages).
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    C : (m, p) float64 ndarray
+        Encoded candidates.
+    X : (n, p) float64 ndarray
+        Encoded records.
+    vote : str or Vote
+        A Vote or its name 'hard' / 'soft' (then tau > 0).
+    tau : float or None
+        Softmax temperature for the name 'soft'.
+
+    Returns
+    -------
+    (n, m) float64 ndarray
+        Each row on the simplex.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau (:func:`as_vote`).
+    ValueError
+        For an unknown vote (:func:`as_vote`).
+    """
     v = as_vote(vote, tau)
     k = GowerKernel(schema, C)
     out = np.zeros((X.shape[0], k.m))
@@ -325,6 +447,23 @@ def _one_hot(idx: np.ndarray, m: int) -> np.ndarray:
 
 
 def nearest(schema: Schema, C: np.ndarray, X: np.ndarray, kernel: GowerKernel | None = None) -> np.ndarray:
-    """nn(x) = argmin_j d(x, c_j) for each record (ties -> lowest index): int (n,)."""
+    """nn(x) = argmin_j d(x, c_j) for each record (ties -> lowest index).
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    C : (m, p) float64 ndarray
+        Encoded candidates.
+    X : (n, p) float64 ndarray
+        Encoded records.
+    kernel : GowerKernel or None
+        A kernel over C to reuse (built when None).
+
+    Returns
+    -------
+    (n,) int ndarray
+        The nearest candidate's index per record.
+    """
     k = kernel if kernel is not None else GowerKernel(schema, C)
     return k.nearest(X)

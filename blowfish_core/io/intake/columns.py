@@ -44,8 +44,22 @@ _INT64_MAX = 2**63 - 1
 
 
 def missing_masks(raw: pd.DataFrame, cols: list[str]) -> tuple[dict[str, bool], dict[str, pd.Series]]:
-    """Per column: mostly numbers (at least MOSTLY_NUMERIC of the non-empty cells), and the
-    mask of missing cells (empty, or a MISSING_TOKENS marker in a mostly-numeric column)."""
+    """Per column: mostly numbers, and the mask of missing cells.
+
+    Parameters
+    ----------
+    raw : pandas DataFrame
+        The trimmed text cells.
+    cols : list of str
+        Its columns.
+
+    Returns
+    -------
+    mostly_num : dict of str to bool
+        At least MOSTLY_NUMERIC of the non-empty cells are numbers.
+    missing_mask : dict of str to pandas Series
+        The missing cells (empty, or a MISSING_TOKENS marker in a mostly-numeric column).
+    """
     mostly_num = {}
     missing_mask = {}
     for c in cols:
@@ -63,8 +77,26 @@ def missing_masks(raw: pd.DataFrame, cols: list[str]) -> tuple[dict[str, bool], 
 
 
 def check_missing_options(level: Mapping[str, str], drop_cols: list[str], cols: list[str], label: str) -> None:
-    """Every column named by missing_level / drop_missing is in the table (shared with the chunked
-    reader). Raises DataError naming the first unknown one."""
+    """Check that every column named by missing_level / drop_missing is in the table.
+
+    Shared with the chunked reader.
+
+    Parameters
+    ----------
+    level : mapping of str to str
+        missing_level: column -> missing level.
+    drop_cols : list of str
+        The drop_missing columns.
+    cols : list of str
+        The table's columns.
+    label : str
+        The file's label in messages.
+
+    Raises
+    ------
+    DataError
+        Naming the first unknown one.
+    """
     for c in list(level) + drop_cols:
         if c not in cols:
             raise DataError(f"{label}: no column '{c}' (in " + Text("{missing_options}") + f"). Columns: {', '.join(cols)}")
@@ -72,9 +104,43 @@ def check_missing_options(level: Mapping[str, str], drop_cols: list[str], cols: 
 
 def apply_missing(raw: pd.DataFrame, rownum: np.ndarray, cols: list[str], level: Mapping[str, str],
                   drop_missing: Iterable[str] | bool, label: str, notes: list[str]):
-    """Check the columns named by the missing options, find the missing cells and drop the rows
-    ``drop_missing`` asks for (a note). Returns (raw, rownum, mostly_num, missing_mask, dropped).
-    Raises DataError for an unknown column or when no row is left."""
+    """Check the columns named by the missing options, find the missing cells and drop the rows.
+
+    Parameters
+    ----------
+    raw : pandas DataFrame
+        The trimmed text cells.
+    rownum : (n,) int64 ndarray
+        The spreadsheet row of each record.
+    cols : list of str
+        The table's columns.
+    level : mapping of str to str
+        missing_level: column -> missing level.
+    drop_missing : iterable of str or bool
+        Columns (or True for all) whose rows with a missing cell are dropped.
+    label : str
+        The file's label in messages.
+    notes : list of str
+        Appended to: the note on the dropped rows.
+
+    Returns
+    -------
+    raw : pandas DataFrame
+        The rows kept.
+    rownum : int64 ndarray
+        Their spreadsheet rows.
+    mostly_num : dict of str to bool
+        As :func:`missing_masks`.
+    missing_mask : dict of str to pandas Series
+        As :func:`missing_masks`, for the rows kept.
+    dropped : int
+        Rows dropped.
+
+    Raises
+    ------
+    DataError
+        For an unknown column or when no row is left.
+    """
     drop_cols = list(cols) if drop_missing is True else list(drop_missing or ())
     check_missing_options(level, drop_cols, cols, label)
     mostly_num, missing_mask = missing_masks(raw, cols)
@@ -95,7 +161,34 @@ def apply_missing(raw: pd.DataFrame, rownum: np.ndarray, cols: list[str], level:
 
 def guess_column(c: str, s: pd.Series, miss: pd.Series, mostly: bool, level: Mapping[str, str],
                  rownum: np.ndarray, max_categories: int) -> tuple[pd.Series, ColumnGuess, list[Problem]]:
-    """One column: (its frame column, its ColumnGuess, its Problems)."""
+    """One column: fill a declared missing level, decide its kind, collect its Problems.
+
+    Parameters
+    ----------
+    c : str
+        The column's name.
+    s : pandas Series
+        Its trimmed text cells.
+    miss : pandas Series
+        Its missing cells (:func:`missing_masks`).
+    mostly : bool
+        It is mostly numbers.
+    level : mapping of str to str
+        missing_level: column -> missing level.
+    rownum : (n,) int64 ndarray
+        The spreadsheet row of each record.
+    max_categories : int
+        A text column with more distinct values is not modelled by default.
+
+    Returns
+    -------
+    column : pandas Series
+        Its frame column (numbers as int64/float64, missing cells as NaN/None).
+    guess : ColumnGuess
+        Its kind, whether it is modelled, and why.
+    problems : list of Problem
+        Its Problems.
+    """
     probs: list[Problem] = []
     if c in level:
         if mostly:

@@ -13,14 +13,26 @@ from .result import IntakeResult
 
 
 def domain_problems(schema: Any, res: IntakeResult) -> tuple[Problem, ...]:
-    """Cells of the intake's frame outside ``schema``'s declared public domain, one Problem per
-    column (kind 'outside-domain') with its count and up to five spreadsheet row numbers.
+    """Cells of the intake's frame outside ``schema``'s declared public domain.
 
     Checked on the whole table, before any split (so a preset's pilot rows are checked too).
     Numeric attributes: numbers outside [lo, hi], and for an integer attribute numbers with a
     fraction (kind 'not-whole'); cells that are not numbers are the intake's 'not-numbers'
     problems.  Every other attribute: values its encode_value refuses (one call per distinct
     value).  Missing cells are left to the intake's 'missing' problems.
+
+    Parameters
+    ----------
+    schema : Schema
+        The declared schema (columns absent from the frame are skipped).
+    res : IntakeResult
+        The intake's result.
+
+    Returns
+    -------
+    tuple of Problem
+        One Problem per column (kind 'outside-domain') with its count and up to five
+        spreadsheet row numbers, and one 'not-whole' per integer column with fractions.
     """
     frame, rn = res.frame, np.asarray(res.row_numbers)
     out: list[Problem] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
@@ -35,8 +36,32 @@ class Header:
 
 def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None, names: Sequence[str] | None,
                   label: str, problems: list[Problem]) -> Header:
-    """Read the first record as names or as data (see the module docstring); appends the
-    'header' Problem. Raises DataError for bad ``names`` or a file without data rows."""
+    """Read the first record as names or as data (see the module docstring).
+
+    Parameters
+    ----------
+    numbered : list of (int, list of str)
+        The records as (spreadsheet row, trimmed cells) (:func:`.reading.read_records`).
+    no_header : bool or None
+        None to detect; True: no header row; False: the first row is the header.
+    names : sequence of str or None
+        Column names for a headerless file.
+    label : str
+        The file's label in messages.
+    problems : list of Problem
+        Appended to: the 'header' Problem of a first row read as data.
+
+    Returns
+    -------
+    Header
+        The decision, its reason, the offered names and layout, the column names and the data
+        records.
+
+    Raises
+    ------
+    DataError
+        For bad ``names`` (also given with a header row) or a file without data rows.
+    """
     from ..presets import PRESET_LAYOUTS
 
     first_row, first = numbered[0]
@@ -65,18 +90,38 @@ def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None,
         if layout is None and header_layout is not None:
             layout = header_layout
     else:
-        cols = list(names) if names is not None else list(offered)
+        shown = cast("tuple[str, ...]", offered)  # set above whenever the first row is read as data
+        cols = list(names) if names is not None else list(shown)
         data = numbered
         if no_header is None:
-            problems.append(_data_row_problem(first_row, why, layout, offered, k))
+            problems.append(_data_row_problem(first_row, why, layout, shown, k))
     if not data:
         raise DataError(f"{label}: {NO_DATA_ROWS}")
     return Header(header, header_reason, offered, layout, cols, data)
 
 
 def check_names(names: Sequence[str], k: int, label: str) -> list[str]:
-    """The given names of a headerless file of k fields, stripped. Raises DataError for names of
-    the wrong count, repeated or empty (shared with the chunked reader)."""
+    """The given names of a headerless file of k fields, stripped (shared with the chunked reader).
+
+    Parameters
+    ----------
+    names : sequence of str
+        The names given.
+    k : int
+        The number of fields per row.
+    label : str
+        The file's label in messages.
+
+    Returns
+    -------
+    list of str
+        The names, stripped.
+
+    Raises
+    ------
+    DataError
+        For names of the wrong count, repeated or empty.
+    """
     names = [str(n).strip() for n in names]
     if len(names) != k:
         raise DataError(f"{label}: {len(names)} names given but the rows have {k} fields. Fix: give {k} names")
@@ -98,7 +143,22 @@ def _data_row_problem(first_row: int, why: str, layout: str | None, offered: tup
 
 
 def unique_names(cols: list[str], first_row: int, problems: list[Problem]) -> list[str]:
-    """The frame's column names: an empty or repeated name is a Problem and gets a unique name."""
+    """The frame's column names: an empty or repeated name is a Problem and gets a unique name.
+
+    Parameters
+    ----------
+    cols : list of str
+        The column names read or given.
+    first_row : int
+        The spreadsheet row of the names (in the Problems).
+    problems : list of Problem
+        Appended to: one 'duplicate-name' Problem per empty or repeated name.
+
+    Returns
+    -------
+    list of str
+        Unique names: ``column_<j>`` for an empty one, ``<name> (<j>)`` for a repeat.
+    """
     cols = list(cols)
     seen: dict[str, int] = {}
     for j, c in enumerate(cols):
@@ -118,8 +178,29 @@ def unique_names(cols: list[str], first_row: int, problems: list[Problem]) -> li
 
 def rows_with_k_fields(data: list[tuple[int, list[str]]], k: int, label: str,
                        problems: list[Problem]) -> list[tuple[int, list[str]]]:
-    """The records with k fields; every other field count is one 'fields' Problem. Raises
-    DataError when no record has k fields."""
+    """The records with k fields; every other field count is one 'fields' Problem.
+
+    Parameters
+    ----------
+    data : list of (int, list of str)
+        The data records as (spreadsheet row, cells).
+    k : int
+        The number of columns.
+    label : str
+        The file's label in messages.
+    problems : list of Problem
+        Appended to: one 'fields' Problem per other field count.
+
+    Returns
+    -------
+    list of (int, list of str)
+        The records with k fields.
+
+    Raises
+    ------
+    DataError
+        When no record has k fields.
+    """
     ragged: dict[int, list[int]] = {}
     good = []
     for rn, r in data:
@@ -135,7 +216,24 @@ def rows_with_k_fields(data: list[tuple[int, list[str]]], k: int, label: str,
 
 
 def fields_message(nf: int, k: int, rows: Sequence[int], count: int) -> str:
-    """``count`` rows (``rows`` listed) with nf fields instead of k (shared with the chunked reader)."""
+    """The message for rows with nf fields instead of k (shared with the chunked reader).
+
+    Parameters
+    ----------
+    nf : int
+        Their number of fields.
+    k : int
+        The header's number of fields.
+    rows : sequence of int
+        Their spreadsheet rows (the first ones are listed).
+    count : int
+        How many rows.
+
+    Returns
+    -------
+    str
+        The message, ending with "Fix: ...".
+    """
     return (f"{count} row(s) have {nf} fields instead of {k} ({rows_text(rows, count)}). "
             "Fix: check the quoting, the separator and the number of fields per row")
 

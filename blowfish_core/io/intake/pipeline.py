@@ -43,25 +43,54 @@ def intake_csv(
 ) -> IntakeResult:
     """Read and check a CSV in one pass; see the module docstring.
 
-    source: path, bytes or binary file-like.  sep: None to detect (see
-    :func:`sniff_separator`), else as :func:`check_sep`.  no_header: None to detect
-    (a first row that looks like data -- numbers where the rest of the column is numbers,
-    or a preset's UCI layout -- becomes a 'header' Problem offering names, and the frame
-    is read headerless with those names so every other check still runs); True: no
-    header row (``names`` or the offered names); False: the first row is the header.
-    names: column names for a headerless file (as many as fields); implies no_header=True
-    unless no_header=False is given (then a DataError).
-    columns: the columns to model (overrides the default choice; identifiers and dates
-    may be picked).  drop_missing: columns (or True for all) whose rows with a missing
-    cell are dropped (the count is in ``dropped_rows`` and the notes).  missing_level:
-    column -> the text that replaces its missing cells (a declared missing level; text
-    columns only).  Missing means an empty cell, or in a column that is otherwise numbers
-    one of MISSING_TOKENS.  release_size: the planned release (None: no check).
-    max_columns: modellable columns beyond this are not modelled by default (note).
+    Missing means an empty cell, or in a column that is otherwise numbers one of
+    MISSING_TOKENS.
 
-    Returns an IntakeResult.  Raises DataError for an unreadable file (see
-    :func:`blowfish_core.io.data.read_text`), a bad ``sep``, a header without data rows,
-    ``names`` of the wrong length or duplicated.
+    Parameters
+    ----------
+    source : Any
+        A path, bytes or a binary file-like object.
+    sep : str or None
+        None to detect (see :func:`sniff_separator`), else as :func:`check_sep`.
+    no_header : bool or None
+        None to detect (a first row that looks like data -- numbers where the rest of the
+        column is numbers, or a preset's UCI layout -- becomes a 'header' Problem offering
+        names, and the frame is read headerless with those names so every other check still
+        runs); True: no header row (``names`` or the offered names); False: the first row is
+        the header.
+    names : sequence of str or None
+        Column names for a headerless file (as many as fields); implies no_header=True unless
+        no_header=False is given (then a DataError).
+    columns : sequence of str or None
+        The columns to model (overrides the default choice; identifiers and dates may be
+        picked).
+    drop_missing : iterable of str or bool
+        Columns (or True for all) whose rows with a missing cell are dropped (the count is in
+        ``dropped_rows`` and the notes).
+    missing_level : mapping of str to str or None
+        Column -> the text that replaces its missing cells (a declared missing level; text
+        columns only).
+    release_size : int or None
+        The planned release (None: no check).
+    max_columns : int
+        Modellable columns beyond this are not modelled by default (note).
+    max_categories : int
+        A text column with more distinct values is not modelled by default.
+    max_bytes : int
+        Largest file read, in bytes.
+    name : str or None
+        The file's label in messages.
+
+    Returns
+    -------
+    IntakeResult
+        The table, the decisions, and every problem found.
+
+    Raises
+    ------
+    DataError
+        For an unreadable file (see :func:`blowfish_core.io.data.read_text`), a bad ``sep``, a
+        header without data rows, ``names`` of the wrong length or duplicated.
     """
     sep_given = check_sep(sep)
     if names is not None and no_header is None:
@@ -100,8 +129,41 @@ def intake_csv(
 def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_problems: dict[str, list[Problem]],
                     columns: Sequence[str] | None, max_columns: int, hdr: Any, label: str, rownum: np.ndarray,
                     notes: list[str]) -> tuple[list[str], str]:
-    """The modelled columns (the picked ones, else the first ``max_columns`` modellable ones)
-    and the reason given to the others. Raises DataError for a picked column not in the table."""
+    """The modelled columns and the reason given to the others.
+
+    Parameters
+    ----------
+    cols : list of str
+        The table's columns, in file order.
+    guesses : dict of str to ColumnGuess
+        One guess per column.
+    col_problems : dict of str to list of Problem
+        Each column's Problems; a picked column empty in every row gets a 'missing' one.
+    columns : sequence of str or None
+        The picked columns, or None for the default choice.
+    max_columns : int
+        The default choice models at most this many columns.
+    hdr : Any
+        The header decision (:class:`.header.Header`).
+    label : str
+        The file's label in messages.
+    rownum : (n,) int64 ndarray
+        The spreadsheet row of each record.
+    notes : list of str
+        Appended to: picked unmodellable columns, a wide table.
+
+    Returns
+    -------
+    chosen : list of str
+        The picked ones, else the first ``max_columns`` modellable ones, in file order.
+    reason_out : str
+        The reason given to the others.
+
+    Raises
+    ------
+    DataError
+        For a picked column not in the table.
+    """
     n = len(rownum)
     if columns is not None:
         picked = [str(c) for c in columns]
@@ -132,8 +194,33 @@ def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_proble
 
 def final_guesses(cols: list[str], guesses: dict[str, ColumnGuess], chosen: list[str], reason_out: str,
                   col_problems: dict[str, list[Problem]], notes: list[str], problems: list[Problem]) -> list[ColumnGuess]:
-    """The guesses with the final modelled flag; the modelled columns' Problems are collected,
-    the others' are noted as ignored, and every unmodelled identifier/date/empty/text column is noted."""
+    """The guesses with the final modelled flag.
+
+    The modelled columns' Problems are collected, the others' are noted as ignored, and every
+    unmodelled identifier/date/empty/text column is noted.
+
+    Parameters
+    ----------
+    cols : list of str
+        The table's columns, in file order.
+    guesses : dict of str to ColumnGuess
+        One guess per column.
+    chosen : list of str
+        The modelled columns (:func:`choose_modelled`).
+    reason_out : str
+        The reason given to the columns not chosen.
+    col_problems : dict of str to list of Problem
+        Each column's Problems.
+    notes : list of str
+        Appended to.
+    problems : list of Problem
+        Appended to: the modelled columns' Problems.
+
+    Returns
+    -------
+    list of ColumnGuess
+        One per column, in file order.
+    """
     final = []
     for c in cols:
         g = guesses[c]

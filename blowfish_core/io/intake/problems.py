@@ -20,14 +20,42 @@ MAX_ROWS_LISTED = 5
 
 
 def missing_level_numeric(column: str, level: str) -> Text:
-    """The refusal of a missing level for a column the schema declares numeric (before reading)."""
+    """The refusal of a missing level for a column the schema declares numeric (before reading).
+
+    Parameters
+    ----------
+    column : str
+        The column.
+    level : str
+        The missing level given.
+
+    Returns
+    -------
+    Text
+        The message, naming the drop option per front end.
+    """
     return Text("column '{col}' is numeric in the schema; a missing level ({level!r}) is for text columns "
                 "and would make it text. Fix: drop the rows with a missing value instead ({drop_rows})",
                 col=column, level=level)
 
 
 def no_rows_left(label: str, dropped: int, empty: Sequence[str]) -> str | Text:
-    """Every row was dropped for a missing value; ``empty``: dropping columns empty in every row."""
+    """The refusal when every row was dropped for a missing value.
+
+    Parameters
+    ----------
+    label : str
+        The file's label.
+    dropped : int
+        Rows dropped.
+    empty : sequence of str
+        Dropping columns empty in every row.
+
+    Returns
+    -------
+    str or Text
+        The message, ending with the fix.
+    """
     if empty:
         shown = ("column " if len(empty) == 1 else "columns ") + ", ".join(repr(c) for c in empty)
         return (f"{label}: no rows are left after dropping {dropped} row(s) with missing values: {shown} "
@@ -38,24 +66,78 @@ def no_rows_left(label: str, dropped: int, empty: Sequence[str]) -> str | Text:
 
 
 def empty_column_fix(k: int = 1) -> Text:
-    """The fix for modelled column(s) empty in every row (dropping rows or a missing level cannot help)."""
+    """The fix for modelled column(s) empty in every row (dropping rows or a missing level cannot help).
+
+    Parameters
+    ----------
+    k : int
+        How many columns.
+
+    Returns
+    -------
+    Text
+        The fix, naming the columns option per front end.
+    """
     it = "it" if k == 1 else "them"
     return Text("remove {it} from the schema, or leave {it} out of the modelled columns ({columns_arg})", it=it)
 
 
 def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
-    """Cells with a fraction in a column the schema declares integer."""
+    """The message for cells with a fraction in a column the schema declares integer.
+
+    Parameters
+    ----------
+    column : str
+        The column.
+    n : int
+        How many cells.
+    examples : sequence of str
+        Some of the values.
+    where : str
+        Their rows (:func:`rows_text`).
+
+    Returns
+    -------
+    str
+        The message, ending with "Fix: ...".
+    """
     return (f"column '{column}': {n} cell(s) are not whole numbers (e.g. {list(examples)}) in {where}, but the "
             "schema declares the column integer. Fix: correct those cells, or set integer to false in the schema")
 
 
 def dropped_note(dropped: int, drop_cols: Sequence[str]) -> str:
-    """The note on the rows dropped for drop_missing (shared with the chunked reader)."""
+    """The note on the rows dropped for drop_missing (shared with the chunked reader).
+
+    Parameters
+    ----------
+    dropped : int
+        Rows dropped.
+    drop_cols : sequence of str
+        The drop_missing columns.
+
+    Returns
+    -------
+    str
+        The note.
+    """
     return f"dropped {dropped} row(s) with a missing value in {', '.join(repr(c) for c in drop_cols)}"
 
 
 def size_warnings(n: int, release_size: int | None) -> list[str]:
-    """The warnings for a table of n rows: fewer rows than the release, under MIN_ROWS rows."""
+    """The warnings for a table of n rows: fewer rows than the release, under MIN_ROWS rows.
+
+    Parameters
+    ----------
+    n : int
+        Rows of the table.
+    release_size : int or None
+        The planned release (None: no check).
+
+    Returns
+    -------
+    list of str
+        Zero, one or two warnings.
+    """
     warns = []
     if release_size is not None and n < release_size:
         warns.append(f"the table has {n} rows, fewer than the release size ({release_size}): the synthetic table "
@@ -86,7 +168,20 @@ class Problem:
 
 
 def rows_text(rows: Sequence[int], count: int) -> str:
-    """'row 4' / 'rows 2, 3, 9 and 12 more': up to MAX_ROWS_LISTED of ``rows``, of ``count``."""
+    """'row 4' / 'rows 2, 3, 9 and 12 more'.
+
+    Parameters
+    ----------
+    rows : sequence of int
+        Spreadsheet rows; up to MAX_ROWS_LISTED are shown.
+    count : int
+        How many rows in all.
+
+    Returns
+    -------
+    str
+        The row list.
+    """
     shown = ", ".join(str(r) for r in rows[:MAX_ROWS_LISTED])
     more = count - min(len(rows), MAX_ROWS_LISTED)
     word = "row" if count == 1 else "rows"

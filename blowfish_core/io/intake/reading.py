@@ -40,8 +40,30 @@ class Records:
 
 
 def read_records(source, sep_given: str | None, *, max_bytes: int, name: str | None) -> Records:
-    """Read ``source``, use ``sep_given`` or detect the separator, parse, trim and number the
-    records. Raises DataError for an unreadable or empty file or an unclosed quote."""
+    """Read ``source``, use ``sep_given`` or detect the separator, parse, trim and number the records.
+
+    Parameters
+    ----------
+    source : Any
+        A path, bytes or a binary file-like object.
+    sep_given : str or None
+        The separator (checked by :func:`check_sep`), or None to detect it.
+    max_bytes : int
+        Largest size read, in bytes.
+    name : str or None
+        The file's label in messages.
+
+    Returns
+    -------
+    Records
+        The label, the separator used, the non-blank records and the count of cells with Unicode
+        spaces trimmed.
+
+    Raises
+    ------
+    DataError
+        For an unreadable or empty file or an unclosed quote.
+    """
     label, text = read_text(source, max_bytes=max_bytes, name=name)
     sep_used = sep_given if sep_given is not None else sniff_separator(text)
     records = _parse(text, sep_used)
@@ -54,8 +76,21 @@ def read_records(source, sep_given: str | None, *, max_bytes: int, name: str | N
 
 
 def number_records(records: list[list[str]]) -> tuple[list[tuple[int, list[str]]], int]:
-    """(spreadsheet row of every record (1-based, blank lines included) with its trimmed cells,
-    blank records dropped; the count of cells that had Unicode spaces trimmed)."""
+    """Number and trim the parsed records.
+
+    Parameters
+    ----------
+    records : list of list of str
+        The parsed records, one per spreadsheet row.
+
+    Returns
+    -------
+    numbered : list of (int, list of str)
+        The spreadsheet row of every record (1-based, blank lines included) with its trimmed
+        cells, blank records dropped.
+    trimmed_unicode : int
+        The count of cells that had Unicode spaces trimmed.
+    """
     numbered = []
     trimmed_unicode = 0
     for i, r in enumerate(records):
@@ -70,9 +105,23 @@ def number_records(records: list[list[str]]) -> tuple[list[tuple[int, list[str]]
 def check_sep(sep: str | None) -> str | None:
     """Normalise a user-given separator: None (detect), one character, or ', '.
 
-    Aliases: '\\t' and 'tab' -> tab, 'semicolon', 'comma', 'pipe'.  Raises DataError for
-    an empty string (it would silently mean ','), a quote or a line break, or text
-    longer than one character (other than ', ').
+    Aliases: '\\t' and 'tab' -> tab, 'semicolon', 'comma', 'pipe'.
+
+    Parameters
+    ----------
+    sep : str or None
+        The separator given, or None.
+
+    Returns
+    -------
+    str or None
+        The separator, or None to detect it.
+
+    Raises
+    ------
+    DataError
+        For a non-string, an empty string (it would silently mean ','), a quote or a line break,
+        or text longer than one character (other than ', ').
     """
     if sep is None:
         return None
@@ -123,9 +172,22 @@ def _check_quotes(text: str, sep: str, label: str) -> None:
 
 
 def separator_hint(columns) -> str:
-    """'' or, when a column name holds a separator (';', tab, '|', ','), a sentence saying the separator
-    was not detected and how to give it: a row near the top with another number of fields (or an
-    unclosed quote) stops :func:`sniff_separator`, and the whole header then reads as one column."""
+    """A hint for a header that holds a separator.
+
+    A row near the top with another number of fields (or an unclosed quote) stops
+    :func:`sniff_separator`, and the whole header then reads as one column.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The column names read.
+
+    Returns
+    -------
+    str
+        '' or, when a column name holds a separator (';', tab, '|', ','), a sentence saying the
+        separator was not detected and how to give it.
+    """
     for c in columns:
         for sep, shown in ((";", "';'"), ("\t", "'\\t'"), ("|", "'|'"), (",", "','")):
             if sep in str(c):
@@ -142,7 +204,19 @@ def sniff_separator(text: str, sample_lines: int = 64) -> str:
     csv.Sniffer proposes a delimiter among , ; tab |; it is kept when every sampled line
     then has the same number (> 1) of fields, else the candidate with the most fields that
     splits every sampled line equally wins.  A comma becomes ', ' when every field after
-    the first starts with a space.  Returns ',' when nothing splits the lines (one column).
+    the first starts with a space.
+
+    Parameters
+    ----------
+    text : str
+        The CSV text.
+    sample_lines : int
+        Non-blank lines sampled from the top.
+
+    Returns
+    -------
+    str
+        One of SEPARATORS; ',' when nothing splits the lines (one column).
     """
     lines = [ln for ln in text.splitlines() if ln.strip()][:sample_lines]
     sample = "\n".join(lines)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
@@ -23,9 +24,23 @@ ENUMERATE_INTEGERS = 1_000_000
 ATTRIBUTE_TYPES: dict[str, type["Attribute"]] = {}
 
 
-def attribute_type(kind: str):
-    """Class decorator registering an Attribute subclass under its JSON ``type`` name."""
-    def register(cls):
+_A = TypeVar("_A", bound="type[Attribute]")
+
+
+def attribute_type(kind: str) -> Callable[[_A], _A]:
+    """Class decorator registering an Attribute subclass under its JSON ``type`` name.
+
+    Parameters
+    ----------
+    kind : str
+        The JSON ``type`` name (e.g. 'numeric'); set as the class's ``KIND``.
+
+    Returns
+    -------
+    callable
+        The decorator: it registers the class in :data:`ATTRIBUTE_TYPES` and returns it.
+    """
+    def register(cls: _A) -> _A:
         cls.KIND = kind
         ATTRIBUTE_TYPES[kind] = cls
         return cls
@@ -126,10 +141,8 @@ class Attribute:
     def __new__(cls, *args: Any, **kwargs: Any) -> "Attribute":
         if cls is Attribute:
             kind = args[1] if len(args) > 1 else kwargs.get("kind")
-            try:
-                cls = ATTRIBUTE_TYPES.get(kind, Attribute)
-            except TypeError:          # unhashable kind: rejected by validate()
-                cls = Attribute
+            # a kind that is not a registered name (unhashable ones included): rejected by validate()
+            cls = ATTRIBUTE_TYPES.get(kind, Attribute) if isinstance(kind, str) else Attribute
         return object.__new__(cls)
 
     def __post_init__(self) -> None:
@@ -156,12 +169,12 @@ class Attribute:
         Returns
         -------
         Attribute
-            ``self``, validated.
+            self.
 
         Raises
         ------
         SchemaError
-            Naming the attribute and the field to fix (name, type, weight, and the type's own fields).
+            Naming the attribute and the field to fix.
         """
         n = self.name
         if not isinstance(n, str) or not n:
@@ -209,17 +222,17 @@ class Attribute:
         Returns
         -------
         (L,) float64 ndarray
-            One code per domain value, in domain order.
+            The codes, in domain order.
         """
-        return np.arange(self.size, dtype=float)
+        return np.arange(len(self.levels), dtype=float)
 
     def domain_values(self) -> list[Any]:
-        """The domain values in the attribute's own units/labels (finite attributes).
+        """The domain values (finite attributes).
 
         Returns
         -------
         list
-            The L values, in domain order.
+            The values in the attribute's own units/labels, in domain order.
         """
         return list(self.levels)
 
@@ -228,7 +241,7 @@ class Attribute:
 
         Parameters
         ----------
-        col : (n,) float ndarray
+        col : (n,) float64 ndarray
             Encoded values.
 
         Returns
@@ -240,12 +253,12 @@ class Attribute:
 
     # --------------------------------------------------------- distance
     def term(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Per-attribute Gower term d_i(a, b) in [0, 1] for encoded arrays (broadcasting).
+        """Per-attribute Gower term d_i(a, b) for encoded arrays (broadcasting).
 
         Parameters
         ----------
-        a, b : float ndarray
-            Encoded values, of broadcastable shapes.
+        a, b : float64 ndarray
+            Encoded values; their shapes broadcast.
 
         Returns
         -------
@@ -261,27 +274,27 @@ class Attribute:
 
         Parameters
         ----------
-        a, b : float ndarray
-            Encoded values, of broadcastable shapes.
+        a, b : float64 ndarray
+            Encoded values; their shapes broadcast.
         out : float64 ndarray
             Of the broadcast shape; overwritten.
 
         Returns
         -------
         float64 ndarray
-            ``out``, holding d_i(a, b) in [0, 1].
+            ``out``, holding d_i(a, b).
         """
         np.subtract(a, b, out=out)
         return np.not_equal(out, 0.0, out=out)
 
     # ---------------------------------------------------------- encoding
     def encode_value(self, v: Any) -> float:
-        """Encode one value in the attribute's units/labels.
+        """Encode one value.
 
         Parameters
         ----------
-        v : object
-            A value in the attribute's own units or labels.
+        v : Any
+            A value in the attribute's units/labels.
 
         Returns
         -------
@@ -291,7 +304,7 @@ class Attribute:
         Raises
         ------
         SchemaError
-            If it is outside the domain (encode_series).
+            If ``v`` is outside the domain (raised by :meth:`encode_series`).
         """
         return float(self.encode_series(pd.Series([v]))[0])
 
@@ -300,17 +313,18 @@ class Attribute:
         n = self.name
         if self._level_index is None:
             self.validate()
+        level_index = cast("dict[str, int]", self._level_index)  # validate() of a level type builds it
         if s.isna().any():
             raise SchemaError(
                 f"column '{n}': {int(s.isna().sum())} row(s) are missing. Fix: drop them, or "
                 "declare the missing marker as a level (e.g. '?')"
             )
         keys = s.map(_fmt)
-        codes = keys.map(self._level_index)
+        codes = keys.map(level_index)
         if codes.isna().any():
             bad = keys[codes.isna()]
             ex = list(dict.fromkeys(bad.tolist()))[:3]
-            spaced = [v for v in dict.fromkeys(bad.tolist()) if v != v.strip() and v.strip() in self._level_index]
+            spaced = [v for v in dict.fromkeys(bad.tolist()) if v != v.strip() and v.strip() in level_index]
             if spaced:
                 raise SchemaError(
                     f"column '{n}': {len(bad)} row(s) have categories outside the declared public domain; "
@@ -328,8 +342,8 @@ class Attribute:
 
         Parameters
         ----------
-        s : pandas.Series
-            The column, in the attribute's own units or labels.
+        s : (n,) pandas Series
+            The column, in the attribute's units/labels.
 
         Returns
         -------
@@ -339,8 +353,8 @@ class Attribute:
         Raises
         ------
         SchemaError
-            Naming the column, how many rows are bad and an example, for missing values, non-numbers
-            and values outside the declared public domain.
+            Naming the column, how many rows are bad and an example, for missing values,
+            non-numbers and values outside the declared public domain.
         """
         return self._level_codes(s)
 
@@ -352,17 +366,17 @@ class Attribute:
         return pd.Series(vals, name=self.name)
 
     def decode(self, col: np.ndarray) -> pd.Series:
-        """Inverse of encode: values in the original units/labels (ints stay ints).
+        """Inverse of encode.
 
         Parameters
         ----------
-        col : (n,) float ndarray
+        col : (n,) float64 ndarray
             Encoded values.
 
         Returns
         -------
-        pandas.Series
-            The n values, named after the attribute.
+        (n,) pandas Series
+            Values in the original units/labels (ints stay ints), named after the attribute.
         """
         return self._level_values(np.asarray(col).astype(int))
 
@@ -389,15 +403,17 @@ class Attribute:
 
         Parameters
         ----------
-        col : (n,) float ndarray
+        col : (n,) float64 ndarray
             Encoded values.
         bins : int or str
-            Bins of a numeric attribute (model.metrics.NUMERIC_BINS).
+            Number of cells of a numeric attribute, or 'exact' (one cell per whole number).
 
         Returns
         -------
-        tuple of ((n,) int64 ndarray, int)
-            The cell of every value and the number of cells.
+        codes : (n,) int64 ndarray
+            The cell of each value.
+        n_cells : int
+            The number of cells.
         """
         return np.asarray(col).astype(np.int64), len(self.levels)
 
@@ -407,7 +423,7 @@ class Attribute:
         Parameters
         ----------
         bins : int
-            Bins of a numeric attribute (ignored by the finite types).
+            Number of cells, as given to :meth:`bin_codes` (ignored by finite types).
 
         Returns
         -------
@@ -418,25 +434,26 @@ class Attribute:
 
     # ------------------------------------------------- ResampleMutate, sampling
     def mutate(self, col: np.ndarray, steps: np.ndarray, redraw: np.ndarray, picks: np.ndarray) -> np.ndarray:
-        """One ResampleMutate step of encoded values col (k,) (DESIGN §3).
+        """One ResampleMutate step of encoded values (DESIGN §3).
 
-        Finite unordered types: a value is redrawn uniformly (level floor(pick * L)) where ``redraw``.
+        Finite unordered types: a value is redrawn uniformly (level floor(pick * L)) where
+        ``redraw``.
 
         Parameters
         ----------
-        col : (k,) float ndarray
+        col : (k,) float64 ndarray
             Encoded values.
-        steps : (k,) float ndarray
+        steps : (k,) float64 ndarray
             Uniform in [-rate, rate].
         redraw : (k,) bool ndarray
             True w.p. rate.
-        picks : (k,) float ndarray
+        picks : (k,) float64 ndarray
             Uniform in [0, 1).
 
         Returns
         -------
         (k,) float64 ndarray
-            The mutated codes, in the domain.
+            The mutated codes.
         """
         L = len(self.levels)
         new = np.minimum((picks * L).astype(int), L - 1).astype(float)
@@ -448,9 +465,9 @@ class Attribute:
         Parameters
         ----------
         rng : numpy.random.Generator
-            The stream to draw from.
+            The random stream (exactly one draw of ``size`` values).
         size : int
-            How many values.
+            Number of values.
 
         Returns
         -------
@@ -480,13 +497,13 @@ class Attribute:
 
         Returns
         -------
-        tuple of two (E,) int ndarrays
-            e0 and e1, indices into :meth:`domain_codes`.
+        e0, e1 : (E,) int ndarray
+            Indices into :meth:`domain_codes`.
 
         Raises
         ------
         SchemaError
-            For a type without a graded distance (this base: every flat level type).
+            If the attribute has no graded distance for a threshold.
         """
         raise SchemaError(f"attribute '{self.name}' has no graded distance for a threshold")
 
@@ -501,18 +518,18 @@ class Attribute:
         Returns
         -------
         float or None
-            The reach in [0, 1]; None when it has no closed form (then it is the largest term over
+            The reach, or None when there is no closed form (then it is the largest term over
             :meth:`threshold_pairs`).
         """
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON declaration of the attribute (Schema.to_dict's entries).
+        """The declaration in the JSON schema format (docs/FORMATS.md).
 
         Returns
         -------
         dict
-            name, type, the type's domain fields, and weight and unit when set.
+            ``name``, ``type``, the domain fields of the type, and ``weight`` / ``unit`` when set.
         """
         d: dict[str, Any] = {"name": self.name, "type": self.kind}
         d.update(self._domain_dict())
@@ -524,6 +541,17 @@ class Attribute:
 
     def _domain_dict(self) -> dict[str, Any]:
         return {"levels": [_plain(v) for v in self.levels]}
+
+
+def _declared_bounds(a: Attribute) -> tuple[float, float]:
+    """(lo, hi) of a bounded attribute, in its units; SchemaError when a bound was never declared."""
+    lo, hi = a.lo, a.hi
+    if lo is None or hi is None:
+        raise SchemaError(
+            f"attribute '{a.name}': numeric domain needs finite public bounds lo and hi "
+            f"(got lo={lo!r}, hi={hi!r}). Fix: declare e.g. \"lo\": 0, \"hi\": 100"
+        )
+    return lo, hi
 
 
 def _step_pairs(L: int, theta: float) -> tuple[np.ndarray, np.ndarray]:

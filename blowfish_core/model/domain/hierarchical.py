@@ -43,10 +43,14 @@ class HierarchicalAttribute(_Levels):
     @property
     def tree_diameter(self) -> int:
         """Tree-path diameter in edges (App. D)."""
-        if self._tree_diameter is None:
+        diameter = self._tree_diameter
+        if diameter is None:
+            if self.tree is None:
+                raise SchemaError(f"attribute '{self.name}': hierarchical type needs a 'tree' of groups")
             _, raw = _tree_metric(self.tree, self.name, normalized=False)
-            self._set(_tree_diameter=int(raw.max()) if raw.size else 0)
-        return self._tree_diameter
+            diameter = int(raw.max()) if raw.size else 0
+            self._set(_tree_diameter=diameter)
+        return diameter
 
     def term(self, a, b):
         return self._tree_dist[np.asarray(a, dtype=np.intp), np.asarray(b, dtype=np.intp)]

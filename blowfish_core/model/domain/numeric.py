@@ -10,7 +10,8 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import SchemaError
 from .base import (
-    ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, _fmt, _Line, _num, _step_pairs, attribute_type,
+    ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, _declared_bounds, _fmt, _Line, _num, _step_pairs,
+    attribute_type,
 )
 
 
@@ -35,44 +36,56 @@ class NumericAttribute(_Line, Attribute):
                     f"attribute '{n}': numeric domain needs finite public bounds lo and hi "
                     f"(got {key}={v!r}). Fix: declare e.g. \"lo\": 0, \"hi\": 100"
                 )
-        self._set(lo=float(self.lo), hi=float(self.hi))
-        if not self.lo < self.hi:
+        lo, hi = _declared_bounds(self)
+        lo, hi = float(lo), float(hi)
+        self._set(lo=lo, hi=hi)
+        if not lo < hi:
             raise SchemaError(
-                f"attribute '{n}': public bounds must satisfy lo < hi (got lo={self.lo}, hi={self.hi})"
+                f"attribute '{n}': public bounds must satisfy lo < hi (got lo={lo}, hi={hi})"
             )
-        if not math.isfinite(self.hi - self.lo):
+        if not math.isfinite(hi - lo):
             raise SchemaError(
                 f"attribute '{n}': the width hi - lo of the public bounds exceeds the float range "
-                f"(got lo={self.lo!r}, hi={self.hi!r}). Fix: declare bounds whose difference is a "
+                f"(got lo={lo!r}, hi={hi!r}). Fix: declare bounds whose difference is a "
                 f"finite number, e.g. the attribute's real public range"
             )
-        if self.integer and (not float(self.lo).is_integer() or not float(self.hi).is_integer()):
+        if self.integer and (not lo.is_integer() or not hi.is_integer()):
             raise SchemaError(f"attribute '{n}': integer attribute needs whole-number bounds")
 
     @property
     def is_finite(self) -> bool:
-        return bool(self.integer and (self.hi - self.lo) + 1 <= MAX_FINITE_INTEGER_DOMAIN)
+        if not self.integer:
+            return False
+        lo, hi = _declared_bounds(self)
+        return bool((hi - lo) + 1 <= MAX_FINITE_INTEGER_DOMAIN)
 
     @property
     def size(self) -> int | None:
-        return int(self.hi - self.lo) + 1 if self.integer else None
+        if not self.integer:
+            return None
+        lo, hi = _declared_bounds(self)
+        return int(hi - lo) + 1
 
     @property
     def width(self) -> float:
         """hi - lo, in the attribute's units."""
-        return self.hi - self.lo
+        lo, hi = _declared_bounds(self)
+        return hi - lo
 
     def domain_codes(self) -> np.ndarray:
         if self.size is None:
             raise SchemaError(f"attribute '{self.name}' is continuous; its domain cannot be enumerated")
-        vals = np.arange(self.lo, self.hi + 1.0)
-        return (vals - self.lo) / (self.hi - self.lo)
+        lo, hi = _declared_bounds(self)
+        vals = np.arange(lo, hi + 1.0)
+        return (vals - lo) / (hi - lo)
 
     def domain_values(self) -> list[Any]:
-        return [int(v) for v in np.arange(self.lo, self.hi + 1.0)]
+        lo, hi = _declared_bounds(self)
+        return [int(v) for v in np.arange(lo, hi + 1.0)]
 
     def index(self, col: np.ndarray) -> np.ndarray:
-        return np.rint(col * (self.hi - self.lo)).astype(np.int32)
+        lo, hi = _declared_bounds(self)
+        return np.rint(col * (hi - lo)).astype(np.int32)
 
     def encode_series(self, s: pd.Series) -> np.ndarray:
         n = self.name
@@ -99,11 +112,12 @@ class NumericAttribute(_Line, Attribute):
                 f"column '{n}': {int((~np.isfinite(x)).sum())} row(s) are infinite (inf or -inf). "
                 "Fix: drop or replace them; a numeric domain needs finite values"
             )
-        out = (x < self.lo) | (x > self.hi)
+        lo, hi = _declared_bounds(self)
+        out = (x < lo) | (x > hi)
         if out.any():
             raise SchemaError(
                 f"column '{n}': {int(out.sum())} row(s) lie outside the declared public domain "
-                f"[{_fmt(self.lo)}, {_fmt(self.hi)}] (e.g. {_fmt(x[out][0])}). "
+                f"[{_fmt(lo)}, {_fmt(hi)}] (e.g. {_fmt(x[out][0])}). "
                 "Fix: widen the declared bounds or remove those rows; values are never clipped silently"
             )
         if self.integer and not np.all(np.mod(x, 1) == 0):
@@ -112,22 +126,26 @@ class NumericAttribute(_Line, Attribute):
                 f"column '{n}': {int(bad_i.sum())} row(s) are not whole numbers (e.g. {x[bad_i][0]}) "
                 "but the attribute is declared integer. Fix: set integer to false"
             )
-        return (x - self.lo) / (self.hi - self.lo)
+        return (x - lo) / (hi - lo)
 
     def decode(self, col: np.ndarray) -> pd.Series:
-        x = self.lo + np.asarray(col, dtype=float) * (self.hi - self.lo)
+        lo, hi = _declared_bounds(self)
+        x = lo + np.asarray(col, dtype=float) * (hi - lo)
         if self.integer:
             return pd.Series(np.rint(x).astype(np.int64), name=self.name)
         return pd.Series(x, name=self.name)
 
     def bin_codes(self, col: np.ndarray, bins: int | str) -> tuple[np.ndarray, int]:
         """``bins`` equal-width cells over [lo, hi], or with bins="exact" one cell per whole
-        number (integer attributes only; ValueError for a continuous one)."""
+        number (integer attributes only; ValueError for a continuous one, or for another string)."""
         if bins == "exact":
             if not self.integer:
                 raise ValueError(f"bins='exact' needs an integer attribute; '{self.name}' is continuous")
-            span = int(self.hi - self.lo)
+            lo, hi = _declared_bounds(self)
+            span = int(hi - lo)
             return np.clip(np.rint(col * span), 0, span).astype(np.int64), span + 1
+        if isinstance(bins, str):
+            raise ValueError(f"bins must be a whole number of cells or 'exact' (got {bins!r})")
         return np.minimum((col * bins).astype(np.int64), bins - 1), bins
 
     def cell_labels(self, bins: int) -> list[str]:
@@ -135,14 +153,16 @@ class NumericAttribute(_Line, Attribute):
         integer attributes: the whole numbers of each bin ("17-20", "21")."""
         if self.integer:
             return self._integer_cell_labels(bins)
-        edges = np.linspace(self.lo, self.hi, bins + 1)
+        lo, hi = _declared_bounds(self)
+        edges = np.linspace(lo, hi, bins + 1)
         return [f"[{_fmt(round(float(edges[k]), 4))}, {_fmt(round(float(edges[k + 1]), 4))}"
                 + ("]" if k == bins - 1 else ")") for k in range(bins)]
 
     def _integer_cell_labels(self, bins: int) -> list[str]:
         """A bin holding no whole number (domain narrower than ``bins``) is labelled
         "(none: [lo, hi))" and has zero mass."""
-        lo, hi = float(self.lo), float(self.hi)
+        lo, hi = _declared_bounds(self)
+        lo, hi = float(lo), float(hi)
         width = (hi - lo) / bins
         first: list[float | None] = [None] * bins
         last: list[float | None] = [None] * bins
@@ -159,12 +179,13 @@ class NumericAttribute(_Line, Attribute):
                 last[k] = hi if k == bins - 1 else float(np.ceil(lo + (k + 1) * width) - 1)
         out = []
         for k in range(bins):
-            if first[k] is None or last[k] < first[k]:
+            first_k, last_k = first[k], last[k]  # set together, or both None
+            if first_k is None or last_k is None or last_k < first_k:
                 out.append(f"(none: [{_fmt(round(lo + k * width, 4))}, {_fmt(round(lo + (k + 1) * width, 4))}))")
-            elif first[k] == last[k]:
-                out.append(_fmt(first[k]))
+            elif first_k == last_k:
+                out.append(_fmt(first_k))
             else:
-                out.append(f"{_fmt(first[k])}-{_fmt(last[k])}")
+                out.append(f"{_fmt(first_k)}-{_fmt(last_k)}")
         return out
 
     def mutate(self, col, steps, redraw, picks):
