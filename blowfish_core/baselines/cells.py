@@ -25,11 +25,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base.errors import SchemaError
+from ..model.domain.base import Attribute, declared_bounds
 from ..model.metrics import NUMERIC_BINS, bin_codes
 from ..model.schema import Schema
 
 #: integer attributes with a span up to this are decoded by enumerating their whole numbers.
 MAX_ENUMERATED = 2_000_000
+
+
+def _width(a: Attribute) -> float:
+    """hi - lo of a bounded attribute (SchemaError when a bound was never declared)."""
+    lo, hi = declared_bounds(a)
+    return hi - lo
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,7 @@ class PublicCells:
         remap: list[np.ndarray | None] = []
         for i, a in enumerate(schema.attributes):
             used = None
-            if a.bounded and a.integer and (a.hi - a.lo) < 4 * bins:
+            if a.bounded and a.integer and _width(a) < 4 * bins:
                 # which bins hold a whole number of the public domain (computed on the domain itself)
                 used = np.unique(_bin_of(schema, i, _integer_codes(a), bins))
             if used is not None and used.size < bins:
@@ -120,11 +127,12 @@ class PublicCells:
 
     def _decode_integer(self, i: int, c: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         a = self.schema.attributes[i]
-        if a.hi - a.lo > MAX_ENUMERATED:
+        lo, hi = declared_bounds(a)
+        if hi - lo > MAX_ENUMERATED:
             # very wide integer domain: uniform in the bin, rounded; bins are >= 1 wide here
             x = (c + rng.uniform(0.0, 1.0, size=c.size)) / self.bins
-            v = np.clip(np.rint(a.lo + x * (a.hi - a.lo)), a.lo, a.hi)
-            return (v - a.lo) / (a.hi - a.lo)
+            v = np.clip(np.rint(lo + x * (hi - lo)), lo, hi)
+            return (v - lo) / (hi - lo)
         vals = _integer_codes(a)
         cell = _bin_of(self.schema, i, vals, self.bins)
         remap = self.remap[i]

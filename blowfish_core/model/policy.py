@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import PolicyError
-from .domain.base import _declared_bounds
+from .domain.base import declared_bounds
 from .schema import Attribute, Schema, _fmt
 
 POLICY_KINDS = ("none", "threshold", "hierarchy", "block", "complete", "edges")
@@ -649,7 +649,7 @@ def path_length(a: Attribute, ap: AttributePolicy, u: Any, v: Any) -> int | None
     _validate_attribute_policy(a, ap)
     if a.bounded and ap.kind in ("threshold", "none"):
         x, y = float(u), float(v)
-        lo, hi = _declared_bounds(a)
+        lo, hi = declared_bounds(a)
         for z in (x, y):
             if not lo <= z <= hi:
                 raise PolicyError(f"value {_fmt(z)} is outside the public domain of '{a.name}'")

@@ -57,6 +57,7 @@ from ..privacy.pubmix import (
     pubmix_sample,
 )
 from ..model.domain import FrozenList
+from ..model.domain.base import declared_bounds
 from ..model.schema import Schema
 
 METHODS = ("pubmix", "linmix")
@@ -165,7 +166,8 @@ def marginal_cells(schema: Schema, attrs: Sequence[str], bins: int = NUMERIC_BIN
     for a in sub.attributes:
         if a.bounded:
             sizes.append(bins)
-            labels.append([_bin_label(a.lo, a.hi, k, bins, a.integer) for k in range(bins)])
+            lo, hi = declared_bounds(a)
+            labels.append([_bin_label(lo, hi, k, bins, a.integer) for k in range(bins)])
         else:
             vals = a.domain_values()
             sizes.append(len(vals))

@@ -42,9 +42,10 @@ def domain_points(schema: Schema, max_points: int = MAX_AUDIT_POINTS) -> np.ndar
     """
     sizes = []
     for a in schema.attributes:
-        if not a.is_finite:
+        size = a.size
+        if not a.is_finite or size is None:
             raise SchemaError(f"audit: attribute '{a.name}' is continuous; the audit needs a finite domain")
-        sizes.append(a.size)
+        sizes.append(size)
     total = math.prod(sizes)
     if total > max_points:
         raise SchemaError(

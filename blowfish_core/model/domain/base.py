@@ -543,8 +543,24 @@ class Attribute:
         return {"levels": [_plain(v) for v in self.levels]}
 
 
-def _declared_bounds(a: Attribute) -> tuple[float, float]:
-    """(lo, hi) of a bounded attribute, in its units; SchemaError when a bound was never declared."""
+def declared_bounds(a: Attribute) -> tuple[float, float]:
+    """The declared public bounds of a numeric attribute.
+
+    Parameters
+    ----------
+    a : Attribute
+        A numeric attribute (integer or continuous).
+
+    Returns
+    -------
+    tuple of float
+        ``(lo, hi)`` in the attribute's units.
+
+    Raises
+    ------
+    SchemaError
+        If a bound was never declared.
+    """
     lo, hi = a.lo, a.hi
     if lo is None or hi is None:
         raise SchemaError(

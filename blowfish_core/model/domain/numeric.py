@@ -10,7 +10,7 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import SchemaError
 from .base import (
-    ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, _declared_bounds, _fmt, _Line, _num, _step_pairs,
+    ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, declared_bounds, _fmt, _Line, _num, _step_pairs,
     attribute_type,
 )
 
@@ -36,7 +36,7 @@ class NumericAttribute(_Line, Attribute):
                     f"attribute '{n}': numeric domain needs finite public bounds lo and hi "
                     f"(got {key}={v!r}). Fix: declare e.g. \"lo\": 0, \"hi\": 100"
                 )
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         lo, hi = float(lo), float(hi)
         self._set(lo=lo, hi=hi)
         if not lo < hi:
@@ -56,35 +56,35 @@ class NumericAttribute(_Line, Attribute):
     def is_finite(self) -> bool:
         if not self.integer:
             return False
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         return bool((hi - lo) + 1 <= MAX_FINITE_INTEGER_DOMAIN)
 
     @property
     def size(self) -> int | None:
         if not self.integer:
             return None
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         return int(hi - lo) + 1
 
     @property
     def width(self) -> float:
         """hi - lo, in the attribute's units."""
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         return hi - lo
 
     def domain_codes(self) -> np.ndarray:
         if self.size is None:
             raise SchemaError(f"attribute '{self.name}' is continuous; its domain cannot be enumerated")
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         vals = np.arange(lo, hi + 1.0)
         return (vals - lo) / (hi - lo)
 
     def domain_values(self) -> list[Any]:
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         return [int(v) for v in np.arange(lo, hi + 1.0)]
 
     def index(self, col: np.ndarray) -> np.ndarray:
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         return np.rint(col * (hi - lo)).astype(np.int32)
 
     def encode_series(self, s: pd.Series) -> np.ndarray:
@@ -112,7 +112,7 @@ class NumericAttribute(_Line, Attribute):
                 f"column '{n}': {int((~np.isfinite(x)).sum())} row(s) are infinite (inf or -inf). "
                 "Fix: drop or replace them; a numeric domain needs finite values"
             )
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         out = (x < lo) | (x > hi)
         if out.any():
             raise SchemaError(
@@ -129,7 +129,7 @@ class NumericAttribute(_Line, Attribute):
         return (x - lo) / (hi - lo)
 
     def decode(self, col: np.ndarray) -> pd.Series:
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         x = lo + np.asarray(col, dtype=float) * (hi - lo)
         if self.integer:
             return pd.Series(np.rint(x).astype(np.int64), name=self.name)
@@ -141,7 +141,7 @@ class NumericAttribute(_Line, Attribute):
         if bins == "exact":
             if not self.integer:
                 raise ValueError(f"bins='exact' needs an integer attribute; '{self.name}' is continuous")
-            lo, hi = _declared_bounds(self)
+            lo, hi = declared_bounds(self)
             span = int(hi - lo)
             return np.clip(np.rint(col * span), 0, span).astype(np.int64), span + 1
         if isinstance(bins, str):
@@ -153,7 +153,7 @@ class NumericAttribute(_Line, Attribute):
         integer attributes: the whole numbers of each bin ("17-20", "21")."""
         if self.integer:
             return self._integer_cell_labels(bins)
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         edges = np.linspace(lo, hi, bins + 1)
         return [f"[{_fmt(round(float(edges[k]), 4))}, {_fmt(round(float(edges[k + 1]), 4))}"
                 + ("]" if k == bins - 1 else ")") for k in range(bins)]
@@ -161,7 +161,7 @@ class NumericAttribute(_Line, Attribute):
     def _integer_cell_labels(self, bins: int) -> list[str]:
         """A bin holding no whole number (domain narrower than ``bins``) is labelled
         "(none: [lo, hi))" and has zero mass."""
-        lo, hi = _declared_bounds(self)
+        lo, hi = declared_bounds(self)
         lo, hi = float(lo), float(hi)
         width = (hi - lo) / bins
         first: list[float | None] = [None] * bins
