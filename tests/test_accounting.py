@@ -332,9 +332,9 @@ def test_gaussian_sigma_validates():
         gaussian_sigma(1.0, 0.0)
     with pytest.raises(BudgetError, match="rho_t"):
         gaussian_sigma(1.0, -1e-4)
-    with pytest.raises(BudgetError, match="delta_t"):
+    with pytest.raises(BudgetError, match="sensitivity"):
         gaussian_sigma(-1.0, 1e-4)
-    with pytest.raises(BudgetError, match="delta_t"):
+    with pytest.raises(BudgetError, match="sensitivity"):
         gaussian_sigma(float("nan"), 1e-4)
 
 

@@ -46,13 +46,13 @@ def test_calibrators_both_norms(norm, tab, hard):
     s, pol = XOR.schema, XOR.default_policy()
     C = np.array([[0.0, 0, 0, 0], [1.0, 0, 0, 0]])  # X_1 = 0 vs 7: the X_1 step 3 -> 4 crosses
     x = RoundInputs(s, pol, 0.03, C, norm=norm)
-    assert calibrate(METHODS["tab-pe"], x).delta == tab
+    assert calibrate(METHODS["tab-pe"], x).sensitivity == tab
     h = calibrate(METHODS["hard"], x)
-    assert (h.delta, h.how) == (hard, "certified-crossing")
+    assert (h.sensitivity, h.how) == (hard, "certified-crossing")
     q = math.tanh((1 / 28) / 0.06)
-    assert calibrate(METHODS["bf-soft"], x).delta == pytest.approx((SQRT2 if norm == "l2" else 2.0) * q)
+    assert calibrate(METHODS["bf-soft"], x).sensitivity == pytest.approx((SQRT2 if norm == "l2" else 2.0) * q)
     shn = calibrate(METHODS["soft-hard-noise"], x)
-    assert (shn.delta, shn.how) == (hard, "global")
+    assert (shn.sensitivity, shn.how) == (hard, "global")
 
 
 def test_participation_floor_once_for_blowfish_methods_only():
@@ -62,13 +62,13 @@ def test_participation_floor_once_for_blowfish_methods_only():
     for norm in ("l2", "l1"):
         x = RoundInputs(s, part, 0.03, one, norm=norm)
         h = calibrate(METHODS["hard"], x)
-        assert (h.delta, h.how) == (1.0, "participation-floor")
-        assert bc.hard_sensitivity(s, part, one).delta == 0.0  # the raw certificate
-        assert calibrate(METHODS["soft-hard-noise"], x).delta == 1.0
+        assert (h.sensitivity, h.how) == (1.0, "participation-floor")
+        assert bc.hard_sensitivity(s, part, one).sensitivity == 0.0  # the raw certificate
+        assert calibrate(METHODS["soft-hard-noise"], x).sensitivity == 1.0
         soft = calibrate(METHODS["bf-soft"], x)
         bound = bc.soft_bound(1 / 28, 0.03, norm)  # l2 0.755 -> floored to 1; l1 1.067 stays
         assert soft.how == ("participation-floor" if bound < 1 else "bound")
-        assert soft.delta == pytest.approx(max(bound, 1.0), rel=1e-12)
+        assert soft.sensitivity == pytest.approx(max(bound, 1.0), rel=1e-12)
         # standard-DP methods: no participation floor (their sensitivities exceed 1 anyway)
         assert calibrate(METHODS["tab-pe"], x).how == "global"
         assert calibrate(METHODS["soft-dp"], x).how == "bound"
@@ -86,7 +86,7 @@ def test_mechanism_scales_exact():
     cal = Calibration(2.0, "certified-crossing")
     row = lap.row(3, 16, cal, 4.0, 0.5, surviving=9)
     assert row.to_dict()["epsilon_t"] == 0.5 and row.to_dict()["scale_t"] == 4.0
-    assert row.sigma_t is None and row.rho_t is None and row.delta_t == 2.0
+    assert row.sigma_t is None and row.rho_t is None and row.sensitivity == 2.0
 
 
 def test_report_row_has_sensitivity_t_next_to_the_legacy_delta_t():
@@ -96,6 +96,7 @@ def test_report_row_has_sensitivity_t_next_to_the_legacy_delta_t():
     keys = list(d)
     assert keys[keys.index("delta_t") + 1] == "sensitivity_t"
     assert "delta_dp_t" not in d  # pure DP row: no DP delta; delta_t is the sensitivity
+    assert get_mechanism("laplace").row(3, 16, cal, 4.0, 0.5).delta_t == 2.0  # the deprecated alias, one release
 
 
 def test_gaussian_totals_equal_privacy_ledger():

@@ -355,18 +355,18 @@ def test_participation_floor():
     pol = adult.default_policy()
     pol.participation = True
     cal = calibrate("bf-soft", adult.schema, pol, 0.03)
-    assert (cal.delta, cal.how) == (1.0, "participation-floor")
+    assert (cal.sensitivity, cal.how) == (1.0, "participation-floor")
     assert policy_summary(adult.schema, pol, 0.03)["sensitivity_bound"] == 1.0
     pol.participation = False
     cal = calibrate("bf-soft", adult.schema, pol, 0.03)
-    assert (cal.how, cal.delta) == ("bound", pytest.approx(soft_bound(7 / 365, 0.03)))
-    assert calibrate("tab-pe", adult.schema, pol, None).delta == SQRT2
+    assert (cal.how, cal.sensitivity) == ("bound", pytest.approx(soft_bound(7 / 365, 0.03)))
+    assert calibrate("tab-pe", adult.schema, pol, None).sensitivity == SQRT2
 
 
 def test_soft_dp_reach_is_gower_diameter():
     adult = get_preset("adult")
     cal = calibrate("soft-dp", adult.schema, adult.default_policy(), 0.03)
-    assert cal.delta == pytest.approx(SQRT2 * math.tanh(1 / 0.06))
+    assert cal.sensitivity == pytest.approx(SQRT2 * math.tanh(1 / 0.06))
 
 
 # ------------------------------------------------------------------ data-derived domain (DESIGN §3)

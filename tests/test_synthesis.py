@@ -62,7 +62,7 @@ def test_report_contract_keys(xor_run):
         assert run["seconds"] >= 0
         assert [r["t"] for r in run["rounds"]] == [1, 2]
         for r in run["rounds"]:
-            assert {"t", "rho_t", "delta_t", "sigma_t", "calibration"} <= set(r)
+            assert {"t", "rho_t", "sensitivity_t", "sigma_t", "calibration"} <= set(r)
             assert r["calibration"] in CALIBRATIONS
 
 
@@ -82,7 +82,7 @@ def test_ledger_sigma_and_budget_split(xor_run):
     rep, _, _ = xor_run
     for run in rep["runs"]:
         for r in run["rounds"]:
-            expected = 0.0 if r["delta_t"] == 0 else r["delta_t"] / math.sqrt(2 * r["rho_t"])
+            expected = 0.0 if r["sensitivity_t"] == 0 else r["sensitivity_t"] / math.sqrt(2 * r["rho_t"])
             assert r["sigma_t"] == expected  # Thm 2.6: sigma_t^2 = Delta_t^2 / (2 rho_t), exactly
         assert math.fsum(r["rho_t"] for r in run["rounds"]) == pytest.approx(RHO, rel=1e-14)
 
@@ -93,14 +93,14 @@ def test_calibration_per_method(xor_run):
     for run in rep["runs"]:
         for r in run["rounds"]:
             if run["method"] == "tab-pe":
-                assert (r["calibration"], r["delta_t"]) == ("global", SQRT2)
+                assert (r["calibration"], r["sensitivity_t"]) == ("global", SQRT2)
             elif run["method"] == "bf-soft":
                 assert r["calibration"] == "bound"
-                assert r["delta_t"] == pytest.approx(bound, rel=1e-15)
-                assert r["delta_t"] == pytest.approx(rep["sensitivity_bound"], rel=1e-15)
+                assert r["sensitivity_t"] == pytest.approx(bound, rel=1e-15)
+                assert r["sensitivity_t"] == pytest.approx(rep["sensitivity_bound"], rel=1e-15)
             else:  # XOR-3 is small enough (896 record-level edges) to be certified either way
                 assert r["calibration"] in ("certified-crossing", "exhaustive-zero")
-                assert r["delta_t"] == (SQRT2 if r["calibration"] == "certified-crossing" else 0.0)
+                assert r["sensitivity_t"] == (SQRT2 if r["calibration"] == "certified-crossing" else 0.0)
 
 
 def test_hard_witness_is_a_real_crossing_edge(xor_run):
@@ -178,7 +178,7 @@ def test_tab_pe_and_hard_identical_when_hard_is_sqrt2_every_round():
     for seed in (0, 1, 2):
         tab = run_synthesis(p.schema, X, pol, "tab-pe", RHO, config=cfg, seed=seed)
         hard = run_synthesis(p.schema, X, pol, "hard", RHO, config=cfg, seed=seed)
-        assert all(r.delta_t == SQRT2 for r in hard.rounds), "setting must make Hard certify sqrt(2)"
+        assert all(r.sensitivity == SQRT2 for r in hard.rounds), "setting must make Hard certify sqrt(2)"
         np.testing.assert_array_equal(tab.release, hard.release)
         assert [r.sigma_t for r in tab.rounds] == [r.sigma_t for r in hard.rounds]
 
@@ -218,7 +218,7 @@ def test_hard_single_candidate_is_exhaustive_zero_without_noise():
     res = run_synthesis(p.schema, X, p.default_policy(), "hard", RHO,
                         config=SynthConfig(rounds=3, population=[1, 1, 1], release=10), seed=0)
     for r in res.rounds:
-        assert (r.calibration, r.delta_t, r.sigma_t) == ("exhaustive-zero", 0.0, 0.0)
+        assert (r.calibration, r.sensitivity, r.sigma_t) == ("exhaustive-zero", 0.0, 0.0)
     assert np.isfinite(res.release).all()
     assert (res.release == res.release[0]).all()  # one candidate: every released record is it
 
@@ -231,7 +231,7 @@ def test_hard_fallback_on_continuous_attribute():
     res = run_synthesis(schema, X, pol, "hard", RHO, config=SynthConfig(rounds=2, population=[1, 1], release=10),
                         seed=0)
     for r in res.rounds:
-        assert (r.calibration, r.delta_t) == ("fallback", SQRT2)
+        assert (r.calibration, r.sensitivity) == ("fallback", SQRT2)
         assert r.sigma_t == SQRT2 / math.sqrt(2 * r.rho_t)
         assert r.notes and "without a certificate" in r.notes[0]
 
@@ -249,7 +249,7 @@ def test_progress_called_once_per_round():
     got = [(e["round"], e["rounds"], e["method"], e["seed"]) for e in events]
     assert got == [(t, 3, m, s) for s in (3, 4) for m in ("hard", "bf-soft") for t in (1, 2, 3)]
     for e in events:
-        assert e["sigma_t"] >= 0 and e["delta_t"] >= 0
+        assert e["sigma_t"] >= 0 and e["sensitivity_t"] >= 0
 
 
 # ------------------------------------------------------------------ degenerate sizes
@@ -265,7 +265,7 @@ def test_more_candidates_than_records_and_one_record(method, n):
     out = run_paired(req)
     run = out.report["runs"][0]
     assert math.isfinite(run["hoerr"])
-    assert all(math.isfinite(r["sigma_t"]) and math.isfinite(r["delta_t"]) for r in run["rounds"])
+    assert all(math.isfinite(r["sigma_t"]) and math.isfinite(r["sensitivity_t"]) for r in run["rounds"])
     rel = out.results[0].release
     assert rel.shape == (30, 4) and np.isfinite(rel).all()
     p.schema.encode(out.releases[(method, 0)])  # decoded release stays in the public domain

@@ -377,7 +377,8 @@ def run_synthesis(
         round_secs.append(time.perf_counter() - rt)
         if progress is not None:
             progress({"round": t, "rounds": T, "method": run.meth.name, "seed": run.seed,
-                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": run.mech.name,
+                      "sigma_t": float(scale), "sensitivity_t": float(cal.sensitivity),
+                      "delta_t": float(cal.sensitivity), "mechanism": run.mech.name,
                       "how": cal.how})
     release = C[_release_indices(run, C, w, scores, draws)]
     return SynthResult(run.meth.name, run.seed, release, ledger, time.perf_counter() - t0, round_secs,
@@ -482,7 +483,7 @@ def _release_round(run: _Run, t: int, C: np.ndarray, kernel: GowerKernel, Hist, 
         scale = run.plan.beta_t[t - 1]
         ledger.append(mech.row(t, kernel.m, cal, run.plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
         return w, None, scale, draws  # the draw counts are never negative: raw = clipped
-    scale = mech.scale(cal.delta, run.budgets[t - 1])
+    scale = mech.scale(cal.sensitivity, run.budgets[t - 1])
     noisy = mech.release(Hist, scale, run.rng(_NOISE, t), integer=run.integer_votes)
     w = _weights(noisy, cfg.threshold_h)
     scores = noisy if cfg.rank_by == "raw" else None

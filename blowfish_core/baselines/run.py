@@ -117,7 +117,8 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     if progress is not None:
         last = rows[-1]
         progress({"round": len(rows), "rounds": len(rows), "method": meth.name, "seed": run_seed,
-                  "sigma_t": float(last.scale), "delta_t": float(last.sensitivity), "mechanism": mech.name})
+                  "sigma_t": float(last.scale), "sensitivity_t": float(last.sensitivity),
+                  "delta_t": float(last.sensitivity), "mechanism": mech.name})
     Xr = np.asarray(res.X, dtype=float)
     return SynthResult(meth.name, run_seed, Xr, rows, float(res.seconds), [float(res.seconds)],
                        [] if keep_populations else None, Xr, np.ones(Xr.shape[0]), sampler=res.sampler,

@@ -84,7 +84,7 @@ class ExactHard:
     def sensitivity(self, x: RoundInputs) -> Calibration:
         cal = hard_sensitivity(x.schema, x.policy, x.C, max_edges=x.max_edges, kernel=x.kernel)
         if x.norm == "l1":
-            cal = dataclasses.replace(cal, delta=GLOBAL["l1"] if cal.delta > 0 else 0.0)
+            cal = dataclasses.replace(cal, sensitivity=GLOBAL["l1"] if cal.sensitivity > 0 else 0.0)
         return cal
 
 
@@ -114,12 +114,12 @@ class HardNoise:
         if x.C is None:  # no population given: Hard's worst case
             return Calibration(GLOBAL[x.norm], "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
         hard = ExactHard().sensitivity(x)  # the floor follows in calibrate() (a Blowfish notion)
-        return Calibration(hard.delta, "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
+        return Calibration(hard.sensitivity, "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
 
 
 def participation_floor(cal: Calibration, policy: Policy) -> Calibration:
     """Delta >= 1 when the policy has participation edges (u, bottom) (§5.6), in l1 and l2."""
-    if policy.participation and cal.delta < 1.0:
+    if policy.participation and cal.sensitivity < 1.0:
         return Calibration(1.0, "participation-floor", edges_checked=cal.edges_checked,
                            notes=cal.notes + ["participation edges (u, bottom): Delta >= 1 (§5.6)"])
     return cal

@@ -88,7 +88,7 @@ def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOU
     (u = 2^-53: cancellation in the difference of two nearly equal rows) and up to 5e-13 near q = 1
     (rounding of the Gower distances).  1e-9 covers that 35 times over, and a relative 1e-9 more
     noise changes no release visibly (the rows of the seeded releases pinned in tests are
-    byte-identical; the ledger's delta_t and sigma_t move in the 9th significant digit).
+    byte-identical; the ledger's sensitivity_t and sigma_t move in the 9th significant digit).
     The pad covers the per-record vote rows, not the summation of a histogram over n records
     (absolute rounding of order n u; docs/PRIVACY.md §9).
 
@@ -120,12 +120,12 @@ def standard_dp_reach(schema: Schema) -> float:
 class Calibration:
     """Sensitivity of one round's release.
 
-    delta: l2 sensitivity Delta_t.  how: 'global' (Tab-PE's sqrt(2)), 'bound' (Cor. 5.5),
-    'certified-crossing', 'exhaustive-zero', 'fallback', or 'participation-floor'.
-    witness: for a certified crossing, the edge found (decoded values), else None.
+    sensitivity: Delta_t in the requested norm (l2 by default, vote-histogram units).  how: 'global'
+    (Tab-PE's sqrt(2)), 'bound' (Cor. 5.5), 'certified-crossing', 'exhaustive-zero', 'fallback', or
+    'participation-floor'.  witness: for a certified crossing, the edge found (decoded values), else None.
     """
 
-    delta: float
+    sensitivity: float
     how: str
     witness: dict[str, Any] | None = None
     edges_checked: int = 0
@@ -142,7 +142,7 @@ def hard_sensitivity(
 ) -> Calibration:
     """Exact policy-specific l2 sensitivity of the hard vote for population C (Cor. 5.3).
 
-    C: (m, p) encoded candidates.  Returns Calibration with delta in {0, sqrt(2)}:
+    C: (m, p) encoded candidates.  Returns Calibration with sensitivity in {0, sqrt(2)}:
     'certified-crossing' (a protected edge whose endpoints have different nearest
     candidates, reported as ``witness``), 'exhaustive-zero' (every record-level edge
     checked, none crosses; only when there are at most ``max_edges`` of them and every

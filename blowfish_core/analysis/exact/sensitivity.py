@@ -231,7 +231,7 @@ def edge_costs(
 def crossing_search(schema: Schema, policy: Policy, C: np.ndarray, **kwargs: Any) -> Calibration:
     """The hard-vote crossing search of :func:`blowfish_core.model.sensitivity.hard_sensitivity`.
 
-    Returns its Calibration: delta sqrt(2) with ``how='certified-crossing'`` and the
+    Returns its Calibration: sensitivity sqrt(2) with ``how='certified-crossing'`` and the
     crossing edge as ``witness`` (decoded values, nn_u != nn_v), 'exhaustive-zero' or
     'fallback' (Cor. 5.3; Gower distance).  kwargs: max_edges, contexts.
     """

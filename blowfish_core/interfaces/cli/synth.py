@@ -224,7 +224,7 @@ def _progress(args):
             who = "unseeded" if ev["seed"] is None else f"seed {ev['seed']}"
             how = f"  ({ev['how']})" if ev.get("how") else ""
             print(f"  {ev['method']:<8} {who} round {ev['round']}/{ev['rounds']}  "
-                  f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}{how}", file=sys.stderr)
+                  f"Delta_t={ev['sensitivity_t']:.4g} {scale}={ev['sigma_t']:.4g}{how}", file=sys.stderr)
     return progress
 
 

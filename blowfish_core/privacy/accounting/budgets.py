@@ -63,31 +63,31 @@ def split_rho(rho: float, rounds: int,
     return rho * (w / w.sum())
 
 
-def gaussian_sigma(delta_t: float, rho_t: float) -> float:
+def gaussian_sigma(sensitivity: float, rho_t: float) -> float:
     """Noise standard deviation of a rho_t-zCDP Gaussian mechanism (Thm 2.6).
 
     ``sigma_t = sqrt(Delta_t^2 / (2 rho_t))`` = ``Delta_t / sqrt(2 rho_t)``.
 
     Args:
-        delta_t: l2 sensitivity Delta_t of the round's histogram (same units
-            as the histogram counts), finite, ``>= 0``. (Not the DP delta.)
+        sensitivity: l2 sensitivity Delta_t of the round's histogram (same
+            units as the histogram counts), finite, ``>= 0``.
         rho_t: zCDP budget of the round, ``rho_t > 0``.
 
     Returns:
         sigma_t (histogram count units), ``>= 0``; exactly 0.0 when
-        ``delta_t == 0`` (a zero-sensitivity query needs no noise).
+        ``sensitivity == 0`` (a zero-sensitivity query needs no noise).
 
     Raises:
-        BudgetError: if ``rho_t <= 0``, ``delta_t < 0`` or either is not a
+        BudgetError: if ``rho_t <= 0``, ``sensitivity < 0`` or either is not a
             finite real number.
     """
     rho_t = check_rho(rho_t, name="rho_t")
     rule = "a finite number >= 0"
     fix = "pass the round's l2 sensitivity, e.g. sqrt(2)"
-    d = _as_real(delta_t, "delta_t (sensitivity)", rule, fix)
+    d = _as_real(sensitivity, "sensitivity (l2)", rule, fix)
     if d < 0.0:
         raise BudgetError(
-            f"delta_t (sensitivity) must be {rule} (got {delta_t!r}). Fix: {fix}"
+            f"sensitivity (l2) must be {rule} (got {sensitivity!r}). Fix: {fix}"
         )
     if d == 0.0:
         return 0.0

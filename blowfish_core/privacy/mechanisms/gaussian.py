@@ -55,7 +55,7 @@ class Gaussian:
 
     def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
             **extra: Any) -> LedgerRow:
-        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
+        return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, float(scale), cal.how,
                          rho_t=float(budget_t), witness=cal.witness, **extra)
 
     def totals(self, rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
