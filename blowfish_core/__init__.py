@@ -23,7 +23,7 @@ Main entry points:
     gamma_from_folds, linmix_noise,          floor raising (Defs 4.3-4.4), Remark 4.5, gamma (§5),
     pubmix_pld, pubmix_sample                the release's PLD and its (seeded, study) sampler
     exact_mixture_sample                     the exact release sampler (integer arithmetic, OS CSPRNG)
-    em_probabilities, selection_delta        exponential selection and its calibrations (papers/001)
+    em_probabilities, selection_delta        exponential selection and its scale rules (papers/001)
     score_sensitivity, select_private        private choice of tau by the exponential mechanism
 """
 
@@ -56,8 +56,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "privacy.pubmix": ("beta_min", "choose_noise", "exact_mixture_sample", "gamma_from_folds", "linmix_noise", "mifr",
                "pubmix_delta", "pubmix_pld", "pubmix_sample", "water_fill"),
     # exponential selection (papers/001; issue 14)
-    "privacy.selection": ("CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
-                  "hockey_stick", "make_calibration", "private_choice_plan", "regret_bound", "score_sensitivity",
+    "privacy.selection": ("SCALE_RULES", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
+                  "hockey_stick", "make_scale_rule", "private_choice_plan", "regret_bound", "score_sensitivity",
+                  "CALIBRATIONS", "make_calibration",  # deprecated aliases of SCALE_RULES / make_scale_rule
                   "select_private", "selection_delta", "selection_epsilon", "selection_rho"),
     "analysis.selection_audit": ("audit_selection", "construction_multiplicity", "construction_path",
                                  "construction_table", "run_selection_audit"),

@@ -179,18 +179,19 @@ def test_construction_bad_inputs():
 
 # ----------------------------------------------------------- calibrations
 def test_calibration_table_and_labels():
-    assert set(bc.CALIBRATIONS) == {"global", "shifted_laplace", "ptr", "local", "smooth_fixed"}
-    for name, cls in bc.CALIBRATIONS.items():
+    assert set(bc.SCALE_RULES) == {"global", "shifted_laplace", "ptr", "local", "smooth_fixed"}
+    for name, cls in bc.SCALE_RULES.items():
         cal = cls()
         broken = name in ("local", "smooth_fixed")
         assert cal.private is (not broken)
         assert (bc.NOT_PRIVATE in cal.label) is broken
-        assert isinstance(cal, selection.Calibration)
-    assert bc.make_calibration("shifted_laplace", eta=1e-3).claim() == (2.0, 1e-3)
+        assert isinstance(cal, selection.ScaleRule)
+    assert bc.make_scale_rule("shifted_laplace", eta=1e-3).claim() == (2.0, 1e-3)
     with pytest.raises(BudgetError, match="calibration"):
-        bc.make_calibration("smooth")
+        bc.make_scale_rule("smooth")
     with pytest.raises(BudgetError, match="parameter"):
-        bc.make_calibration("global", beta=1.0)
+        bc.make_scale_rule("global", beta=1.0)
+    assert bc.CALIBRATIONS is bc.SCALE_RULES and bc.make_calibration is bc.make_scale_rule  # deprecated, one release
 
 
 def test_shifted_laplace_underestimates_with_probability_eta():

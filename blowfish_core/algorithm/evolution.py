@@ -4,7 +4,7 @@ Paper Algorithm 1, §4, App. B, App. F.2; DESIGN §3 "ResampleMutate".
 
 Per round t = 1..T on population C_t (m_t candidates):
   1. vote histogram H_t = sum_x v(x)   (hard one-hot or soft softmax, Eq. (2));
-  2. Delta_t from the method's calibrator (methods.METHODS -> calibration.calibrate),
+  2. Delta_t from the method's calibrator (methods.METHODS -> calibration.calibrate_round),
      in the mechanism's norm;
   3. noisy histogram H~_t = H_t + noise from the mechanism (mechanisms/: Gaussian
      sigma_t^2 = Delta_t^2 / (2 rho_t), or Laplace b_t = Delta1_t / epsilon_t), one ledger row;
@@ -58,7 +58,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..model.calibration import RoundInputs, calibrate
+from ..model.calibration import RoundInputs, calibrate_round
 from ..model.distance import GowerKernel, domain_index, group_records
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
@@ -467,7 +467,7 @@ def _vote_and_calibrate(run: _Run, C: np.ndarray, kernel: GowerKernel):
     public inputs only: policy, tau, domain, C_t)."""
     Hist = (vote_histogram(run.schema, C, run.U, run.counts, run.vote, I=run.I, kernel=kernel) if run.engine is None
             else run.engine.histogram(run.schema, C, run.vote))
-    cal = calibrate(run.meth, RoundInputs(run.schema, run.policy, run.tau, C, run.reach, run.cfg.max_edges, kernel,
+    cal = calibrate_round(run.meth, RoundInputs(run.schema, run.policy, run.tau, C, run.reach, run.cfg.max_edges, kernel,
                                           run.mech.norm))
     return Hist, cal
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.calibration import Calibrator, ExactHard, Global, HardNoise, RoundInputs, SoftBound
-from ..model.calibration import calibrate as _calibrate
+from ..model.calibration import calibrate_round
 from ..base.errors import BlowfishError, BudgetError
 from ..model.distance import GowerKernel
 from ..model.policy import Policy
@@ -208,7 +208,8 @@ def calibrate(
     """Per-round sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19), in ``norm``.
 
     method: a name of :data:`METHODS` or a Method.
-    Delegates to the method's calibrator (blowfish_core.model.calibration), participation
-    floor applied once.  Raises BlowfishError for an unknown method.
+    Looks the method up by name and delegates to
+    :func:`blowfish_core.model.calibration.calibrate_round` (the method's calibrator on one
+    round's public inputs, participation floor applied once).  Raises BlowfishError for an unknown method.
     """
-    return _calibrate(get_method(method), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel, norm))
+    return calibrate_round(get_method(method), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel, norm))

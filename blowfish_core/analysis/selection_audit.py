@@ -36,7 +36,7 @@ from ..base.errors import BudgetError
 from ..model.policy import AttributePolicy, Policy, value_edges
 from ..model.schema import Attribute, Schema
 from ..privacy.selection import (
-    BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, Calibration, GlobalScale, LocalScale, PTR, SelectionGraph,
+    BROKEN_SCALE_RULES, NOT_PRIVATE, GlobalScale, LocalScale, PTR, ScaleRule, SelectionGraph,
     ShiftedLaplace, SmoothFixed, law_delta,
 )
 from ..model.votes import vote_vectors
@@ -58,7 +58,7 @@ class Construction:
     name: str
     graph: SelectionGraph
     focus: tuple[int, int]
-    broken: Calibration
+    broken: ScaleRule
     description: str
 
     @property
@@ -184,7 +184,7 @@ class SelectionAuditResult:
     passed: bool
 
 
-def audit_selection(graph: SelectionGraph, calibration: Calibration, *, case: str = "", domain: str = "") -> (
+def audit_selection(graph: SelectionGraph, calibration: ScaleRule, *, case: str = "", domain: str = "") -> (
         SelectionAuditResult):
     """Enumerate every edge of ``graph``; exact delta(epsilon_claimed) of ``calibration`` both ways."""
     eps, dlt = calibration.claim()
@@ -248,7 +248,7 @@ def selection_audit_table(results: list[tuple[SelectionAuditResult, bool]]) -> s
 
 
 __all__ = [
-    "BROKEN_SELECTION_CALIBRATIONS", "Construction", "SELECTION_AUDIT_CASES", "SelectionAuditResult", "TOLERANCE",
+    "BROKEN_SCALE_RULES", "Construction", "SELECTION_AUDIT_CASES", "SelectionAuditResult", "TOLERANCE",
     "audit_selection", "construction_multiplicity", "construction_path", "construction_table",
     "policy_dataset_graph", "run_selection_audit", "selection_audit_table", "table_schema",
 ]

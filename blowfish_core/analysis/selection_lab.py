@@ -16,7 +16,7 @@ import numpy as np
 
 from ..base.errors import BudgetError
 from ..privacy.selection import (
-    CALIBRATIONS, NOT_PRIVATE, PTR, VALID_CALIBRATIONS, Calibration, GlobalScale, LocalScale, ShiftedLaplace,
+    NOT_PRIVATE, PTR, SCALE_RULES, VALID_SCALE_RULES, GlobalScale, LocalScale, ScaleRule, ShiftedLaplace,
     SmoothFixed, law_delta,
 )
 from .selection_audit import Construction, construction_multiplicity, construction_path
@@ -83,7 +83,7 @@ def lab_construction(preset: str, *, G: float = 10.0, M: float | None = None, m:
 
 
 def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, beta: float, epsilon_t: float,
-                         eta: float) -> Calibration:
+                         eta: float) -> ScaleRule:
     """The Lab's calibration ``name`` with the page's parameters (broken ones claim epsilon_s)."""
     if name == "global":
         return GlobalScale(epsilon_s=epsilon_s)
@@ -95,10 +95,10 @@ def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, 
         return ShiftedLaplace(epsilon_s=epsilon_s, epsilon_t=epsilon_t, eta=eta, b0=b0)
     if name == "ptr":
         return PTR(epsilon_s=epsilon_s, epsilon_t=epsilon_t, eta=eta)
-    raise BudgetError(f"calibration must be one of {tuple(CALIBRATIONS)} (got {name!r}). Fix: pick one of the list")
+    raise BudgetError(f"calibration must be one of {tuple(SCALE_RULES)} (got {name!r}). Fix: pick one of the list")
 
 
-def _row(cons: Construction, cal: Calibration, rho: float) -> tuple[CalibrationRow, object, object]:
+def _row(cons: Construction, cal: ScaleRule, rho: float) -> tuple[CalibrationRow, object, object]:
     i, j = cons.focus
     P, Q = cal.law(cons.graph, i), cal.law(cons.graph, j)
     eps, dlt = cal.claim()
@@ -114,7 +114,7 @@ def selection_lab(preset: str = "path", calibration: str | None = None, *, G: fl
                   eta: float = 1e-6, rho: float = 0.05, curve: tuple[float, float, int] = (0.0, 6.0, 61)) -> LabView:
     """Everything the Selection Lab shows for one preset and one calibration.
 
-    preset: "path" or "multiplicity"; calibration: a key of CALIBRATIONS (None = the
+    preset: "path" or "multiplicity"; calibration: a key of SCALE_RULES (None = the
     preset's broken one); G, M, m, C, lam, beta: the construction; epsilon_s: the EM's
     epsilon (and the broken calibrations' claim); b0: public floor; epsilon_t, eta: the
     scale budget and failure probability of shifted_laplace/ptr; rho: regret failure
@@ -129,7 +129,7 @@ def selection_lab(preset: str = "path", calibration: str | None = None, *, G: fl
     lo, hi, n = curve
     eps_grid = np.linspace(float(lo), float(hi), int(n))
     deltas = np.array([law_delta(P, Q, float(e)) for e in eps_grid])
-    fixes = [_row(cons, make_lab_calibration(v, **params), rho)[0] for v in VALID_CALIBRATIONS]
+    fixes = [_row(cons, make_lab_calibration(v, **params), rho)[0] for v in VALID_SCALE_RULES]
     i, j = cons.focus
     g = cons.graph
     ls = g.local_sensitivity()

@@ -12,7 +12,7 @@ It never sees private records.
 * :class:`HardNoise`  the decomposition's soft vote with Hard's noise (§6.2.3): Hard's Delta_t.
 
 The participation floor (§5.6, Remark 3: an edge (u, bottom) removes one vote, so
-Delta >= 1 in l1 and l2) is applied in ONE place, :func:`calibrate`, to every
+Delta >= 1 in l1 and l2) is applied in ONE place, :func:`calibrate_round`, to every
 method whose notion is Blowfish.
 """
 
@@ -31,7 +31,7 @@ from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, hard_sensitivity
 
 
 class CalibratedMethod(Protocol):
-    """What :func:`calibrate` reads of a method (blowfish_core.algorithm.methods.Method, one layer up)."""
+    """What :func:`calibrate_round` reads of a method (blowfish_core.algorithm.methods.Method, one layer up)."""
 
     calibrator: "Calibrator"
     notion: str
@@ -113,7 +113,7 @@ class HardNoise:
     def sensitivity(self, x: RoundInputs) -> Calibration:
         if x.C is None:  # no population given: Hard's worst case
             return Calibration(GLOBAL[x.norm], "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
-        hard = ExactHard().sensitivity(x)  # the floor follows in calibrate() (a Blowfish notion)
+        hard = ExactHard().sensitivity(x)  # the floor follows in calibrate_round() (a Blowfish notion)
         return Calibration(hard.sensitivity, "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
 
 
@@ -130,7 +130,7 @@ def floor_value(value: float, policy: Policy) -> float:
     return max(value, 1.0) if policy.participation else value
 
 
-def calibrate(method: CalibratedMethod, x: RoundInputs) -> Calibration:
+def calibrate_round(method: CalibratedMethod, x: RoundInputs) -> Calibration:
     """The method's calibration of one round, the participation floor applied once (Blowfish notions).
 
     Raises BudgetError for a bad tau (soft calibrators), ValueError for an unknown norm.

@@ -12,7 +12,7 @@ candidate population -- never on private records (DESIGN §7).
 * BF-Soft: Delta = sqrt(2) tanh(r / (2 tau)) (Cor. 5.5), r the record-level reach, padded by the
   relative margin SOFT_BOUND_PAD for the float64 rounding of the computed soft vote.
 * Soft vote at standard DP: r = the whole Gower diameter (sum of weights).
-* Participation edges (§5.6, Remark 3): Delta >= 1 for either vote (calibration.calibrate).
+* Participation edges (§5.6, Remark 3): Delta >= 1 for either vote (calibration.calibrate_round).
 
 l1 versions (Laplace variant): hard 2, soft 2 tanh(r / (2 tau)) (same pad).
 """
@@ -147,7 +147,7 @@ def hard_sensitivity(
     candidates, reported as ``witness``), 'exhaustive-zero' (every record-level edge
     checked, none crosses; only when there are at most ``max_edges`` of them and every
     attribute is enumerable) or 'fallback' (sqrt(2) without a certificate).
-    The participation floor (Delta >= 1) is applied by calibration.calibrate, not here.
+    The participation floor (Delta >= 1) is applied by calibration.calibrate_round, not here.
     """
     k = kernel if kernel is not None else GowerKernel(schema, C)
     protected = policy.protected(schema)

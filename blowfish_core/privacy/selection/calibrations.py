@@ -1,6 +1,6 @@
-"""Ways of setting the EM's scale: the :class:`Calibration` protocol, ``global`` and
+"""Ways of setting the EM's scale: the :class:`ScaleRule` protocol, ``global`` and
 ``shifted_laplace`` (Cor. 5.3), the broken demonstrations ``local`` (Prop. 4.1) and ``smooth_fixed``
-(Thm 4.3), and the :data:`CALIBRATIONS` table (``ptr`` lives in :mod:`.ptr`)."""
+(Thm 4.3), and the :data:`SCALE_RULES` table (``ptr`` lives in :mod:`.ptr`)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,10 @@ NOT_PRIVATE = "demonstration: not private"
 
 # ------------------------------------------------------------- calibrations
 @runtime_checkable
-class Calibration(Protocol):
-    """A way of setting the EM's scale.  name: key in :data:`CALIBRATIONS`; private: False
+class ScaleRule(Protocol):
+    """A way of setting the EM's scale (a "calibration" of papers/001, the word the screens and
+    ``--calibration`` use; not :class:`blowfish_core.model.sensitivity.Calibration`, a round's
+    sensitivity).  name: key in :data:`SCALE_RULES`; private: False
     for the demonstrations (their label contains :data:`NOT_PRIVATE`); releases_scale: the
     scale is part of the release."""
 
@@ -233,31 +235,36 @@ class ShiftedLaplace:
         return regret_bound(bbar, self.epsilon_s, graph.m, r), 2.0 * r
 
 
-#: the calibrations, one entry each (name -> class).  Broken ones: private = False.
-CALIBRATIONS: dict[str, type] = {
+#: the scale rules (papers/001's calibrations), one entry each (name -> class).  Broken ones: private = False.
+SCALE_RULES: dict[str, type] = {
     "global": GlobalScale,
     "shifted_laplace": ShiftedLaplace,
     "ptr": PTR,
     "local": LocalScale,
     "smooth_fixed": SmoothFixed,
 }
-VALID_CALIBRATIONS = ("global", "shifted_laplace", "ptr")
+VALID_SCALE_RULES = ("global", "shifted_laplace", "ptr")
 #: broken calibrations -> what is wrong (never use; audit and Lab only).
-BROKEN_SELECTION_CALIBRATIONS = {
+BROKEN_SCALE_RULES = {
     "local": "scale = local sensitivity of the dataset at hand (Prop. 4.1)",
     "smooth_fixed": "scale = smooth sensitivity with beta, lambda fixed independently of m (Thm 4.3)",
 }
 
 
-def make_calibration(name: str, **params: Any) -> Calibration:
-    """A calibration from :data:`CALIBRATIONS` by name.  Raises BudgetError for an unknown
+def make_scale_rule(name: str, **params: Any) -> ScaleRule:
+    """A scale rule (a calibration) from :data:`SCALE_RULES` by name.  Raises BudgetError for an unknown
     name or parameter."""
-    if name not in CALIBRATIONS:
-        raise BudgetError(f"calibration must be one of {tuple(CALIBRATIONS)} (got {name!r}). "
+    if name not in SCALE_RULES:
+        raise BudgetError(f"calibration must be one of {tuple(SCALE_RULES)} (got {name!r}). "
                           "Fix: use 'global', 'shifted_laplace' or 'ptr'")
-    cls = CALIBRATIONS[name]
+    cls = SCALE_RULES[name]
     fields = {f for f in cls.__dataclass_fields__ if f not in ("name", "private", "releases_scale")}
     bad = sorted(set(params) - fields)
     if bad:
         raise BudgetError(f"calibration '{name}' has no parameter {bad[0]!r}. Fix: use one of {sorted(fields)}")
     return cls(**params)
+
+
+#: deprecated aliases, kept for one release (CHANGELOG "Unreleased"): read SCALE_RULES / make_scale_rule.
+CALIBRATIONS = SCALE_RULES
+make_calibration = make_scale_rule
