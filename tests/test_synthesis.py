@@ -15,12 +15,14 @@ from blowfish_core import get_preset
 from blowfish_core.privacy.accounting import epsilon_eq1, epsilon_exact, rho_from_budget
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.io.data import read_table
+from blowfish_core.algorithm.events import RoundEvent
 from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
 from blowfish_core.model.policy import AttributePolicy, Policy
 from blowfish_core.io.presets import load_preset_data
 from blowfish_core.synthesis.experiment import RunRequest, run_paired
 from blowfish_core.model.schema import Attribute, Schema, infer_schema
 from blowfish_core.model.sensitivity import SOFT_BOUND_PAD, SQRT2
+from blowfish_core.privacy.mechanisms import get_mechanism
 
 CALIBRATIONS = {"global", "bound", "certified-crossing", "exhaustive-zero", "fallback"}
 TINY = ["--n", "300", "--rounds", "2", "--population", "32x2", "--release", "50", "--quiet"]
@@ -246,10 +248,30 @@ def test_progress_called_once_per_round():
     req = RunRequest(p.schema, p.default_policy(), data, ["hard", "bf-soft"], RHO, tau=TAU, seeds=[3, 4],
                      config=SynthConfig(rounds=3, population=[16, 16, 16], release=20), metric=p.metric_fn())
     run_paired(req, progress=events.append)
-    got = [(e["round"], e["rounds"], e["method"], e["seed"]) for e in events]
+    got = [(e.t, e.rounds, e.method, e.seed) for e in events]
     assert got == [(t, 3, m, s) for s in (3, 4) for m in ("hard", "bf-soft") for t in (1, 2, 3)]
     for e in events:
-        assert e["sigma_t"] >= 0 and e["sensitivity_t"] >= 0
+        assert isinstance(e, RoundEvent) and e.scale >= 0 and e.sensitivity >= 0 and e.candidates == 16
+        assert (e.mechanism, e.scale_name, e.scale_key) == ("gaussian", "sigma", "sigma_t")
+    # the mapping view for dict-style callbacks and {**event, ...} wrappers (sigma_t, delta_t: deprecated keys)
+    e = events[0]
+    assert (e["round"], e["sensitivity_t"], e["scale_t"], e["how"]) == (e.t, e.sensitivity, e.scale, e.how)
+    assert {**e, "point": 1}["point"] == 1 and dict(e) == e.as_dict()
+    assert e["sigma_t"] == e.scale and e["delta_t"] == e.sensitivity
+
+
+@pytest.mark.parametrize("mechanism, budget, scale_name", [("laplace", {"epsilon": 1.0}, "b"),
+                                                            ("gaussian", {"rho": RHO}, "sigma")])
+def test_progress_event_names_the_scale_from_the_mechanism_table(mechanism, budget, scale_name):
+    p = get_preset("xor3")
+    X = p.schema.encode(load_preset_data(p, n=100).private)
+    events = []
+    res = run_synthesis(p.schema, X, p.default_policy(), "hard", budget.get("rho"), None,
+                        SynthConfig(rounds=2, population=[8, 8], release=5), seed=0, mechanism=mechanism,
+                        epsilon=budget.get("epsilon"), progress=events.append)
+    assert [e.scale_name for e in events] == [get_mechanism(mechanism).scale_name] * 2 == [scale_name] * 2
+    assert [(e.scale, e.sensitivity, e.how) for e in events] == [(r.scale, r.sensitivity, r.calibration)
+                                                                  for r in res.rounds]
 
 
 # ------------------------------------------------------------------ degenerate sizes

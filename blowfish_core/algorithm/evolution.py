@@ -64,6 +64,7 @@ from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.ledger import LedgerRow
 from ..privacy.mechanisms import Mechanism, get_mechanism
+from .events import RoundEvent
 from .methods import Method, get_method
 from ..model.policy import Policy, record_reach
 from ..model.schema import Schema
@@ -318,7 +319,7 @@ def run_synthesis(
     tau: float | None = None,
     config: SynthConfig | None = None,
     seed: "int | None | str" = "required",
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[RoundEvent], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     keep_populations: bool = False,
@@ -344,9 +345,9 @@ def run_synthesis(
     engine: optional vote engine with ``histogram(schema, C, vote)`` (e.g.
     dask_engine.DaskEngine, which holds the grouped records on its workers; X and grouped are
     then unused); None = the local engine.
-    progress(event) is called after every round with keys round, rounds, method,
-    seed (None when unseeded), sigma_t (the noise scale), delta_t (the sensitivity),
-    mechanism and how (the calibration: bound, certified-crossing, exhaustive-zero, fallback, ...).  Raises BudgetError/BlowfishError for bad settings and
+    progress(event) is called after every round with a :class:`~blowfish_core.algorithm.events.RoundEvent`
+    (t, rounds, method, seed (None when unseeded), candidates, sensitivity, scale and its scale_name
+    from the mechanism table, mechanism, how: the calibration, bound, certified-crossing, ...).  Raises BudgetError/BlowfishError for bad settings and
     RunStopped when should_stop() returns True (nothing partial is returned).
     """
     run = _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mechanism, epsilon, streams, delta,
@@ -376,10 +377,8 @@ def run_synthesis(
             C = _next_population(run, t, C, w, scores, draws)
         round_secs.append(time.perf_counter() - rt)
         if progress is not None:
-            progress({"round": t, "rounds": T, "method": run.meth.name, "seed": run.seed,
-                      "sigma_t": float(scale), "sensitivity_t": float(cal.sensitivity),
-                      "delta_t": float(cal.sensitivity), "mechanism": run.mech.name,
-                      "how": cal.how})
+            progress(RoundEvent(t, T, run.meth.name, run.seed, kernel.m, float(cal.sensitivity), float(scale),
+                                run.mech.scale_name, run.mech.name, cal.how))
     release = C[_release_indices(run, C, w, scores, draws)]
     return SynthResult(run.meth.name, run.seed, release, ledger, time.perf_counter() - t0, round_secs,
                        pops if keep_populations else None, C, w, scores if scores is not None else w,

@@ -45,6 +45,7 @@ from ..privacy.accounting import (
 )
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
+from ..algorithm.events import RoundEvent
 from ..algorithm.evolution import SynthConfig
 from ..algorithm import methods
 from ..model.metrics import relative_reduction, t_interval
@@ -348,7 +349,7 @@ def run_pilot(
     for k, (method, tau) in enumerate(configs, start=1):
         label = "Hard" if tau is None else f"BF-Soft tau={tau:g}"
 
-        def _progress(ev: dict[str, Any], k=k, label=label) -> None:
+        def _progress(ev: RoundEvent, k=k, label=label) -> None:
             if progress is not None:
                 progress({**ev, "config": k, "configs": len(configs), "label": label})
 
