@@ -51,9 +51,10 @@ class Laplace:
             raise BudgetError(f"sensitivity (l1) must be a finite number >= 0 (got {sensitivity!r})")
         return 0.0 if d == 0 else d / float(budget_t)
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
-        """b_t * Lap(0, 1)^m: (m,) float64."""
-        return scale * rng.laplace(0.0, 1.0, m)
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """b_t * Lap(0, 1): float64 of ``shape`` ((m,) for one round, (k, m) for k rounds at once, as
+        the audit draws them; the same stream values in C order either way)."""
+        return scale * rng.laplace(0.0, 1.0, shape)
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
                 integer: bool = False) -> np.ndarray:
@@ -91,10 +92,11 @@ class LaplaceOpenDP(Laplace):
 
     sampler: str = "opendp"
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """Noise alone (a zero histogram through OpenDP's float Laplace): float64 of ``shape``."""
         from .opendp_samplers import opendp_noisy
 
-        return opendp_noisy(np.zeros(m), scale, "laplace", discrete=False)
+        return opendp_noisy(np.zeros(int(np.prod(shape))), scale, "laplace", discrete=False).reshape(shape)
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
                 integer: bool = False) -> np.ndarray:
