@@ -9,6 +9,7 @@ The release bundle holds no figure computed on the private table; the evaluation
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -162,7 +163,7 @@ def test_report_parts_and_labels():
 
 def test_participation_withholds_n():
     pol = XOR.default_policy()
-    pol.participation = True
+    pol = dataclasses.replace(pol, participation=True)
     rep = bc.run_paired(bc.RunRequest(XOR.schema, pol, _data(), ["hard"], 1e-3, seeds=[0], config=TINY)).report
     assert rep["public"]["n_private"] is None and "withheld" in rep["public"]["n_private_note"]
 

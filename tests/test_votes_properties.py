@@ -7,6 +7,7 @@ populations and random record pairs.  numpy draws are seeded from hypothesis int
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from fractions import Fraction
@@ -41,7 +42,7 @@ def random_policy(schema: Schema, rng: np.random.Generator) -> Policy:
         if a.kind == "numeric":
             per[a.name] = AttributePolicy("threshold", float(rng.uniform(0.0, 1.0) * (a.hi - a.lo)))
             if a.integer:
-                per[a.name].theta = float(rng.integers(1, int(a.hi - a.lo) + 1))
+                per[a.name] = dataclasses.replace(per[a.name], theta=float(rng.integers(1, int(a.hi - a.lo) + 1)))
         elif a.kind == "ordinal":
             per[a.name] = AttributePolicy("threshold", int(rng.integers(1, len(a.levels))))
         elif a.kind == "hierarchical":

@@ -97,7 +97,7 @@ class RunStopped(BlowfishError):
     """The run was stopped by the caller (``should_stop`` returned True)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class SynthConfig:
     """Settings of one synthesis run (defaults = the paper's setting, App. F.2).
 
@@ -387,7 +387,7 @@ def run_synthesis(
                        randomness=getattr(rng, "randomness", "custom streams"))
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Run:
     """What every round of one run needs, decided once before round 1 (run_synthesis's set-up)."""
 

@@ -46,7 +46,7 @@ TOLERANCE = 1e-12
 
 
 # --------------------------------------------------------------- constructions
-@dataclass
+@dataclass(frozen=True)
 class Construction:
     """A dataset graph with a focus edge where a broken calibration leaks.
 

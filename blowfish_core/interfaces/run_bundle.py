@@ -40,7 +40,7 @@ SCHEMA_FILE, POLICY_FILE, RUN_PY, RUN_SH, README = "schema.json", "policy.json",
 _NOT_ON_CLI = ("switch_round", "mutation_start", "mutation_end", "max_edges", "budget_weights")
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunSettings:
     """Everything a run needs, as the Studio holds it.
 

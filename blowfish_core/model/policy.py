@@ -33,7 +33,7 @@ from .schema import Attribute, Schema, _fmt
 POLICY_KINDS = ("none", "threshold", "hierarchy", "block", "complete", "edges")
 
 
-@dataclass
+@dataclass(frozen=True)
 class AttributePolicy:
     """The value graph of one attribute.
 
@@ -72,7 +72,7 @@ class AttributePolicy:
         return self.kind
 
 
-@dataclass
+@dataclass(frozen=True)
 class ValueEdges:
     """Protected value pairs of one attribute: the engine's one value-edge representation.
 
@@ -94,7 +94,7 @@ class ValueEdges:
         return int(self.codes.size)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Policy:
     """Per-attribute policy graphs over a schema (Def. 2.3).
 

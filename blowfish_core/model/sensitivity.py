@@ -116,7 +116,7 @@ def standard_dp_reach(schema: Schema) -> float:
     return schema.gower_diameter
 
 
-@dataclass
+@dataclass(frozen=True)
 class Calibration:
     """Sensitivity of one round's release.
 

@@ -253,7 +253,7 @@ def recommend(candidates: Sequence[tuple[str, float | None, float]], tie_tol: fl
 # Running the pilot
 # --------------------------------------------------------------------------
 
-@dataclass
+@dataclass(frozen=True)
 class PilotCandidate:
     """One pilot configuration: Hard, or BF-Soft at one tau, over the paired seeds."""
 

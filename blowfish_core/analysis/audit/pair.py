@@ -31,7 +31,7 @@ from .edges import _edge_norms, _point_index, worst_case_edge
 
 
 # ---------------------------------------------------------------- the pair
-@dataclass
+@dataclass(frozen=True)
 class AuditPair:
     """One neighbouring pair and the mechanism run on each side.
 

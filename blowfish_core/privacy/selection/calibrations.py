@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -28,11 +29,16 @@ class ScaleRule(Protocol):
     ``--calibration`` use; not :class:`blowfish_core.model.sensitivity.Calibration`, a round's
     sensitivity).  name: key in :data:`SCALE_RULES`; private: False
     for the demonstrations (their label contains :data:`NOT_PRIVATE`); releases_scale: the
-    scale is part of the release."""
+    scale is part of the release.  Read-only (the rules are frozen dataclasses)."""
 
-    name: str
-    private: bool
-    releases_scale: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def private(self) -> bool: ...
+
+    @property
+    def releases_scale(self) -> bool: ...
 
     @property
     def label(self) -> str: ...
@@ -54,7 +60,7 @@ def _broken_label(text: str) -> str:
     return f"{text} — {NOT_PRIVATE}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class GlobalScale:
     """``global``: a public scale (e.g. the policy's global sensitivity).  Pure epsilon_s-DP.
 
@@ -69,9 +75,10 @@ class GlobalScale:
     releases_scale: bool = False
 
     def __post_init__(self) -> None:
-        self.epsilon_s = _real(self.epsilon_s, "epsilon_s")
+        object.__setattr__(self, "epsilon_s", _real(self.epsilon_s, "epsilon_s"))
         if self.scale_value is not None:
-            self.scale_value = _real(self.scale_value, "scale", fix="use the policy's global sensitivity")
+            object.__setattr__(self, "scale_value", _real(self.scale_value, "scale",
+                                                          fix="use the policy's global sensitivity"))
 
     @property
     def label(self) -> str:
@@ -95,7 +102,7 @@ class GlobalScale:
         return regret_bound(self.scale(graph, v), self.epsilon_s, graph.m, rho), rho
 
 
-@dataclass
+@dataclass(frozen=True)
 class LocalScale:
     """``local``: b = max(b0, LS_q(x)) -- Prop. 4.1: NOT private even with identical scores.
     Claims (epsilon_s, 0) by misapplying Lemma 2.3.  For the audit and the Lab only."""
@@ -107,8 +114,8 @@ class LocalScale:
     releases_scale: bool = False
 
     def __post_init__(self) -> None:
-        self.epsilon_s = _real(self.epsilon_s, "epsilon_s")
-        self.b0 = _real(self.b0, "b0", fix="use a small positive floor such as 0.01")
+        object.__setattr__(self, "epsilon_s", _real(self.epsilon_s, "epsilon_s"))
+        object.__setattr__(self, "b0", _real(self.b0, "b0", fix="use a small positive floor such as 0.01"))
 
     @property
     def label(self) -> str:
@@ -127,7 +134,7 @@ class LocalScale:
         return regret_bound(self.scale(graph, v), self.epsilon_s, graph.m, rho), rho
 
 
-@dataclass
+@dataclass(frozen=True)
 class SmoothFixed:
     """``smooth_fixed``: Q_x(r) ∝ exp(lam q / S*_beta(x)) with beta, lam fixed independently of
     m -- Thm 4.3: no (epsilon, delta < 1) guarantee over all m.  NOT private.  Equals the EM
@@ -143,10 +150,11 @@ class SmoothFixed:
     releases_scale: bool = False
 
     def __post_init__(self) -> None:
-        self.lam = _real(self.lam, "lam", fix="use a positive temperature coefficient such as 0.25")
-        self.beta = _real(self.beta, "beta", fix="use a positive smoothness such as 0.5")
-        self.epsilon_claimed = _real(self.epsilon_claimed, "epsilon_claimed")
-        self.b0 = _real(self.b0, "b0")
+        object.__setattr__(self, "lam", _real(self.lam, "lam",
+                                              fix="use a positive temperature coefficient such as 0.25"))
+        object.__setattr__(self, "beta", _real(self.beta, "beta", fix="use a positive smoothness such as 0.5"))
+        object.__setattr__(self, "epsilon_claimed", _real(self.epsilon_claimed, "epsilon_claimed"))
+        object.__setattr__(self, "b0", _real(self.b0, "b0"))
 
     @property
     def epsilon_s(self) -> float:
@@ -169,7 +177,7 @@ class SmoothFixed:
         return regret_bound(self.scale(graph, v), self.epsilon_s, graph.m, rho), rho
 
 
-@dataclass
+@dataclass(frozen=True)
 class ShiftedLaplace:
     """``shifted_laplace`` (Cor. 5.3): release ``B = max(b0, LS_q(x) + Lap(C/epsilon_t) +
     (C/epsilon_t) log(1/(2 eta)))``, then R ~ Q_x^B; (B, R) is (epsilon_t + epsilon_s, eta)-DP.
@@ -188,12 +196,13 @@ class ShiftedLaplace:
     releases_scale: bool = True
 
     def __post_init__(self) -> None:
-        self.epsilon_s = _real(self.epsilon_s, "epsilon_s")
-        self.epsilon_t = _real(self.epsilon_t, "epsilon_t", fix="use a positive budget for the scale, e.g. 1")
-        self.eta = _prob(self.eta, "eta", "use a small probability such as 1e-6")
-        self.b0 = _real(self.b0, "b0", fix="use a small positive floor such as 0.01")
+        object.__setattr__(self, "epsilon_s", _real(self.epsilon_s, "epsilon_s"))
+        object.__setattr__(self, "epsilon_t", _real(self.epsilon_t, "epsilon_t",
+                                                    fix="use a positive budget for the scale, e.g. 1"))
+        object.__setattr__(self, "eta", _prob(self.eta, "eta", "use a small probability such as 1e-6"))
+        object.__setattr__(self, "b0", _real(self.b0, "b0", fix="use a small positive floor such as 0.01"))
         if self.C is not None:
-            self.C = _real(self.C, "C", fix="use an upper bound on the global sensitivity of LS")
+            object.__setattr__(self, "C", _real(self.C, "C", fix="use an upper bound on the global sensitivity of LS"))
 
     @property
     def label(self) -> str:
@@ -220,8 +229,7 @@ class ShiftedLaplace:
         atom = float(stats.laplace.cdf(self.b0, loc=mu, scale=a))
         P = em_probabilities(graph.scores[v], self.b0, self.epsilon_s, counts=graph.counts)
         law = _discrete([self.b0], atom * P[None, :], graph.scores[v], graph.counts, self.epsilon_s, True)
-        law.continuous = (mu, a, self.b0)
-        return law
+        return dataclasses.replace(law, continuous=(mu, a, self.b0))
 
     def scale(self, graph: SelectionGraph, v: int) -> float:
         return self.law(graph, v).expected_scale()
