@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.privacy.accounting import PrivacyLedger, epsilon_exact, split_rho
+from blowfish_core.privacy.accounting import PrivacyLedger, epsilon_exact, split_budget
 from blowfish_core.model.calibration import RoundInputs, calibrate_round
 from blowfish_core.privacy.ledger import LedgerRow
 from blowfish_core.privacy.totals import pld_epsilon, privacy_totals
@@ -101,7 +101,7 @@ def test_report_row_has_sensitivity_t_next_to_the_legacy_delta_t():
 
 def test_gaussian_totals_equal_privacy_ledger():
     rows = [LedgerRow(t, 8, "gaussian", SQRT2, "l2", 1.0, "global", rho_t=float(r))
-            for t, r in enumerate(split_rho(1e-3, 8), 1)]
+            for t, r in enumerate(split_budget(1e-3, 8), 1)]
     tot = privacy_totals(rows, 1e-5, rho=1e-3)
     ref = PrivacyLedger.from_budget(rho=1e-3, delta=1e-5, rounds=8).to_dict()
     assert {k: tot[k] for k in ref} == ref and tot["accountant"] == "gdp-exact"

@@ -41,7 +41,7 @@ import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..privacy.accounting import (
-    check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_rho,
+    check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_budget,
 )
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
@@ -134,7 +134,7 @@ def scale_budget(rho_target: float, n_target: int, n_pilot: int, rounds: int = 8
     delta = check_delta(delta)
     factor = pilot_scaling(n_target, n_pilot)
     rho_p = pilot_budget(rho_target, n_target, n_pilot)
-    per_t = split_rho(rho_target, rounds, weights)
+    per_t = split_budget(rho_target, rounds, weights)
     per_p = np.array([pilot_budget(float(r), n_target, n_pilot) for r in per_t])
     return PilotScaling(int(n_target), int(n_pilot), rho_target, float(factor), float(rho_p), int(rounds),
                         tuple(float(x) for x in per_t), tuple(float(x) for x in per_p), delta,

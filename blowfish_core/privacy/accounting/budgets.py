@@ -16,29 +16,33 @@ from .checks import _as_real, _check_positive_int, check_delta, check_rho
 from .conversions import epsilon_eq1, epsilon_exact, rho_from_budget
 
 
-def split_rho(rho: float, rounds: int,
-              weights: Optional[Sequence[float]] = None) -> np.ndarray:
-    """Split a total zCDP budget over ``rounds`` rounds (zCDP composes additively).
+def split_budget(budget: float, rounds: int,
+                 weights: Optional[Sequence[float]] = None, *, name: str = "rho") -> np.ndarray:
+    """Split a total budget over ``rounds`` rounds: zCDP rho (Gaussian) or pure-DP
+    epsilon (Laplace), both of which compose additively.
 
-    Default is the equal split ``rho_t = rho / T`` (DESIGN §3, Algorithm 1).
+    Default is the equal split ``budget_t = budget / T`` (DESIGN §3, Algorithm 1).
     With ``weights`` (length ``rounds``, all finite and > 0) the split is
-    ``rho * w_t / sum(w)``.
+    ``budget * w_t / sum(w)``.
 
     Args:
-        rho: total zCDP budget, ``rho > 0``.
+        budget: total budget in the mechanism's own units, ``> 0`` (at most
+            MAX_RHO; a Laplace epsilon is checked by check_epsilon first).
         rounds: number of rounds T, integer ``>= 1``.
         weights: optional positive relative weights, one per round.
+        name: the budget's field name in messages (the mechanism's
+            ``budget_name``: "rho" or "epsilon").
 
     Returns:
         float64 array of shape ``(rounds,)``, entries ``> 0``, summing to
-        ``rho`` (up to rounding).
+        ``budget`` (up to rounding).
 
     Raises:
-        BudgetError: if ``rho`` is out of range, ``rounds < 1`` or not an
+        BudgetError: if ``budget`` is out of range, ``rounds < 1`` or not an
             integer, or ``weights`` has the wrong length or a non-finite,
             zero or negative entry.
     """
-    rho = check_rho(rho)
+    rho = check_rho(budget, name=name)
     rounds = _check_positive_int(rounds, "rounds",
                                  "give the number of rounds, e.g. 8")
     if weights is None:
@@ -199,16 +203,16 @@ class PrivacyLedger:
                     weights: Optional[Sequence[float]] = None) -> "PrivacyLedger":
         """Build a ledger from ``rho`` or an ``(epsilon, delta)`` target.
 
-        See :func:`rho_from_budget` (which rho) and :func:`split_rho` (how it
+        See :func:`rho_from_budget` (which rho) and :func:`split_budget` (how it
         is split over ``rounds``, optionally by ``weights``).
 
         Raises:
-            BudgetError: as :func:`rho_from_budget` and :func:`split_rho`.
+            BudgetError: as :func:`rho_from_budget` and :func:`split_budget`.
         """
         total = rho_from_budget(rho=rho, epsilon=epsilon, delta=delta,
                                 conversion=conversion)
         d = check_delta(delta)
-        per_round = split_rho(total, rounds, weights)
+        per_round = split_budget(total, rounds, weights)
         return cls(
             rho=float(total),
             delta=float(d),

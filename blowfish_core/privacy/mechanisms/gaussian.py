@@ -3,7 +3,7 @@
 sigma_t = Delta2_t / sqrt(2 rho_t) (accounting.gaussian_sigma); noise sigma_t * z with
 z ~ N(0, I_m) from the round's paired stream (numpy's floating-point normal: study
 runs only, DESIGN §7).  :class:`GaussianOpenDP` is the same mechanism (same ledger rows,
-same accounting) with OpenDP's samplers for release mode.  Budget: total rho split over rounds (accounting.split_rho).
+same accounting) with OpenDP's samplers for release mode.  Budget: total rho split over rounds (accounting.split_budget).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...base.errors import BlowfishError
-from ..accounting import gaussian_sigma, split_rho
+from ..accounting import gaussian_sigma, split_budget
 from ..ledger import LedgerRow, gaussian_totals
 from ...model.sensitivity import Calibration
 
@@ -38,7 +38,7 @@ class Gaussian:
 
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
         """Per-round rho_t: (rounds,), summing to rho (BudgetError for a bad rho or weights)."""
-        return split_rho(budget, rounds, weights)
+        return split_budget(budget, rounds, weights, name=self.budget_name)
 
     def scale(self, sensitivity: float, budget_t: float) -> float:
         """sigma_t = Delta_t / sqrt(2 rho_t); 0 when Delta_t = 0."""

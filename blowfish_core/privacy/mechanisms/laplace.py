@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..accounting import check_epsilon, split_rho
+from ..accounting import check_epsilon, split_budget
 from ..accounting.checks import _as_real
 from ...base.errors import BudgetError
 from ..ledger import LedgerRow
@@ -42,7 +42,7 @@ class Laplace:
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
         """Per-round epsilon_t: (rounds,), summing to epsilon (BudgetError for a bad epsilon)."""
         eps = check_epsilon(budget)
-        return split_rho(eps, rounds, weights)  # the same proportional split, in epsilon units
+        return split_budget(eps, rounds, weights, name=self.budget_name)  # the same proportional split, in epsilon
 
     def scale(self, sensitivity: float, budget_t: float) -> float:
         """b_t = Delta1_t / epsilon_t; 0 when Delta1_t = 0."""
