@@ -182,7 +182,7 @@ def reference(t: dict[str, Any], d: Prepared) -> np.ndarray:
 
 
 def execute(t: dict[str, Any]) -> dict[str, Any]:
-    """Run one task; return {'error', 'seconds', 'calibration': {how: rounds}, 'delta_t', 'n'}."""
+    """Run one task; return {'error', 'seconds', 'calibration': {how: rounds}, 'sensitivity_t', 'n'}."""
     d = prepared(t["dataset"], t["table"], t["n"], t["data_seed"])
     policy = d.preset.policy_with(t["protect"]) if t["protect"] else d.preset.default_policy()
     cfg = synth_config(t)
@@ -197,7 +197,13 @@ def execute(t: dict[str, Any]) -> dict[str, Any]:
         cal[r.calibration] = cal.get(r.calibration, 0) + 1
     return {"error": err, "seconds": round(time.perf_counter() - t0, 4),
             "cpu_seconds": round(time.process_time() - c0, 4), "calibration": cal,
-            "delta_t": [round(r.delta_t, 6) for r in res.rounds], "n": d.n}
+            "sensitivity_t": [round(r.sensitivity, 6) for r in res.rounds], "n": d.n}
+
+
+def round_sensitivities(result: dict[str, Any]) -> list[float]:
+    """The per-round sensitivities Delta_t of a run result (``sensitivity_t``; results stored or
+    cached before the rename carry them as ``delta_t``)."""
+    return result["sensitivity_t"] if "sensitivity_t" in result else result["delta_t"]
 
 
 def synth_config(t: dict[str, Any]) -> SynthConfig:

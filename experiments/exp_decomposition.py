@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import paper
-from .common import ci, dataset_available, fmt_sci, lookup, task
+from .common import ci, dataset_available, fmt_sci, lookup, round_sensitivities, task
 from .plots import COLORS, band, new, save
 
 ID = "fig4"
@@ -53,8 +53,9 @@ def analyze(results: dict, scale: dict) -> dict:
                 es.append(lookup(results, dataset=d, method="bf-soft", rho=rho, tau=tau, seed=s)["error"])
                 rm = lookup(results, dataset=d, method="soft-hard-noise", rho=rho, tau=tau, seed=s)
                 em.append(rm["error"])
-                m_total += len(rm["delta_t"])
-                m_sqrt2 += sum(1 for v in rm["delta_t"] if abs(v - 2 ** 0.5) < 1e-6)
+                sens = round_sensitivities(rm)
+                m_total += len(sens)
+                m_sqrt2 += sum(1 for v in sens if abs(v - 2 ** 0.5) < 1e-6)
             eh, es, em = map(np.asarray, (eh, es, em))
             rows.append({"rho": rho, "E_H": ci(eh), "E_S": ci(es), "E_M": ci(em),
                          "C": ci(em - eh), "N": ci(em - es), "G": ci(eh - es)})

@@ -38,7 +38,7 @@ import time  # noqa: E402
 from . import (exp_ablate, exp_bound, exp_budget, exp_decomposition, exp_fig6b, exp_pilot,  # noqa: E402
                exp_policies, exp_temperature, exp_trainsize)
 from .common import (RESULTS_DIR, ROOT, TASK_DEFAULTS, RunCache, _worker_init, environment,  # noqa: E402
-                     load_json, run_tasks, save_json, task_key)
+                     load_json, round_sensitivities, run_tasks, save_json, task_key)
 
 EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_fig6b,
                                  exp_pilot, exp_trainsize, exp_bound, exp_ablate)}
@@ -75,11 +75,11 @@ def compact_task(t: dict) -> dict:
 
 
 def compact_run(t: dict, r: dict) -> dict:
-    """One stored run: the task and its result (delta_t kept only for the decomposition's E_M)."""
+    """One stored run: the task and its result (sensitivity_t kept only for the decomposition's E_M)."""
     res = {"error": r["error"], "seconds": r["seconds"], "cpu_seconds": r.get("cpu_seconds"),
            "calibration": r["calibration"], "n": r["n"]}
     if t["method"] == "soft-hard-noise":
-        res["delta_t"] = r["delta_t"]
+        res["sensitivity_t"] = round_sensitivities(r)
     return {"task": compact_task(t), "result": res}
 
 

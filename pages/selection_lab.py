@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from blowfish_core.base.errors import BlowfishError
-from blowfish_core.privacy.selection import BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, VALID_CALIBRATIONS
+from blowfish_core.privacy.selection import BROKEN_SCALE_RULES, NOT_PRIVATE, VALID_SCALE_RULES
 from blowfish_core.analysis.selection_lab import PRESET_BROKEN, selection_lab
 from studio import flow
 
@@ -34,7 +34,7 @@ ETAS = [1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2]
 
 
 def cal_label(name: str) -> str:
-    return CAL_LABELS[name] + (f" — {NOT_PRIVATE}" if name in BROKEN_SELECTION_CALIBRATIONS else "")
+    return CAL_LABELS[name] + (f" — {NOT_PRIVATE}" if name in BROKEN_SCALE_RULES else "")
 
 
 def fmt_delta(v: float) -> str:
@@ -89,10 +89,10 @@ with st.sidebar:
 
 fix = st.toggle("Fix it: use a valid calibration", key="sel_fix")
 if fix:
-    name = st.radio("Valid calibration", list(VALID_CALIBRATIONS), format_func=cal_label, key="sel_valid",
+    name = st.radio("Valid calibration", list(VALID_SCALE_RULES), format_func=cal_label, key="sel_valid",
                     horizontal=True)
 else:
-    broken = list(BROKEN_SELECTION_CALIBRATIONS)
+    broken = list(BROKEN_SCALE_RULES)
     name = st.radio("Broken calibration", broken, index=broken.index(PRESET_BROKEN[preset]), format_func=cal_label,
                     key=f"sel_broken_{preset}", horizontal=True)
 

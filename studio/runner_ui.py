@@ -452,7 +452,7 @@ def rounds_frame(result: PairedResult | dict[str, Any], seed: int) -> pd.DataFra
             continue
         for rd in rounds:
             row = {"method": METHOD_LABELS[method], "round": rd["t"], "candidates": rd["candidates"],
-                   "rho_t": rd["rho_t"], "Delta_t": rd["delta_t"], "calibration": rd["calibration"],
+                   "rho_t": rd["rho_t"], "Delta_t": rd["sensitivity_t"], "calibration": rd["calibration"],
                    "sigma_t": rd["sigma_t"], "surviving": rd["surviving"]}
             if rd.get("beta_t") is not None:
                 row.update({k: rd[k] for k in SAMPLING_COLUMNS})

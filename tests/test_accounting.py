@@ -26,7 +26,7 @@ from blowfish_core.privacy.accounting import (
     rho_from_budget,
     rho_from_epsilon_eq1,
     rho_from_epsilon_exact,
-    split_rho,
+    split_budget,
 )
 from blowfish_core.base.errors import BudgetError
 
@@ -170,7 +170,7 @@ def test_composition_of_rounds_matches_dp_accounting():
     # T rounds at rho/T each = one mu-GDP release with mu = sqrt(2 rho).
     dp_accounting = pytest.importorskip("dp_accounting")
     rho, rounds, delta = 6e-4, 8, 1e-5
-    rho_t = split_rho(rho, rounds)
+    rho_t = split_budget(rho, rounds)
     sigma = gaussian_sigma(math.sqrt(2), float(rho_t[0]))
     acc = dp_accounting.pld.PLDAccountant()
     acc.compose(dp_accounting.GaussianDpEvent(noise_multiplier=sigma / math.sqrt(2)), count=rounds)
@@ -316,15 +316,15 @@ def test_delta_exact_validates():
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, 8.0, True, "8", None])
-def test_split_rho_rejects_bad_rounds(bad):
+def test_split_budget_rejects_bad_rounds(bad):
     with pytest.raises(BudgetError, match="rounds"):
-        split_rho(1e-3, bad)
+        split_budget(1e-3, bad)
 
 
 @pytest.mark.parametrize("bad", [[1, 2], [1, 0, 1], [1, -1, 1], [1, float("nan"), 1], [1, float("inf"), 1], "abc", [[1, 2, 3]]])
-def test_split_rho_rejects_bad_weights(bad):
+def test_split_budget_rejects_bad_weights(bad):
     with pytest.raises(BudgetError, match="weights"):
-        split_rho(1e-3, 3, bad)
+        split_budget(1e-3, 3, bad)
 
 
 def test_gaussian_sigma_validates():
@@ -332,9 +332,9 @@ def test_gaussian_sigma_validates():
         gaussian_sigma(1.0, 0.0)
     with pytest.raises(BudgetError, match="rho_t"):
         gaussian_sigma(1.0, -1e-4)
-    with pytest.raises(BudgetError, match="delta_t"):
+    with pytest.raises(BudgetError, match="sensitivity"):
         gaussian_sigma(-1.0, 1e-4)
-    with pytest.raises(BudgetError, match="delta_t"):
+    with pytest.raises(BudgetError, match="sensitivity"):
         gaussian_sigma(float("nan"), 1e-4)
 
 
@@ -379,8 +379,8 @@ def test_pilot_and_multiplier_validate():
 
 @HSET
 @given(rho=rhos, rounds=st.integers(1, 64))
-def test_split_rho_equal_sums_to_rho(rho, rounds):
-    s = split_rho(rho, rounds)
+def test_split_budget_equal_sums_to_rho(rho, rounds):
+    s = split_budget(rho, rounds)
     assert s.shape == (rounds,)
     assert np.all(s > 0)
     assert float(s.sum()) == pytest.approx(rho, rel=1e-12)
@@ -389,15 +389,15 @@ def test_split_rho_equal_sums_to_rho(rho, rounds):
 
 @HSET
 @given(rho=rhos, weights=st.lists(st.floats(1e-3, 1e3), min_size=1, max_size=20))
-def test_split_rho_weighted_sums_to_rho(rho, weights):
-    s = split_rho(rho, len(weights), weights)
+def test_split_budget_weighted_sums_to_rho(rho, weights):
+    s = split_budget(rho, len(weights), weights)
     assert float(s.sum()) == pytest.approx(rho, rel=1e-12)
     w = np.asarray(weights)
     assert np.allclose(s / s.sum(), w / w.sum(), rtol=1e-12)
 
 
-def test_split_rho_weighted_example():
-    assert np.allclose(split_rho(1.0, 3, [1, 1, 2]), [0.25, 0.25, 0.5])
+def test_split_budget_weighted_example():
+    assert np.allclose(split_budget(1.0, 3, [1, 1, 2]), [0.25, 0.25, 0.5])
 
 
 def test_gaussian_sigma_values():

@@ -113,8 +113,8 @@ def test_laplace_api_and_cli_xor3(tmp_path):
     q = bc.noise_ratio(1 / 28, 0.03)
     for row in rep["runs"][0]["rounds"]:
         assert row["mechanism"] == "laplace" and row["sensitivity_norm"] == "l1" and row["epsilon_t"] == 1.0
-        assert row["delta_t"] == pytest.approx(2 * q) and row["calibration"] == "bound"
-        assert row["scale_t"] == row["delta_t"] / row["epsilon_t"]
+        assert row["sensitivity_t"] == pytest.approx(2 * q) and row["calibration"] == "bound"
+        assert row["scale_t"] == row["sensitivity_t"] / row["epsilon_t"]
     assert [r.to_dict() for r in syn.ledger_] == rep["runs"][0]["rounds"]
 
 
@@ -122,16 +122,16 @@ def test_laplace_hard_and_tab_pe_l1_sensitivity_two(tmp_path):
     _, rep = cli_release(tmp_path, "--method", "tab-pe,hard", "--mechanism", "laplace", "--epsilon", "1")
     for run in rep["runs"]:
         for row in run["rounds"]:
-            assert row["mechanism"] == "laplace" and row["delta_t"] in (0.0, 2.0)
-            assert row["scale_t"] == row["delta_t"] / 0.5
-    tab = [row["delta_t"] for row in rep["runs"][0]["rounds"]]
+            assert row["mechanism"] == "laplace" and row["sensitivity_t"] in (0.0, 2.0)
+            assert row["scale_t"] == row["sensitivity_t"] / 0.5
+    tab = [row["sensitivity_t"] for row in rep["runs"][0]["rounds"]]
     assert tab == [2.0, 2.0]
 
 
 def test_gaussian_rows_gain_mechanism_and_keep_every_key(tmp_path):
     _, rep = cli_release(tmp_path, "--method", "hard", "--rho", "1e-3")
     row = rep["runs"][0]["rounds"][0]
-    for k in ("t", "candidates", "rho_t", "delta_t", "sigma_t", "calibration", "surviving", "witness", "notes"):
+    for k in ("t", "candidates", "rho_t", "sensitivity_t", "sigma_t", "calibration", "surviving", "witness", "notes"):
         assert k in row
     assert row["mechanism"] == "gaussian" and row["scale_t"] == row["sigma_t"]
     assert rep["privacy"]["accountant"] == "gdp-exact"

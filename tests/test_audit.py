@@ -105,8 +105,8 @@ def test_correct_pair_uses_engine_calibration_and_real_histograms(method):
     pair = build_pair(method, s, rho_t=RHO_T, delta=DELTA)
     tau = s.tau if method == "bf-soft" else None
     cal = calibrate(method, s.schema, s.policy, tau, C=s.C)
-    assert pair.sensitivity == cal.delta and pair.how == cal.how
-    assert pair.sigma == pair.sigma_prime == gaussian_sigma(cal.delta, RHO_T)
+    assert pair.sensitivity == cal.sensitivity and pair.how == cal.how
+    assert pair.sigma == pair.sigma_prime == gaussian_sigma(cal.sensitivity, RHO_T)
     assert pair.claimed_eps == epsilon_exact(RHO_T, DELTA)
     n = s.background.shape[0] + 1
     assert pair.H.sum() == pytest.approx(n) and pair.H_prime.sum() == pytest.approx(n)
@@ -120,7 +120,7 @@ def test_correct_pair_uses_engine_calibration_and_real_histograms(method):
         assert pair.shift == pytest.approx(SQRT2)
         assert pair_epsilon(pair) == pytest.approx(pair.claimed_eps, rel=1e-9)
     else:
-        assert 0.99 * cal.delta < pair.shift <= cal.delta
+        assert 0.99 * cal.sensitivity < pair.shift <= cal.sensitivity
         assert pair_epsilon(pair) <= pair.claimed_eps
 
 
@@ -241,7 +241,7 @@ def test_engine_calibration_holds_its_claim_exactly_on_the_worst_pair(method):
     s = default_setting()
     pair = build_pair(method, s, rho_t=RHO_T, delta=DELTA)
     tau = s.tau if method == "bf-soft" else None
-    assert pair.sensitivity == calibrate(method, s.schema, s.policy, tau, C=s.C).delta
+    assert pair.sensitivity == calibrate(method, s.schema, s.policy, tau, C=s.C).sensitivity
     eps = pair_epsilon(pair)
     assert eps <= pair.claimed_eps * (1 + EXACT_TOLERANCE), (eps, pair.claimed_eps)
     assert exact_verdict(eps, pair.claimed_eps) is True

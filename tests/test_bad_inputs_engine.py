@@ -233,13 +233,13 @@ def test_empty_record_level_edge_set(policy):
     assert record_edge_count(s, policy) == 0 and record_reach(s, policy) == 0.0
     C = s.sample_uniform(np.random.default_rng(0), 16)
     hard = hard_sensitivity(s, policy, C)
-    assert (hard.delta, hard.how) == (0.0, "exhaustive-zero")
+    assert (hard.sensitivity, hard.how) == (0.0, "exhaustive-zero")
     soft = calibrate("bf-soft", s, policy, 0.03, C=C)
-    assert soft.delta == 0.0 and gaussian_sigma(soft.delta, 0.1) == 0.0
+    assert soft.sensitivity == 0.0 and gaussian_sigma(soft.sensitivity, 0.1) == 0.0
     X = s.encode(xor_data())
     for m in ("hard", "bf-soft"):
         res = run_synthesis(s, X, policy, m, 0.1, tau=0.03, config=TINY, seed=0)
-        assert all(r.sigma_t == 0.0 and r.delta_t == 0.0 for r in res.rounds)
+        assert all(r.sigma_t == 0.0 and r.sensitivity == 0.0 for r in res.rounds)
         assert np.isfinite(res.release).all() and res.release.shape == (20, 4)
 
 
@@ -257,7 +257,7 @@ def test_tau_tiny_soft_vote_is_hard_vote_and_q_is_one():
     np.testing.assert_allclose(V.sum(axis=1), 1.0)
     assert noise_ratio(1 / 28, 1e-9) == 1.0 and soft_bound(1 / 28, 1e-9) == SQRT2
     res = run_synthesis(s, X, XOR.default_policy(), "bf-soft", 0.1, tau=1e-9, config=TINY, seed=0)
-    assert all(r.delta_t == SQRT2 for r in res.rounds) and np.isfinite(res.release).all()
+    assert all(r.sensitivity == SQRT2 for r in res.rounds) and np.isfinite(res.release).all()
 
 
 def test_tau_huge_soft_vote_is_uniform_and_q_tends_to_zero():
@@ -284,7 +284,7 @@ def test_extreme_rho_no_nan(rho):
     no_nan_report(out.report)
     for r in out.report["runs"]:
         for rd in r["rounds"]:
-            assert rd["sigma_t"] == pytest.approx(rd["delta_t"] / math.sqrt(2 * rho / 2), rel=1e-12)
+            assert rd["sigma_t"] == pytest.approx(rd["sensitivity_t"] / math.sqrt(2 * rho / 2), rel=1e-12)
     for rel in out.releases.values():
         assert len(rel) == 20 and not rel.isna().any().any()
 

@@ -278,12 +278,12 @@ def test_edge_costs_table_maxima_equal_exact():
 def test_crossing_search_agrees_with_exact_hard():
     schema, policy, C = _line(10, [2, 7])
     cal = crossing_search(schema, policy, C)
-    assert cal.how == "certified-crossing" and cal.delta == SQRT2
+    assert cal.how == "certified-crossing" and cal.sensitivity == SQRT2
     u, v = cal.witness["u"]["x"], cal.witness["v"]["x"]
     assert abs(u - v) == 1 and {u, v} == {4, 5}
     schema, policy, C = _line(10, [3])
     cal = crossing_search(schema, policy, C)
-    assert cal.how == "exhaustive-zero" and cal.delta == 0.0
+    assert cal.how == "exhaustive-zero" and cal.sensitivity == 0.0
     assert exact_sensitivity(schema, policy, C, "hard").l2 == 0.0
 
 

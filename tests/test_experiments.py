@@ -47,7 +47,8 @@ def test_tiny_sweep_structure(tiny_sweep):
 
 
 def _fake(results, kw, err):
-    results[task_key(task(**kw))] = {"error": err, "seconds": 0.0, "calibration": {"bound": 8}, "delta_t": [], "n": 1}
+    results[task_key(task(**kw))] = {"error": err, "seconds": 0.0, "calibration": {"bound": 8}, "sensitivity_t": [],
+                                     "n": 1}
 
 
 def test_crossing_interpolation_on_constructed_numbers():

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blowfish_core as bc
-from blowfish_core.privacy.accounting import PrivacyLedger, epsilon_exact, split_rho
-from blowfish_core.model.calibration import RoundInputs, calibrate
+from blowfish_core.privacy.accounting import PrivacyLedger, epsilon_exact, split_budget
+from blowfish_core.model.calibration import RoundInputs, calibrate_round
 from blowfish_core.privacy.ledger import LedgerRow
 from blowfish_core.privacy.totals import pld_epsilon, privacy_totals
 from blowfish_core.privacy.mechanisms import MECHANISMS, get_mechanism
@@ -46,13 +46,13 @@ def test_calibrators_both_norms(norm, tab, hard):
     s, pol = XOR.schema, XOR.default_policy()
     C = np.array([[0.0, 0, 0, 0], [1.0, 0, 0, 0]])  # X_1 = 0 vs 7: the X_1 step 3 -> 4 crosses
     x = RoundInputs(s, pol, 0.03, C, norm=norm)
-    assert calibrate(METHODS["tab-pe"], x).delta == tab
-    h = calibrate(METHODS["hard"], x)
-    assert (h.delta, h.how) == (hard, "certified-crossing")
+    assert calibrate_round(METHODS["tab-pe"], x).sensitivity == tab
+    h = calibrate_round(METHODS["hard"], x)
+    assert (h.sensitivity, h.how) == (hard, "certified-crossing")
     q = math.tanh((1 / 28) / 0.06)
-    assert calibrate(METHODS["bf-soft"], x).delta == pytest.approx((SQRT2 if norm == "l2" else 2.0) * q)
-    shn = calibrate(METHODS["soft-hard-noise"], x)
-    assert (shn.delta, shn.how) == (hard, "global")
+    assert calibrate_round(METHODS["bf-soft"], x).sensitivity == pytest.approx((SQRT2 if norm == "l2" else 2.0) * q)
+    shn = calibrate_round(METHODS["soft-hard-noise"], x)
+    assert (shn.sensitivity, shn.how) == (hard, "global")
 
 
 def test_participation_floor_once_for_blowfish_methods_only():
@@ -61,17 +61,17 @@ def test_participation_floor_once_for_blowfish_methods_only():
     one = np.array([[0.0, 0, 0, 0]])  # one candidate: Hard is exhaustively 0, floored to 1
     for norm in ("l2", "l1"):
         x = RoundInputs(s, part, 0.03, one, norm=norm)
-        h = calibrate(METHODS["hard"], x)
-        assert (h.delta, h.how) == (1.0, "participation-floor")
-        assert hard_sensitivity(s, part, one).delta == 0.0  # the raw certificate
-        assert calibrate(METHODS["soft-hard-noise"], x).delta == 1.0
-        soft = calibrate(METHODS["bf-soft"], x)
+        h = calibrate_round(METHODS["hard"], x)
+        assert (h.sensitivity, h.how) == (1.0, "participation-floor")
+        assert hard_sensitivity(s, part, one).sensitivity == 0.0  # the raw certificate
+        assert calibrate_round(METHODS["soft-hard-noise"], x).sensitivity == 1.0
+        soft = calibrate_round(METHODS["bf-soft"], x)
         bound = bc.soft_bound(1 / 28, 0.03, norm)  # l2 0.755 -> floored to 1; l1 1.067 stays
         assert soft.how == ("participation-floor" if bound < 1 else "bound")
-        assert soft.delta == pytest.approx(max(bound, 1.0), rel=1e-12)
+        assert soft.sensitivity == pytest.approx(max(bound, 1.0), rel=1e-12)
         # standard-DP methods: no participation floor (their sensitivities exceed 1 anyway)
-        assert calibrate(METHODS["tab-pe"], x).how == "global"
-        assert calibrate(METHODS["soft-dp"], x).how == "bound"
+        assert calibrate_round(METHODS["tab-pe"], x).how == "global"
+        assert calibrate_round(METHODS["soft-dp"], x).how == "bound"
 
 
 def test_mechanism_scales_exact():
@@ -86,7 +86,7 @@ def test_mechanism_scales_exact():
     cal = Calibration(2.0, "certified-crossing")
     row = lap.row(3, 16, cal, 4.0, 0.5, surviving=9)
     assert row.to_dict()["epsilon_t"] == 0.5 and row.to_dict()["scale_t"] == 4.0
-    assert row.sigma_t is None and row.rho_t is None and row.delta_t == 2.0
+    assert row.sigma_t is None and row.rho_t is None and row.sensitivity == 2.0
 
 
 def test_report_row_has_sensitivity_t_next_to_the_legacy_delta_t():
@@ -96,11 +96,12 @@ def test_report_row_has_sensitivity_t_next_to_the_legacy_delta_t():
     keys = list(d)
     assert keys[keys.index("delta_t") + 1] == "sensitivity_t"
     assert "delta_dp_t" not in d  # pure DP row: no DP delta; delta_t is the sensitivity
+    assert get_mechanism("laplace").row(3, 16, cal, 4.0, 0.5).delta_t == 2.0  # the deprecated alias, one release
 
 
 def test_gaussian_totals_equal_privacy_ledger():
     rows = [LedgerRow(t, 8, "gaussian", SQRT2, "l2", 1.0, "global", rho_t=float(r))
-            for t, r in enumerate(split_rho(1e-3, 8), 1)]
+            for t, r in enumerate(split_budget(1e-3, 8), 1)]
     tot = privacy_totals(rows, 1e-5, rho=1e-3)
     ref = PrivacyLedger.from_budget(rho=1e-3, delta=1e-5, rounds=8).to_dict()
     assert {k: tot[k] for k in ref} == ref and tot["accountant"] == "gdp-exact"

@@ -7,6 +7,8 @@ exhaustive test in tests/test_selection.py.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import math
 
@@ -117,7 +119,7 @@ def test_plan_adult_numbers():
 def test_plan_refuses_participation_and_bad_grids():
     p = get_preset("xor3")
     pol = p.default_policy()
-    pol.participation = True
+    pol = dataclasses.replace(pol, participation=True)
     with pytest.raises(BlowfishError, match="participation edges"):
         bc.private_pilot_plan(p.schema, pol, 100, [0.1], 1e-3, 1e-4)
     with pytest.raises(BlowfishError, match="tau grid is empty"):

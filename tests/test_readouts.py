@@ -6,6 +6,8 @@ Remark 3; §5.6.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 import numpy as np
@@ -131,7 +133,7 @@ def test_warning_full_weight_and_components():
 def test_warning_participation_floor():
     p = bc.get_preset("adult")
     pol = p.default_policy()
-    pol.participation = True
+    pol = dataclasses.replace(pol, participation=True)
     ro = policy_readout(p.schema, pol, 0.03)
     assert "participation" in _kinds(ro)
     assert ro["bound"] == 1.0 and ro["bound_l1"] == 1.0  # sqrt(2) q = 0.437 < 1

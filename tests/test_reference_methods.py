@@ -173,10 +173,10 @@ def test_mst_report_ledger_sums_to_rho(cli_mst):
     assert priv["epsilon_eq1"] == pytest.approx(epsilon_eq1(RHO, 1e-5), rel=1e-12)
     for r in rows:
         if r["mechanism"] == "gaussian":  # sigma = sqrt(2) / sqrt(2 rho_t), replace-one
-            assert r["delta_t"] == math.sqrt(2) and r["sigma_t"] == pytest.approx(1 / math.sqrt(r["rho_t"]))
+            assert r["sensitivity_t"] == math.sqrt(2) and r["sigma_t"] == pytest.approx(1 / math.sqrt(r["rho_t"]))
         else:  # exponential: rho_t = epsilon_t^2 / 8, scale = Gumbel scale 2 Delta / epsilon
             assert r["rho_t"] == pytest.approx(r["epsilon_t"] ** 2 / 8) and r["sigma_t"] is None
-            assert r["scale_t"] == pytest.approx(2 * r["delta_t"] / r["epsilon_t"])
+            assert r["scale_t"] == pytest.approx(2 * r["sensitivity_t"] / r["epsilon_t"])
         assert r["calibration"] == "global" and r["surviving"] == r["candidates"] > 0
     assert rep["warnings"] == []
     assert "ignores the policy" in rep["method_notions"]["mst"]

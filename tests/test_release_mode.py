@@ -9,6 +9,7 @@ The release bundle holds no figure computed on the private table; the evaluation
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -162,7 +163,7 @@ def test_report_parts_and_labels():
 
 def test_participation_withholds_n():
     pol = XOR.default_policy()
-    pol.participation = True
+    pol = dataclasses.replace(pol, participation=True)
     rep = bc.run_paired(bc.RunRequest(XOR.schema, pol, _data(), ["hard"], 1e-3, seeds=[0], config=TINY)).report
     assert rep["public"]["n_private"] is None and "withheld" in rep["public"]["n_private_note"]
 
@@ -243,6 +244,12 @@ def test_cli_progress_shows_the_calibration(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "hard     seed 0 round 1/2  Delta_t=1.414 sigma_t=44.72  (certified-crossing)" in err
     assert "bf-soft  seed 0 round 2/2  Delta_t=0.7547 sigma_t=23.87  (bound)" in err
+    # the scale's name is the mechanism table's (scale_name), not a comparison of mechanism names
+    argv = ["synth", "--preset", "xor3", "--method", "hard", "--mechanism", "laplace", "--epsilon", "1", "--seeds", "0",
+            "--out", str(tmp_path / "l.csv"), "--rounds", "2", "--population", "32x2", "--release", "10"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "hard     seed 0 round 1/2  Delta_t=2 b_t=4  (certified-crossing)" in err
 
 
 def test_cli_fallback_calibration_is_printed(tmp_path, capsys):
@@ -251,9 +258,9 @@ def test_cli_fallback_calibration_is_printed(tmp_path, capsys):
     cfg = SynthConfig(rounds=1, population=[32], release=5, max_edges=1)
     X = XOR.schema.encode(_data())
     run_synthesis(XOR.schema, X, XOR.default_policy(), "hard", 1e-3, None, cfg, seed=0, progress=events.append)
-    assert [e["how"] for e in events] == [run_synthesis(XOR.schema, X, XOR.default_policy(), "hard", 1e-3, None,
+    assert [e.how for e in events] == [run_synthesis(XOR.schema, X, XOR.default_policy(), "hard", 1e-3, None,
                                                         cfg, seed=0).rounds[0].calibration]
-    assert events[0]["how"] in ("fallback", "certified-crossing")
+    assert events[0].how in ("fallback", "certified-crossing")
 
 
 def test_eval_report_inside_bundle_is_refused(tmp_path, capsys):

@@ -3,6 +3,8 @@ the CLI's seeded release byte for byte; schema/policy JSON round trip; the CLI c
 
 from __future__ import annotations
 
+import dataclasses
+
 import io
 import os
 import shlex
@@ -120,7 +122,7 @@ def test_csv_source_with_custom_schema(tmp_path):
 def test_schema_and_policy_json_round_trip(name):
     p = bc.get_preset(name)
     pol = p.policy_with(list(p.table3))  # every Table 3 graph: threshold, block, hierarchy, complete
-    pol.participation = True
+    pol = dataclasses.replace(pol, participation=True)
     s = RunSettings(p.schema, pol, ["hard"], [0], rho=1e-3, preset=name,
                     data_path=None if p.generator else f"/nowhere/{p.csv_name}")
     files = bundle_files(s)

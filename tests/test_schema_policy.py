@@ -3,6 +3,8 @@ Def. 2.7, Cor. 5.2, App. C, App. D)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 import numpy as np
@@ -317,7 +319,7 @@ def test_bad_policy_json(spec, pattern):
 def test_policy_json_roundtrip():
     adult = get_preset("adult")
     pol = adult.policy_with(["workclass", "hours.per.week", "income"])
-    pol.participation = True
+    pol = dataclasses.replace(pol, participation=True)
     back = Policy.from_json(pol.to_json()).validate(adult.schema)
     assert back.to_dict() == pol.to_dict()
     assert record_reach(adult.schema, back) == record_reach(adult.schema, pol) == pytest.approx(0.2)
@@ -353,20 +355,20 @@ def test_weighted_reach_with_custom_weights():
 def test_participation_floor():
     adult = get_preset("adult")
     pol = adult.default_policy()
-    pol.participation = True
+    pol = dataclasses.replace(pol, participation=True)
     cal = calibrate("bf-soft", adult.schema, pol, 0.03)
-    assert (cal.delta, cal.how) == (1.0, "participation-floor")
+    assert (cal.sensitivity, cal.how) == (1.0, "participation-floor")
     assert policy_summary(adult.schema, pol, 0.03)["sensitivity_bound"] == 1.0
-    pol.participation = False
+    pol = dataclasses.replace(pol, participation=False)
     cal = calibrate("bf-soft", adult.schema, pol, 0.03)
-    assert (cal.how, cal.delta) == ("bound", pytest.approx(soft_bound(7 / 365, 0.03)))
-    assert calibrate("tab-pe", adult.schema, pol, None).delta == SQRT2
+    assert (cal.how, cal.sensitivity) == ("bound", pytest.approx(soft_bound(7 / 365, 0.03)))
+    assert calibrate("tab-pe", adult.schema, pol, None).sensitivity == SQRT2
 
 
 def test_soft_dp_reach_is_gower_diameter():
     adult = get_preset("adult")
     cal = calibrate("soft-dp", adult.schema, adult.default_policy(), 0.03)
-    assert cal.delta == pytest.approx(SQRT2 * math.tanh(1 / 0.06))
+    assert cal.sensitivity == pytest.approx(SQRT2 * math.tanh(1 / 0.06))
 
 
 # ------------------------------------------------------------------ data-derived domain (DESIGN §3)

@@ -179,18 +179,20 @@ def test_construction_bad_inputs():
 
 # ----------------------------------------------------------- calibrations
 def test_calibration_table_and_labels():
-    assert set(selection.CALIBRATIONS) == {"global", "shifted_laplace", "ptr", "local", "smooth_fixed"}
-    for name, cls in selection.CALIBRATIONS.items():
+    assert set(selection.SCALE_RULES) == {"global", "shifted_laplace", "ptr", "local", "smooth_fixed"}
+    for name, cls in selection.SCALE_RULES.items():
         cal = cls()
         broken = name in ("local", "smooth_fixed")
         assert cal.private is (not broken)
         assert (selection.NOT_PRIVATE in cal.label) is broken
-        assert isinstance(cal, selection.Calibration)
-    assert selection.make_calibration("shifted_laplace", eta=1e-3).claim() == (2.0, 1e-3)
+        assert isinstance(cal, selection.ScaleRule)
+    assert selection.make_scale_rule("shifted_laplace", eta=1e-3).claim() == (2.0, 1e-3)
     with pytest.raises(BudgetError, match="calibration"):
-        selection.make_calibration("smooth")
+        selection.make_scale_rule("smooth")
     with pytest.raises(BudgetError, match="parameter"):
-        selection.make_calibration("global", beta=1.0)
+        selection.make_scale_rule("global", beta=1.0)
+    # deprecated aliases, one release
+    assert selection.CALIBRATIONS is selection.SCALE_RULES and selection.make_calibration is selection.make_scale_rule
 
 
 def test_shifted_laplace_underestimates_with_probability_eta():

@@ -128,7 +128,7 @@ def test_decomposition_table_is_eq3(xor):
     # soft-hard-noise uses Hard's calibration every round
     shn = [r for r in rep["runs"] if r["method"] == "soft-hard-noise"][0]["rounds"]
     hard = [r for r in rep["runs"] if r["method"] == "hard"][0]["rounds"]
-    assert shn[0]["delta_t"] == hard[0]["delta_t"]
+    assert shn[0]["sensitivity_t"] == hard[0]["sensitivity_t"]
     rep2 = run_paired(RunRequest(p.schema, p.default_policy(), sp.private, ["hard", "bf-soft"], 1e-3, tau=0.03,
                                  seeds=[0], config=SMALL, metric=p.metric_fn())).report
     assert decomposition_table(rep2) is None

@@ -15,12 +15,14 @@ from blowfish_core import get_preset
 from blowfish_core.privacy.accounting import epsilon_eq1, epsilon_exact, rho_from_budget
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.io.data import read_table
+from blowfish_core.algorithm.events import RoundEvent
 from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
 from blowfish_core.model.policy import AttributePolicy, Policy
 from blowfish_core.io.presets import load_preset_data
 from blowfish_core.synthesis.experiment import RunRequest, run_paired
 from blowfish_core.model.schema import Attribute, Schema, infer_schema
 from blowfish_core.model.sensitivity import SOFT_BOUND_PAD, SQRT2
+from blowfish_core.privacy.mechanisms import get_mechanism
 
 CALIBRATIONS = {"global", "bound", "certified-crossing", "exhaustive-zero", "fallback"}
 TINY = ["--n", "300", "--rounds", "2", "--population", "32x2", "--release", "50", "--quiet"]
@@ -62,7 +64,7 @@ def test_report_contract_keys(xor_run):
         assert run["seconds"] >= 0
         assert [r["t"] for r in run["rounds"]] == [1, 2]
         for r in run["rounds"]:
-            assert {"t", "rho_t", "delta_t", "sigma_t", "calibration"} <= set(r)
+            assert {"t", "rho_t", "sensitivity_t", "sigma_t", "calibration"} <= set(r)
             assert r["calibration"] in CALIBRATIONS
 
 
@@ -82,7 +84,7 @@ def test_ledger_sigma_and_budget_split(xor_run):
     rep, _, _ = xor_run
     for run in rep["runs"]:
         for r in run["rounds"]:
-            expected = 0.0 if r["delta_t"] == 0 else r["delta_t"] / math.sqrt(2 * r["rho_t"])
+            expected = 0.0 if r["sensitivity_t"] == 0 else r["sensitivity_t"] / math.sqrt(2 * r["rho_t"])
             assert r["sigma_t"] == expected  # Thm 2.6: sigma_t^2 = Delta_t^2 / (2 rho_t), exactly
         assert math.fsum(r["rho_t"] for r in run["rounds"]) == pytest.approx(RHO, rel=1e-14)
 
@@ -93,14 +95,14 @@ def test_calibration_per_method(xor_run):
     for run in rep["runs"]:
         for r in run["rounds"]:
             if run["method"] == "tab-pe":
-                assert (r["calibration"], r["delta_t"]) == ("global", SQRT2)
+                assert (r["calibration"], r["sensitivity_t"]) == ("global", SQRT2)
             elif run["method"] == "bf-soft":
                 assert r["calibration"] == "bound"
-                assert r["delta_t"] == pytest.approx(bound, rel=1e-15)
-                assert r["delta_t"] == pytest.approx(rep["sensitivity_bound"], rel=1e-15)
+                assert r["sensitivity_t"] == pytest.approx(bound, rel=1e-15)
+                assert r["sensitivity_t"] == pytest.approx(rep["sensitivity_bound"], rel=1e-15)
             else:  # XOR-3 is small enough (896 record-level edges) to be certified either way
                 assert r["calibration"] in ("certified-crossing", "exhaustive-zero")
-                assert r["delta_t"] == (SQRT2 if r["calibration"] == "certified-crossing" else 0.0)
+                assert r["sensitivity_t"] == (SQRT2 if r["calibration"] == "certified-crossing" else 0.0)
 
 
 def test_hard_witness_is_a_real_crossing_edge(xor_run):
@@ -178,7 +180,7 @@ def test_tab_pe_and_hard_identical_when_hard_is_sqrt2_every_round():
     for seed in (0, 1, 2):
         tab = run_synthesis(p.schema, X, pol, "tab-pe", RHO, config=cfg, seed=seed)
         hard = run_synthesis(p.schema, X, pol, "hard", RHO, config=cfg, seed=seed)
-        assert all(r.delta_t == SQRT2 for r in hard.rounds), "setting must make Hard certify sqrt(2)"
+        assert all(r.sensitivity == SQRT2 for r in hard.rounds), "setting must make Hard certify sqrt(2)"
         np.testing.assert_array_equal(tab.release, hard.release)
         assert [r.sigma_t for r in tab.rounds] == [r.sigma_t for r in hard.rounds]
 
@@ -218,7 +220,7 @@ def test_hard_single_candidate_is_exhaustive_zero_without_noise():
     res = run_synthesis(p.schema, X, p.default_policy(), "hard", RHO,
                         config=SynthConfig(rounds=3, population=[1, 1, 1], release=10), seed=0)
     for r in res.rounds:
-        assert (r.calibration, r.delta_t, r.sigma_t) == ("exhaustive-zero", 0.0, 0.0)
+        assert (r.calibration, r.sensitivity, r.sigma_t) == ("exhaustive-zero", 0.0, 0.0)
     assert np.isfinite(res.release).all()
     assert (res.release == res.release[0]).all()  # one candidate: every released record is it
 
@@ -231,7 +233,7 @@ def test_hard_fallback_on_continuous_attribute():
     res = run_synthesis(schema, X, pol, "hard", RHO, config=SynthConfig(rounds=2, population=[1, 1], release=10),
                         seed=0)
     for r in res.rounds:
-        assert (r.calibration, r.delta_t) == ("fallback", SQRT2)
+        assert (r.calibration, r.sensitivity) == ("fallback", SQRT2)
         assert r.sigma_t == SQRT2 / math.sqrt(2 * r.rho_t)
         assert r.notes and "without a certificate" in r.notes[0]
 
@@ -246,10 +248,30 @@ def test_progress_called_once_per_round():
     req = RunRequest(p.schema, p.default_policy(), data, ["hard", "bf-soft"], RHO, tau=TAU, seeds=[3, 4],
                      config=SynthConfig(rounds=3, population=[16, 16, 16], release=20), metric=p.metric_fn())
     run_paired(req, progress=events.append)
-    got = [(e["round"], e["rounds"], e["method"], e["seed"]) for e in events]
+    got = [(e.t, e.rounds, e.method, e.seed) for e in events]
     assert got == [(t, 3, m, s) for s in (3, 4) for m in ("hard", "bf-soft") for t in (1, 2, 3)]
     for e in events:
-        assert e["sigma_t"] >= 0 and e["delta_t"] >= 0
+        assert isinstance(e, RoundEvent) and e.scale >= 0 and e.sensitivity >= 0 and e.candidates == 16
+        assert (e.mechanism, e.scale_name, e.scale_key) == ("gaussian", "sigma", "sigma_t")
+    # the mapping view for dict-style callbacks and {**event, ...} wrappers (sigma_t, delta_t: deprecated keys)
+    e = events[0]
+    assert (e["round"], e["sensitivity_t"], e["scale_t"], e["how"]) == (e.t, e.sensitivity, e.scale, e.how)
+    assert {**e, "point": 1}["point"] == 1 and dict(e) == e.as_dict()
+    assert e["sigma_t"] == e.scale and e["delta_t"] == e.sensitivity
+
+
+@pytest.mark.parametrize("mechanism, budget, scale_name", [("laplace", {"epsilon": 1.0}, "b"),
+                                                            ("gaussian", {"rho": RHO}, "sigma")])
+def test_progress_event_names_the_scale_from_the_mechanism_table(mechanism, budget, scale_name):
+    p = get_preset("xor3")
+    X = p.schema.encode(load_preset_data(p, n=100).private)
+    events = []
+    res = run_synthesis(p.schema, X, p.default_policy(), "hard", budget.get("rho"), None,
+                        SynthConfig(rounds=2, population=[8, 8], release=5), seed=0, mechanism=mechanism,
+                        epsilon=budget.get("epsilon"), progress=events.append)
+    assert [e.scale_name for e in events] == [get_mechanism(mechanism).scale_name] * 2 == [scale_name] * 2
+    assert [(e.scale, e.sensitivity, e.how) for e in events] == [(r.scale, r.sensitivity, r.calibration)
+                                                                  for r in res.rounds]
 
 
 # ------------------------------------------------------------------ degenerate sizes
@@ -265,7 +287,7 @@ def test_more_candidates_than_records_and_one_record(method, n):
     out = run_paired(req)
     run = out.report["runs"][0]
     assert math.isfinite(run["hoerr"])
-    assert all(math.isfinite(r["sigma_t"]) and math.isfinite(r["delta_t"]) for r in run["rounds"])
+    assert all(math.isfinite(r["sigma_t"]) and math.isfinite(r["sensitivity_t"]) for r in run["rounds"])
     rel = out.results[0].release
     assert rel.shape == (30, 4) and np.isfinite(rel).all()
     p.schema.encode(out.releases[(method, 0)])  # decoded release stays in the public domain

@@ -3,6 +3,8 @@ number formatting for people (issue 16)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 import pytest
@@ -69,7 +71,7 @@ def test_policy_verdict_neutral_band_and_participation_floor():
     v = policy_verdict(XOR.schema, XOR.default_policy(), 0.015)
     assert v.level == "neutral" and v.headline.startswith("BF-Soft adds 0.83× Hard's noise here")
     pol = ADULT.default_policy()
-    pol.participation = True  # sensitivity floored at 1: ratio 1/sqrt(2) = 0.71 however small q
+    pol = dataclasses.replace(pol, participation=True)  # sensitivity floored at 1: ratio 1/sqrt(2) = 0.71 however small q
     v = policy_verdict(ADULT.schema, pol, 0.03)
     assert v.headline == "BF-Soft adds 0.71× Hard's noise here — Hard would need 2× the budget for the same noise"
     assert "Participation edges" in v.detail

@@ -7,6 +7,7 @@ populations and random record pairs.  numpy draws are seeded from hypothesis int
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from fractions import Fraction
@@ -41,7 +42,7 @@ def random_policy(schema: Schema, rng: np.random.Generator) -> Policy:
         if a.kind == "numeric":
             per[a.name] = AttributePolicy("threshold", float(rng.uniform(0.0, 1.0) * (a.hi - a.lo)))
             if a.integer:
-                per[a.name].theta = float(rng.integers(1, int(a.hi - a.lo) + 1))
+                per[a.name] = dataclasses.replace(per[a.name], theta=float(rng.integers(1, int(a.hi - a.lo) + 1)))
         elif a.kind == "ordinal":
             per[a.name] = AttributePolicy("threshold", int(rng.integers(1, len(a.levels))))
         elif a.kind == "hierarchical":
@@ -168,7 +169,7 @@ def test_pair_that_attains_the_soft_bound_stays_within_the_padded_bound():
         change = _within_padded_bound(V[0], V[1], r, tau)
         exact = SQRT2 * math.tanh(r / (2 * tau))
         assert change == pytest.approx(exact, rel=1e-9)            # attained
-        assert change <= calibrate("bf-soft", schema, policy, tau, C=C).delta
+        assert change <= calibrate("bf-soft", schema, policy, tau, C=C).sensitivity
         over = max(over, change / soft_bound(r, tau, pad=0.0) - 1.0)
     V = vote_vectors(schema, C, X, "soft", 1 / 15)
     assert np.linalg.norm(V[0] - V[1]) == pytest.approx(0.6535323512024062, rel=1e-12)
@@ -399,7 +400,7 @@ def test_hard_sensitivity_matches_brute_force(schema, seed, m):
     cal = hard_sensitivity(schema, policy, C)
     crosses = brute_force_hard(schema, policy, C)
     if crosses:
-        assert cal.delta == SQRT2 and cal.how == "certified-crossing"
+        assert cal.sensitivity == SQRT2 and cal.how == "certified-crossing"
         w = cal.witness
         u = schema.encode(pd.DataFrame([w["u"]]))
         v = schema.encode(pd.DataFrame([w["v"]]))
@@ -409,14 +410,14 @@ def test_hard_sensitivity_matches_brute_force(schema, seed, m):
         assert nn[0] != nn[1]
         assert (int(nn[0]), int(nn[1])) == (w["nn_u"], w["nn_v"])
     else:
-        assert cal.delta == 0.0 and cal.how == "exhaustive-zero"
+        assert cal.sensitivity == 0.0 and cal.how == "exhaustive-zero"
 
 
 def test_hard_sensitivity_single_candidate_is_exhaustive_zero():
     schema = Schema([Attribute("x", "ordinal", levels=list(range(8))), Attribute("y", "binary", levels=[0, 1])])
     pol = Policy({"x": AttributePolicy("threshold", 1)})
     cal = hard_sensitivity(schema, pol, np.array([[3 / 7, 1.0]]))
-    assert (cal.delta, cal.how) == (0.0, "exhaustive-zero")
+    assert (cal.sensitivity, cal.how) == (0.0, "exhaustive-zero")
 
 
 def test_hard_sensitivity_fallback_when_not_enumerable():
@@ -426,18 +427,18 @@ def test_hard_sensitivity_fallback_when_not_enumerable():
     pol = Policy({"x": AttributePolicy("threshold", 0.1)})
     C = np.array([[0.5, 0.0], [0.5, 1.0]])
     cal = hard_sensitivity(schema, pol, C)
-    assert cal.delta == SQRT2 and cal.how == "fallback"
+    assert cal.sensitivity == SQRT2 and cal.how == "fallback"
     assert cal.notes and "sqrt(2)" in cal.notes[0]
     # a finite domain over the exhaustive limit also falls back (max_edges = 0)
     schema2 = Schema([Attribute("x", "ordinal", levels=list(range(8)))])
     cal2 = hard_sensitivity(schema2, Policy({"x": AttributePolicy("threshold", 1)}), np.array([[0.0]]), max_edges=0)
-    assert (cal2.delta, cal2.how) == (SQRT2, "fallback")
+    assert (cal2.sensitivity, cal2.how) == (SQRT2, "fallback")
 
 
 def test_hard_sensitivity_continuous_crossing_certified():
     schema = Schema([Attribute("x", "numeric", lo=0.0, hi=1.0)])
     pol = Policy({"x": AttributePolicy("threshold", 0.05)})
     cal = hard_sensitivity(schema, pol, np.array([[0.2], [0.8]]))
-    assert cal.how == "certified-crossing" and cal.delta == SQRT2
+    assert cal.how == "certified-crossing" and cal.sensitivity == SQRT2
     u, v = cal.witness["u"]["x"], cal.witness["v"]["x"]
     assert 0 < v - u <= 0.05 + 1e-12 and u <= 0.5 <= v

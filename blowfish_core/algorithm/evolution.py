@@ -4,7 +4,7 @@ Paper Algorithm 1, §4, App. B, App. F.2; DESIGN §3 "ResampleMutate".
 
 Per round t = 1..T on population C_t (m_t candidates):
   1. vote histogram H_t = sum_x v(x)   (hard one-hot or soft softmax, Eq. (2));
-  2. Delta_t from the method's calibrator (methods.METHODS -> calibration.calibrate),
+  2. Delta_t from the method's calibrator (methods.METHODS -> calibration.calibrate_round),
      in the mechanism's norm;
   3. noisy histogram H~_t = H_t + noise from the mechanism (mechanisms/: Gaussian
      sigma_t^2 = Delta_t^2 / (2 rho_t), or Laplace b_t = Delta1_t / epsilon_t), one ledger row;
@@ -58,12 +58,13 @@ from typing import Any, Callable, cast
 
 import numpy as np
 
-from ..model.calibration import RoundInputs, calibrate
+from ..model.calibration import RoundInputs, calibrate_round
 from ..model.distance import GowerKernel, domain_index, group_records
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.ledger import LedgerRow
 from ..privacy.mechanisms import Mechanism, get_mechanism
+from .events import RoundEvent
 from .methods import Method, _calibrated, get_method
 from ..model.policy import Policy, record_reach
 from ..model.schema import Schema
@@ -96,7 +97,7 @@ class RunStopped(BlowfishError):
     """The run was stopped by the caller (``should_stop`` returned True)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class SynthConfig:
     """Settings of one synthesis run (defaults = the paper's setting, App. F.2).
 
@@ -417,7 +418,7 @@ def run_synthesis(
     tau: float | None = None,
     config: SynthConfig | None = None,
     seed: "int | None | str" = "required",
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    progress: Callable[[RoundEvent], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     grouped: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     keep_populations: bool = False,
@@ -450,10 +451,11 @@ def run_synthesis(
         Whole number (paired study streams) or None (release mode:
         OsEntropyStreams, OpenDP noise); required unless ``streams`` is given.
     progress : callable, optional
-        progress(event) is called after every round with keys round, rounds,
-        method, seed (None when unseeded), sigma_t (the noise scale), delta_t (the
-        sensitivity), mechanism and how (the calibration: bound,
-        certified-crossing, exhaustive-zero, fallback, ...).
+        progress(event) is called after every round with a
+        :class:`~blowfish_core.algorithm.events.RoundEvent` (t, rounds, method, seed
+        (None when unseeded), candidates, sensitivity, scale and its scale_name from
+        the mechanism table, mechanism, how: the calibration, bound,
+        certified-crossing, ...).
     should_stop : callable, optional
         Checked before every round; the run stops when it returns True.
     grouped : tuple of (U, counts, I), optional
@@ -521,9 +523,8 @@ def run_synthesis(
             C = _next_population(run, t, C, w, scores, draws)
         round_secs.append(time.perf_counter() - rt)
         if progress is not None:
-            progress({"round": t, "rounds": T, "method": run.meth.name, "seed": run.seed,
-                      "sigma_t": float(scale), "delta_t": float(cal.delta), "mechanism": run.mech.name,
-                      "how": cal.how})
+            progress(RoundEvent(t, T, run.meth.name, run.seed, kernel.m, float(cal.sensitivity), float(scale),
+                                run.mech.scale_name, run.mech.name, cal.how))
     release = C[_release_indices(run, C, w, scores, draws)]
     return SynthResult(run.meth.name, run.seed, release, ledger, time.perf_counter() - t0, round_secs,
                        pops if keep_populations else None, C, w, scores if scores is not None else w,
@@ -532,7 +533,7 @@ def run_synthesis(
                        randomness=getattr(rng, "randomness", "custom streams"))
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Run:
     """What every round of one run needs, decided once before round 1 (run_synthesis's set-up)."""
 
@@ -618,7 +619,7 @@ def _vote_and_calibrate(run: _Run, C: np.ndarray, kernel: GowerKernel):
         Hist = vote_histogram(run.schema, C, cast(np.ndarray, run.U), run.counts, run.vote, I=run.I, kernel=kernel)
     else:
         Hist = run.engine.histogram(run.schema, C, run.vote)
-    cal = calibrate(_calibrated(run.meth), RoundInputs(run.schema, run.policy, run.tau, C, run.reach,
+    cal = calibrate_round(_calibrated(run.meth), RoundInputs(run.schema, run.policy, run.tau, C, run.reach,
                                                        run.cfg.max_edges, kernel, run.mech.norm))
     return Hist, cal
 
@@ -634,7 +635,7 @@ def _release_round(run: _Run, t: int, C: np.ndarray, kernel: GowerKernel, Hist, 
         scale = run.plan.beta_t[t - 1]
         ledger.append(mech.row(t, kernel.m, cal, run.plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
         return w, None, scale, draws  # the draw counts are never negative: raw = clipped
-    scale = mech.scale(cal.delta, run.budgets[t - 1])
+    scale = mech.scale(cal.sensitivity, run.budgets[t - 1])
     noisy = mech.release(Hist, scale, run.rng(_NOISE, t), integer=run.integer_votes)
     w = _weights(noisy, cfg.threshold_h)
     scores = noisy if cfg.rank_by == "raw" else None

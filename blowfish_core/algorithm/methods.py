@@ -25,7 +25,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..model.calibration import CalibratedMethod, Calibrator, ExactHard, Global, HardNoise, RoundInputs, SoftBound
-from ..model.calibration import calibrate as _calibrate
+from ..model.calibration import calibrate_round
 from ..base.errors import BlowfishError, BudgetError
 from ..model.distance import GowerKernel
 from ..model.policy import Policy
@@ -277,8 +277,8 @@ def calibrate(
 ) -> Calibration:
     """Per-round sensitivity Delta_t of ``method`` (Algorithm 1 lines 13-19), in ``norm``.
 
-    Delegates to the method's calibrator (blowfish_core.model.calibration), participation
-    floor applied once.
+    Delegates to :func:`blowfish_core.model.calibration.calibrate_round` (the method's calibrator
+    on one round's public inputs), participation floor applied once.
 
     Parameters
     ----------
@@ -315,12 +315,12 @@ def calibrate(
     ValueError
         For an unknown norm.
     """
-    return _calibrate(_calibrated(get_method(method)), RoundInputs(schema, policy, tau, C, reach, max_edges, kernel,
-                                                                   norm))
+    return calibrate_round(_calibrated(get_method(method)), RoundInputs(schema, policy, tau, C, reach, max_edges,
+                                                                        kernel, norm))
 
 
 def _calibrated(method: Method) -> CalibratedMethod:
-    """``method`` as calibration.calibrate reads it (its calibrator and notion); BlowfishError for a
+    """``method`` as calibration.calibrate_round reads it (its calibrator and notion); BlowfishError for a
     reference method, which has no calibrator (it is not Algorithm 1)."""
     if method.calibrator is None:
         raise BlowfishError(f"{method.label} has no calibrator: it is not an Algorithm 1 method")

@@ -48,7 +48,7 @@ PUBMIX_VARIANTS = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class PubMixAuditSetting:
     """The audited release: n private rows over d bins, floor t, (epsilon, delta), n_samples draws.
 

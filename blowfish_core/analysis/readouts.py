@@ -22,7 +22,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..privacy.accounting import (
-    epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_rho,
+    epsilon_eq1, epsilon_exact, equivalent_budget_multiplier, gaussian_sigma, rho_from_budget, split_budget,
 )
 from ..model.calibration import floor_value
 from ..base.constants import DEFAULT_DELTA
@@ -51,7 +51,7 @@ def _budget(rho: float | None, epsilon: float | None, delta: float, rounds: int,
     if rho is None and epsilon is None:
         return None
     total = rho_from_budget(rho=rho, epsilon=epsilon, delta=delta, conversion=conversion)
-    per_round = split_rho(total, rounds)
+    per_round = split_budget(total, rounds)
     return {
         "source": "rho" if rho is not None else "epsilon",
         "rho": float(total),

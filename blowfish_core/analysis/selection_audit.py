@@ -37,7 +37,7 @@ from ..model.policy import AttributePolicy, Policy, value_edges
 from ..model.domain import FrozenList
 from ..model.schema import Attribute, Schema
 from ..privacy.selection import (
-    BROKEN_SELECTION_CALIBRATIONS, NOT_PRIVATE, Calibration, GlobalScale, LocalScale, PTR, SelectionGraph,
+    BROKEN_SCALE_RULES, NOT_PRIVATE, GlobalScale, LocalScale, PTR, ScaleRule, SelectionGraph,
     ShiftedLaplace, SmoothFixed, law_delta,
 )
 from ..model.votes import vote_vectors
@@ -47,7 +47,7 @@ TOLERANCE = 1e-12
 
 
 # --------------------------------------------------------------- constructions
-@dataclass
+@dataclass(frozen=True)
 class Construction:
     """A dataset graph with a focus edge where a broken calibration leaks.
 
@@ -59,7 +59,7 @@ class Construction:
     name: str
     graph: SelectionGraph
     focus: tuple[int, int]
-    broken: Calibration
+    broken: ScaleRule
     description: str
 
     @property
@@ -282,7 +282,7 @@ class SelectionAuditResult:
     passed: bool
 
 
-def audit_selection(graph: SelectionGraph, calibration: Calibration, *, case: str = "", domain: str = "") -> (
+def audit_selection(graph: SelectionGraph, calibration: ScaleRule, *, case: str = "", domain: str = "") -> (
         SelectionAuditResult):
     """Enumerate every edge of ``graph``; exact delta(epsilon_claimed) of ``calibration`` both ways.
 
@@ -382,7 +382,7 @@ def selection_audit_table(results: list[tuple[SelectionAuditResult, bool]]) -> s
 
 
 __all__ = [
-    "BROKEN_SELECTION_CALIBRATIONS", "Construction", "SELECTION_AUDIT_CASES", "SelectionAuditResult", "TOLERANCE",
+    "BROKEN_SCALE_RULES", "Construction", "SELECTION_AUDIT_CASES", "SelectionAuditResult", "TOLERANCE",
     "audit_selection", "construction_multiplicity", "construction_path", "construction_table",
     "policy_dataset_graph", "run_selection_audit", "selection_audit_table", "table_schema",
 ]

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..base.errors import BudgetError
 from ..privacy.selection import (
-    CALIBRATIONS, NOT_PRIVATE, PTR, VALID_CALIBRATIONS, Calibration, GlobalScale, LocalScale, SelectionLaw,
-    ShiftedLaplace, SmoothFixed, law_delta,
+    NOT_PRIVATE, PTR, SCALE_RULES, VALID_SCALE_RULES, GlobalScale, LocalScale, ScaleRule, ShiftedLaplace,
+    SmoothFixed, law_delta,
 )
 from .selection_audit import Construction, construction_multiplicity, construction_path
 
@@ -113,13 +113,13 @@ def lab_construction(preset: str, *, G: float = 10.0, M: float | None = None, m:
 
 
 def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, beta: float, epsilon_t: float,
-                         eta: float) -> Calibration:
+                         eta: float) -> ScaleRule:
     """The Lab's calibration ``name`` with the page's parameters (broken ones claim epsilon_s).
 
     Parameters
     ----------
     name : str
-        A key of CALIBRATIONS: 'global', 'local', 'smooth_fixed', 'shifted_laplace' or 'ptr'.
+        A key of SCALE_RULES: 'global', 'local', 'smooth_fixed', 'shifted_laplace' or 'ptr'.
     epsilon_s : float
         The EM's epsilon (and the broken calibrations' claim).
     b0 : float
@@ -135,8 +135,8 @@ def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, 
 
     Returns
     -------
-    Calibration
-        The calibration.
+    ScaleRule
+        The scale rule.
 
     Raises
     ------
@@ -153,10 +153,10 @@ def make_lab_calibration(name: str, *, epsilon_s: float, b0: float, lam: float, 
         return ShiftedLaplace(epsilon_s=epsilon_s, epsilon_t=epsilon_t, eta=eta, b0=b0)
     if name == "ptr":
         return PTR(epsilon_s=epsilon_s, epsilon_t=epsilon_t, eta=eta)
-    raise BudgetError(f"calibration must be one of {tuple(CALIBRATIONS)} (got {name!r}). Fix: pick one of the list")
+    raise BudgetError(f"calibration must be one of {tuple(SCALE_RULES)} (got {name!r}). Fix: pick one of the list")
 
 
-def _row(cons: Construction, cal: Calibration, rho: float) -> tuple[CalibrationRow, SelectionLaw, SelectionLaw]:
+def _row(cons: Construction, cal: ScaleRule, rho: float) -> tuple[CalibrationRow, SelectionLaw, SelectionLaw]:
     i, j = cons.focus
     P, Q = cal.law(cons.graph, i), cal.law(cons.graph, j)
     eps, dlt = cal.claim()
@@ -177,7 +177,7 @@ def selection_lab(preset: str = "path", calibration: str | None = None, *, G: fl
     preset : {'path', 'multiplicity'}, default 'path'
         The construction.
     calibration : str, optional
-        A key of CALIBRATIONS (None = the preset's broken one).
+        A key of SCALE_RULES (None = the preset's broken one).
     G, M, m, C, lam, beta : float, float or None, int or None, float, float, float
         The construction (:func:`lab_construction`).
     epsilon_s : float, default 1.0
@@ -211,7 +211,7 @@ def selection_lab(preset: str = "path", calibration: str | None = None, *, G: fl
     lo, hi, n = curve
     eps_grid = np.linspace(float(lo), float(hi), int(n))
     deltas = np.array([law_delta(P, Q, float(e)) for e in eps_grid])
-    fixes = [_row(cons, make_lab_calibration(v, **params), rho)[0] for v in VALID_CALIBRATIONS]
+    fixes = [_row(cons, make_lab_calibration(v, **params), rho)[0] for v in VALID_SCALE_RULES]
     i, j = cons.focus
     g = cons.graph
     ls = g.local_sensitivity()

@@ -32,6 +32,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..base.errors import BlowfishError
+from ..algorithm.events import RoundEvent
 from ..privacy.ledger import LedgerRow as EngineRow
 from ..privacy.mechanisms import MECHANISMS
 from .ledger import BaselineResult
@@ -86,7 +87,7 @@ def require_reference(method) -> None:
 
 
 def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau: float | None = None,
-                  config=None, seed: "int | None | str" = 0, progress: Callable[[dict[str, Any]], None] | None = None,
+                  config=None, seed: "int | None | str" = 0, progress: Callable[[RoundEvent], None] | None = None,
                   should_stop: Callable[[], bool] | None = None, grouped=None, keep_populations: bool = False,
                   mechanism=None, epsilon: float | None = None, streams=None, delta: float | None = None,
                   public=None):
@@ -192,8 +193,8 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     rows = engine_rows(res, meth.name.upper())
     if progress is not None:
         last = rows[-1]
-        progress({"round": len(rows), "rounds": len(rows), "method": meth.name, "seed": run_seed,
-                  "sigma_t": float(last.scale), "delta_t": float(last.sensitivity), "mechanism": mech.name})
+        progress(RoundEvent(len(rows), len(rows), meth.name, run_seed, last.candidates, float(last.sensitivity),
+                            float(last.scale), get_mechanism(last.mechanism).scale_name, last.mechanism))
     Xr = np.asarray(res.X, dtype=float)
     return SynthResult(meth.name, run_seed, Xr, rows, float(res.seconds), [float(res.seconds)],
                        [] if keep_populations else None, Xr, np.ones(Xr.shape[0]), sampler=res.sampler,

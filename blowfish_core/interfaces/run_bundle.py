@@ -40,7 +40,7 @@ SCHEMA_FILE, POLICY_FILE, RUN_PY, RUN_SH, README = "schema.json", "policy.json",
 _NOT_ON_CLI = ("switch_round", "mutation_start", "mutation_end", "max_edges", "budget_weights")
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunSettings:
     """Everything a run needs, as the Studio holds it.
 
@@ -412,7 +412,7 @@ def _rounds_in_words(report: dict[str, Any]) -> list[str]:
         for r in run["rounds"]:
             budget = (f"rho_t = {r['rho_t']:.4g}" if r.get("rho_t") is not None
                       else f"epsilon_t = {r.get('epsilon_t', 0):.4g}")
-            lines.append(f"- round {r['t']}: {r['candidates']} candidates, sensitivity {r['delta_t']:.4g} "
+            lines.append(f"- round {r['t']}: {r['candidates']} candidates, sensitivity {r['sensitivity_t']:.4g} "
                          f"({r['calibration']}), noise scale {r['scale_t']:.4g}, {budget}")
     return lines
 

@@ -315,7 +315,7 @@ def _signals_held(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) ->
             signal.raise_signal(s)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Staged:
     label: str
     path: str  # as the caller wrote it (for messages)

@@ -15,6 +15,7 @@ Decisions where the paper is silent (documented in docs/DECISIONS.md):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -48,7 +49,7 @@ BANK_JOB_TREE = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Preset:
     """A built-in dataset setting.
 
@@ -253,7 +254,7 @@ def get_preset(name: str) -> Preset:
     raise BlowfishError(f"unknown preset {name!r}. Use one of adult, bank, xor3 (or xorK)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class DataSplit:
     """Private rows and disjoint held-out public rows (for pilots), both DataFrames."""
 
@@ -394,8 +395,8 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     df = data if isinstance(data, pd.DataFrame) else read_table(data)
     preset.schema.check_columns(df)
     sp = split_table(df, preset.private_fraction, split_seed, preset.pilot_size)
-    sp.source = f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})"
-    return sp
+    return dataclasses.replace(
+        sp, source=f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})")
 
 
 def split_line(preset: Preset, data: str | None, split: DataSplit, split_seed: int = 0) -> str | None:

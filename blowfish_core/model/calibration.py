@@ -12,7 +12,7 @@ It never sees private records.
 * :class:`HardNoise`  the decomposition's soft vote with Hard's noise (§6.2.3): Hard's Delta_t.
 
 The participation floor (§5.6, Remark 3: an edge (u, bottom) removes one vote, so
-Delta >= 1 in l1 and l2) is applied in ONE place, :func:`calibrate`, to every
+Delta >= 1 in l1 and l2) is applied in ONE place, :func:`calibrate_round`, to every
 method whose notion is Blowfish.
 """
 
@@ -33,7 +33,7 @@ from ..base.errors import BlowfishError
 
 
 class CalibratedMethod(Protocol):
-    """What :func:`calibrate` reads of a method (blowfish_core.algorithm.methods.Method, one layer up)."""
+    """What :func:`calibrate_round` reads of a method (blowfish_core.algorithm.methods.Method, one layer up)."""
 
     calibrator: "Calibrator"
     notion: str
@@ -89,7 +89,7 @@ class ExactHard:
                                 "(RoundInputs.C is None). Fix: pass the encoded candidates as C")
         cal = hard_sensitivity(x.schema, x.policy, x.C, max_edges=x.max_edges, kernel=x.kernel)
         if x.norm == "l1":
-            cal = dataclasses.replace(cal, delta=GLOBAL["l1"] if cal.delta > 0 else 0.0)
+            cal = dataclasses.replace(cal, sensitivity=GLOBAL["l1"] if cal.sensitivity > 0 else 0.0)
         return cal
 
 
@@ -118,8 +118,8 @@ class HardNoise:
     def sensitivity(self, x: RoundInputs) -> Calibration:
         if x.C is None:  # no population given: Hard's worst case
             return Calibration(GLOBAL[x.norm], "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
-        hard = ExactHard().sensitivity(x)  # the floor follows in calibrate() (a Blowfish notion)
-        return Calibration(hard.delta, "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
+        hard = ExactHard().sensitivity(x)  # the floor follows in calibrate_round() (a Blowfish notion)
+        return Calibration(hard.sensitivity, "global", notes=["decomposition: soft vote with Hard's noise (§6.2.3)"])
 
 
 def participation_floor(cal: Calibration, policy: Policy) -> Calibration:
@@ -137,7 +137,7 @@ def participation_floor(cal: Calibration, policy: Policy) -> Calibration:
     Calibration
         ``cal``, or a 'participation-floor' calibration with Delta = 1 when the floor applies.
     """
-    if policy.participation and cal.delta < 1.0:
+    if policy.participation and cal.sensitivity < 1.0:
         return Calibration(1.0, "participation-floor", edges_checked=cal.edges_checked,
                            notes=cal.notes + ["participation edges (u, bottom): Delta >= 1 (§5.6)"])
     return cal
@@ -161,7 +161,7 @@ def floor_value(value: float, policy: Policy) -> float:
     return max(value, 1.0) if policy.participation else value
 
 
-def calibrate(method: CalibratedMethod, x: RoundInputs) -> Calibration:
+def calibrate_round(method: CalibratedMethod, x: RoundInputs) -> Calibration:
     """The method's calibration of one round, the participation floor applied once (Blowfish notions).
 
     Parameters

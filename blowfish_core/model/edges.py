@@ -196,7 +196,7 @@ def edge_total(edges: Sequence[ValueEdges]) -> int:
     return int(sum(ve.e0.size * context_count(edges, i) for i, ve in enumerate(edges) if ve.e0.size))
 
 
-@dataclass
+@dataclass(frozen=True)
 class EdgeBlock:
     """The record-level edges of attribute ``attr`` in a batch of b contexts.
 

@@ -34,7 +34,7 @@ from .schema import Attribute, Schema, _fmt
 POLICY_KINDS = ("none", "threshold", "hierarchy", "block", "complete", "edges")
 
 
-@dataclass
+@dataclass(frozen=True)
 class AttributePolicy:
     """The value graph of one attribute.
 
@@ -118,7 +118,7 @@ def _edges(ap: AttributePolicy, name: str) -> list[list[Any]]:
     return ap.edges
 
 
-@dataclass
+@dataclass(frozen=True)
 class ValueEdges:
     """Protected value pairs of one attribute: the engine's one value-edge representation.
 
@@ -140,7 +140,7 @@ class ValueEdges:
         return int(self.codes.size)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Policy:
     """Per-attribute policy graphs over a schema (Def. 2.3).
 

@@ -12,7 +12,7 @@ candidate population -- never on private records (DESIGN §7).
 * BF-Soft: Delta = sqrt(2) tanh(r / (2 tau)) (Cor. 5.5), r the record-level reach, padded by the
   relative margin SOFT_BOUND_PAD for the float64 rounding of the computed soft vote.
 * Soft vote at standard DP: r = the whole Gower diameter (sum of weights).
-* Participation edges (§5.6, Remark 3): Delta >= 1 for either vote (calibration.calibrate).
+* Participation edges (§5.6, Remark 3): Delta >= 1 for either vote (calibration.calibrate_round).
 
 l1 versions (Laplace variant): hard 2, soft 2 tanh(r / (2 tau)) (same pad).
 """
@@ -123,7 +123,7 @@ def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOU
     (u = 2^-53: cancellation in the difference of two nearly equal rows) and up to 5e-13 near q = 1
     (rounding of the Gower distances).  1e-9 covers that 35 times over, and a relative 1e-9 more
     noise changes no release visibly (the rows of the seeded releases pinned in tests are
-    byte-identical; the ledger's delta_t and sigma_t move in the 9th significant digit).
+    byte-identical; the ledger's sensitivity_t and sigma_t move in the 9th significant digit).
     The pad covers the per-record vote rows, not the summation of a histogram over n records
     (absolute rounding of order n u; docs/PRIVACY.md §9).
 
@@ -204,16 +204,16 @@ def standard_dp_reach(schema: Schema) -> float:
     return schema.gower_diameter
 
 
-@dataclass
+@dataclass(frozen=True)
 class Calibration:
     """Sensitivity of one round's release.
 
-    delta: l2 sensitivity Delta_t.  how: 'global' (Tab-PE's sqrt(2)), 'bound' (Cor. 5.5),
-    'certified-crossing', 'exhaustive-zero', 'fallback', or 'participation-floor'.
-    witness: for a certified crossing, the edge found (decoded values), else None.
+    sensitivity: Delta_t in the requested norm (l2 by default, vote-histogram units).  how: 'global'
+    (Tab-PE's sqrt(2)), 'bound' (Cor. 5.5), 'certified-crossing', 'exhaustive-zero', 'fallback', or
+    'participation-floor'.  witness: for a certified crossing, the edge found (decoded values), else None.
     """
 
-    delta: float
+    sensitivity: float
     how: str
     witness: dict[str, Any] | None = None
     edges_checked: int = 0
@@ -230,7 +230,7 @@ def hard_sensitivity(
 ) -> Calibration:
     """Exact policy-specific l2 sensitivity of the hard vote for population C (Cor. 5.3).
 
-    The participation floor (Delta >= 1) is applied by calibration.calibrate, not here.
+    The participation floor (Delta >= 1) is applied by calibration.calibrate_round, not here.
 
     Parameters
     ----------
@@ -250,7 +250,7 @@ def hard_sensitivity(
     Returns
     -------
     Calibration
-        delta in {0, sqrt(2)}, how: 'certified-crossing' (a protected edge whose endpoints have
+        sensitivity in {0, sqrt(2)}, how: 'certified-crossing' (a protected edge whose endpoints have
         different nearest candidates, reported as ``witness``), 'exhaustive-zero' (every
         record-level edge checked, none crosses; only when there are at most ``max_edges`` of
         them and every attribute is enumerable) or 'fallback' (sqrt(2) without a certificate).

@@ -83,7 +83,8 @@ class LedgerRow:
 
     @property
     def delta_t(self) -> float:
-        """The report's historical name of the sensitivity Delta_t (not the DP delta)."""
+        """Deprecated alias of :attr:`sensitivity` (the report's historical name of Delta_t, not the DP
+        delta); kept for one release (CHANGELOG "Unreleased"), read ``sensitivity``."""
         return self.sensitivity
 
     @property
@@ -98,8 +99,8 @@ class LedgerRow:
         Returns
         -------
         dict
-            t, candidates, rho_t, delta_t (legacy name of the sensitivity Delta_t, a contract key;
-            not the DP delta, which is delta_dp_t), sensitivity_t (the same value), sigma_t,
+            t, candidates, rho_t, delta_t (deprecated legacy name of the sensitivity Delta_t, kept
+            for one release; not the DP delta, which is delta_dp_t), sensitivity_t (the same value), sigma_t,
             calibration, surviving, witness, notes (the historical keys), then mechanism,
             sensitivity_norm, scale_t and, for pure/approximate DP rows, epsilon_t (and delta_dp_t).
         """

@@ -20,6 +20,7 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..model.distance import domain_index, group_records
 from ..base.errors import BlowfishError
+from ..algorithm.events import RoundEvent
 from ..algorithm.evolution import SynthConfig, SynthResult, run_synthesis
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import privacy_totals
@@ -244,7 +245,7 @@ def paired_privacy(runs: list[RunResult], req: RunRequest) -> dict[str, Any]:
 RunOutcome = PairedResult
 
 
-def run_paired(req: RunRequest, progress: Callable[[dict[str, Any]], None] | None = None,
+def run_paired(req: RunRequest, progress: Callable[[RoundEvent], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
                streams_factory: Callable[[], Any] | None = None) -> PairedResult:
     """Run every method on every seed with paired random streams.

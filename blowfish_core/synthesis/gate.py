@@ -237,11 +237,11 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
             out.append(("mechanism", f"the {name} mechanism has no floating-point-safe release sampler",
                         "choose a mechanism with one (gaussian, laplace, pubmix, linmix)"))
     if claim.calibrations:
-        from ..privacy.selection import BROKEN_SELECTION_CALIBRATIONS, CALIBRATIONS
+        from ..privacy.selection import BROKEN_SCALE_RULES, SCALE_RULES
 
         for c in claim.calibrations:
-            if c not in CALIBRATIONS or c in BROKEN_SELECTION_CALIBRATIONS:
-                why = BROKEN_SELECTION_CALIBRATIONS.get(c, "not a calibration of the table")
+            if c not in SCALE_RULES or c in BROKEN_SCALE_RULES:
+                why = BROKEN_SCALE_RULES.get(c, "not a calibration of the table")
                 out.append(("calibration", f"the selection calibration {c!r} is not private ({why}; papers/001 "
                             "Prop. 4.1, Thm 4.3)", "use the global calibration"))
     schema = claim.schema

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..algorithm.events import RoundEvent
 from ..algorithm.methods import get_method
 from . import gate
 from .experiment import run_paired
 from .gate import Claim, Part, Publication
 
 
-def release_synthesis(spec: Any, progress: Callable[[dict[str, Any]], None] | None = None,
+def release_synthesis(spec: Any, progress: Callable[[RoundEvent], None] | None = None,
                       should_stop: Callable[[], bool] | None = None) -> Publication:
     """A synthesis release (CLI ``synth`` without seeds, the API with seed=None, the app's Release step).
 

@@ -46,6 +46,7 @@ from ..privacy.accounting import (
 )
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
+from ..algorithm.events import RoundEvent
 from ..algorithm.evolution import SynthConfig
 from ..synthesis.spec import MAX_SEEDS, RunRequest
 from ..synthesis.experiment import run_paired
@@ -365,7 +366,7 @@ def _evaluator(schema, policy, public_df, n_target, n_pilot, delta, tau, seeds, 
     def evaluate(rho: float, which: list[str], phase: str) -> None:
         rho_p = pilot_budget(rho, n_target, n_pilot)
 
-        def _progress(ev: dict[str, Any]) -> None:
+        def _progress(ev: RoundEvent) -> None:
             if progress is not None:
                 progress({**ev, "phase": phase, "rho": rho})
 

@@ -8,7 +8,7 @@ figure (rho, rho_t, the paper's Eq. (1) epsilon) in a tooltip string.  :func:`bu
 is the same view for the "advanced" rho entry.
 
 The conversions are accounting.py's (Eq. (1): epsilon_eq1 / rho_from_epsilon_eq1; the exact
-curve: epsilon_exact / rho_from_epsilon_exact; per-round split: split_rho) via
+curve: epsilon_exact / rho_from_epsilon_exact; per-round split: split_budget) via
 parsing.parse_budget; nothing is re-derived here.  Also: the "more privacy ↔ more accuracy"
 scale of the budget control (:func:`privacy_scale`, :func:`epsilon_steps`,
 :func:`describe_epsilon`), the warning above epsilon = 5 (:func:`epsilon_warning`) and the
@@ -105,7 +105,7 @@ def budget_from_epsilon(epsilon: float, delta: float | None = DEFAULT_DELTA, rou
     """The per-round budget of a run from a target (epsilon, delta).
 
     Gaussian (zCDP): rho = the largest total whose epsilon at ``delta`` is <= ``epsilon`` under
-    ``conversion``, split equally over ``rounds`` (accounting.rho_from_budget, split_rho via
+    ``conversion``, split equally over ``rounds`` (accounting.rho_from_budget, split_budget via
     parsing.parse_budget and PrivacyLedger).  Laplace (pure DP): epsilon_t = epsilon / rounds.
 
     Parameters

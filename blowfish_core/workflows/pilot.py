@@ -41,10 +41,11 @@ import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..privacy.accounting import (
-    check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_rho,
+    check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_budget,
 )
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
+from ..algorithm.events import RoundEvent
 from ..algorithm.evolution import SynthConfig
 from ..algorithm import methods
 from ..model.metrics import relative_reduction, t_interval
@@ -155,7 +156,7 @@ def scale_budget(rho_target: float, n_target: int, n_pilot: int, rounds: int = 8
     delta = check_delta(delta)
     factor = pilot_scaling(n_target, n_pilot)
     rho_p = pilot_budget(rho_target, n_target, n_pilot)
-    per_t = split_rho(rho_target, rounds, weights)
+    per_t = split_budget(rho_target, rounds, weights)
     per_p = np.array([pilot_budget(float(r), n_target, n_pilot) for r in per_t])
     return PilotScaling(int(n_target), int(n_pilot), rho_target, float(factor), float(rho_p), int(rounds),
                         tuple(float(x) for x in per_t), tuple(float(x) for x in per_p), delta,
@@ -339,7 +340,7 @@ def recommend(candidates: Sequence[tuple[str, float | None, float]], tie_tol: fl
 # Running the pilot
 # --------------------------------------------------------------------------
 
-@dataclass
+@dataclass(frozen=True)
 class PilotCandidate:
     """One pilot configuration: Hard, or BF-Soft at one tau, over the paired seeds."""
 
@@ -472,7 +473,7 @@ def run_pilot(
     for k, (method, tau) in enumerate(configs, start=1):
         label = "Hard" if tau is None else f"BF-Soft tau={tau:g}"
 
-        def _progress(ev: dict[str, Any], k=k, label=label) -> None:
+        def _progress(ev: RoundEvent, k=k, label=label) -> None:
             if progress is not None:
                 progress({**ev, "config": k, "configs": len(configs), "label": label})
 

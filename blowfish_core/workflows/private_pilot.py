@@ -46,6 +46,7 @@ from ..algorithm import methods
 from ..privacy.accounting import check_delta, check_rho, epsilon_eq1
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
+from ..algorithm.events import RoundEvent
 from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SynthConfig
 from ..synthesis.experiment import PairedResult, run_paired
 from ..synthesis.spec import RunSpec
@@ -413,7 +414,7 @@ def _run_settings(plan: PrivatePilotPlan, specs: list[RunSpec], progress, should
     for k, (spec, (m, t)) in enumerate(zip(specs, plan.settings), start=1):
         label = setting_label(m, t)
 
-        def _progress(ev: dict[str, Any], k=k, label=label) -> None:
+        def _progress(ev: RoundEvent, k=k, label=label) -> None:
             if progress is not None:
                 progress({**ev, "config": k, "configs": plan.K, "label": label})
 

@@ -27,6 +27,7 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 from ..privacy.accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
+from ..algorithm.events import RoundEvent
 from ..algorithm.evolution import SynthConfig, SynthResult
 from ..model.metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
 from ..model.policy import Policy
@@ -221,7 +222,7 @@ def budget_sweep(
     points: list[SweepPoint] = []
     metric_name = "pwerr"
     for k, rho in enumerate(rhos, start=1):
-        def _progress(ev: dict[str, Any], k=k, rho=rho) -> None:
+        def _progress(ev: RoundEvent, k=k, rho=rho) -> None:
             if progress is not None:
                 progress({**ev, "point": k, "points": len(rhos), "rho": rho})
 

@@ -134,6 +134,9 @@ def test_noise_and_release_of_the_study_sampler(name):
     noise = m.noise(2.0, 500, np.random.default_rng(1))
     assert noise.shape == (500,) and np.isfinite(noise).all() and noise.std() > 0
     np.testing.assert_array_equal(noise, m.noise(2.0, 500, np.random.default_rng(1)))  # seeded: paired
+    block = m.noise(2.0, (50, 10), np.random.default_rng(1))  # vectorised, as the audit draws k x m at once
+    assert block.shape == (50, 10)
+    np.testing.assert_array_equal(block.ravel(), noise)  # the same stream values in C order
     hist = np.arange(10, dtype=float)
     out = m.release(hist, 1.0, np.random.default_rng(2), integer=True)
     assert out.shape == hist.shape and np.isfinite(out).all()

@@ -51,7 +51,7 @@ _CHUNK = 1 << 16
 
 
 # --------------------------------------------------------------------- setting
-@dataclass
+@dataclass(frozen=True)
 class AuditSetting:
     """A small public setting for the audit.
 

@@ -115,7 +115,7 @@ def record_level_edges(
     return P, np.concatenate(e0s).astype(np.intp), np.concatenate(e1s).astype(np.intp)
 
 
-@dataclass
+@dataclass(frozen=True)
 class WorstEdge:
     """The neighbour pair attaining the exact l2 sensitivity of the vote for C.
 

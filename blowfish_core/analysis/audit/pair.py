@@ -31,7 +31,7 @@ from .edges import _edge_norms, _point_index, worst_case_edge
 
 
 # ---------------------------------------------------------------- the pair
-@dataclass
+@dataclass(frozen=True)
 class AuditPair:
     """One neighbouring pair and the mechanism run on each side.
 
@@ -154,7 +154,7 @@ def _engine_pair(schema: Schema, policy: Policy, C: np.ndarray, vote: str, tau: 
     x, xp, n_edges = we.x, we.x_prime, we.n_edges
     if calibration == "correct":
         cal = calibrate(method, schema, policy, tau, C=C)
-        sens, how = _scaled(float(cal.delta), cal.how, S)
+        sens, how = _scaled(float(cal.sensitivity), cal.how, S)
     elif calibration == "soft-small-reach":
         # _check_case: this calibration applies to BF-Soft only, whose tau build_pair checked
         sens = soft_bound(record_reach(schema, policy) / 10.0, cast(float, tau))
@@ -285,7 +285,7 @@ def build_laplace_pair(method: str, setting: AuditSetting | None = None, epsilon
     we = worst_case_edge(schema, policy, C, vote.name, tau, complete=(meth.notion == "standard"), norm="l1")
     cal = calibrate(method, schema, policy, tau, C=C, norm="l1")
     lap = get_mechanism("laplace")
-    sens, how = float(cal.delta), cal.how
+    sens, how = float(cal.sensitivity), cal.how
     if calibration == "correct":
         sens, how = _scaled(sens, how, S)
     b = lap.scale(sens, eps)

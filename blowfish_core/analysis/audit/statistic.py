@@ -1,4 +1,9 @@
-"""Sampling the audit's test statistic: the projection of one noisy round on D and on D' (in chunks)."""
+"""Sampling the audit's test statistic: the projection of one noisy round on D and on D' (in chunks).
+
+The noise comes from the audited mechanism's table entry (``pair.law``, the study sampler): its
+``noise(scale, (k, m), rng)`` for whole noisy histograms, and for the Gaussian scalar shortcut its
+unit noise along one axis (``noise(1.0, n, rng)``) and ``residual_norm2`` (the rest).  The audit
+draws nothing itself."""
 
 from __future__ import annotations
 
@@ -22,7 +27,8 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
     H(D') - H(D) (any fixed axis when they coincide).  Unequal sigmas (both > 0):
     T = ||y - H||^2 / sigma^2 - ||y - H'||^2 / sigma'^2 (monotone in the likelihood
     ratio); sigma = 0 < sigma': T = ||y - H||^2; sigma' = 0 < sigma: T = -||y - H'||^2.
-    Both samplers give the same distribution exactly.
+    Both samplers give the same distribution exactly.  The draws are the mechanism's
+    (``pair.law``: ``noise`` and, for the scalar shortcut, ``residual_norm2``).
 
     Parameters
     ----------
@@ -54,6 +60,7 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
     m = H.size
     d = pair.shift
     s, sp = pair.sigma, pair.sigma_prime
+    law = pair.law
 
     def stat(y: np.ndarray) -> np.ndarray:  # y: (k, m) noisy histograms
         return pair_statistic(pair, y)
@@ -64,16 +71,21 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
             parts = []
             for start in range(0, n, _CHUNK):
                 k = min(_CHUNK, n - start)
-                parts.append(stat(center + sd * rng.standard_normal((k, m))))
+                parts.append(stat(center + law.noise(sd, (k, m), rng)))
             out.append(np.concatenate(parts) if parts else np.zeros(0))
         return out[0], out[1]
 
-    # scalar shortcut: z1 = <z, u> ~ N(0, 1), Q = ||z - z1 u||^2 ~ chi2(m - 1)
-    z0, z1 = rng.standard_normal(n), rng.standard_normal(n)
+    # scalar shortcut: z1 = <z, u> ~ N(0, 1), Q = ||z - z1 u||^2 ~ chi2(m - 1) (the unit noise of the
+    # mechanism: 1.0 * z is z exactly, so the draws are the stream's own values, in the same order)
+    rest = getattr(law, "residual_norm2", None)  # rotation-invariant noise only (Gaussian)
+    if rest is None:
+        raise BlowfishError(f"audit: the scalar sampler needs Gaussian noise (the {law.label} mechanism has no "
+                            "residual_norm2). Fix: use sampler='full'")
+    z0, z1 = law.noise(1.0, n, rng), law.noise(1.0, n, rng)
     if s == sp:
         return s * z0, d + s * z1
-    q0 = rng.chisquare(m - 1, n) if m > 1 else np.zeros(n)
-    q1 = rng.chisquare(m - 1, n) if m > 1 else np.zeros(n)
+    q0 = rest(m, n, rng)
+    q1 = rest(m, n, rng)
     a2_0 = s**2 * (z0**2 + q0)                  # ||y - H||^2 on D
     b2_0 = (s * z0 - d) ** 2 + s**2 * q0        # ||y - H'||^2 on D
     b2_1 = sp**2 * (z1**2 + q1)                 # ||y - H'||^2 on D'
@@ -87,15 +99,17 @@ def sample_statistic(pair: AuditPair, n: int, rng: np.random.Generator, sampler:
 
 def _laplace_statistic(pair: AuditPair, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Laplace rounds: T = (||y - H||_1 - ||y - H'||_1) / b (the log-likelihood ratio, equal
-    scales), y = H + b Lap(0, 1)^m on D and H' + b Lap(0, 1)^m on D', whole histograms drawn."""
+    scales), y = H + b Lap(0, 1)^m on D and H' + b Lap(0, 1)^m on D', whole histograms drawn by the
+    mechanism (``pair.law.noise``)."""
     H, Hp, b = pair.H, pair.H_prime, pair.sigma
+    law = pair.law
     unit = b if b > 0 else 1.0
     out = []
     for center in (H, Hp):
         parts = []
         for start in range(0, n, _CHUNK):
             k = min(_CHUNK, n - start)
-            y = center + b * rng.laplace(0.0, 1.0, (k, H.size))
+            y = center + law.noise(b, (k, H.size), rng)
             t = (np.abs(y - H).sum(axis=1) - np.abs(y - Hp).sum(axis=1)) / unit
             # in likelihood-ratio units, rounded to 1e-9: removes floating-point jitter of the
             # atom at ||H' - H||_1 / b (else the test finds rounding artefacts of y, the

@@ -307,7 +307,7 @@ def crossing_search(schema: Schema, policy: Policy, C: np.ndarray, **kwargs: Any
     Returns
     -------
     Calibration
-        ``delta`` (the sensitivity) sqrt(2) with ``how='certified-crossing'`` and the crossing
+        ``sensitivity`` sqrt(2) with ``how='certified-crossing'`` and the crossing
         edge as ``witness`` (decoded values, nn_u != nn_v), 'exhaustive-zero' or 'fallback'
         (Cor. 5.3; Gower distance).
 

@@ -4,6 +4,7 @@ and the checks ``synth`` and ``pilot`` share: options the run would ignore are r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from typing import Any
 
@@ -172,7 +173,7 @@ def resolve_setting(args) -> tuple[Schema, Policy, Any]:
     if args.protect:
         policy = apply_protect(policy, args.protect, preset if (preset is not None and not args.schema) else None)
     if args.participation:
-        policy.participation = True
+        policy = dataclasses.replace(policy, participation=True)
     policy.validate(schema)
     check_integer_bounds(schema)
     return schema, policy, preset

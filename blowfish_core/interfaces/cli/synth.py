@@ -8,6 +8,7 @@ import dataclasses
 import sys
 from typing import Any
 
+from ...algorithm.events import RoundEvent
 from ...algorithm.evolution import RANDOMNESS, SEEDED_NOTE
 from ...algorithm.methods import METHODS, get_method, reference_methods, tau_methods
 from ...base.errors import BlowfishError
@@ -228,14 +229,14 @@ def _build_spec(args, schema, policy, preset, methods, budget, seeds, cfg, input
 
 
 def _progress(args):
-    """The progress callback: one stderr line per method, seed and round (none with --quiet)."""
-    def progress(ev):
+    """The progress callback: one stderr line per method, seed and round (none with --quiet); the
+    scale is named by the mechanism table (RoundEvent.scale_name: sigma_t, b_t, beta_t)."""
+    def progress(ev: RoundEvent) -> None:
         if not args.quiet:
-            scale = {"gaussian": "sigma_t", "pubmix": "beta_t", "linmix": "beta_t"}.get(ev.get("mechanism"), "scale_t")
-            who = "unseeded" if ev["seed"] is None else f"seed {ev['seed']}"
-            how = f"  ({ev['how']})" if ev.get("how") else ""
-            print(f"  {ev['method']:<8} {who} round {ev['round']}/{ev['rounds']}  "
-                  f"Delta_t={ev['delta_t']:.4g} {scale}={ev['sigma_t']:.4g}{how}", file=sys.stderr)
+            who = "unseeded" if ev.seed is None else f"seed {ev.seed}"
+            how = f"  ({ev.how})" if ev.how else ""
+            print(f"  {ev.method:<8} {who} round {ev.t}/{ev.rounds}  "
+                  f"Delta_t={ev.sensitivity:.4g} {ev.scale_key}={ev.scale:.4g}{how}", file=sys.stderr)
     return progress
 
 

@@ -39,13 +39,14 @@ Modules (issue 22, one idea each; every name is re-exported here):
 * :mod:`.checks` -- the checks of rho, delta, epsilon (and mu, whole counts): BudgetError with a fix.
 * :mod:`.conversions` -- zCDP / GDP to (epsilon, delta) and back: Eq. (1), the exact Gaussian curve,
   rho_from_budget.
-* :mod:`.budgets` -- spending a budget: split_rho, gaussian_sigma, the pilot budget (Eq. (4)),
+* :mod:`.budgets` -- spending a budget: split_budget, gaussian_sigma, the pilot budget (Eq. (4)),
   equivalent_budget_multiplier and the PrivacyLedger.
 """
 
 from __future__ import annotations
 
-from .budgets import PrivacyLedger, equivalent_budget_multiplier, gaussian_sigma, pilot_budget, pilot_scaling, split_rho
+from .budgets import (PrivacyLedger, equivalent_budget_multiplier, gaussian_sigma, pilot_budget, pilot_scaling,
+                      split_budget)
 from .checks import MAX_EPSILON as MAX_EPSILON  # the budget limits, importable here as before (not in __all__)
 from .checks import MAX_RHO as MAX_RHO
 from .checks import check_delta, check_epsilon, check_rho
@@ -71,7 +72,7 @@ __all__ = [
     "epsilon_exact",
     "rho_from_epsilon_exact",
     "rho_from_budget",
-    "split_rho",
+    "split_budget",
     "gaussian_sigma",
     "equivalent_budget_multiplier",
     "pilot_budget",

@@ -16,35 +16,40 @@ from .checks import _as_real, _check_positive_int, check_delta, check_rho
 from .conversions import epsilon_eq1, epsilon_exact, rho_from_budget
 
 
-def split_rho(rho: float, rounds: int,
-              weights: Optional[Sequence[float]] = None) -> np.ndarray:
-    """Split a total zCDP budget over ``rounds`` rounds (zCDP composes additively).
+def split_budget(budget: float, rounds: int,
+                 weights: Optional[Sequence[float]] = None, *, name: str = "rho") -> np.ndarray:
+    """Split a total budget over ``rounds`` rounds: zCDP rho (Gaussian) or pure-DP
+    epsilon (Laplace), both of which compose additively.
 
-    Default is the equal split ``rho_t = rho / T`` (DESIGN §3, Algorithm 1).
+    Default is the equal split ``budget_t = budget / T`` (DESIGN §3, Algorithm 1).
     With ``weights`` (length ``rounds``, all finite and > 0) the split is
-    ``rho * w_t / sum(w)``.
+    ``budget * w_t / sum(w)``.
 
     Parameters
     ----------
-    rho : float
-        Total zCDP budget, ``rho > 0``.
+    budget : float
+        Total budget in the mechanism's own units, ``> 0`` (at most MAX_RHO; a
+        Laplace epsilon is checked by check_epsilon first).
     rounds : int
         Number of rounds T, integer ``>= 1``.
     weights : sequence of float, optional
         Positive relative weights, one per round.
+    name : str, default "rho"
+        The budget's field name in messages (the mechanism's ``budget_name``:
+        "rho" or "epsilon").
 
     Returns
     -------
     (rounds,) float64 ndarray
-        Entries ``> 0``, summing to ``rho`` (up to rounding).
+        Entries ``> 0``, summing to ``budget`` (up to rounding).
 
     Raises
     ------
     BudgetError
-        If ``rho`` is out of range, ``rounds < 1`` or not an integer, or
+        If ``budget`` is out of range, ``rounds < 1`` or not an integer, or
         ``weights`` has the wrong length or a non-finite, zero or negative entry.
     """
-    rho = check_rho(rho)
+    rho = check_rho(budget, name=name)
     rounds = _check_positive_int(rounds, "rounds",
                                  "give the number of rounds, e.g. 8")
     if weights is None:
@@ -69,16 +74,16 @@ def split_rho(rho: float, rounds: int,
     return rho * (w / w.sum())
 
 
-def gaussian_sigma(delta_t: float, rho_t: float) -> float:
+def gaussian_sigma(sensitivity: float, rho_t: float) -> float:
     """Noise standard deviation of a rho_t-zCDP Gaussian mechanism (Thm 2.6).
 
     ``sigma_t = sqrt(Delta_t^2 / (2 rho_t))`` = ``Delta_t / sqrt(2 rho_t)``.
 
     Parameters
     ----------
-    delta_t : float
+    sensitivity : float
         l2 sensitivity Delta_t of the round's histogram (same units as the
-        histogram counts), finite, ``>= 0``. (Not the DP delta.)
+        histogram counts), finite, ``>= 0``.
     rho_t : float
         zCDP budget of the round, ``rho_t > 0``.
 
@@ -86,20 +91,20 @@ def gaussian_sigma(delta_t: float, rho_t: float) -> float:
     -------
     float
         sigma_t (histogram count units), ``>= 0``; exactly 0.0 when
-        ``delta_t == 0`` (a zero-sensitivity query needs no noise).
+        ``sensitivity == 0`` (a zero-sensitivity query needs no noise).
 
     Raises
     ------
     BudgetError
-        If ``rho_t <= 0``, ``delta_t < 0`` or either is not a finite real number.
+        If ``rho_t <= 0``, ``sensitivity < 0`` or either is not a finite real number.
     """
     rho_t = check_rho(rho_t, name="rho_t")
     rule = "a finite number >= 0"
     fix = "pass the round's l2 sensitivity, e.g. sqrt(2)"
-    d = _as_real(delta_t, "delta_t (sensitivity)", rule, fix)
+    d = _as_real(sensitivity, "sensitivity (l2)", rule, fix)
     if d < 0.0:
         raise BudgetError(
-            f"delta_t (sensitivity) must be {rule} (got {delta_t!r}). Fix: {fix}"
+            f"sensitivity (l2) must be {rule} (got {sensitivity!r}). Fix: {fix}"
         )
     if d == 0.0:
         return 0.0
@@ -232,16 +237,16 @@ class PrivacyLedger:
                     weights: Optional[Sequence[float]] = None) -> "PrivacyLedger":
         """Build a ledger from ``rho`` or an ``(epsilon, delta)`` target.
 
-        See :func:`rho_from_budget` (which rho) and :func:`split_rho` (how it
+        See :func:`rho_from_budget` (which rho) and :func:`split_budget` (how it
         is split over ``rounds``, optionally by ``weights``).
 
         Raises:
-            BudgetError: as :func:`rho_from_budget` and :func:`split_rho`.
+            BudgetError: as :func:`rho_from_budget` and :func:`split_budget`.
         """
         total = rho_from_budget(rho=rho, epsilon=epsilon, delta=delta,
                                 conversion=conversion)
         d = check_delta(delta)
-        per_round = split_rho(total, rounds, weights)
+        per_round = split_budget(total, rounds, weights)
         return cls(
             rho=float(total),
             delta=float(d),

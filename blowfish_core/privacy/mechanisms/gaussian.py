@@ -3,7 +3,7 @@
 sigma_t = Delta2_t / sqrt(2 rho_t) (accounting.gaussian_sigma); noise sigma_t * z with
 z ~ N(0, I_m) from the round's paired stream (numpy's floating-point normal: study
 runs only, DESIGN §7).  :class:`GaussianOpenDP` is the same mechanism (same ledger rows,
-same accounting) with OpenDP's samplers for release mode.  Budget: total rho split over rounds (accounting.split_rho).
+same accounting) with OpenDP's samplers for release mode.  Budget: total rho split over rounds (accounting.split_budget).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..accounting import gaussian_sigma, split_rho
+from ...base.errors import BlowfishError
+from ..accounting import gaussian_sigma, split_budget
 from ..ledger import LedgerRow, gaussian_totals
 from ...model.sensitivity import Calibration
 
@@ -37,15 +38,24 @@ class Gaussian:
 
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
         """Per-round rho_t: (rounds,), summing to rho (BudgetError for a bad rho or weights)."""
-        return split_rho(budget, rounds, weights)
+        return split_budget(budget, rounds, weights, name=self.budget_name)
 
     def scale(self, sensitivity: float, budget_t: float) -> float:
         """sigma_t = Delta_t / sqrt(2 rho_t); 0 when Delta_t = 0."""
         return gaussian_sigma(sensitivity, budget_t)
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
-        """sigma_t * z, z ~ N(0, I_m): (m,) float64."""
-        return scale * rng.standard_normal(m)
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """sigma_t * z, z ~ N(0, I): float64 of ``shape`` ((m,) for one round, (k, m) for k rounds at
+        once, as the audit draws them; the same stream values in C order either way)."""
+        return scale * rng.standard_normal(shape)
+
+    def residual_norm2(self, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n draws of ||z||^2 - <z, u>^2 for unit noise z ~ N(0, I_m) and a fixed unit vector u: the
+        squared length of the noise orthogonal to u, chi-square with m - 1 degrees of freedom
+        (rotation invariance); zeros when m = 1.  (n,) float64.  With the noise's coordinate along u
+        (``noise(1.0, n, rng)``) it is the whole noise in the two numbers the audit's exact scalar
+        sampler needs (blowfish_core.analysis.audit.statistic)."""
+        return rng.chisquare(m - 1, n) if m > 1 else np.zeros(n)
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
                 integer: bool = False) -> np.ndarray:
@@ -55,7 +65,7 @@ class Gaussian:
 
     def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
             **extra: Any) -> LedgerRow:
-        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
+        return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, float(scale), cal.how,
                          rho_t=float(budget_t), witness=cal.witness, **extra)
 
     def totals(self, rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
@@ -82,11 +92,16 @@ class GaussianOpenDP(Gaussian):
 
     sampler: str = "opendp"
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
-        """Noise alone (a zero histogram through OpenDP's float Gaussian): (m,) float64."""
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """Noise alone (a zero histogram through OpenDP's float Gaussian): float64 of ``shape``."""
         from .opendp_samplers import opendp_noisy
 
-        return opendp_noisy(np.zeros(m), scale, "gaussian", discrete=False)
+        return opendp_noisy(np.zeros(int(np.prod(shape))), scale, "gaussian", discrete=False).reshape(shape)
+
+    def residual_norm2(self, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Not available: OpenDP has no chi-square sampler (the audit uses the study sampler)."""
+        raise BlowfishError("the Gaussian mechanism's OpenDP sampler draws whole noise vectors only "
+                            "(noise); audits use the study sampler")
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
                 integer: bool = False) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..accounting import check_epsilon, split_rho
+from ..accounting import check_epsilon, split_budget
 from ..accounting.checks import _as_real
 from ...base.errors import BudgetError
 from ..ledger import LedgerRow, _required
@@ -42,7 +42,7 @@ class Laplace:
     def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
         """Per-round epsilon_t: (rounds,), summing to epsilon (BudgetError for a bad epsilon)."""
         eps = check_epsilon(budget)
-        return split_rho(eps, rounds, weights)  # the same proportional split, in epsilon units
+        return split_budget(eps, rounds, weights, name=self.budget_name)  # the same proportional split, in epsilon
 
     def scale(self, sensitivity: float, budget_t: float) -> float:
         """b_t = Delta1_t / epsilon_t; 0 when Delta1_t = 0."""
@@ -51,9 +51,10 @@ class Laplace:
             raise BudgetError(f"sensitivity (l1) must be a finite number >= 0 (got {sensitivity!r})")
         return 0.0 if d == 0 else d / float(budget_t)
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
-        """b_t * Lap(0, 1)^m: (m,) float64."""
-        return scale * rng.laplace(0.0, 1.0, m)
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """b_t * Lap(0, 1): float64 of ``shape`` ((m,) for one round, (k, m) for k rounds at once, as
+        the audit draws them; the same stream values in C order either way)."""
+        return scale * rng.laplace(0.0, 1.0, shape)
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
                 integer: bool = False) -> np.ndarray:
@@ -62,7 +63,7 @@ class Laplace:
 
     def row(self, t: int, candidates: int, cal: Calibration, scale: float, budget_t: float,
             **extra: Any) -> LedgerRow:
-        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(scale), cal.how,
+        return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, float(scale), cal.how,
                          epsilon_t=float(budget_t), witness=cal.witness, **extra)
 
     def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
@@ -92,10 +93,11 @@ class LaplaceOpenDP(Laplace):
 
     sampler: str = "opendp"
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """Noise alone (a zero histogram through OpenDP's float Laplace): float64 of ``shape``."""
         from .opendp_samplers import opendp_noisy
 
-        return opendp_noisy(np.zeros(m), scale, "laplace", discrete=False)
+        return opendp_noisy(np.zeros(int(np.prod(shape))), scale, "laplace", discrete=False).reshape(shape)
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
                 integer: bool = False) -> np.ndarray:

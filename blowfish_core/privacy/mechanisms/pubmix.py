@@ -230,7 +230,7 @@ class PubMix:
 
     def row(self, t: int, candidates: int, cal: Calibration, plan: SamplingPlan, **extra: Any) -> LedgerRow:
         i = t - 1
-        return LedgerRow(t, candidates, self.name, float(cal.delta), self.norm, float(plan.beta_t[i]), cal.how,
+        return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, float(plan.beta_t[i]), cal.how,
                          epsilon_t=float(plan.epsilon_t[i]), delta_dp_t=float(plan.delta_t[i]),
                          witness=cal.witness, beta_t=float(plan.beta_t[i]), floor=float(plan.floor[i]),
                          n_samples=int(plan.n_samples[i]), n_private=int(plan.n), **extra)

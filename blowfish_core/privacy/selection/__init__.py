@@ -16,7 +16,7 @@ exactly how private that choice is, for each way of setting the EM's scale b.
   in the mechanism registry, which it reads).
 * :class:`SelectionGraph` -- a finite dataset graph with a score vector per dataset
   (oscillation, local/global sensitivity, smooth sensitivity, distances to unsafe sets).
-* Calibrations (:data:`CALIBRATIONS`, one entry each, all following :class:`Calibration`):
+* Calibrations (:data:`SCALE_RULES`, one entry each, all following :class:`ScaleRule`):
   ``global`` (any public scale, pure epsilon_s-DP), ``shifted_laplace`` (Cor. 5.3,
   (epsilon_t + epsilon_s, eta)), ``ptr`` (§6 certificate-search binary search,
   (epsilon_t + epsilon_s, eta)), and the broken ``local`` (b = LS(x), Prop. 4.1) and
@@ -35,24 +35,26 @@ Modules (issue 22, one idea each; every name above is re-exported here):
 * :mod:`.choice` -- the private choice of tau: score_sensitivity, error_scores, the plan, select_private.
 * :mod:`.graph` -- SelectionGraph, the finite dataset graph.
 * :mod:`.law` -- SelectionLaw and its delta by quadrature over the continuous scale (law_delta).
-* :mod:`.calibrations` -- the Calibration protocol, global, shifted_laplace, the broken local and
-  smooth_fixed, and the CALIBRATIONS table (make_calibration).
+* :mod:`.calibrations` -- the ScaleRule protocol, global, shifted_laplace, the broken local and
+  smooth_fixed, and the SCALE_RULES table (make_scale_rule; the deprecated CALIBRATIONS / make_calibration).
 * :mod:`.ptr` -- propose-test-release (ptr_tests, PTR).
 """
 
 from __future__ import annotations
 
 from .calibrations import (
-    BROKEN_SELECTION_CALIBRATIONS,
+    BROKEN_SCALE_RULES,
     CALIBRATIONS,
     NOT_PRIVATE,
-    VALID_CALIBRATIONS,
-    Calibration,
+    SCALE_RULES,
+    VALID_SCALE_RULES,
     GlobalScale,
     LocalScale,
+    ScaleRule,
     ShiftedLaplace,
     SmoothFixed,
     make_calibration,
+    make_scale_rule,
 )
 from .choice import (
     SCORE_METRICS,
@@ -95,14 +97,16 @@ __all__ = [
     "TAIL_CUT",
     "law_delta",
     "NOT_PRIVATE",
-    "Calibration",
+    "ScaleRule",
     "GlobalScale",
     "LocalScale",
     "SmoothFixed",
     "ShiftedLaplace",
+    "SCALE_RULES",
+    "VALID_SCALE_RULES",
+    "BROKEN_SCALE_RULES",
+    "make_scale_rule",
     "CALIBRATIONS",
-    "VALID_CALIBRATIONS",
-    "BROKEN_SELECTION_CALIBRATIONS",
     "make_calibration",
     "ptr_tests",
     "PTR",

@@ -1,9 +1,10 @@
-"""Ways of setting the EM's scale: the :class:`Calibration` protocol, ``global`` and
+"""Ways of setting the EM's scale: the :class:`ScaleRule` protocol, ``global`` and
 ``shifted_laplace`` (Cor. 5.3), the broken demonstrations ``local`` (Prop. 4.1) and ``smooth_fixed``
-(Thm 4.3), and the :data:`CALIBRATIONS` table (``ptr`` lives in :mod:`.ptr`)."""
+(Thm 4.3), and the :data:`SCALE_RULES` table (``ptr`` lives in :mod:`.ptr`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -23,14 +24,21 @@ NOT_PRIVATE = "demonstration: not private"
 
 # ------------------------------------------------------------- calibrations
 @runtime_checkable
-class Calibration(Protocol):
-    """A way of setting the EM's scale.  name: key in :data:`CALIBRATIONS`; private: False
+class ScaleRule(Protocol):
+    """A way of setting the EM's scale (a "calibration" of papers/001, the word the screens and
+    ``--calibration`` use; not :class:`blowfish_core.model.sensitivity.Calibration`, a round's
+    sensitivity).  name: key in :data:`SCALE_RULES`; private: False
     for the demonstrations (their label contains :data:`NOT_PRIVATE`); releases_scale: the
-    scale is part of the release."""
+    scale is part of the release.  Read-only (the rules are frozen dataclasses)."""
 
-    name: str
-    private: bool
-    releases_scale: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def private(self) -> bool: ...
+
+    @property
+    def releases_scale(self) -> bool: ...
 
     @property
     def label(self) -> str: ...
@@ -52,7 +60,7 @@ def _broken_label(text: str) -> str:
     return f"{text} — {NOT_PRIVATE}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class GlobalScale:
     """``global``: a public scale (e.g. the policy's global sensitivity).  Pure epsilon_s-DP.
 
@@ -67,9 +75,10 @@ class GlobalScale:
     releases_scale: bool = False
 
     def __post_init__(self) -> None:
-        self.epsilon_s = _real(self.epsilon_s, "epsilon_s")
+        object.__setattr__(self, "epsilon_s", _real(self.epsilon_s, "epsilon_s"))
         if self.scale_value is not None:
-            self.scale_value = _real(self.scale_value, "scale", fix="use the policy's global sensitivity")
+            object.__setattr__(self, "scale_value", _real(self.scale_value, "scale",
+                                                          fix="use the policy's global sensitivity"))
 
     @property
     def label(self) -> str:
@@ -93,7 +102,7 @@ class GlobalScale:
         return regret_bound(self.scale(graph, v), self.epsilon_s, graph.m, rho), rho
 
 
-@dataclass
+@dataclass(frozen=True)
 class LocalScale:
     """``local``: b = max(b0, LS_q(x)) -- Prop. 4.1: NOT private even with identical scores.
     Claims (epsilon_s, 0) by misapplying Lemma 2.3.  For the audit and the Lab only."""
@@ -105,8 +114,8 @@ class LocalScale:
     releases_scale: bool = False
 
     def __post_init__(self) -> None:
-        self.epsilon_s = _real(self.epsilon_s, "epsilon_s")
-        self.b0 = _real(self.b0, "b0", fix="use a small positive floor such as 0.01")
+        object.__setattr__(self, "epsilon_s", _real(self.epsilon_s, "epsilon_s"))
+        object.__setattr__(self, "b0", _real(self.b0, "b0", fix="use a small positive floor such as 0.01"))
 
     @property
     def label(self) -> str:
@@ -125,7 +134,7 @@ class LocalScale:
         return regret_bound(self.scale(graph, v), self.epsilon_s, graph.m, rho), rho
 
 
-@dataclass
+@dataclass(frozen=True)
 class SmoothFixed:
     """``smooth_fixed``: Q_x(r) ∝ exp(lam q / S*_beta(x)) with beta, lam fixed independently of
     m -- Thm 4.3: no (epsilon, delta < 1) guarantee over all m.  NOT private.  Equals the EM
@@ -141,10 +150,11 @@ class SmoothFixed:
     releases_scale: bool = False
 
     def __post_init__(self) -> None:
-        self.lam = _real(self.lam, "lam", fix="use a positive temperature coefficient such as 0.25")
-        self.beta = _real(self.beta, "beta", fix="use a positive smoothness such as 0.5")
-        self.epsilon_claimed = _real(self.epsilon_claimed, "epsilon_claimed")
-        self.b0 = _real(self.b0, "b0")
+        object.__setattr__(self, "lam", _real(self.lam, "lam",
+                                              fix="use a positive temperature coefficient such as 0.25"))
+        object.__setattr__(self, "beta", _real(self.beta, "beta", fix="use a positive smoothness such as 0.5"))
+        object.__setattr__(self, "epsilon_claimed", _real(self.epsilon_claimed, "epsilon_claimed"))
+        object.__setattr__(self, "b0", _real(self.b0, "b0"))
 
     @property
     def epsilon_s(self) -> float:
@@ -167,7 +177,7 @@ class SmoothFixed:
         return regret_bound(self.scale(graph, v), self.epsilon_s, graph.m, rho), rho
 
 
-@dataclass
+@dataclass(frozen=True)
 class ShiftedLaplace:
     """``shifted_laplace`` (Cor. 5.3): release ``B = max(b0, LS_q(x) + Lap(C/epsilon_t) +
     (C/epsilon_t) log(1/(2 eta)))``, then R ~ Q_x^B; (B, R) is (epsilon_t + epsilon_s, eta)-DP.
@@ -186,12 +196,13 @@ class ShiftedLaplace:
     releases_scale: bool = True
 
     def __post_init__(self) -> None:
-        self.epsilon_s = _real(self.epsilon_s, "epsilon_s")
-        self.epsilon_t = _real(self.epsilon_t, "epsilon_t", fix="use a positive budget for the scale, e.g. 1")
-        self.eta = _prob(self.eta, "eta", "use a small probability such as 1e-6")
-        self.b0 = _real(self.b0, "b0", fix="use a small positive floor such as 0.01")
+        object.__setattr__(self, "epsilon_s", _real(self.epsilon_s, "epsilon_s"))
+        object.__setattr__(self, "epsilon_t", _real(self.epsilon_t, "epsilon_t",
+                                                    fix="use a positive budget for the scale, e.g. 1"))
+        object.__setattr__(self, "eta", _prob(self.eta, "eta", "use a small probability such as 1e-6"))
+        object.__setattr__(self, "b0", _real(self.b0, "b0", fix="use a small positive floor such as 0.01"))
         if self.C is not None:
-            self.C = _real(self.C, "C", fix="use an upper bound on the global sensitivity of LS")
+            object.__setattr__(self, "C", _real(self.C, "C", fix="use an upper bound on the global sensitivity of LS"))
 
     @property
     def label(self) -> str:
@@ -218,8 +229,7 @@ class ShiftedLaplace:
         atom = float(stats.laplace.cdf(self.b0, loc=mu, scale=a))
         P = em_probabilities(graph.scores[v], self.b0, self.epsilon_s, counts=graph.counts)
         law = _discrete([self.b0], atom * P[None, :], graph.scores[v], graph.counts, self.epsilon_s, True)
-        law.continuous = (mu, a, self.b0)
-        return law
+        return dataclasses.replace(law, continuous=(mu, a, self.b0))
 
     def scale(self, graph: SelectionGraph, v: int) -> float:
         return self.law(graph, v).expected_scale()
@@ -233,49 +243,54 @@ class ShiftedLaplace:
         return regret_bound(bbar, self.epsilon_s, graph.m, r), 2.0 * r
 
 
-#: the calibrations, one entry each (name -> class).  Broken ones: private = False.
-CALIBRATIONS: dict[str, type[GlobalScale | ShiftedLaplace | PTR | LocalScale | SmoothFixed]] = {
+#: the scale rules (papers/001's calibrations), one entry each (name -> class).  Broken ones: private = False.
+SCALE_RULES: dict[str, type[GlobalScale | ShiftedLaplace | PTR | LocalScale | SmoothFixed]] = {
     "global": GlobalScale,
     "shifted_laplace": ShiftedLaplace,
     "ptr": PTR,
     "local": LocalScale,
     "smooth_fixed": SmoothFixed,
 }
-VALID_CALIBRATIONS = ("global", "shifted_laplace", "ptr")
+VALID_SCALE_RULES = ("global", "shifted_laplace", "ptr")
 #: broken calibrations -> what is wrong (never use; audit and Lab only).
-BROKEN_SELECTION_CALIBRATIONS = {
+BROKEN_SCALE_RULES = {
     "local": "scale = local sensitivity of the dataset at hand (Prop. 4.1)",
     "smooth_fixed": "scale = smooth sensitivity with beta, lambda fixed independently of m (Thm 4.3)",
 }
 
 
-def make_calibration(name: str, **params: Any) -> Calibration:
-    """A calibration from :data:`CALIBRATIONS` by name.
+def make_scale_rule(name: str, **params: Any) -> ScaleRule:
+    """A scale rule (a calibration) from :data:`SCALE_RULES` by name.
 
     Parameters
     ----------
     name : str
-        A key of :data:`CALIBRATIONS` ('global', 'shifted_laplace', 'ptr', or the
+        A key of :data:`SCALE_RULES` ('global', 'shifted_laplace', 'ptr', or the
         broken 'local', 'smooth_fixed').
     **params
         The calibration's dataclass fields (not name, private, releases_scale).
 
     Returns
     -------
-    Calibration
-        The calibration instance.
+    ScaleRule
+        The scale rule instance.
 
     Raises
     ------
     BudgetError
         For an unknown name or parameter.
     """
-    if name not in CALIBRATIONS:
-        raise BudgetError(f"calibration must be one of {tuple(CALIBRATIONS)} (got {name!r}). "
+    if name not in SCALE_RULES:
+        raise BudgetError(f"calibration must be one of {tuple(SCALE_RULES)} (got {name!r}). "
                           "Fix: use 'global', 'shifted_laplace' or 'ptr'")
-    cls = CALIBRATIONS[name]
+    cls = SCALE_RULES[name]
     fields = {f for f in cls.__dataclass_fields__ if f not in ("name", "private", "releases_scale")}
     bad = sorted(set(params) - fields)
     if bad:
         raise BudgetError(f"calibration '{name}' has no parameter {bad[0]!r}. Fix: use one of {sorted(fields)}")
     return cls(**params)
+
+
+#: deprecated aliases, kept for one release (CHANGELOG "Unreleased"): read SCALE_RULES / make_scale_rule.
+CALIBRATIONS = SCALE_RULES
+make_calibration = make_scale_rule

@@ -15,7 +15,7 @@ from .em import _counts, _real
 
 
 # ------------------------------------------------------------- dataset graph
-@dataclass
+@dataclass(frozen=True)
 class SelectionGraph:
     """A finite dataset graph (X, ∼) with the score vector of every dataset (papers/001 §2).
 
@@ -33,20 +33,20 @@ class SelectionGraph:
     _cache: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.scores = np.asarray(self.scores, dtype=float)
+        object.__setattr__(self, "scores", np.asarray(self.scores, dtype=float))
         if self.scores.ndim != 2 or self.scores.shape[0] != len(self.names) or self.scores.shape[1] < 1:
             raise PolicyError(f"scores must be (V, k) with V = {len(self.names)} datasets "
                               f"(got shape {self.scores.shape}). Fix: one score row per dataset")
         if not np.all(np.isfinite(self.scores)):
             raise PolicyError("scores must be finite. Fix: replace NaN/inf scores")
         k = self.scores.shape[1]
-        self.counts = np.ones(k) if self.counts is None else _counts(self.counts, k)
+        object.__setattr__(self, "counts", np.ones(k) if self.counts is None else _counts(self.counts, k))
         e = np.asarray(self.edges, dtype=np.intp).reshape(-1, 2)
         if e.size and (e.min() < 0 or e.max() >= len(self.names) or np.any(e[:, 0] == e[:, 1])):
             raise PolicyError("edges must join two different datasets by index in [0, V). Fix: check the edge list")
-        self.edges = e
+        object.__setattr__(self, "edges", e)
         if self.group_labels is None:
-            self.group_labels = [f"#{g}" for g in range(k)]
+            object.__setattr__(self, "group_labels", [f"#{g}" for g in range(k)])
 
     @property
     def m(self) -> float:

@@ -16,7 +16,7 @@ from .hockey import _gibbs_rows
 
 
 # ---------------------------------------------------------------------- laws
-@dataclass
+@dataclass(frozen=True)
 class SelectionLaw:
     """The law of one calibration's release on one dataset.
 

@@ -37,7 +37,7 @@ def ptr_tests(J: int) -> int:
     return depth(0, J - 1)
 
 
-@dataclass
+@dataclass(frozen=True)
 class PTR:
     """``ptr`` (§6): binary search over a public grid b_1 < ... < b_J (b_J >= GS_q, used
     untested) with noisy tests ``phi_i(x) + Lap(s) > tau``; phi_i(x) = min(d(x, H_i), cap),
@@ -57,16 +57,17 @@ class PTR:
     releases_scale: bool = True
 
     def __post_init__(self) -> None:
-        self.epsilon_s = _real(self.epsilon_s, "epsilon_s")
-        self.epsilon_t = _real(self.epsilon_t, "epsilon_t", fix="use a positive budget for the search, e.g. 1")
-        self.eta = _prob(self.eta, "eta", "use a small probability such as 1e-6")
-        self.cap = _real(self.cap, "cap", fix="use a public distance cap such as 64")
+        object.__setattr__(self, "epsilon_s", _real(self.epsilon_s, "epsilon_s"))
+        object.__setattr__(self, "epsilon_t", _real(self.epsilon_t, "epsilon_t",
+                                                    fix="use a positive budget for the search, e.g. 1"))
+        object.__setattr__(self, "eta", _prob(self.eta, "eta", "use a small probability such as 1e-6"))
+        object.__setattr__(self, "cap", _real(self.cap, "cap", fix="use a public distance cap such as 64"))
         if self.grid is not None:
             g = np.asarray(self.grid, dtype=float)
             if g.ndim != 1 or g.size == 0 or not np.all(np.isfinite(g)) or np.any(g <= 0) or np.any(np.diff(g) <= 0):
                 raise BudgetError(f"grid must be increasing positive scales (got {self.grid!r}). "
                                   "Fix: e.g. (0.25, 0.5, 1.0) with the last >= the global sensitivity")
-            self.grid = tuple(float(x) for x in g)
+            object.__setattr__(self, "grid", tuple(float(x) for x in g))
 
     @property
     def label(self) -> str:
