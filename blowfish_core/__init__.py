@@ -83,7 +83,7 @@ _MOVED: dict[str, tuple[str, ...]] = {
     "analysis.audit": ("audit",),
     "privacy.pubmix": ("beta_min", "choose_noise", "exact_mixture_sample", "gamma_from_folds", "linmix_noise", "mifr",
                        "pubmix_delta", "pubmix_pld", "pubmix_sample", "water_fill"),
-    "privacy.selection": ("SCALE_RULES", "make_scale_rule", "CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
+    "privacy.selection": ("CALIBRATIONS", "NOT_PRIVATE", "em_probabilities", "error_regret_bound", "error_scores",
                           "hockey_stick", "make_calibration", "private_choice_plan", "regret_bound",
                           "score_sensitivity", "select_private", "selection_delta", "selection_epsilon",
                           "selection_rho"),

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base.errors import BudgetError
 from ..privacy.selection import (
-    NOT_PRIVATE, PTR, SCALE_RULES, VALID_SCALE_RULES, GlobalScale, LocalScale, ScaleRule, ShiftedLaplace,
+    NOT_PRIVATE, PTR, SCALE_RULES, VALID_SCALE_RULES, GlobalScale, LocalScale, ScaleRule, SelectionLaw, ShiftedLaplace,
     SmoothFixed, law_delta,
 )
 from .selection_audit import Construction, construction_multiplicity, construction_path

@@ -59,7 +59,7 @@ class Exponential:
     def scale(self, sensitivity: float, budget_t: float) -> float:
         raise self._no_histogram()
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         raise self._no_histogram()
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,

@@ -221,7 +221,7 @@ class PubMix:
     def scale(self, sensitivity: float, budget_t: float) -> float:
         raise BlowfishError(f"{self.label} has no noise scale: it samples (use plan())")
 
-    def noise(self, scale: float, m: int, rng: np.random.Generator) -> np.ndarray:
+    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         raise BlowfishError(f"{self.label} adds no noise: it samples (use draw())")
 
     def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
