@@ -56,7 +56,7 @@ def test_public_names_do_not_warn(recwarn):
     ("blowfish_core.model.votes", ("VOTES", "HardVote", "SoftVote", "Vote")),
     ("blowfish_core.model.calibration", ("Calibrator",)),
     ("blowfish_core.model.domain", ("ATTRIBUTE_TYPES", "KINDS", "NumericAttribute", "attribute_type")),
-    ("blowfish_core.privacy.selection", ("Calibration", "CALIBRATIONS", "em_probabilities", "select_private")),
+    ("blowfish_core.privacy.selection", ("ScaleRule", "SCALE_RULES", "make_scale_rule", "em_probabilities", "select_private")),
     ("blowfish_core.privacy.pubmix", ("beta_min", "water_fill", "choose_noise", "pubmix_pld")),
     ("blowfish_core.analysis.exact", ("exact_sensitivity", "population_aware_bound")),
     ("blowfish_core.analysis.audit", ("audit",)),
