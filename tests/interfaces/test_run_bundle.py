@@ -30,7 +30,7 @@ from blowfish_core.interfaces.run_bundle import (
     write_bundle,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 XOR = bc.get_preset("xor3")
 TINY = SynthConfig(rounds=2, population=[16, 16], release=20)
 TINY_ARGS = ["--rounds", "2", "--population", "16x2", "--release", "20", "--quiet"]

@@ -13,7 +13,7 @@ from blowfish_core.interfaces.cli.main import main as cli_main
 from blowfish_core.privacy.mechanisms.pubmix import SOFT_VOTE_REASON
 from studio import runner_ui as ui
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "run.py")
 
 

@@ -21,7 +21,7 @@ from blowfish_core.workflows.verdicts import policy_verdict
 from studio import flow
 from studio.state import DEFAULTS, default_budget
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 APP = os.path.join(ROOT, "app.py")
 DESIGNER = os.path.join(ROOT, "pages", "policy.py")
 DATA = os.path.join(ROOT, "pages", "data.py")

@@ -20,7 +20,7 @@ from studio import flow
 from studio import runner_ui as ui
 from studio.state import Studio
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "run.py")
 TIMEOUT = 120
 TAU, RHO = 0.03, 6e-4

@@ -370,7 +370,7 @@ def test_broken_controls_fail_the_empirical_rule_at_a_fifth_of_the_opendp_contro
 
 
 # ------------------------------------------------------------- the benchmark scripts (issue 21)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 AUDIT_SCRIPTS = sorted((ROOT / "benchmarks").glob("audit_*.py"))
 
 

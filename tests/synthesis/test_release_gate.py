@@ -35,7 +35,7 @@ from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError
 
 XOR = bc.get_preset("xor3")
 TINY = ["--rounds", "2", "--population", "32x2", "--release", "40", "--quiet"]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _table(tmp_path, rows: int = 300):

@@ -33,7 +33,7 @@ from blowfish_core.privacy.mechanisms import get_mechanism
 from blowfish_core.privacy.mechanisms import pubmix as mpm
 from blowfish_core.io.presets import load_preset_data
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY = SynthConfig(rounds=2, population=[64, 64], release=40)
 
 

@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 from blowfish_core.synthesis.report import INTERNAL_LABEL
 from studio import data_source as ds
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "policy.py")
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K",

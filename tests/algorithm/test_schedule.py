@@ -20,7 +20,7 @@ from blowfish_core.algorithm.evolution import SCHEDULES, SynthConfig, rank_order
 from studio import runner_ui as ui
 
 XOR = bc.get_preset("xor3")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "run.py")
 OLD_ARGS = ["--method", "bf-soft", "--tau", "0.03", "--rho", "1e-3", "--rounds", "4", "--population", "32x2,64x2",
             "--release", "40", "--quiet"]

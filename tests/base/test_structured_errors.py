@@ -23,7 +23,7 @@ from blowfish_core.synthesis.spec import RunSpec
 from blowfish_core.base.input_checks import check_seeds
 from blowfish_core.io.intake import intake_csv
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _raised(f, *a, **k) -> BlowfishError:

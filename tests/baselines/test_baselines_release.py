@@ -41,7 +41,7 @@ XOR = bc.get_preset("xor3")
 ROWS = 1500
 RHO = 0.05
 RELEASE = 64
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _NoNoiseGenerator(np.random.Generator):

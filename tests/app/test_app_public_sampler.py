@@ -21,7 +21,7 @@ from blowfish_core.algorithm.evolution import SEEDED_NOTE
 from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_aware_sample
 from studio.state import default_studio
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "public_sampler.py")
 TIMEOUT = 180
 

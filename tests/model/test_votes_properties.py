@@ -24,7 +24,7 @@ from blowfish_core.model.schema import Attribute, Schema
 from blowfish_core.model.sensitivity import MIN_NOISE_RATIO, SOFT_BOUND_PAD, SQRT2, hard_sensitivity, noise_ratio, soft_bound
 from blowfish_core.algorithm.methods import calibrate
 from blowfish_core.model.votes import nearest, soft_rows, vote_histogram, vote_vectors
-from strategies import schemas  # tests/strategies.py
+from tests.strategies import schemas  # tests/strategies.py
 
 HSET = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from blowfish_core.model.distance import GowerKernel, chunk_rows, domain_index, group_records, tile_rows
 from blowfish_core.model.schema import Attribute, Schema
-from strategies import schemas  # tests/strategies.py
+from tests.strategies import schemas  # tests/strategies.py
 from blowfish_core.model.votes import SOFT32_MAX_REL, SoftVote, soft_rows, vote_histogram, vote_vectors
 
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

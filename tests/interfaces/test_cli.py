@@ -17,7 +17,7 @@ import pytest
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.model.sensitivity import SOFT_BOUND_PAD
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 TINY = ["--rounds", "2", "--population", "16x2", "--release", "20", "--quiet"]
 

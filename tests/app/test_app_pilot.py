@@ -15,7 +15,7 @@ from blowfish_core.io.presets import load_preset_data, xor_generate
 from blowfish_core.synthesis.spec import MAX_SEEDS
 from studio.state import Studio
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "tune.py")
 RUNNER = os.path.join(ROOT, "pages", "run.py")
 TIMEOUT = 120

@@ -26,7 +26,7 @@ from blowfish_core.io.exports import to_csv_safe
 from blowfish_core.io.presets import get_preset
 from blowfish_core.synthesis.report import BUNDLE_FIXED_FILES, is_bundle_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and permission bits")
 
 

@@ -23,7 +23,7 @@ from blowfish_core.analysis.exact import (
 
 from studio.state import DEFAULTS
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "voronoi.py")
 TIMEOUT = 60
 #: the explorer's tau before anyone chose one: the session's default (issue 22: one tau key, studio.state.TAU_KEY)

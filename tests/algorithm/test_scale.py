@@ -203,7 +203,7 @@ def test_help_imports_neither_pandas_nor_scipy():
     import subprocess
     import sys
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     code = ("import sys\nfrom blowfish_core.interfaces.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'scipy', 'dp_accounting', 'opendp', "
             "'networkx', 'dask', 'distributed'}))")

@@ -17,7 +17,7 @@ from blowfish_core.workflows.verdicts import run_verdict_from_report, sweep_verd
 from studio import flow
 from studio import runner_ui as ui
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNNER = os.path.join(ROOT, "pages", "run.py")
 DESIGNER = os.path.join(ROOT, "pages", "policy.py")
 TIMEOUT = 300

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 import blowfish_core as bc
 from studio import state
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 APP = os.path.join(ROOT, "app.py")
 PAGES = ["data.py", "policy.py", "voronoi.py", "run.py", "tune.py"]
 #: issue 22: one file per step or teaching page, named by what it is (the router orders them, no numbers).

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TIMING_KEYS = {"seconds", "seconds_total", "round_seconds"}
 ARGS = ["synth", "--preset", "xor3", "--n", "500", "--rounds", "2", "--population", "32x2",
         "--release", "50", "--seeds", "0,1", "--method", "tab-pe,hard,bf-soft", "--tau", "0.03",

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from blowfish_core.privacy.selection import NOT_PRIVATE
 from blowfish_core.analysis.selection_lab import selection_lab
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "selection_lab.py")
 TIMEOUT = 120
 

@@ -23,7 +23,7 @@ from blowfish_core.privacy import accounting
 from blowfish_core.model.policy import AttributePolicy, Policy
 from studio import data_source as ds
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "policy.py")
 TIMEOUT = 60
 

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 import blowfish_core as bc
 from studio import data_source as ds
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(ROOT, "pages", "policy.py")
 
 ADULT_HEADER = "age,workclass,education.num,hours.per.week,income\n"

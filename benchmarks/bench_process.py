@@ -1,0 +1,152 @@
+"""Whole-process CPU of the CLI against a bare pandas read, and the import-time table (issue 23).
+
+Targets (issue 23 "Targets"; printed, never asserted):
+
+* ``synth --preset adult --method M --rho 3e-3 --seeds 0`` (M = tab-pe, hard, bf-soft): whole
+  process CPU (user + sys of the child, ``resource.getrusage(RUSAGE_CHILDREN)``) over the CPU of a
+  bare ``python -c "import numpy, pandas; pandas.read_csv(adult)"``, run alternating with it:
+  <= 2.0.
+* ``--intake``: the whole-file intake of Adult (``io.intake.intake_csv``, every column)
+  over ``pandas.read_csv`` of the same file in the same process: <= 5.
+* ``--imports``: ``python -X importtime`` of ``import blowfish_core``, the ``Synthesizer`` import, CLI
+  ``--help`` and a seeded and a release ``synth`` run on XOR-3: the seconds of all imports and of each
+  heavy package (numpy, pandas, scipy, ...) the command loaded.
+
+The machine is shared: the load average is printed with every figure, and each figure is the
+median of ``--pairs`` alternating runs.  Needs ../shared/data/adult.csv (skips with a message).
+
+Usage (from the repository root)::
+
+    python benchmarks/bench_process.py [--pairs 5] [--methods tab-pe,hard,bf-soft] [--intake] [--imports]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ADULT = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "adult.csv"))
+
+
+def child_cpu(argv: list[str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process running ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(argv, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def load() -> str:
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
+def bench_cli(methods: list[str], pairs: int) -> None:
+    bare = [sys.executable, "-c", f"import numpy, pandas; pandas.read_csv({ADULT!r})"]
+    print(f"# whole-process CPU, synth --preset adult --rho 3e-3 --seeds 0 vs bare pandas read ({load()})")
+    with tempfile.TemporaryDirectory() as tmp:
+        for m in methods:
+            cli = [sys.executable, "-m", "blowfish_core", "synth", "--preset", "adult", "--method", m,
+                   "--rho", "3e-3", *(["--tau", "0.03"] if m == "bf-soft" else []), "--seeds", "0", "--out", os.path.join(tmp, "s.csv"),
+                   "--report", os.path.join(tmp, "r.json")]
+            ratios, cpus, bares = [], [], []
+            for _ in range(pairs):
+                b, _w = child_cpu(bare)
+                c, _w = child_cpu(cli)
+                ratios.append(c / b), cpus.append(c), bares.append(b)
+            print(f"{m:8s} CLI CPU {statistics.median(cpus):.2f} s, bare read {statistics.median(bares):.2f} s, "
+                  f"ratio median {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}; "
+                  f"target <= 2.0) {load()}")
+
+
+INTAKE_CHILD = r"""
+import time, pandas, sys
+from blowfish_core.io.intake import intake_csv
+path = sys.argv[1]
+t = []
+for _ in range(3):
+    t0 = time.process_time(); pandas.read_csv(path); t1 = time.process_time()
+    intake_csv(path); t2 = time.process_time()
+    t.append((t1 - t0, t2 - t1))
+read = min(a for a, _ in t); intake = min(b for _, b in t)
+print(f"pandas.read_csv {read:.3f} s CPU, intake_csv {intake:.3f} s CPU, ratio {intake / read:.1f} (target <= 5)")
+"""
+
+
+def bench_intake() -> None:
+    print(f"# whole-file intake of Adult vs pandas.read_csv, same process, best of 3 ({load()})")
+    subprocess.run([sys.executable, "-c", INTAKE_CHILD, ADULT], check=False, cwd=ROOT)
+
+
+HEAVY = ("numpy", "pandas", "scipy", "networkx", "opendp", "dp_accounting", "jax", "mbi", "dask",
+         "matplotlib", "plotly", "streamlit")
+
+
+def importtime(argv: list[str]) -> tuple[float, dict[str, float]]:
+    """(seconds of all imports, {heavy package: seconds}) of ``python -X importtime argv``.
+
+    A package's figure is the sum of the self times of its modules (its own import work, wherever
+    and whenever in the run it happened); a package never imported is absent.
+    """
+    out = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=ROOT,
+                         capture_output=True, text=True, check=False).stderr
+    heavy: dict[str, float] = {}
+    total = 0
+    for line in out.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _self, cum, raw = line[len("import time:"):].split("|")
+        root = raw.strip().split(".")[0]
+        if len(raw) - len(raw.lstrip()) == 1:
+            total += int(cum)
+        if root in HEAVY:
+            heavy[root] = heavy.get(root, 0.0) + int(_self) / 1e6
+    return total / 1e6, heavy
+
+
+def bench_imports() -> None:
+    print(f"# python -X importtime: all imports, and the heavy packages loaded, seconds ({load()})")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = ["--out", os.path.join(tmp, "s.csv"), "--report", os.path.join(tmp, "r.json")]
+        cases = [("import blowfish_core", ["-c", "import blowfish_core"]),
+                 ("Synthesizer import", ["-c", "from blowfish_core import Synthesizer"]),
+                 ("CLI --help", ["-m", "blowfish_core", "--help"]),
+                 ("CLI synth xor3 seeded", ["-m", "blowfish_core", "synth", "--preset", "xor3", "--method", "bf-soft",
+                                            "--tau", "0.03", "--rho", "0.003", "--seeds", "0", *out]),
+                 ("CLI synth xor3 release", ["-m", "blowfish_core", "synth", "--preset", "xor3", "--method", "bf-soft",
+                                             "--tau", "0.03", "--rho", "0.003", *out])]
+        for label, argv in cases:
+            total, heavy = importtime(argv)
+            text = ", ".join(f"{k} {v:.2f}" for k, v in sorted(heavy.items(), key=lambda kv: -kv[1]))
+            print(f"{label:24s} {total:5.2f} s | {text or '-'}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--methods", default="tab-pe,hard,bf-soft")
+    ap.add_argument("--intake", action="store_true", help="only the intake ratio")
+    ap.add_argument("--imports", action="store_true", help="only the import-time table")
+    args = ap.parse_args()
+    if not os.path.exists(ADULT):
+        print(f"skipped: {ADULT} not found")
+        return
+    only = args.intake or args.imports
+    if args.imports or not only:
+        bench_imports()
+    if args.intake or not only:
+        bench_intake()
+    if not only:
+        bench_cli(args.methods.split(","), args.pairs)
+
+
+if __name__ == "__main__":
+    main()
