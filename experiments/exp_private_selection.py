@@ -219,7 +219,7 @@ def section(d: dict) -> str:
         L.append("")
     L.append("**Exact selection audit** (`blowfish_core.analysis.selection_audit.run_selection_audit`; every edge of "
              "each dataset graph, both orders, no sampling; pass = worst δ(ε_claimed) ≤ δ_claimed + 1e-12; also "
-             "asserted in tests/test_selection.py):")
+             "asserted in tests/privacy/test_selection.py):")
     L.append("")
     L.extend(_audit_rows())
     L.append("")

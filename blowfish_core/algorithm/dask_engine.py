@@ -15,7 +15,7 @@ ResampleMutate stay on the client (they are O(m)).
   Partitions are whole multiples of the vote block (``distance.chunk_rows(m)`` for every
   m of the schedule) and a soft-vote partition returns one vector per block, which the
   client adds in block order: exactly the local engine's float sums, so a seeded run
-  releases byte-identical records (tests/test_dask_engine.py).  Hard votes are sums of
+  releases byte-identical records (tests/algorithm/test_dask_engine.py).  Hard votes are sums of
   whole numbers (exact in any order).
 
 Byte-identity needs the same numpy/BLAS build on the workers as on the client (a BLAS

@@ -6,7 +6,7 @@ A bundle holds ``schema.json``, ``policy.json``, ``run.py`` (the Python API:
 synth ...``) and ``README.md`` (what to run, where the data must be, and the privacy ledger in
 words, report.ledger_text).  :func:`cli_command` is the exact CLI command as one string (for a
 code block).  Both scripts write the same seeded release byte for byte as the CLI with the same
-settings (tests/test_run_bundle.py).
+settings (tests/interfaces/test_run_bundle.py).
 
 The private table is never written into a bundle: ``run.sh`` / ``run.py`` read it from the path
 in the settings (or generate XOR-k rows).  A seeded run is for study, not for a real release

@@ -10,7 +10,7 @@ The constructor only stores its arguments; every check happens once, in :meth:`f
 with the CLI's parsers and messages (blowfish_core.synthesis.parsing).  A fitted synthesizer
 with the same settings and seed releases exactly what
 ``python -m blowfish_core synth --method M --seeds S ...`` writes for that method
-and seed (tests/test_api.py checks the CSV byte for byte).
+and seed (tests/interfaces/test_api.py checks the CSV byte for byte).
 
 Randomness (issue 11, DESIGN §7):
 

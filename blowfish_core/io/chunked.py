@@ -9,7 +9,7 @@ so there is no size cap (the app's upload limit is separate, see data.DEFAULT_MA
 
 The result equals ``group_records(schema.encode(read_table(path)))`` -- the same unique
 records in the same order and the same counts -- so a seeded run on it releases exactly
-what the in-memory path releases (tests/test_scale.py).  One caveat: pandas infers a
+what the in-memory path releases (tests/algorithm/test_scale.py).  One caveat: pandas infers a
 column's type per chunk; a column the schema models as levels that mixes numbers and
 text in the file could read as numbers in one chunk and text in another (the in-memory
 reader sees the whole column).  Cells that are written consistently are not affected.

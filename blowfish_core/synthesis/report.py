@@ -12,7 +12,7 @@ Issue 11 splits what a run produces in two (DESIGN §7, docs/PRIVACY.md §6):
   :data:`INTERNAL_LABEL`.  The CLI's ``--eval-report FILE`` writes it.
 
 :func:`build_report` is the union for experiments: top-level ``public`` and ``internal``
-plus every historical key of the CLI contract (README "Report", tests/test_cli.py);
+plus every historical key of the CLI contract (README "Report", tests/interfaces/test_cli.py);
 :func:`ledger_text` is the release note a data owner can paste; :func:`policy_summary`
 the reach / q / bound block (also the ``reach`` command's).
 """

@@ -8,7 +8,7 @@ owner without public data:
    release each, each spending its own budget rho (zCDP adds: K rho);
 2. score each release with ``u_c = −(n/2) · Err(S_c, D)`` (PWErr, or HOErr on XOR presets),
    whose global sensitivity is 1 under standard DP and 2/p under a substitution policy
-   (selection.score_sensitivity; exhaustive test in tests/test_selection.py);
+   (selection.score_sensitivity; exhaustive test in tests/privacy/test_selection.py);
 3. choose one setting with the exponential mechanism at epsilon_sel (selection.select_private):
    pure epsilon_sel-DP, epsilon_sel^2/8 zCDP (bounded range), one ledger row of mechanism
    ``exponential`` (mechanisms/exponential.py).

@@ -322,7 +322,7 @@ def test_data_derived_schema_is_reported(tmp_path):
     # the same through the CLI (no --schema: the domain is inferred and flagged)
     csv, rep = tmp_path / "d.csv", tmp_path / "r.json"
     df.to_csv(csv, index=False)
-    # (a release of a data-derived domain is refused by the release gate; tests/test_release_gate.py)
+    # (a release of a data-derived domain is refused by the release gate; tests/synthesis/test_release_gate.py)
     assert main(["synth", "--data", str(csv), "--protect", "age=threshold:3", "--method", "hard", "--rho", "1",
                  "--out", str(tmp_path / "o.csv"), "--report", str(rep), "--rounds", "2", "--seeds", "0",
                  "--population", "16x2", "--release", "20", "--quiet"]) == 0

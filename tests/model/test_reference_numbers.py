@@ -1,6 +1,6 @@
 """Reference numbers of DESIGN §5 that the engine can produce (paper §5, §6.1, Table 4, App. F).
 
-Eq. (1) epsilons and the bare pilot-scaling formula are covered in tests/test_accounting.py.
+Eq. (1) epsilons and the bare pilot-scaling formula are covered in tests/privacy/test_accounting.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Unseeded runs (Synthesizer(seed=None), RunRequest(seeds=None), the CLI without --seeds) draw
 from OS entropy with OpenDP's samplers and record nothing about the randomness but
 "unseeded, OS entropy, sampler opendp"; seeded runs stay byte-identical (also
-tests/test_determinism.py) and every seeded output says "seeded: for study, not for publication".
+tests/synthesis/test_determinism.py) and every seeded output says "seeded: for study, not for publication".
 The release bundle holds no figure computed on the private table; the evaluation report is labelled.
 """
 

@@ -2,7 +2,7 @@
 the API ``bc.choose_tau_private``, the CLI ``pilot`` / ``pilot --private``.
 
 The score's sensitivity claim (1 under DP, 2/p under a substitution policy) is checked by the
-exhaustive test in tests/test_selection.py.
+exhaustive test in tests/privacy/test_selection.py.
 """
 
 from __future__ import annotations

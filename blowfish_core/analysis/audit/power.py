@@ -19,7 +19,7 @@ POWER_SCALE = 0.5
 POWER_TARGET = 0.95
 #: runs per side the empirical rule needs for POWER_TARGET at POWER_SCALE on the default
 #: setting (rho_t = 0.25, delta = 1e-5, alpha = 0.05, BF-Soft's pair), best fixed threshold:
-#: runs_for_power(scaled_mu(build_pair("bf-soft")), 2.943) (tests/test_audit.py recomputes it).
+#: runs_for_power(scaled_mu(build_pair("bf-soft")), 2.943) (tests/analysis/test_audit.py recomputes it).
 POWER_RUNS_95 = 27_425
 #: default run counts are at least this multiple of POWER_RUNS_95 (the audit learns its threshold
 #: on half the runs; simulated power of the learned threshold at 2 x: 0.99).

@@ -408,7 +408,7 @@ def noisy_max_scale(sensitivity: float, epsilon: float) -> float:
 
     The exponential mechanism with probabilities proportional to exp(epsilon u / (2 Delta)) (McSherry &
     Talwar 2007; papers/001 Def. 2.4) is report-noisy-max with Gumbel noise of this scale; OpenDP's
-    ``make_noisy_max`` privacy map at d_in = Delta gives epsilon back (tests/test_release_gate.py).
+    ``make_noisy_max`` privacy map at d_in = Delta gives epsilon back (tests/synthesis/test_release_gate.py).
 
     Parameters
     ----------

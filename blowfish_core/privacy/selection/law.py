@@ -153,7 +153,7 @@ def law_delta(P: SelectionLaw, Q: SelectionLaw, epsilon: float) -> float:
     Gauss-Legendre on 512 pieces over the Laplace bulk ±60 scales (the dropped tails
     carry < e^-60 mass, and the integrand is below the density), with the Laplace kinks
     and every sign change of the integrand as piece boundaries (so each piece is smooth);
-    checked against scipy.integrate.quad in tests/test_selection.py.
+    checked against scipy.integrate.quad in tests/privacy/test_selection.py.
 
     Parameters
     ----------
