@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .accounting import PrivacyLedger, check_delta, epsilon_eq1
+from .accounting.conversions import _epsilon_eq1
 
 #: notion of an all-Gaussian ledger (the report's historical wording).
 GAUSSIAN_NOTION = ("Tab-PE (and soft-dp): standard (bounded) DP as zCDP; Hard/BF-Soft: Blowfish "
@@ -113,9 +114,17 @@ class LedgerRow:
 
 def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
     """All-Gaussian ledger: rho, Eq. (1) and the exact mu-GDP epsilon (accounting.PrivacyLedger)."""
+    return _gaussian_totals(rows, delta, rho, checked=False)
+
+
+def _gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None, *,
+                     checked: bool = True) -> dict[str, Any]:
+    """:func:`gaussian_totals`; ``checked``: the rows, ``rho`` and ``delta`` are a checked run's
+    (RunSpec.build), so nothing is re-checked."""
     total = math.fsum(r.rho_t for r in rows) if rho is None else rho
-    led = PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows),
-                                    weights=[r.rho_t for r in rows] if rho is None else None)
+    weights: list[Any] | None = [r.rho_t for r in rows] if rho is None else None
+    led = (PrivacyLedger._of(total, delta, len(rows), weights) if checked
+           else PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows), weights=weights))
     out = led.to_dict()
     out["rho_per_round"] = [float(r.rho_t) for r in rows]
     return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
@@ -134,9 +143,15 @@ def zcdp_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = Non
     Keys: rho, delta, epsilon (= epsilon_eq1), epsilon_eq1, rounds, rho_per_round, mechanisms,
     notion, accountant, note.  Raises BudgetError for a bad delta.
     """
-    delta = check_delta(delta)
+    return _zcdp_totals(rows, check_delta(delta), rho, checked=False)
+
+
+def _zcdp_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None, *,
+                 checked: bool = True) -> dict[str, Any]:
+    """:func:`zcdp_totals` for a checked delta; ``checked``: the rows and ``rho`` are a checked run's
+    (RunSpec.build), so nothing is re-checked."""
     total = math.fsum(r.rho_t for r in rows) if rho is None else float(rho)
-    eps = epsilon_eq1(total, delta)
+    eps = _epsilon_eq1(total, delta) if checked else epsilon_eq1(total, delta)
     return {"rho": total, "delta": delta, "epsilon": eps, "epsilon_eq1": eps, "rounds": len(rows),
             "rho_per_round": [float(r.rho_t) for r in rows], "mechanisms": sorted({r.mechanism for r in rows}),
             "notion": "zcdp",
