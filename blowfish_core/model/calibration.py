@@ -27,7 +27,7 @@ import numpy as np
 from .distance import GowerKernel
 from .policy import Policy, record_reach
 from .schema import Schema
-from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, hard_sensitivity, soft_bound, standard_dp_reach
+from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, _soft_bound, hard_sensitivity, soft_bound, standard_dp_reach
 
 
 class CalibratedMethod(Protocol):
@@ -58,6 +58,9 @@ class RoundInputs:
     max_edges: float = DEFAULT_MAX_EDGES
     kernel: GowerKernel | None = None
     norm: str = "l2"
+    #: True when tau and reach come from a checked run (the round loop of a RunSpec / run_synthesis):
+    #: calibrators then check only what they compute anew for the round.
+    checked: bool = False
 
 
 class Calibrator(Protocol):
@@ -99,11 +102,12 @@ class SoftBound:
     reach: str = "policy"
 
     def sensitivity(self, x: RoundInputs) -> Calibration:
+        bound = _soft_bound if x.checked else soft_bound  # x.checked: tau was checked once for the run
         if self.reach == "standard":
-            return Calibration(soft_bound(standard_dp_reach(x.schema), x.tau, x.norm), "bound",
+            return Calibration(bound(standard_dp_reach(x.schema), x.tau, x.norm), "bound",
                                notes=["standard DP: reach = Gower diameter"])
         r = record_reach(x.schema, x.policy) if x.reach is None else x.reach
-        return Calibration(soft_bound(r, x.tau, x.norm), "bound")
+        return Calibration(bound(r, x.tau, x.norm), "bound")
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,11 @@ def noise_ratio(reach: float, tau: float) -> float:
 
     reach: record-level reach in Gower units (>= 0); tau > 0 (BudgetError otherwise).
     """
-    tau = check_tau(tau)
+    return _noise_ratio(reach, check_tau(tau))
+
+
+def _noise_ratio(reach: float, tau: float) -> float:
+    """:func:`noise_ratio` for a tau already checked (a RunSpec carries it): only the reach is checked."""
     if reach < 0 or not math.isfinite(reach):
         raise ValueError(f"reach must be a finite number >= 0 (got {reach})")
     return float(math.tanh(reach / 2.0 / tau))  # not reach / (2 tau): 2 tau overflows for tau > 8.9e307
@@ -62,7 +66,12 @@ def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record
     A reach of 0 is not refused here (an empty policy has its own refusal, spec.EMPTY_POLICY_MESSAGE).
     Raises BudgetError naming tau, with a tau that works (the reach itself: q = tanh(1/2) = 0.46).
     """
-    q = noise_ratio(reach, tau)
+    return _check_noise_ratio(reach, check_tau(tau), what)
+
+
+def _check_noise_ratio(reach: float, tau: float, what: str = "the policy's record-level reach") -> float:
+    """:func:`check_noise_ratio` for a tau already checked (RunSpec.build): the tau floor only."""
+    q = _noise_ratio(reach, tau)
     if reach > 0 and q < MIN_NOISE_RATIO:
         raise BudgetError(
             f"tau = {tau:g} is too large for {what} r = {reach:.4g}: the noise ratio q = tanh(r / (2 tau)) = "
@@ -98,7 +107,13 @@ def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOU
     7e-17 relative).  No such cap holds in l1 (the sums' rounding enters linearly), so there the
     padded value stands, 2 (1 + pad) at q = 1.
     """
-    q = noise_ratio(reach, tau)
+    return _soft_bound(reach, check_tau(tau), norm, pad)
+
+
+def _soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOUND_PAD) -> float:
+    """:func:`soft_bound` for a tau already checked (a RunSpec's, the round loop's): nothing re-checked
+    but the reach."""
+    q = _noise_ratio(reach, tau)
     if norm == "l2":
         return min(SQRT2 * q * (1.0 + pad), SQRT2)
     return 2.0 * q * (1.0 + pad)
