@@ -20,6 +20,7 @@ experiment.run_method dispatches on ``runner``; nothing compares method names.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,6 +93,15 @@ class Method:
             raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
         cls = VOTES[self.vote.name]  # the vote table; a vote built from a temperature takes tau and precision
         return cls(tau, precision) if cls.needs_tau else cls()
+
+    def _vote(self, tau: float | None, precision: str = "float64") -> Vote:
+        """:meth:`make_vote` for a tau already checked (a RunSpec's, run_synthesis's set-up): the vote's
+        own check of tau is not repeated."""
+        if self.vote is None:
+            raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
+        vote: Any = self.vote
+        cls: Any = VOTES[vote.name]
+        return cls._checked(tau, precision) if cls.needs_tau else cls()
 
     @property
     def is_reference(self) -> bool:
