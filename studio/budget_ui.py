@@ -24,7 +24,7 @@ from blowfish_core.base.errors import BlowfishError
 from blowfish_core.workflows.verdicts import fmt_sig
 from studio.state import session_budget
 
-DELTA_OPTIONS = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)
+DELTA_OPTIONS = (1e-4, DEFAULT_DELTA, 1e-6, 1e-7, 1e-8, 1e-9)  # the default delta (base.constants) among them
 
 
 def fmt_epsilon_step(eps: float, steps: tuple[float, ...] | None = None) -> str:

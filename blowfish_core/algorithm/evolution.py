@@ -63,7 +63,7 @@ from ..model.distance import GowerKernel, domain_index, group_records
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.ledger import LedgerRow
-from ..privacy.mechanisms import Mechanism, get_mechanism
+from ..privacy.mechanisms import Mechanism, budget_of, get_mechanism
 from .events import RoundEvent
 from .methods import Method, _calibrated, get_method
 from ..model.policy import Policy, record_reach
@@ -498,9 +498,36 @@ def run_synthesis(
     """
     run = _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mechanism, epsilon, streams, delta,
                      public, engine)
+    return _run_rounds(run, progress, should_stop, keep_populations)
+
+
+def _run_checked(schema: Schema, X: np.ndarray | None, policy: Policy, meth: Method, mech: Mechanism,
+                 budgets: np.ndarray | None, reach: float, tau: float | None, cfg: SynthConfig, streams: Any, *,
+                 seed: Any, grouped: Any = None, epsilon: float | None = None, delta: float | None = None,
+                 public: Any = None, engine: Any = None, progress: Callable[[RoundEvent], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None, keep_populations: bool = False) -> SynthResult:
+    """:func:`run_synthesis` for the settings of a checked RunSpec (synthesis.experiment, RunSpec.build):
+    the layers below the spec receive its resolved objects and nothing is re-checked or looked up again.
+
+    meth: the Method; mech: the Mechanism whose sampler the ``streams`` ask for; budgets: (T,) the
+    per-round budgets (``mech.split`` of the checked total; None for a sampling mechanism, whose plan is
+    made here from the run's n); reach: the record-level reach (Cor. 5.2); tau: the checked temperature
+    (None for a method without one); cfg: the validated SynthConfig; streams: the run's randomness.
+    """
+    vote = meth._vote(tau, precision=getattr(streams, "vote_precision", "float64"))
+    U, counts, I = _grouped(schema, X, grouped, engine)
+    seed = seed if getattr(streams, "seeded", True) else None
+    run = _assemble(schema, policy, meth, mech, vote, tau, cfg, streams, seed, U, counts, I, engine, budgets,
+                    epsilon, delta, public, reach)
+    return _run_rounds(run, progress, should_stop, keep_populations)
+
+
+def _run_rounds(run: "_Run", progress: Callable[[RoundEvent], None] | None,
+                should_stop: Callable[[], bool] | None, keep_populations: bool) -> SynthResult:
+    """Rounds 1..T of Algorithm 1 on a set-up run, then the release (trusts ``run``)."""
     rng, T = run.rng, run.cfg.rounds
     t0 = time.perf_counter()
-    C = schema.sample_uniform(rng(_INIT, 0), run.sizes[0])
+    C = run.schema.sample_uniform(rng(_INIT, 0), run.sizes[0])
     ledger: list[LedgerRow] = []
     round_secs: list[float] = []
     pops: list[np.ndarray] = []
@@ -513,7 +540,7 @@ def run_synthesis(
             raise RunStopped(f"run stopped by the user before round {t}")
         if keep_populations:
             pops.append(C.copy())
-        kernel = GowerKernel(schema, C)
+        kernel = GowerKernel(run.schema, C)
         if hasattr(run.vote, "precision_used"):
             precisions.append(run.vote.precision_used(kernel))
         Hist, cal = _vote_and_calibrate(run, C, kernel)
@@ -582,33 +609,48 @@ def _setup_run(schema, X, policy, method, rho, tau, config, seed, grouped, mecha
     if meth.needs_tau:
         tau = vote.tau
     policy.validate(schema)
-    T = cfg.rounds
-    sizes = cfg.sizes()
-    if engine is not None:
-        U = counts = I = None
-    elif grouped is None:
-        U, counts = group_records(X)
-        I = domain_index(schema, U)
-    else:
-        U, counts, I = grouped
-    sampling = mech.samples
-    plan = n_priv = None
-    if sampling:
-        from ..privacy.mechanisms.pubmix import SamplingMechanism, check_sampling
+    U, counts, I = _grouped(schema, X, grouped, engine)
+    budgets = None
+    if mech.samples:
+        from ..privacy.mechanisms.pubmix import check_sampling
 
         check_sampling(mech, meth, policy, cfg.threshold_h, public is not None)
         if counts is None:
             raise BlowfishError(f"noise {mech.name} runs on the local engine only (its sampler reads the private "
                                 "rows' counts). Fix: drop --engine dask (engine='local' in the API)")
+    else:
+        # a missing budget (None) is refused by the split (BudgetError naming it)
+        budgets = mech.split(budget_of(mech, rho, epsilon), cfg.rounds, cfg.budget_weights)  # type: ignore[arg-type]
+    return _assemble(schema, policy, meth, mech, vote, tau, cfg, rng, seed, U, counts, I, engine, budgets, epsilon,
+                     delta, public, record_reach(schema, policy))
+
+
+def _grouped(schema: Schema, X: Any, grouped: Any, engine: Any) -> tuple[Any, Any, Any]:
+    """(distinct records U, counts, domain index) of the private table (all None with a vote engine)."""
+    if engine is not None:
+        return None, None, None
+    if grouped is None:
+        U, counts = group_records(X)
+        return U, counts, domain_index(schema, U)
+    U, counts, I = grouped
+    return U, counts, I
+
+
+def _assemble(schema, policy, meth, mech, vote, tau, cfg, rng, seed, U, counts, I, engine, budgets, epsilon, delta,
+              public, reach) -> "_Run":
+    """The run's _Run from checked settings: a sampling mechanism's plan (its per-round budgets) is made
+    here, from the run's n."""
+    sizes = cfg.sizes()
+    plan = n_priv = None
+    if mech.samples:
+        from ..privacy.mechanisms.pubmix import SamplingMechanism
+
         n_priv = int(round(float(counts.sum())))
         smech = cast(SamplingMechanism, mech)  # samples = True: the sampling protocol (mechanisms.Mechanism)
         plan = smech.plan(epsilon, DEFAULT_DELTA if delta is None else delta, n_priv, sizes, cfg.release,
                           cfg.budget_weights)
         budgets = np.asarray(plan.epsilon_t)
-    else:
-        budgets = mech.split(rho if mech.budget_name == "rho" else epsilon, T, cfg.budget_weights)
-    reach = record_reach(schema, policy)
-    return _Run(schema, policy, meth, mech, vote, tau, cfg, rng, seed, sizes, U, counts, I, engine, sampling, plan,
+    return _Run(schema, policy, meth, mech, vote, tau, cfg, rng, seed, sizes, U, counts, I, engine, mech.samples, plan,
                 budgets, n_priv, public, reach, meth.integer_votes)
 
 
@@ -620,7 +662,7 @@ def _vote_and_calibrate(run: _Run, C: np.ndarray, kernel: GowerKernel):
     else:
         Hist = run.engine.histogram(run.schema, C, run.vote)
     cal = calibrate_round(_calibrated(run.meth), RoundInputs(run.schema, run.policy, run.tau, C, run.reach,
-                                                       run.cfg.max_edges, kernel, run.mech.norm))
+                                                       run.cfg.max_edges, kernel, run.mech.norm, checked=True))
     return Hist, cal
 
 
@@ -635,7 +677,7 @@ def _release_round(run: _Run, t: int, C: np.ndarray, kernel: GowerKernel, Hist, 
         scale = run.plan.beta_t[t - 1]
         ledger.append(mech.row(t, kernel.m, cal, run.plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
         return w, None, scale, draws  # the draw counts are never negative: raw = clipped
-    scale = mech.scale(cal.sensitivity, run.budgets[t - 1])
+    scale = mech.scale(cal.sensitivity, run.budgets[t - 1], checked=True)
     noisy = mech.release(Hist, scale, run.rng(_NOISE, t), integer=run.integer_votes)
     w = _weights(noisy, cfg.threshold_h)
     scores = noisy if cfg.rank_by == "raw" else None

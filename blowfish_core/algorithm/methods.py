@@ -95,6 +95,15 @@ class Method:
         cls: Any = VOTES[self.vote.name]
         return cls(tau, precision) if cls.needs_tau else cls()
 
+    def _vote(self, tau: float | None, precision: str = "float64") -> Vote:
+        """:meth:`make_vote` for a tau already checked (a RunSpec's, run_synthesis's set-up): the vote's
+        own check of tau is not repeated."""
+        if self.vote is None:
+            raise BlowfishError(f"{self.label} has no vote: it is not an Algorithm 1 method")
+        vote: Any = self.vote
+        cls: Any = VOTES[vote.name]
+        return cls._checked(tau, precision) if cls.needs_tau else cls()
+
     @property
     def is_reference(self) -> bool:
         """True for reference methods (runner 'baseline': MST, AIM), not Algorithm 1."""

@@ -28,7 +28,6 @@ Randomness (issue 11, DESIGN §7):
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from collections.abc import Callable
@@ -40,13 +39,13 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 from ..model.distance import domain_index, group_records
 from ..base.errors import BlowfishError, NotFittedError, PolicyError, SchemaError
 from ..algorithm.evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
-from ..synthesis.spec import EMPTY_POLICY_MESSAGE, RunSpec, check_soft_tau, policy_is_empty
-from ..synthesis.experiment import run_method
-from ..synthesis.gate import DEFAULT_DELTA, check, compose_total
+from ..synthesis.spec import Choice, RunSpec
+from ..synthesis.experiment import _run_spec_method
+from ..synthesis.gate import DEFAULT_DELTA, _compose_total, check
 from ..synthesis.release import claim_of, release_synthesis
 from ..base.input_checks import check_seeds
 from ..privacy.ledger import LedgerRow
-from ..privacy.totals import privacy_totals
+from ..privacy.totals import _privacy_totals
 from ..algorithm.methods import get_method
 from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..privacy.mechanisms.pubmix import check_sampling
@@ -243,28 +242,30 @@ class Synthesizer:
                      "missing_level": missing_level}
         self._check_read_options(df, read_opts)
         self._check_arguments()
-        method, budget, cfg, public = self._check_settings()
+        choice, budget, cfg, public = self._check_settings()
         is_path = self._check_input(df)
         seed = None if self.seed is None else int(self.seed)
         self._streams = self.streams if self.streams is not None else make_streams(seed)
-        # the one validated run specification (issue 21): every check, the integer bounds included
-        spec0 = RunSpec.build(self.schema, self.policy, None, [method], budget.rho, budget.delta or DEFAULT_DELTA,
-                              self.tau, None if seed is None else [seed], cfg, metric=NO_METRIC,
-                              budget_source=budget.source, allow_empty_policy=self.allow_empty_policy,
-                              mechanism=budget.mechanism, epsilon=budget.epsilon, public=self.public,
-                              allow_data_domain=self.allow_data_domain)
+        # the one validated run specification (issue 21): every check, the integer bounds included;
+        # the choice _check_settings checked is not checked again
+        spec0 = RunSpec.build(self.schema, self.policy, None, [choice.methods[0].name], budget.rho,
+                              budget.delta or DEFAULT_DELTA, self.tau, None if seed is None else [seed], cfg,
+                              metric=NO_METRIC, budget_source=budget.source,
+                              allow_empty_policy=self.allow_empty_policy, mechanism=budget.mechanism,
+                              epsilon=budget.epsilon, public=self.public, allow_data_domain=self.allow_data_domain,
+                              choice=choice)
         if self.streams is None and seed is None:  # a release: the gate's checks before reading the data
             check(claim_of(spec0))
-        res = self._run(df, is_path, spec0, method, budget, cfg, public, seed, read_opts)
+        res = self._run(df, is_path, spec0, cfg, public, seed, read_opts)
+        c = spec0.checked
         self.config_ = cfg
         self.budget_ = budget
         self.result_ = res
         self.ledger_: tuple[LedgerRow, ...] = tuple(res.rounds)
         self.privacy_: dict[str, Any] = {
-            **privacy_totals(res.rounds, budget.delta or DEFAULT_DELTA, rho=budget.rho, epsilon=budget.epsilon),
+            **_privacy_totals(res.rounds, spec0.delta, c.mechanism, c.budget),
             "budget_source": budget.source,
-            "total": {**compose_total(res.rounds, budget.delta or DEFAULT_DELTA), "releases": 1}}
-        # a streams' ``randomness`` is its text (evolution.SeededStreams / OsEntropyStreams)
+            "total": {**_compose_total(res.rounds, spec0.delta, c.mechanism), "releases": 1}}
         self.randomness_: str = res.randomness or cast(str, getattr(self._streams, "randomness", "custom streams"))
         self.n_samples_drawn_ = 0
         return self
@@ -280,31 +281,28 @@ class Synthesizer:
                                 + ("clean the DataFrame first (e.g. df.dropna(subset=[...])) and drop them"
                                    if not isinstance(df, (str, os.PathLike)) else "use engine='local' to read the file"))
 
-    def _check_settings(self) -> tuple[str, Any, SynthConfig, Any]:
-        """(method, budget, validated config, grouped public rows or None): every setting checked with the
-        CLI's parsers and messages (BlowfishError / BudgetError / PolicyError naming the field)."""
+    def _check_settings(self) -> tuple[Choice, Any, SynthConfig, Any]:
+        """(the checked Choice, budget, validated config, grouped public rows or None): every setting checked
+        with the CLI's parsers and messages (BlowfishError / BudgetError / PolicyError naming the field)."""
+        # the empty-policy and tau-floor checks are RunSpec.build's (fit builds the spec with this choice)
         if not isinstance(self.method, str):
             raise BlowfishError(f"method must be one name such as 'bf-soft' (got {self.method!r})")
         methods = parse_methods([self.method])
         if not methods:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
         (method,) = methods
-        mech_name = parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism)
-        budget = parse_budget(self.rho, self.epsilon, self.delta, mech_name, self.conversion)
-        mech = get_mechanism(mech_name)
-        require_tau([method], self.tau)
+        mech = get_mechanism(parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism))
+        budget = parse_budget(self.rho, self.epsilon, self.delta, mech, self.conversion)
+        tau = require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
             check_seeds([self.seed])
         cfg = (self.config or SynthConfig()).validate()
-        get_method(method).check_mechanism(budget.mechanism)
+        meth = get_method(method)
+        meth.check_mechanism(budget.mechanism)
         self.policy.validate(self.schema)
-        if (get_method(method).policy_aware and not self.allow_empty_policy
-                and policy_is_empty(self.schema, self.policy)):
-            raise BlowfishError(EMPTY_POLICY_MESSAGE)
-        check_soft_tau(self.schema, self.policy, [method], self.tau)
         public = None
         if mech.samples:
-            check_sampling(mech, get_method(method), self.policy, cfg.threshold_h, self.public is not None,
+            check_sampling(mech, meth, self.policy, cfg.threshold_h, self.public is not None,
                            "public=DataFrame")
             if self.public is not None:
                 if not isinstance(self.public, pd.DataFrame) or len(self.public) == 0:
@@ -314,7 +312,7 @@ class Synthesizer:
         elif self.public is not None:
             raise BlowfishError("public only applies to noise='pubmix' (or 'linmix'); it would be ignored here. "
                                 "Fix: drop it or set noise='pubmix'")
-        return method, budget, cfg, public
+        return Choice((meth,), mech, budget.rho, budget.epsilon, budget.delta or DEFAULT_DELTA, tau), budget, cfg, public
 
     def _check_input(self, df: Any) -> bool:
         """The engine and ``df`` (a DataFrame or a CSV path: True for a path) and the engine options."""
@@ -326,8 +324,8 @@ class Synthesizer:
         self._check_engine_options(is_path)
         return is_path
 
-    def _run(self, df: Any, is_path: bool, spec0: RunSpec, method: str, budget: Any, cfg: SynthConfig,
-             public: Any, seed: int | None, read_opts: dict[str, Any]) -> SynthResult:
+    def _run(self, df: Any, is_path: bool, spec0: RunSpec, cfg: SynthConfig, public: Any, seed: int | None,
+             read_opts: dict[str, Any]) -> SynthResult:
         """Read ``df``, run Algorithm 1 once (a release through the release gate), close what it opened."""
         engine, own_client = None, None
         if self.engine == "dask":
@@ -342,14 +340,12 @@ class Synthesizer:
             for w in self.data_warnings_:
                 warnings.warn(w, UserWarning, stacklevel=3)  # at fit's caller
             self.publication_ = None
+            spec = spec0.with_tables(grouped=(U, counts), engine=engine)  # still validated
             if self.streams is None and seed is None:  # a release: THE release gate (issue 21)
-                spec = dataclasses.replace(spec0, grouped=(U, counts), engine=engine)  # still validated
                 self.publication_ = release_synthesis(spec)
-            res: SynthResult = self.publication_.result.runs[0].synth if self.publication_ is not None else run_method(
-                self.schema, U, self.policy, method, budget.rho, self.tau, cfg, seed,
-                grouped=(U, counts, domain_index(self.schema, U)), mechanism=budget.mechanism,
-                epsilon=budget.epsilon, streams=self._streams, delta=budget.delta, public=public,
-                **({"engine": engine} if engine is not None else {}))
+            res: SynthResult = self.publication_.result.runs[0].synth if self.publication_ is not None else \
+                _run_spec_method(spec, spec.checked.methods[0], seed, U, (U, counts, domain_index(self.schema, U)),
+                                 public, self._streams)
         finally:
             if engine is not None:
                 engine.close()

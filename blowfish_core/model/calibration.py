@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
 from .distance import GowerKernel
 from .policy import Policy, record_reach
 from .schema import Schema
-from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, hard_sensitivity, soft_bound, standard_dp_reach
+from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, _soft_bound, hard_sensitivity, standard_dp_reach
 from .votes import check_tau
 from ..base.errors import BlowfishError
 
@@ -60,6 +60,9 @@ class RoundInputs:
     max_edges: float = DEFAULT_MAX_EDGES
     kernel: GowerKernel | None = None
     norm: str = "l2"
+    #: True when tau and reach come from a checked run (the round loop of a RunSpec / run_synthesis):
+    #: calibrators then check only what they compute anew for the round.
+    checked: bool = False
 
 
 class Calibrator(Protocol):
@@ -104,11 +107,13 @@ class SoftBound:
     reach: str = "policy"
 
     def sensitivity(self, x: RoundInputs) -> Calibration:
+        # x.checked: tau was checked once for the run (RunSpec.build), so it is a float > 0
+        tau = cast(float, x.tau) if x.checked else check_tau(x.tau)
         if self.reach == "standard":
-            return Calibration(soft_bound(standard_dp_reach(x.schema), check_tau(x.tau), x.norm), "bound",
+            return Calibration(_soft_bound(standard_dp_reach(x.schema), tau, x.norm), "bound",
                                notes=["standard DP: reach = Gower diameter"])
         r = record_reach(x.schema, x.policy) if x.reach is None else x.reach
-        return Calibration(soft_bound(r, check_tau(x.tau), x.norm), "bound")
+        return Calibration(_soft_bound(r, tau, x.norm), "bound")
 
 
 @dataclass(frozen=True)

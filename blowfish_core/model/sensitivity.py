@@ -67,7 +67,11 @@ def noise_ratio(reach: float, tau: float) -> float:
     ValueError
         For a reach that is negative or not finite.
     """
-    tau = check_tau(tau)
+    return _noise_ratio(reach, check_tau(tau))
+
+
+def _noise_ratio(reach: float, tau: float) -> float:
+    """:func:`noise_ratio` for a tau already checked (a RunSpec carries it): only the reach is checked."""
     if reach < 0 or not math.isfinite(reach):
         raise ValueError(f"reach must be a finite number >= 0 (got {reach})")
     return float(math.tanh(reach / 2.0 / tau))  # not reach / (2 tau): 2 tau overflows for tau > 8.9e307
@@ -100,7 +104,12 @@ def check_noise_ratio(reach: float, tau: float, what: str = "the policy's record
     ValueError
         For a bad reach (:func:`noise_ratio`).
     """
-    q = noise_ratio(reach, tau)
+    return _check_noise_ratio(reach, check_tau(tau), what)
+
+
+def _check_noise_ratio(reach: float, tau: float, what: str = "the policy's record-level reach") -> float:
+    """:func:`check_noise_ratio` for a tau already checked (RunSpec.build): the tau floor only."""
+    q = _noise_ratio(reach, tau)
     if reach > 0 and q < MIN_NOISE_RATIO:
         raise BudgetError(
             f"tau = {tau:g} is too large for {what} r = {reach:.4g}: the noise ratio q = tanh(r / (2 tau)) = "
@@ -157,7 +166,13 @@ def soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOU
     ValueError
         For a bad reach (:func:`noise_ratio`).
     """
-    q = noise_ratio(reach, tau)
+    return _soft_bound(reach, check_tau(tau), norm, pad)
+
+
+def _soft_bound(reach: float, tau: float, norm: str = "l2", pad: float = SOFT_BOUND_PAD) -> float:
+    """:func:`soft_bound` for a tau already checked (a RunSpec's, the round loop's): nothing re-checked
+    but the reach."""
+    q = _noise_ratio(reach, tau)
     if norm == "l2":
         return min(SQRT2 * q * (1.0 + pad), SQRT2)
     return 2.0 * q * (1.0 + pad)

@@ -97,7 +97,11 @@ def soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.nd
     BudgetError
         For a bad tau (:func:`check_tau`).
     """
-    tau = check_tau(tau)
+    return _soft_rows(D, check_tau(tau), out)
+
+
+def _soft_rows(D: np.ndarray, tau: float, out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`soft_rows` for a tau already checked (a SoftVote's own): nothing re-checked."""
     P = np.subtract(D, D.min(axis=1, keepdims=True), out=out)
     P *= -1.0 / tau
     np.exp(P, out=P)
@@ -185,6 +189,17 @@ class SoftVote:
         object.__setattr__(self, "tau", check_tau(self.tau))
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)} (got {self.precision!r})")
+
+    @classmethod
+    def _checked(cls, tau: float, precision: str = "float64") -> "SoftVote":
+        """The vote for a tau already checked by :func:`check_tau` (a RunSpec or run_synthesis's set-up
+        carries it): the constructor's check of tau is not repeated.  ValueError for a bad precision."""
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)} (got {precision!r})")
+        vote = object.__new__(cls)
+        object.__setattr__(vote, "tau", tau)
+        object.__setattr__(vote, "precision", precision)
+        return vote
 
     def histogram(self, schema: Schema, C: np.ndarray, U: np.ndarray, counts: np.ndarray,
                   I: np.ndarray, kernel: GowerKernel) -> np.ndarray:
@@ -302,11 +317,11 @@ class SoftVote:
                 for a in range(s, e, tile):
                     b = min(a + tile, e)
                     D = kernel.block(U[a:b], I[a:b], out=P[a - s:], scratch=scratch)
-                    soft_rows(D, self.tau, out=D)
+                    _soft_rows(D, self.tau, out=D)  # the vote's tau, checked when it was made
                 yield counts[s:e] @ P[: e - s]
 
     def rows(self, D: np.ndarray) -> np.ndarray:
-        return soft_rows(D, self.tau)
+        return _soft_rows(D, self.tau)
 
 
 #: the vote kinds by name (the only place a vote name is mapped to its class).

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from ..base.errors import BudgetError
 from .accounting import PrivacyLedger, check_delta, epsilon_eq1
+from .accounting.conversions import _epsilon_eq1
 
 _T = TypeVar("_T")
 
@@ -159,10 +160,18 @@ def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None =
         If a row has no rho_t, or as :meth:`PrivacyLedger.from_budget` for a bad
         delta or budget.
     """
+    return _gaussian_totals(rows, delta, rho, checked=False)
+
+
+def _gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None, *,
+                     checked: bool = True) -> dict[str, Any]:
+    """:func:`gaussian_totals`; ``checked``: the rows, ``rho`` and ``delta`` are a checked run's
+    (RunSpec.build), so nothing is re-checked."""
     per_round = _rho_per_round(rows)
     total = math.fsum(per_round) if rho is None else rho
-    led = PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows),
-                                    weights=per_round if rho is None else None)
+    weights: list[float] | None = per_round if rho is None else None
+    led = (PrivacyLedger._of(total, delta, len(rows), weights) if checked
+           else PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows), weights=weights))
     out = led.to_dict()
     out["rho_per_round"] = [float(x) for x in per_round]
     return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
@@ -200,10 +209,16 @@ def zcdp_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = Non
     BudgetError
         For a bad delta, or if a row has no rho_t.
     """
-    delta = check_delta(delta)
+    return _zcdp_totals(rows, check_delta(delta), rho, checked=False)
+
+
+def _zcdp_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None = None, *,
+                 checked: bool = True) -> dict[str, Any]:
+    """:func:`zcdp_totals` for a checked delta; ``checked``: the rows and ``rho`` are a checked run's
+    (RunSpec.build), so nothing is re-checked."""
     per_round = _rho_per_round(rows)
     total = math.fsum(per_round) if rho is None else float(rho)
-    eps = epsilon_eq1(total, delta)
+    eps = _epsilon_eq1(total, delta) if checked else epsilon_eq1(total, delta)
     return {"rho": total, "delta": delta, "epsilon": eps, "epsilon_eq1": eps, "rounds": len(rows),
             "rho_per_round": [float(x) for x in per_round], "mechanisms": sorted({r.mechanism for r in rows}),
             "notion": "zcdp",

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..base.constants import DEFAULT_DELTA
 from .accounting import check_delta
-from .ledger import ZCDP_MECHANISMS, LedgerRow, zcdp_totals
-from .mechanisms import MECHANISMS, get_mechanism
+from .ledger import ZCDP_MECHANISMS, LedgerRow, _zcdp_totals, zcdp_totals
+from .mechanisms import MECHANISMS, Mechanism, budget_of, get_mechanism
 
 def privacy_totals(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA, rho: float | None = None,
                    epsilon: float | None = None) -> dict[str, Any]:
@@ -63,14 +63,29 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA, rho:
     kinds = sorted({r.mechanism for r in rows})
     if len(kinds) == 1 and kinds[0] in MECHANISMS:
         mech = get_mechanism(kinds[0])
-        total = rho if mech.budget_name == "rho" else epsilon
-        return mech.totals(rows, delta, total)
+        return mech.totals(rows, delta, budget_of(mech, rho, epsilon))
     if set(kinds) <= ZCDP_MECHANISMS:
         return zcdp_totals(rows, delta, rho)
     delta = check_delta(delta)
     return {"epsilon": pld_epsilon(rows, delta), "delta": delta, "rounds": len(rows),
             "mechanisms": kinds, "notion": "approximate", "accountant": "pld",
             "note": "mixed mechanisms: privacy-loss distributions composed with dp-accounting's PLD accountant"}
+
+
+def _privacy_totals(rows: Sequence[LedgerRow], delta: float, mechanism: Mechanism,
+                    total: float | None = None) -> dict[str, Any]:
+    """:func:`privacy_totals` of the ledger of a checked run (RunSpec.build): ``mechanism`` is the run's
+    Mechanism, ``total`` its budget in the mechanism's own terms (RunSpec.checked.budget; None: the
+    rows' sum) and ``delta`` checked; nothing is re-checked or looked up again.  A ledger that is not
+    all ``mechanism`` (a reference method's zCDP rows, a mixed one) composes as privacy_totals does."""
+    if not rows:
+        raise ValueError("the ledger is empty")
+    kinds = {r.mechanism for r in rows}
+    if kinds == {mechanism.name}:
+        return mechanism.totals(rows, delta, total, checked=True)
+    if kinds <= ZCDP_MECHANISMS:
+        return _zcdp_totals(rows, delta, total)
+    return privacy_totals(rows, delta)
 
 
 def pld_epsilon(rows: Sequence[LedgerRow], delta: float, discretization: float = 1e-4) -> float:

@@ -21,15 +21,14 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 from ..model.distance import domain_index, group_records
 from ..base.errors import BlowfishError
 from ..algorithm.events import RoundEvent
-from ..algorithm.evolution import SynthConfig, SynthResult, run_synthesis
+from ..algorithm.evolution import SynthConfig, SynthResult, _run_checked, make_streams, run_synthesis
 from ..privacy.ledger import LedgerRow
-from ..privacy.totals import privacy_totals
-from ..privacy.mechanisms import get_mechanism
-from ..algorithm.methods import get_method
+from ..privacy.totals import _privacy_totals
+from ..algorithm.methods import Method, get_method
 from ..model.policy import Policy
 from ..model.schema import Schema
 from .report import build_internal, build_public, build_report, summarize
-from .spec import RunRequest, validate_request
+from .spec import RunRequest
 
 def run_method(schema: Schema, X: np.ndarray, policy: Policy, method, rho: float | None, tau: float | None = None,
                config: SynthConfig | None = None, seed: "int | None | str" = "required", **kw: Any) -> SynthResult:
@@ -81,6 +80,27 @@ def _run_reference(*a: Any, **kw: Any) -> SynthResult:
 
 #: Method.runner -> the function that runs it (methods.RUNNERS).
 RUNNERS: dict[str, Callable[..., SynthResult]] = {"evolution": run_synthesis, "baseline": _run_reference}
+
+
+def _run_spec_method(req: RunRequest, meth: Method, seed: int | None, X: Any, grouped: Any = None,
+                     public: Any = None, streams: Any = None,
+                     progress: Callable[[RoundEvent], None] | None = None,
+                     should_stop: Callable[[], bool] | None = None) -> SynthResult:
+    """One run of ``meth`` (a Method of the spec) for a validated spec: Algorithm 1 receives the
+    spec's checked objects (evolution._run_checked; nothing re-checked); a reference method runs
+    through its runner as run_method does.  streams: the run's randomness (default make_streams(seed))."""
+    c = req.checked
+    engine = {"engine": req.engine} if req.engine is not None else {}
+    if meth.is_reference:
+        return RUNNERS[meth.runner](req.schema, X, req.policy, meth, req.rho, req.tau, c.config, seed,
+                                    streams=streams, progress=progress, should_stop=should_stop, grouped=grouped,
+                                    keep_populations=req.keep_populations, mechanism=req.mechanism,
+                                    epsilon=req.epsilon, delta=req.delta, public=public, **engine)
+    streams = streams if streams is not None else make_streams(seed)
+    return _run_checked(req.schema, X, req.policy, meth, c.mechanism_for(getattr(streams, "sampler", "numpy")),
+                        c.budgets, c.reach, c.tau if meth.needs_tau else None, c.config, streams, seed=seed,
+                        grouped=grouped, epsilon=req.epsilon, delta=req.delta, public=public,
+                        progress=progress, should_stop=should_stop, keep_populations=req.keep_populations, **engine)
 
 
 @dataclass(frozen=True)
@@ -232,7 +252,8 @@ def paired_privacy(runs: list[RunResult], req: RunRequest) -> dict[str, Any]:
     first: dict[str, RunResult] = {}
     for r in runs:
         first.setdefault(r.method, r)
-    tots = [privacy_totals(r.synth.rounds, req.delta, rho=req.rho, epsilon=req.epsilon) for r in first.values()]
+    c = req.checked
+    tots = [_privacy_totals(r.synth.rounds, req.delta, c.mechanism, c.budget) for r in first.values()]
     if len({t["accountant"] for t in tots}) == 1:
         return tots[0]
     weaker = next(t for t in tots if t["accountant"] != "gdp-exact")
@@ -277,8 +298,8 @@ def run_paired(req: RunRequest, progress: Callable[[RoundEvent], None] | None = 
         For bad settings (before any work), or a metric that needs the table row by row on a
         grouped table; RunStopped if stopped.
     """
-    if not getattr(req, "validated", False):
-        validate_request(req)
+    req = req.validate()  # a spec built by RunSpec.build is itself; any other is checked once here
+    c = req.checked
     schema = req.schema
     metric_fn: Callable[..., Any] | None
     metric_name, metric_fn = req.metric or ("pwerr", None)
@@ -304,7 +325,7 @@ def run_paired(req: RunRequest, progress: Callable[[RoundEvent], None] | None = 
         U, counts = group_records(X)
     grouped = (U, counts, domain_index(schema, U))
     public = None
-    if req.public is not None and get_mechanism(req.mechanism).samples:
+    if req.public is not None and c.mechanism.samples:
         Up, cp = group_records(schema.encode(req.public))
         public = (Up, cp, domain_index(schema, Up))
     if metric_fn is None:
@@ -314,16 +335,12 @@ def run_paired(req: RunRequest, progress: Callable[[RoundEvent], None] | None = 
     t0 = time.perf_counter()
     runs: list[RunResult] = []
     for seed in (req.seeds if req.seeds is not None else [None]):  # req.seeded: seeds given
-        for method in req.methods:
+        for meth in c.methods:
             # seed None: a fresh OsEntropyStreams per run (evolution.make_streams), never paired
             streams = None if seed is not None or streams_factory is None else streams_factory()
-            res = run_method(schema, X, req.policy, method, req.rho, req.tau, req.config, seed,
-                             streams=streams, progress=progress, should_stop=should_stop, grouped=grouped,
-                             keep_populations=req.keep_populations, mechanism=req.mechanism,
-                             epsilon=req.epsilon, delta=req.delta, public=public,
-                             **({"engine": req.engine} if req.engine is not None else {}))
+            res = _run_spec_method(req, meth, seed, X, grouped, public, streams, progress, should_stop)
             err = float(metric_fn(schema, ref, res.release))
-            runs.append(RunResult(method, None if seed is None else int(seed), schema.decode(res.release), err,
+            runs.append(RunResult(meth.name, None if seed is None else int(seed), schema.decode(res.release), err,
                                   res.seconds, res))
     privacy = {**paired_privacy(runs, req), "budget_source": req.budget_source}
     return PairedResult(req, tuple(runs), metric_name, int(round(float(counts.sum()))), int(U.shape[0]), privacy,

@@ -36,7 +36,7 @@ from ..base.errors import BlowfishError
 from ..base.fields import FIELDS, Text, join
 from ..base.fields import field_name  # noqa: F401  (re-exported: gate.field_name, gate.FIELDS)
 from ..privacy.ledger import LedgerRow
-from ..privacy.totals import privacy_totals
+from ..privacy.totals import _privacy_totals, privacy_totals
 
 #: the label of a release whose domain was read from the private data (issue 21, a contract).
 NOT_DP_LABEL = "domain read from the private data: this release is not differentially private"
@@ -176,7 +176,17 @@ def compose_total(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA) -> di
     ValueError
         For no rows (from totals.privacy_totals; BudgetError for a bad delta).
     """
-    t = privacy_totals(list(rows), delta)
+    return _total_keys(privacy_totals(list(rows), delta))
+
+
+def _compose_total(rows: Sequence[LedgerRow], delta: float, mechanism: Any) -> dict[str, Any]:
+    """:func:`compose_total` of the rows of a checked run (RunSpec.build): ``mechanism`` is the run's
+    Mechanism and ``delta`` checked; nothing is re-checked (totals._privacy_totals)."""
+    return _total_keys(_privacy_totals(list(rows), delta, mechanism))
+
+
+def _total_keys(t: dict[str, Any]) -> dict[str, Any]:
+    """The contract keys of a total (compose_total) from privacy_totals' dict."""
     acct = t.get("accountant")
     # every accountant's totals state epsilon (totals.privacy_totals: epsilon_exact for gdp-exact)
     eps = t["epsilon_exact"] if acct == "gdp-exact" else t["epsilon"] if "epsilon" in t else t["epsilon_eq1"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..privacy.accounting import check_delta, check_epsilon, check_rho, rho_from_budget
 from ..base.constants import DEFAULT_DELTA, DEFAULT_DELTA_TEXT
 from ..base.errors import BlowfishError, BudgetError
-from ..privacy.mechanisms import ADDITIVE, DEFAULT_MECHANISM, MECHANISMS, SAMPLING, get_mechanism
+from ..privacy.mechanisms import ADDITIVE, DEFAULT_MECHANISM, MECHANISMS, SAMPLING, Mechanism, get_mechanism
 from ..algorithm.methods import METHODS, tau_methods
 from ..model.policy import AttributePolicy, Policy, parse_protect_spec
 from ..model.votes import check_tau
@@ -110,7 +110,7 @@ def parse_mechanism(text: str | None, name: str = "--mechanism") -> str:
         Naming ``name`` for a name the registry does not have.
     """
     if text is None:
-        return get_mechanism(None).name
+        return DEFAULT_MECHANISM
     m = str(text).strip().lower()
     if m not in MECHANISMS:
         raise BlowfishError(f"{name}: unknown mechanism '{m}'; use {', '.join(ADDITIVE)} "
@@ -163,7 +163,7 @@ def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
             raise BlowfishError(f"{name} {nz} replaces the additive-noise step, so {mechanism_name} {mech} "
                                 f"conflicts with it. Fix: drop {mechanism_name} (or use {name} gaussian)")
         return mech
-    return nz if nz != DEFAULT_MECHANISM else get_mechanism(None).name
+    return nz
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ class Budget:
 
 
 def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
-                 mechanism: str | None = None, conversion: str | None = None, flags: bool = True) -> Budget:
+                 mechanism: "str | Mechanism | None" = None, conversion: str | None = None, flags: bool = True) -> Budget:
     """The run's budget from rho / (epsilon, delta) and the mechanism.
 
     Gaussian: give rho, or epsilon (with delta, default 1e-5), converted to rho by ``conversion``
@@ -212,13 +212,16 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
         Naming the field for a missing budget or a combination that does not apply; BudgetError for a
         bad value.
     """
-    mech = parse_mechanism(mechanism, "--mechanism" if flags else "mechanism")
+    # mechanism: a name, or the registry Mechanism a front end resolved already (not looked up again)
+    m = (get_mechanism(parse_mechanism(mechanism, "--mechanism" if flags else "mechanism"))
+         if mechanism is None or isinstance(mechanism, str) else mechanism)
+    mech = m.name
     f = (lambda s: f"--{s}") if flags else (lambda s: s)
-    gaussian = get_mechanism(mech).budget_name == "rho" and not get_mechanism(mech).samples
+    gaussian = m.budget_name == "rho" and not m.samples
     if conversion is not None and not gaussian:
         raise BlowfishError(f"{f('conversion')} {conversion} converts a Gaussian (zCDP) budget; {mech} takes "
                             f"{f('epsilon')} as it is. Fix: drop {f('conversion')}")
-    if get_mechanism(mech).samples:  # PubMix / LinMix: (epsilon, delta), PLD ledger
+    if m.samples:  # PubMix / LinMix: (epsilon, delta), PLD ledger
         if rho is not None:
             raise BlowfishError(f"{f('rho')} is a zCDP budget; {f('noise')} {mech} is (epsilon, delta)-DP. "
                                 f"Fix: give {f('epsilon')} E {f('delta')} D")
@@ -229,7 +232,7 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
         check_delta(d)
         eps = check_epsilon(epsilon)
         return Budget(mech, None, eps, d, f"epsilon={eps:g}, delta={d:g} ({mech}, PLD)")
-    if get_mechanism(mech).budget_name == "epsilon":
+    if m.budget_name == "epsilon":
         if delta is not None:
             raise BlowfishError(f"{f('delta')} does not apply to {f('mechanism')} {mech}: pure epsilon-DP has no "
                                 f"delta. Fix: drop {f('delta')}")

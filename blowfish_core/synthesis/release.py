@@ -73,8 +73,9 @@ def claim_of(spec: Any) -> Claim:
         mechanisms, seeded flag, data-domain choice, unprotected rows and delta.
     """
     mechs = {spec.mechanism}
-    for m in spec.methods:  # reference methods (MST, AIM): Gaussian measurements + exponential selections
-        mechs.update(get_method(m).release_mechanisms)
+    meths = spec.checked.methods if getattr(spec, "validated", False) else [get_method(m) for m in spec.methods]
+    for meth in meths:  # reference methods (MST, AIM): Gaussian measurements + exponential selections
+        mechs.update(meth.release_mechanisms)
     return Claim("synthetic table", spec.schema, tuple(spec.methods), tuple(sorted(mechs)), (),
                  spec.seeds is not None, bool(getattr(spec, "allow_data_domain", False)),
                  int(getattr(spec, "unprotected_rows", 0) or 0), float(spec.delta))

@@ -20,6 +20,7 @@ the reach / q / bound block (also the ``reach`` command's).
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
 import numpy as np
@@ -28,13 +29,14 @@ from .. import __version__
 from ..model.calibration import floor_value
 from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE
 from .gate import NOT_DP_LABEL, total_text
-from .spec import NO_PROTECTION_WARNING, RunRequest, policy_is_empty
-from ..privacy.mechanisms import DEFAULT_MECHANISM, MECHANISMS, get_mechanism
-from ..algorithm.methods import BASELINE, DECOMPOSITION, METHODS, SOFT, any_policy_aware, get_method
+from .spec import NO_PROTECTION_WARNING, RunRequest, _protects_nothing
+from ..privacy.mechanisms import DEFAULT_MECHANISM, MECHANISMS
+from ..algorithm.methods import BASELINE, DECOMPOSITION, METHODS, SOFT, Method, get_method
 from ..model.metrics import NUMERIC_BINS, relative_reduction, t_interval
 from ..model.policy import Policy, record_reach, weighted_reaches
 from ..model.schema import Schema
-from ..model.sensitivity import SQRT2, noise_ratio, soft_bound
+from ..model.sensitivity import SQRT2, _noise_ratio, _soft_bound
+from ..model.votes import check_tau
 
 
 class PairedRuns(Protocol):
@@ -94,8 +96,15 @@ def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[st
         and ``sensitivity_bound`` (None without tau; the bound floored as the calibration floors it),
         ``protected`` ({attribute: description}) and ``participation``.
     """
-    per = weighted_reaches(schema, policy)
     r = record_reach(schema, policy)
+    return _policy_summary(schema, policy, tau, r, None if tau is None else check_tau(tau))
+
+
+def _policy_summary(schema: Schema, policy: Policy, tau: float | None, r: float,
+                    checked_tau: float | None) -> dict[str, Any]:
+    """:func:`policy_summary` with the record-level reach ``r`` and the checked temperature of a checked
+    spec (RunSpec.checked; nothing re-checked).  tau: as given (shown); checked_tau: it, checked."""
+    per = weighted_reaches(schema, policy)
     out: dict[str, Any] = {
         "per_attribute": per,
         "reach": r,
@@ -106,11 +115,19 @@ def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[st
                       if per[a.name] > 0},
         "participation": policy.participation,
     }
-    if tau is not None:
-        out["q"] = noise_ratio(r, tau)
-        out["sensitivity_bound"] = soft_bound(r, tau)
+    if checked_tau is not None:
+        out["q"] = _noise_ratio(r, checked_tau)
+        out["sensitivity_bound"] = _soft_bound(r, checked_tau)
         out["sensitivity_bound"] = floor_value(out["sensitivity_bound"], policy)
     return out
+
+
+def _spec_summary(req: RunRequest) -> dict[str, Any]:
+    """policy_summary of a checked spec, from its reach and its checked tau (a tau no method needed was
+    not checked by the spec: it is checked here, as policy_summary would)."""
+    c = req.checked
+    tau = c.tau if c.tau is not None or req.tau is None else check_tau(req.tau)
+    return _policy_summary(req.schema, req.policy, req.tau, c.reach, tau)
 
 
 #: the label of everything computed on the private table (DESIGN §7).
@@ -183,12 +200,12 @@ def build_public(result: PairedRuns) -> dict[str, Any]:
         The public part, JSON-safe.
     """
     req = result.request
-    schema = req.schema
-    pol = policy_summary(schema, req.policy, req.tau)
+    c = req.checked
+    pol = _spec_summary(req)
     files = release_files(result)
     ledger = []
     for r in result.runs:
-        entry: dict[str, Any] = {"method": r.method, "label": get_method(r.method).label}
+        entry: dict[str, Any] = {"method": r.method, "label": c.method(r.method).label}
         if r.seed is not None:
             entry["seed"] = r.seed
         entry["file"] = files[(r.method, r.seed)]
@@ -210,8 +227,8 @@ def build_public(result: PairedRuns) -> dict[str, Any]:
         **_setting(result, pol),
         "config": _config(req, result),
         "methods": list(req.methods),
-        "method_notions": {m: get_method(m).notion_text for m in req.methods},
-        "blowfish_protection": not policy_is_empty(schema, req.policy),
+        "method_notions": {m.name: m.notion_text for m in c.methods},
+        "blowfish_protection": not _protects_nothing(req.policy, c.reach),
         **({"unprotected_rows": int(req.unprotected_rows), "unprotected_source": req.public_source}
            if req.unprotected_rows else {}),
         "warnings": run_warnings(req, [{"method": e["method"], "seed": e.get("seed"), "rounds": e["rounds"]}
@@ -309,17 +326,17 @@ def build_report(result: PairedRuns) -> dict[str, Any]:
         The union report.
     """
     req = result.request
-    schema = req.schema
+    c = req.checked
     runs = [{
         "method": r.method,
-        "label": get_method(r.method).label,
+        "label": c.method(r.method).label,
         "seed": r.seed,
         result.metric_name: r.error,
         "seconds": round(r.seconds, 4),
         "vote_precision": r.synth.vote_precision,
         "rounds": [row.to_dict() for row in r.ledger],
     } for r in result.runs]
-    pol = policy_summary(schema, req.policy, req.tau)
+    pol = _spec_summary(req)
     return {
         "parts": {"public": result.public_report["label"], "internal": INTERNAL_LABEL,
                   "note": "only the 'public' part may be published with the release; the top-level keys "
@@ -333,14 +350,13 @@ def build_report(result: PairedRuns) -> dict[str, Any]:
         "n_private": result.n_private,
         "n_unique": result.n_unique,
         **_setting(result, pol),
-        "noise": get_mechanism(req.mechanism).name if get_mechanism(req.mechanism).samples
-        else DEFAULT_MECHANISM,
+        "noise": c.mechanism.name if c.mechanism.samples else DEFAULT_MECHANISM,
         "public_source": req.public_source or None,
         "config": _config(req, result),
         "metric": _metric(result),
         "methods": list(req.methods),
-        "method_notions": {m: get_method(m).notion_text for m in req.methods},
-        "blowfish_protection": not policy_is_empty(schema, req.policy),
+        "method_notions": {m.name: m.notion_text for m in c.methods},
+        "blowfish_protection": not _protects_nothing(req.policy, c.reach),
         **({"unprotected_rows": int(req.unprotected_rows), "unprotected_source": req.public_source}
            if req.unprotected_rows else {}),
         "warnings": run_warnings(req, runs),
@@ -368,7 +384,7 @@ def _setting(result: PairedRuns, pol: dict[str, Any]) -> dict[str, Any]:
         "noise_ratio_q": pol["q"],
         "sensitivity_bound": pol["sensitivity_bound"],
         "privacy": {**result.privacy, "total": bundle_total(result)},
-        "mechanism": get_mechanism(req.mechanism).name,
+        "mechanism": req.checked.mechanism.name,
     }
 
 
@@ -387,9 +403,10 @@ def bundle_total(result: PairedRuns) -> dict[str, Any]:
     dict
         gate.compose_total's total at the request's delta, plus ``releases`` (the number of runs).
     """
-    from .gate import compose_total
+    from .gate import _compose_total
 
-    return {**compose_total([row for r in result.runs for row in r.ledger], result.request.delta),
+    req = result.request
+    return {**_compose_total([row for r in result.runs for row in r.ledger], req.delta, req.checked.mechanism),
             "releases": len(result.runs)}
 
 
@@ -457,7 +474,7 @@ def bundle_files(result: PairedRuns, raw: bool = False) -> dict[str, str]:
     files["budget.json"] = json.dumps({"randomness": pub["randomness"], "mechanism": pub["mechanism"],
                                        **pub["privacy"]}, indent=2, allow_nan=False) + "\n"
     files["ledger.json"] = json.dumps(pub, indent=2, allow_nan=False) + "\n"
-    files["ledger.txt"] = ledger_text(pub) + "\n"
+    files["ledger.txt"] = _ledger_text(pub, result.request.checked.methods) + "\n"
     return files
 
 
@@ -543,11 +560,12 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
         The warnings, each with its "Fix:" where there is one.
     """
     out: list[str] = []
-    if any_policy_aware(req.methods) and policy_is_empty(req.schema, req.policy):
+    c = req.checked
+    if any(m.policy_aware for m in c.methods) and _protects_nothing(req.policy, c.reach):
         out.append(NO_PROTECTION_WARNING)
     cfg = req.config
     m_last = cfg.sizes()[-1]
-    loop = any(not get_method(m).is_reference for m in req.methods)  # MST / AIM run no Algorithm 1 loop
+    loop = any(not m.is_reference for m in c.methods)  # MST / AIM run no Algorithm 1 loop
     if loop and cfg.release_mode in ("top", "top-distinct") and cfg.release > m_last:
         out.append(f"release {cfg.release} > the {m_last} candidates of the last round: the top release repeats "
                    "candidates in rank order. Fix: keep the release at most half the last population "
@@ -576,10 +594,15 @@ def ledger_text(report: dict[str, Any]) -> str:
     str
         The note, one statement per line (no trailing newline).
     """
+    return _ledger_text(report, [get_method(m) for m in report.get("methods") or []])
+
+
+def _ledger_text(report: dict[str, Any], methods: "Sequence[Method]") -> str:
+    """:func:`ledger_text` with the Method objects of ``report["methods"]`` (RunSpec.checked.methods)."""
+    methods = list(methods)
     p = report["privacy"]
     acct = p.get("accountant", "gdp-exact")
     budget, spent = _budget_text(p, acct)
-    methods = report.get("methods") or []
     lines = []
     if report.get("label") == SEEDED_NOTE:  # a seeded bundle says so first (issue 21)
         lines.append(f"WARNING: {SEEDED_NOTE}: anyone who knows the seed can recompute and subtract the noise; "
@@ -594,7 +617,7 @@ def ledger_text(report: dict[str, Any]) -> str:
     lines += _randomness_lines(report)
     protected = report.get("blowfish_protection", True)
     lines += _method_lines(methods, spent, protected)
-    if not protected and any_policy_aware(methods):
+    if not protected and any(m.policy_aware for m in methods):
         lines.append("WARNING: " + NO_PROTECTION_WARNING)
     lines.append(
         f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
@@ -610,7 +633,7 @@ def ledger_text(report: dict[str, Any]) -> str:
     for w in report.get("warnings", []):
         if w != NO_PROTECTION_WARNING:
             lines.append("WARNING: " + w)
-    if any_policy_aware(methods) or not methods:
+    if any(m.policy_aware for m in methods) or not methods:
         lines.append("Blowfish methods: only substitutions along the policy's edges are protected; values in "
                      "different components of a policy graph are not protected from each other.")
     return "\n".join(lines)
@@ -673,11 +696,10 @@ def _randomness_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _method_lines(methods: list[str], spent: str, protected: bool) -> list[str]:
+def _method_lines(methods: list[Method], spent: str, protected: bool) -> list[str]:
     """One line per method: its privacy notion and budget, or why it protects nothing."""
     lines: list[str] = []
-    for name in methods:
-        m = get_method(name)
+    for m in methods:
         if not m.releasable:  # analysis-only methods (release_gate refuses them)
             lines.append(f"  {m.label}: ANALYSIS ONLY, NOT PRIVATE: {m.not_private_reason}.")
         elif m.policy_aware and not protected:
@@ -687,10 +709,10 @@ def _method_lines(methods: list[str], spent: str, protected: bool) -> list[str]:
     return lines
 
 
-def _soft_bound_lines(report: dict[str, Any], methods: list[str], acct: str) -> list[str]:
+def _soft_bound_lines(report: dict[str, Any], methods: list[Method], acct: str) -> list[str]:
     """BF-Soft's noise ratio q and sensitivity bound, for the methods that use it."""
     lines: list[str] = []
-    soft_policy = [m for m in methods if get_method(m).soft_policy_bound]  # not soft-hard-noise (Hard's noise)
+    soft_policy = [m for m in methods if m.soft_policy_bound]  # not soft-hard-noise (Hard's noise)
     if report.get("noise_ratio_q") is not None and (soft_policy or not methods):
         if acct == "pure-sum":  # l1 sensitivities (Laplace): 2 q vs 2
             lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from ...base.errors import BlowfishError
@@ -13,7 +14,7 @@ from ...base.input_checks import check_integer_bounds
 from ...io.data import read_text_file
 from ...io.presets import get_preset
 from ...algorithm.evolution import SynthConfig
-from ...algorithm.methods import get_method
+from ...algorithm.methods import Method, get_method
 from ...model.policy import Policy
 from ...model.schema import Schema
 from ...synthesis.parsing import apply_protect, parse_population
@@ -28,7 +29,8 @@ _LOOP_FLAGS = (("--rounds", "rounds", 8), ("--population", "population", None), 
                ("--mutation-index", "mutation_index", None))
 
 
-def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig, methods: list[str] | None = None) -> None:
+def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig,
+                         methods: "Sequence[Method | str] | None" = None) -> None:
     """Refuse schedule flags the run would ignore (never silently).
 
     Any of them with only reference methods (MST, AIM do not run Algorithm 1), --children with
@@ -41,22 +43,25 @@ def check_schedule_flags(args: argparse.Namespace, cfg: SynthConfig, methods: li
         The parsed schedule flags (add_schedule_args).
     cfg : SynthConfig
         The run's schedule (config_from_args).
-    methods : list of str, optional
-        The chosen methods (None: not checked for reference methods).
+    methods : sequence of Method or str, optional
+        The chosen methods, Method objects (synth resolved them once) or names
+        (None: not checked for reference methods, the pilot).
 
     Raises
     ------
     BlowfishError
         Naming the flags and the fix.
     """
-    if methods and all(get_method(m).is_reference for m in methods):
+    # methods: the run's methods, Method objects (synth resolved them once) or names; None for the pilot
+    meths = [m if isinstance(m, Method) else get_method(m) for m in methods or ()]
+    if meths and all(m.is_reference for m in meths):
         given = [f for f, attr, default in _LOOP_FLAGS if getattr(args, attr, default) != default]
         if given:
             what = "Algorithm 1's schedule flags" if len(given) > 1 else "an Algorithm 1 schedule flag"
-            raise BlowfishError(f"{', '.join(given)}: {what}, but --method {','.join(methods)} "
+            raise BlowfishError(f"{', '.join(given)}: {what}, but --method {','.join(m.name for m in meths)} "
                                 f"runs no Algorithm 1 loop, so {'they' if len(given) > 1 else 'it'} would be "
                                 f"ignored. Fix: drop {'them' if len(given) > 1 else 'it'}, or add an "
-                                f"Algorithm 1 method (e.g. --method hard,{methods[0]})")
+                                f"Algorithm 1 method (e.g. --method hard,{meths[0].name})")
     if cfg.selection == "sample" and getattr(args, "children", None) is not None:
         raise BlowfishError(f"--children {args.children}: children per kept parent are made in rank rounds only, "
                             "and --selection sample has none; it would be ignored. Fix: drop --children or use "

@@ -21,8 +21,8 @@ from ...base.constants import DEFAULT_DELTA_TEXT
 from ...synthesis.gate import DEFAULT_DELTA
 from ...synthesis.parsing import parse_budget, parse_methods, parse_noise, parse_seeds, require_tau
 from ...synthesis.release import claim_of, release_synthesis
-from ...synthesis.report import INTERNAL_LABEL, ledger_text
-from ...synthesis.spec import RunSpec
+from ...synthesis.report import INTERNAL_LABEL, _ledger_text
+from ...synthesis.spec import Choice, RunSpec
 from .outputs import _check_bundle_folder, _check_output_paths, _check_outputs, _ci_text, _write_synth_outputs
 from .parser import EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args
 from .reading import DaskClient, _grouped_and_engine, _list, _read_private, intake_lines, read_data, read_other
@@ -147,31 +147,31 @@ class _Inputs:
     public_txt: str
 
 
-def _parse_method_and_budget(args) -> tuple[list[str], Any, bool]:
-    """(methods, budget, whether the mechanism samples) from --method, --noise/--mechanism and the
-    budget flags; --public without a sampling mechanism, a mechanism a method refuses and a missing
-    --tau are errors."""
+def _parse_method_and_budget(args) -> tuple[list[str], Any, Choice]:
+    """(methods, budget, the checked Choice the spec is built with) from --method, --noise/--mechanism
+    and the budget flags; --public without a sampling mechanism, a mechanism a method refuses and a
+    missing --tau are errors.  Each method and the mechanism are looked up once, here."""
     methods = parse_methods(args.method)
-    mechanism = parse_noise(args.noise, args.mechanism)
-    sampling = get_mechanism(mechanism).samples
-    if args.public and not sampling:
+    mech = get_mechanism(parse_noise(args.noise, args.mechanism))
+    if args.public and not mech.samples:
         raise BlowfishError("--public only applies to --noise pubmix (and linmix); it would be ignored here. "
                             "Fix: drop it or add --noise pubmix")
-    budget = parse_budget(args.rho, args.epsilon, args.delta, mechanism, args.conversion)
-    for m in methods:  # reference methods (mst, aim) run in zCDP only
-        get_method(m).check_mechanism(budget.mechanism, "--mechanism")
-    require_tau(methods, args.tau)
-    return methods, budget, sampling
+    budget = parse_budget(args.rho, args.epsilon, args.delta, mech, args.conversion)
+    meths = tuple(get_method(m) for m in methods)
+    for meth in meths:  # reference methods (mst, aim) run in zCDP only
+        meth.check_mechanism(budget.mechanism, "--mechanism")
+    tau = require_tau(methods, args.tau)
+    return methods, budget, Choice(meths, mech, budget.rho, budget.epsilon, budget.delta or DEFAULT_DELTA, tau)
 
 
-def _check_options(args, preset, methods: list[str]) -> tuple[list[int] | None, Any]:
+def _check_options(args, preset, methods: list[str], choice: Choice) -> tuple[list[int] | None, Any]:
     """(seeds or None, SynthConfig) after the checks of options the run would ignore and of the outputs."""
     _check_ignored_options(args, preset)
     check_generated_n(args.n, "--n")
     seeds = parse_seeds(args.seeds) if args.seeds is not None else None
     _check_outputs(args, methods, seeds)
     cfg = config_from_args(args)
-    check_schedule_flags(args, cfg, methods)
+    check_schedule_flags(args, cfg, choice.methods)
     return seeds, cfg
 
 
@@ -206,20 +206,21 @@ def _read_inputs(args, schema, preset, cfg, sampling: bool, dask: DaskClient) ->
     return _Inputs(data, source_txt, split_txt, metric, public, public_txt)
 
 
-def _build_spec(args, schema, policy, preset, methods, budget, seeds, cfg, inputs: _Inputs, sampling: bool,
+def _build_spec(args, schema, policy, preset, methods, budget, seeds, cfg, inputs: _Inputs, choice: Choice,
                 dask: DaskClient) -> RunSpec:
     """The one validated RunSpec of the run (grouped table and vote engine included); a release
     passes the gate's checks here, before any work."""
     grouped, engine = _grouped_and_engine(args, schema, inputs.data, cfg, dask)
     public = inputs.public
-    unprotected = len(public) if (sampling and public is not None and not args.public and preset is not None
+    unprotected = len(public) if (choice.mechanism.samples and public is not None and not args.public and preset is not None
                                   and preset.generator is None) else 0  # a preset's held-out rows as public
     req = RunSpec.build(schema, policy, None if grouped is not None else inputs.data, methods, budget.rho,
                         budget.delta or DEFAULT_DELTA, args.tau, seeds, cfg,
                         metric=inputs.metric, budget_source=budget.source, data_source=inputs.source,
                         allow_empty_policy=args.allow_empty_policy, mechanism=budget.mechanism,
                         epsilon=budget.epsilon, public=public, public_source=inputs.public_txt, grouped=grouped,
-                        engine=engine, allow_data_domain=args.allow_data_domain, unprotected_rows=unprotected)
+                        engine=engine, allow_data_domain=args.allow_data_domain, unprotected_rows=unprotected,
+                        choice=choice)
     if seeds is None:  # a release: the gate's checks before any work (release_gate.publish repeats them)
         release_gate.check(claim_of(req))
     elif args.allow_data_domain:
@@ -263,14 +264,14 @@ def cmd_synth(args, dask: DaskClient) -> int:
         For any bad flag, setting, table or output path, before any work (the engine's errors, naming
         the flag); GateError when the release gate refuses.
     """
-    methods, budget, sampling = _parse_method_and_budget(args)
+    methods, budget, choice = _parse_method_and_budget(args)
     schema, policy, preset = resolve_setting(args)
-    seeds, cfg = _check_options(args, preset, methods)
-    inputs = _read_inputs(args, schema, preset, cfg, sampling, dask)
+    seeds, cfg = _check_options(args, preset, methods, choice)
+    inputs = _read_inputs(args, schema, preset, cfg, choice.mechanism.samples, dask)
     # fail before any work if an output folder cannot be written
     _check_output_paths(args, ("--out", "--report", "--eval-report"))
     _check_bundle_folder(args)
-    req = _build_spec(args, schema, policy, preset, methods, budget, seeds, cfg, inputs, sampling, dask)
+    req = _build_spec(args, schema, policy, preset, methods, budget, seeds, cfg, inputs, choice, dask)
     progress = _progress(args)
     # row counts are printed only where n is public (bounded adjacency without participation edges)
     data_lines = intake_lines(args) + ([inputs.split_txt] if inputs.split_txt else [])
@@ -310,6 +311,6 @@ def _print_summary(args, result, policy, seeds: list[int] | None, data_lines: li
           if pub is not None and pub.data_domain else
           "PUBLIC (may be published with the release):" if pub is not None else
           f"PUBLIC PARAMETERS ({SEEDED_NOTE}):")
-    print(ledger_text(rep))  # includes the report's warnings and the randomness line
+    print(_ledger_text(rep, result.request.checked.methods))  # includes the report's warnings and the randomness line
     wrote = [args.out] + [p for p in (args.report, args.eval_report) if p]
     print(f"wrote {', '.join(wrote)}" + (f" and the release bundle {args.bundle}" if args.bundle else ""))

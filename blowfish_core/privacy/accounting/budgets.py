@@ -13,7 +13,7 @@ from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BudgetError
 
 from .checks import _as_real, _check_positive_int, check_delta, check_rho
-from .conversions import epsilon_eq1, epsilon_exact, rho_from_budget
+from .conversions import _epsilon_eq1, _epsilon_exact, rho_from_budget
 
 
 def split_budget(budget: float, rounds: int,
@@ -49,11 +49,16 @@ def split_budget(budget: float, rounds: int,
         If ``budget`` is out of range, ``rounds < 1`` or not an integer, or
         ``weights`` has the wrong length or a non-finite, zero or negative entry.
     """
-    rho = check_rho(budget, name=name)
+    return _split(check_rho(budget, name=name), rounds, weights)
+
+
+def _split(total: float, rounds: int, weights: Optional[Sequence[float]] = None) -> np.ndarray:
+    """:func:`split_budget` of a total already checked (RunSpec.build, parsing.parse_budget): only
+    ``rounds`` and ``weights`` are checked here.  ``total`` in any budget unit (rho or epsilon)."""
     rounds = _check_positive_int(rounds, "rounds",
                                  "give the number of rounds, e.g. 8")
     if weights is None:
-        return np.full(rounds, rho / rounds, dtype=np.float64)
+        return np.full(rounds, total / rounds, dtype=np.float64)
     try:
         w = np.asarray(weights, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -71,7 +76,7 @@ def split_budget(budget: float, rounds: int,
             f"weights must be finite numbers > 0 (got {w.tolist()}). "
             "Fix: every round needs a positive share of the budget."
         )
-    return rho * (w / w.sum())
+    return total * (w / w.sum())
 
 
 def gaussian_sigma(sensitivity: float, rho_t: float) -> float:
@@ -98,7 +103,12 @@ def gaussian_sigma(sensitivity: float, rho_t: float) -> float:
     BudgetError
         If ``rho_t <= 0``, ``sensitivity < 0`` or either is not a finite real number.
     """
-    rho_t = check_rho(rho_t, name="rho_t")
+    return _sigma(sensitivity, check_rho(rho_t, name="rho_t"))
+
+
+def _sigma(sensitivity: float, rho_t: float) -> float:
+    """:func:`gaussian_sigma` for a per-round budget already checked (an entry of the split of a
+    checked total): only the sensitivity, computed anew each round, is checked."""
     rule = "a finite number >= 0"
     fix = "pass the round's l2 sensitivity, e.g. sqrt(2)"
     d = _as_real(sensitivity, "sensitivity (l2)", rule, fix)
@@ -108,7 +118,7 @@ def gaussian_sigma(sensitivity: float, rho_t: float) -> float:
         )
     if d == 0.0:
         return 0.0
-    return d / math.sqrt(2.0 * rho_t)
+    return d / math.sqrt(2.0 * float(rho_t))
 
 
 # --------------------------------------------------------------------------
@@ -245,13 +255,19 @@ class PrivacyLedger:
         """
         total = rho_from_budget(rho=rho, epsilon=epsilon, delta=delta,
                                 conversion=conversion)
-        d = check_delta(delta)
-        per_round = split_budget(total, rounds, weights)
+        return cls._of(total, check_delta(delta), rounds, weights)
+
+    @classmethod
+    def _of(cls, total: float, delta: float, rounds: int,
+            weights: Optional[Sequence[float]] = None) -> "PrivacyLedger":
+        """:meth:`from_budget` of a rho and a delta already checked (a checked run's ledger): only
+        ``rounds`` and ``weights`` are checked (BudgetError)."""
+        per_round = _split(total, rounds, weights)
         return cls(
             rho=float(total),
-            delta=float(d),
-            epsilon_eq1=float(epsilon_eq1(total, d)),
-            epsilon_exact=float(epsilon_exact(total, d)),
+            delta=float(delta),
+            epsilon_eq1=float(_epsilon_eq1(total, delta)),
+            epsilon_exact=float(_epsilon_exact(total, delta)),
             rounds=int(rounds),
             rho_per_round=tuple(float(x) for x in per_round),
         )

@@ -47,8 +47,11 @@ def epsilon_eq1(rho: float, delta: float) -> float:
     BudgetError
         If ``rho`` or ``delta`` is out of range.
     """
-    rho = check_rho(rho)
-    delta = check_delta(delta)
+    return _epsilon_eq1(check_rho(rho), check_delta(delta))
+
+
+def _epsilon_eq1(rho: float, delta: float) -> float:
+    """:func:`epsilon_eq1` of a rho and a delta already checked (nothing re-checked)."""
     return rho + 2.0 * math.sqrt(rho * -math.log(delta))
 
 
@@ -197,8 +200,11 @@ def epsilon_exact(rho: float, delta: float) -> float:
     BudgetError
         If ``rho`` or ``delta`` is out of range.
     """
-    rho = check_rho(rho)
-    delta = check_delta(delta)
+    return _epsilon_exact(check_rho(rho), check_delta(delta))
+
+
+def _epsilon_exact(rho: float, delta: float) -> float:
+    """:func:`epsilon_exact` of a rho and a delta already checked (nothing re-checked)."""
     mu = math.sqrt(2.0 * rho)
     log_delta = math.log(delta)
 
@@ -207,7 +213,7 @@ def epsilon_exact(rho: float, delta: float) -> float:
 
     if g(0.0) <= 0.0:
         return 0.0
-    hi = max(epsilon_eq1(rho, delta), 1e-300)
+    hi = max(_epsilon_eq1(rho, delta), 1e-300)
     while g(hi) > 0.0:  # safety net; Eq. (1) already bounds the answer
         hi *= 2.0
     lo = 0.0

@@ -81,9 +81,12 @@ class Mechanism(Protocol):
     @property
     def needs_public(self) -> bool: ...
 
-    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray: ...
+    # checked=True (split, scale, totals): the values come from a checked run (RunSpec.build, the round
+    # loop); the mechanism checks only what it computes anew (rounds and weights, the sensitivity)
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None, *,
+              checked: bool = False) -> np.ndarray: ...
 
-    def scale(self, sensitivity: float, budget_t: float) -> float: ...
+    def scale(self, sensitivity: float, budget_t: float, *, checked: bool = False) -> float: ...
 
     def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray: ...
 
@@ -92,7 +95,8 @@ class Mechanism(Protocol):
 
     def row(self, t: int, candidates: int, cal: Calibration, *args: Any, **extra: Any) -> LedgerRow: ...
 
-    def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None) -> dict[str, Any]: ...
+    def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None, *,
+               checked: bool = False) -> dict[str, Any]: ...
 
     def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any: ...
 
@@ -158,6 +162,30 @@ def get_mechanism(mechanism: str | Mechanism | None, sampler: str = "numpy") -> 
         raise BlowfishError(f"the {m.name} mechanism has no {sampler} sampler, so it cannot make an unseeded "
                             f"release. Fix: use {' or '.join(n for n, _ in SAMPLED)}, or give seeds for a study run")
     return s
+
+def budget_of(mechanism: Mechanism, rho: float | None, epsilon: float | None) -> float | None:
+    """The total budget of a run in the mechanism's own terms (rho or epsilon).
+
+    The one rule that reads ``budget_name`` to choose: RunSpec.build decides it once per run
+    (``RunSpec.checked.budget``); run_synthesis and totals.privacy_totals, called directly, read it here.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        An entry of the registry; its ``budget_name`` is 'rho' (zCDP) or 'epsilon'.
+    rho : float or None
+        The total zCDP budget, if any.
+    epsilon : float or None
+        The total epsilon (nats), if any.
+
+    Returns
+    -------
+    float or None
+        ``rho`` when ``mechanism.budget_name`` is 'rho', else ``epsilon`` (not checked here: the
+        mechanism's ``split`` checks it).
+    """
+    return rho if mechanism.budget_name == "rho" else epsilon
+
 
 def select_release(errors: Any, n: int, sensitivity: float, epsilon_sel: float) -> "Selection":
     """The release-mode draw of :func:`blowfish_core.privacy.selection.select_private` (issue 21): the same law, drawn by OpenDP.

@@ -53,10 +53,11 @@ class Exponential:
         return BlowfishError("the exponential mechanism releases a choice, not a histogram: it is not a --mechanism "
                              "of synth. Fix: use gaussian or laplace (a selection's row is selection_row())")
 
-    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None, *,
+              checked: bool = False) -> np.ndarray:
         raise self._no_histogram()
 
-    def scale(self, sensitivity: float, budget_t: float) -> float:
+    def scale(self, sensitivity: float, budget_t: float, *, checked: bool = False) -> float:
         raise self._no_histogram()
 
     def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -90,7 +91,8 @@ class Exponential:
                          "global", rho_t=self.rho(epsilon_sel), epsilon_t=float(epsilon_sel),
                          notes=tuple(notes))
 
-    def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None) -> dict[str, Any]:
+    def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None, *,
+               checked: bool = False) -> dict[str, Any]:
         """All-exponential ledger: zCDP, rho = sum epsilon_t^2/8, epsilon by Eq. (1)."""
         return zcdp_totals(rows, delta)
 

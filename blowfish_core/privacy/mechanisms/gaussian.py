@@ -16,7 +16,8 @@ import numpy as np
 
 from ...base.errors import BlowfishError
 from ..accounting import gaussian_sigma, split_budget
-from ..ledger import LedgerRow, gaussian_totals
+from ..accounting.budgets import _sigma, _split
+from ..ledger import LedgerRow, _gaussian_totals
 from ...model.sensitivity import Calibration
 
 
@@ -36,13 +37,16 @@ class Gaussian:
     #: the noise sampler: numpy's floating-point draws from the seeded stream (study runs).
     sampler: str = "numpy"
 
-    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None, *,
+              checked: bool = False) -> np.ndarray:
         """Per-round rho_t: (rounds,), summing to rho (BudgetError for a bad rho or weights)."""
-        return split_budget(budget, rounds, weights, name=self.budget_name)
+        # checked: rho was checked already (RunSpec.build, parsing.parse_budget); rounds and weights are checked here
+        return _split(budget, rounds, weights) if checked else split_budget(budget, rounds, weights, name=self.budget_name)
 
-    def scale(self, sensitivity: float, budget_t: float) -> float:
+    def scale(self, sensitivity: float, budget_t: float, *, checked: bool = False) -> float:
         """sigma_t = Delta_t / sqrt(2 rho_t); 0 when Delta_t = 0."""
-        return gaussian_sigma(sensitivity, budget_t)
+        # checked: rho_t is an entry of a checked split (the round loop); only the sensitivity is checked
+        return _sigma(sensitivity, budget_t) if checked else gaussian_sigma(sensitivity, budget_t)
 
     def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """sigma_t * z, z ~ N(0, I): float64 of ``shape`` ((m,) for one round, (k, m) for k rounds at
@@ -68,9 +72,10 @@ class Gaussian:
         return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, float(scale), cal.how,
                          rho_t=float(budget_t), witness=cal.witness, **extra)
 
-    def totals(self, rows: Sequence[LedgerRow], delta: float, rho: float | None = None) -> dict[str, Any]:
+    def totals(self, rows: Sequence[LedgerRow], delta: float, rho: float | None = None, *,
+               checked: bool = False) -> dict[str, Any]:
         """All-Gaussian ledger: rho, Eq. (1), exact mu-GDP epsilon; accountant 'gdp-exact'."""
-        return gaussian_totals(rows, delta, rho)
+        return _gaussian_totals(rows, delta, rho, checked=checked)
 
     def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
         """The row's privacy-loss distribution (dp-accounting) for mixed ledgers."""

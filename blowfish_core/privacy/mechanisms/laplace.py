@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..accounting import check_epsilon, split_budget
+from ..accounting import check_epsilon
+from ..accounting.budgets import _split
 from ..accounting.checks import _as_real
 from ...base.errors import BudgetError
 from ..ledger import LedgerRow, _required
@@ -39,12 +40,13 @@ class Laplace:
     #: the noise sampler: numpy's floating-point draws from the seeded stream (study runs).
     sampler: str = "numpy"
 
-    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None, *,
+              checked: bool = False) -> np.ndarray:
         """Per-round epsilon_t: (rounds,), summing to epsilon (BudgetError for a bad epsilon)."""
-        eps = check_epsilon(budget)
-        return split_budget(eps, rounds, weights, name=self.budget_name)  # the same proportional split, in epsilon
+        eps = budget if checked else check_epsilon(budget)  # checked: by RunSpec.build / parsing.parse_budget
+        return _split(eps, rounds, weights)  # the same proportional split, in epsilon units
 
-    def scale(self, sensitivity: float, budget_t: float) -> float:
+    def scale(self, sensitivity: float, budget_t: float, *, checked: bool = False) -> float:
         """b_t = Delta1_t / epsilon_t; 0 when Delta1_t = 0."""
         d = _as_real(sensitivity, "sensitivity (l1)", "a finite number >= 0", "pass the round's l1 sensitivity")
         if d < 0:
@@ -66,7 +68,8 @@ class Laplace:
         return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, float(scale), cal.how,
                          epsilon_t=float(budget_t), witness=cal.witness, **extra)
 
-    def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
+    def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None, *,
+               checked: bool = False) -> dict[str, Any]:
         """All-Laplace ledger: pure epsilon-DP, epsilons add (basic composition); accountant 'pure-sum'."""
         per_round = [_required(r, "epsilon_t", r.epsilon_t) for r in rows]
         total = math.fsum(per_round) if epsilon is None else float(epsilon)

@@ -210,15 +210,16 @@ class PubMix:
         return not self.linmix
 
     # --- Mechanism protocol
-    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None) -> np.ndarray:
+    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None, *,
+              checked: bool = False) -> np.ndarray:
         """Validation only (BudgetError for a bad epsilon); the run's per-round epsilon_t come from :meth:`plan`."""
-        eps = check_epsilon(budget)
+        eps = budget if checked else check_epsilon(budget)  # checked: by RunSpec.build / parsing.parse_budget
         w = np.ones(rounds) if weights is None else np.asarray(weights, float)
         if w.shape != (rounds,) or not np.isfinite(w).all() or (w <= 0).any():
             raise BudgetError(f"budget weights must be {rounds} finite numbers > 0 (got {weights!r})")
         return eps * w / w.sum()
 
-    def scale(self, sensitivity: float, budget_t: float) -> float:
+    def scale(self, sensitivity: float, budget_t: float, *, checked: bool = False) -> float:
         raise BlowfishError(f"{self.label} has no noise scale: it samples (use plan())")
 
     def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -235,12 +236,13 @@ class PubMix:
                          witness=cal.witness, beta_t=float(plan.beta_t[i]), floor=float(plan.floor[i]),
                          n_samples=int(plan.n_samples[i]), n_private=int(plan.n), **extra)
 
-    def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None) -> dict[str, Any]:
+    def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None, *,
+               checked: bool = False) -> dict[str, Any]:
         """PLD composition of EVERY row's dominating pair (the plan's; no round is discounted, so a paired
         run's total does not depend on which method comes first); accountant 'pld'."""
         from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
-        d = check_delta(delta)
+        d = delta if checked else check_delta(delta)  # checked: a checked run's delta (RunSpec.build)
         total = None
         for r in rows:
             p = self.pld(r, pld_mod, DISCRETIZATION)
