@@ -187,7 +187,18 @@ class RunSpec:
         return self._checked if self._checked is not None else _validate(self)
 
     def validate(self) -> "RunSpec":
-        """This spec when validated, else a validated copy (BlowfishError naming the field otherwise)."""
+        """This spec when validated, else a validated copy.
+
+        Returns
+        -------
+        RunSpec
+            ``self`` (already validated) or a validated copy.
+
+        Raises
+        ------
+        BlowfishError
+            BudgetError / SchemaError / PolicyError naming the field for any invalid setting.
+        """
         if self._checked is not None:
             return self
         out = replace(self)
@@ -195,8 +206,23 @@ class RunSpec:
         return out
 
     def with_tables(self, **tables: Any) -> "RunSpec":
-        """A copy with other private tables (``data``, ``grouped``, ``engine``), still validated: the
-        checks read no private table.  TypeError for any other field."""
+        """A copy with other private tables, still validated: the checks read no private table.
+
+        Parameters
+        ----------
+        **tables
+            New values of ``data``, ``grouped`` and/or ``engine``.
+
+        Returns
+        -------
+        RunSpec
+            The copy, carrying this spec's checks.
+
+        Raises
+        ------
+        TypeError
+            For any other field.
+        """
         other = sorted(set(tables) - {"data", "grouped", "engine"})
         if other:
             raise TypeError(f"with_tables replaces data, grouped and engine only (got {', '.join(other)})")
