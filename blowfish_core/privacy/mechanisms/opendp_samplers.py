@@ -320,6 +320,10 @@ def opendp_laplace(h: Any, sensitivity: float, epsilon: float, discrete: bool | 
     return np.asarray(laplace_measurement(scale, disc)(a.tolist()), dtype=np.int64 if disc else np.float64)
 
 
+#: the OpenDP measurement of each additive noise kind (the one place a kind name picks a measurement).
+MEASUREMENTS = {"gaussian": gaussian_measurement, "laplace": laplace_measurement}
+
+
 def opendp_noisy(h: Any, scale: float, kind: str = "gaussian", discrete: bool | None = None) -> np.ndarray:
     """Noisy histogram at a given noise ``scale`` (sigma_t or b_t).
 
@@ -350,7 +354,7 @@ def opendp_noisy(h: Any, scale: float, kind: str = "gaussian", discrete: bool | 
     BudgetError
         For a negative or non-finite ``scale``.
     """
-    if kind not in ("gaussian", "laplace"):
+    if kind not in MEASUREMENTS:
         raise BlowfishError(f"opendp_noisy: kind must be 'gaussian' or 'laplace' (got {kind!r})")
     if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(scale)) or scale < 0:
@@ -361,7 +365,7 @@ def opendp_noisy(h: Any, scale: float, kind: str = "gaussian", discrete: bool | 
     a, disc = _histogram(a, discrete)
     if float(scale) == 0.0:
         return a.copy()
-    meas = gaussian_measurement if kind == "gaussian" else laplace_measurement
+    meas = MEASUREMENTS[kind]
     return np.asarray(meas(float(scale), disc)(a.tolist()), dtype=np.int64 if disc else np.float64)
 
 
