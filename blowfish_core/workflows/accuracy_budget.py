@@ -55,7 +55,7 @@ from ..model.metrics import t_interval
 from .pilot import check_pilot_size
 from ..model.policy import Policy
 from ..model.schema import Schema
-from .verdicts import fmt_sig
+from .formatting import fmt_sig
 from ..model.votes import check_tau
 
 HARD, BF_SOFT = BASELINE.name, SOFT.name
