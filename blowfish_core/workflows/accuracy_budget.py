@@ -52,7 +52,7 @@ from ..synthesis.spec import MAX_SEEDS, RunRequest
 from ..synthesis.experiment import run_paired
 from ..algorithm.methods import BASELINE, SOFT, get_method
 from ..model.metrics import t_interval
-from .pilot import check_pilot_size
+from .pilot_samples import check_pilot_size
 from ..model.policy import Policy
 from ..model.schema import Schema
 from .formatting import fmt_sig
