@@ -30,7 +30,7 @@ import numpy as np
 
 from .domain import Attribute
 from ..base.errors import SchemaError
-from .policy import AttributePolicy, ValueEdges, _theta, value_edges
+from .attribute_policy import AttributePolicy, ValueEdges, _theta, value_edges
 
 #: grid points along a continuous protected attribute in Hard's crossing search.
 CONTINUOUS_GRID = 256

@@ -15,66 +15,39 @@ Issue 11 splits what a run produces in two (DESIGN §7, docs/PRIVACY.md §6):
 plus every historical key of the CLI contract (README "Report", tests/interfaces/test_cli.py);
 :func:`ledger_text` is the release note a data owner can paste; :func:`policy_summary`
 the reach / q / bound block (also the ``reach`` command's).
+
+Modules (issue 22, one idea each; every name is re-exported here): :mod:`.paired_runs` (the
+:class:`PairedRuns` protocol), :mod:`.report_text` (:func:`ledger_text`), :mod:`.report_bundle`
+(:func:`release_files`, :func:`bundle_files`, :func:`is_bundle_file`, :func:`bundle_total`),
+:mod:`.report_summary` (:func:`summarize`); here the public, internal and union reports.
 """
 
 from __future__ import annotations
 
 import platform
-from collections.abc import Sequence
-from typing import Any, Protocol, cast
+from typing import Any
 
 import numpy as np
 
 from .. import __version__
 from ..model.calibration import floor_value
 from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE
-from .gate import NOT_DP_LABEL, total_text
 from .spec import NO_PROTECTION_WARNING, RunRequest, _protects_nothing
-from ..privacy.mechanisms import DEFAULT_MECHANISM, MECHANISMS
-from ..algorithm.methods import BASELINE, DECOMPOSITION, METHODS, SOFT, Method, get_method
-from ..model.metrics import NUMERIC_BINS, relative_reduction, t_interval
+from ..privacy.mechanisms import DEFAULT_MECHANISM
+from ..model.metrics import NUMERIC_BINS
 from ..model.policy import Policy, record_reach, weighted_reaches
 from ..model.schema import Schema
-from ..model.sensitivity import SQRT2, _noise_ratio, _soft_bound
+from ..model.sensitivity import _noise_ratio, _soft_bound
 from ..model.votes import check_tau
-
-
-class PairedRuns(Protocol):
-    """What the reports read of a paired comparison: :class:`blowfish_core.synthesis.experiment.PairedResult`
-    (not imported here: experiment builds its reports with this module, issue 22)."""
-
-    # read-only members (the result is a frozen dataclass)
-    @property
-    def request(self) -> RunRequest: ...
-
-    @property
-    def runs(self) -> tuple[Any, ...]: ...
-
-    @property
-    def metric_name(self) -> str: ...
-
-    @property
-    def n_private(self) -> int: ...
-
-    @property
-    def n_unique(self) -> int: ...
-
-    @property
-    def privacy(self) -> dict[str, Any]: ...
-
-    @property
-    def seconds_total(self) -> float: ...
-
-    def run(self, method: str, seed: int | None = None) -> Any: ...
-
-    @property
-    def summary(self) -> dict[str, Any]: ...
-
-    @property
-    def public_report(self) -> dict[str, Any]: ...
-
-    @property
-    def eval_report(self) -> dict[str, Any]: ...
+from .paired_runs import PairedRuns
+from .report_bundle import (  # noqa: F401  (re-exported)
+    BUNDLE_FIXED_FILES, _run_label, bundle_files, bundle_total, is_bundle_file, release_files,
+)
+from .report_summary import _interval, summarize  # noqa: F401  (re-exported)
+from .report_text import (  # noqa: F401  (re-exported)
+    _accountant_label, _budget_text, _ledger_text, _method_lines, _protected, _randomness_lines, _soft_bound_lines,
+    ledger_text,
+)
 
 
 def policy_summary(schema: Schema, policy: Policy, tau: float | None) -> dict[str, Any]:
@@ -156,26 +129,6 @@ def randomness_text(result: PairedRuns) -> str:
         'unseeded, OS entropy, sampler opendp' or 'seeded: for study, not for publication'.
     """
     return SEEDED_NOTE if result.request.seeded else RANDOMNESS
-
-
-def _run_label(method: str, seed: int | None) -> str:
-    return method if seed is None else f"{method}_seed{seed}"
-
-
-def release_files(result: PairedRuns) -> dict[tuple[str, int | None], str]:
-    """The release CSV's file name of every run in a bundle / --out-dir.
-
-    Parameters
-    ----------
-    result : PairedResult
-        The paired comparison.
-
-    Returns
-    -------
-    dict
-        (method, seed) -> ``<method>.csv`` for an unseeded run, ``<method>_seed<S>.csv`` for a seeded one.
-    """
-    return {(r.method, r.seed): _run_label(r.method, r.seed) + ".csv" for r in result.runs}
 
 
 def build_public(result: PairedRuns) -> dict[str, Any]:
@@ -388,157 +341,6 @@ def _setting(result: PairedRuns, pol: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def bundle_total(result: PairedRuns) -> dict[str, Any]:
-    """The composed total of every release of ``result``: what publishing them together spends.
-
-    release_gate.compose_total over all the runs' ledger rows.  One release: its own budget.
-
-    Parameters
-    ----------
-    result : PairedResult
-        The paired comparison.
-
-    Returns
-    -------
-    dict
-        gate.compose_total's total at the request's delta, plus ``releases`` (the number of runs).
-    """
-    from .gate import _compose_total
-
-    req = result.request
-    return {**_compose_total([row for r in result.runs for row in r.ledger], req.delta, req.checked.mechanism),
-            "releases": len(result.runs)}
-
-
-#: the fixed files of a release bundle (bundle_files); the release CSVs are named by release_files.
-BUNDLE_FIXED_FILES = ("schema.json", "policy.json", "budget.json", "ledger.json", "ledger.txt")
-
-
-def is_bundle_file(name: str) -> bool:
-    """True for a file name a release bundle writes.
-
-    A fixed file (BUNDLE_FIXED_FILES) or ``<method>[_seed<S>].csv`` of a method in the method
-    table.  When --bundle replaces an earlier bundle folder, these (stale releases of other methods
-    or seeds) are dropped; any other entry is kept.
-
-    Parameters
-    ----------
-    name : str
-        A file name (no folder).
-
-    Returns
-    -------
-    bool
-        True when a bundle writes files of this name.
-    """
-    if name in BUNDLE_FIXED_FILES:
-        return True
-    stem, dot, ext = name.rpartition(".")
-    if not dot or ext != "csv":
-        return False
-    method, sep, seed = stem.rpartition("_seed")
-    if sep and seed.isdigit() and seed.isascii():
-        stem = method
-    return stem in METHODS
-
-
-def bundle_files(result: PairedRuns, raw: bool = False) -> dict[str, str]:
-    """The release bundle as {file name: text}.
-
-    Every synthetic CSV (spreadsheet-safe, exports.to_csv_safe), schema.json, policy.json,
-    budget.json, ledger.json (build_public) and ledger.txt (ledger_text).  Nothing computed on the
-    private table.
-
-    Parameters
-    ----------
-    result : PairedResult
-        The paired comparison.
-    raw : bool, default False
-        Keep text cells as they are (default: neutralised for spreadsheets).
-
-    Returns
-    -------
-    dict of str to str
-        File name -> text.
-    """
-    import json
-
-    from ..io.exports import to_csv_safe
-
-    pub = result.public_report
-    # path None: to_csv_safe returns the CSV text
-    files = {name: cast(str, to_csv_safe(result.run(m, sd).release, None, raw=raw))
-             for (m, sd), name in release_files(result).items()}
-    files["schema.json"] = result.request.schema.to_json() + "\n"
-    files["policy.json"] = result.request.policy.to_json() + "\n"
-    files["budget.json"] = json.dumps({"randomness": pub["randomness"], "mechanism": pub["mechanism"],
-                                       **pub["privacy"]}, indent=2, allow_nan=False) + "\n"
-    files["ledger.json"] = json.dumps(pub, indent=2, allow_nan=False) + "\n"
-    files["ledger.txt"] = _ledger_text(pub, result.request.checked.methods) + "\n"
-    return files
-
-
-def _interval(values, clip_at_zero: bool = False) -> tuple[float, float | None, float | None]:
-    """(mean, low, high) 95% t-interval; (mean, None, None) for fewer than 2 values
-    (no NaN in a report); the low end clipped at 0 for nonnegative error metrics."""
-    mean, lo, hi = t_interval(list(values))
-    if len(values) < 2:
-        return mean, None, None
-    if clip_at_zero:
-        lo = max(lo, 0.0)
-    return mean, lo, hi
-
-
-def summarize(runs: list[dict[str, Any]], metric: str, methods: list[str]) -> dict[str, Any]:
-    """Per-method mean error with 95% t-interval, and paired R_s of BF-Soft vs Hard.
-
-    ci95 is [low, high], or [None, None] (JSON null) with fewer than 2 seeds; the
-    error metrics are nonnegative, so their low end is clipped at 0.
-
-    Parameters
-    ----------
-    runs : list of dict
-        One {method, seed, <metric>: error} per run.
-    metric : str
-        The key of the error in ``runs``.
-    methods : list of str
-        The methods to summarize (each must appear in ``runs``).
-
-    Returns
-    -------
-    dict
-        ``per_method`` ({method: mean, ci95, n}); with Hard and BF-Soft,
-        ``relative_reduction_bf_soft_vs_hard`` (R_s in percent, App. F.2); with the decomposition
-        method too, ``decomposition`` (C, N, G of §6.2.3 as (mean, low, high)).
-    """
-    out: dict[str, Any] = {"per_method": {}}
-    by = {m: {r["seed"]: r[metric] for r in runs if r["method"] == m} for m in methods}
-    for m in methods:
-        mean, lo, hi = _interval(list(by[m].values()), clip_at_zero=True)
-        out["per_method"][m] = {"mean": mean, "ci95": [lo, hi], "n": len(by[m])}
-    H, S, M = BASELINE.name, SOFT.name, DECOMPOSITION.name
-    if H in by and S in by:
-        seeds = sorted(set(by[H]) & set(by[S]))
-        r = relative_reduction(np.array([by[H][s] for s in seeds], dtype=float),
-                               np.array([by[S][s] for s in seeds], dtype=float))
-        mean, lo, hi = _interval(list(r))
-        out["relative_reduction_bf_soft_vs_hard"] = {"mean_percent": mean, "ci95": [lo, hi],
-                                                     "per_seed": [float(v) for v in r]}
-    if all(m in by for m in (H, S, M)):
-        seeds = sorted(set(by[H]) & set(by[S]) & set(by[M]))
-        eh = np.array([by[H][s] for s in seeds])
-        es = np.array([by[S][s] for s in seeds])
-        em = np.array([by[M][s] for s in seeds])
-        out["decomposition"] = {
-            "C_smoothing_cost": _interval(list(em - eh)),
-            "N_noise_benefit": _interval(list(em - es)),
-            "G_gain": _interval(list(eh - es)),
-            "note": "C = E_M - E_H, N = E_M - E_S, G = N - C (§6.2.3); (mean, low, high); "
-                    "low/high are null with fewer than 2 seeds",
-        }
-    return out
-
-
 def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
     # (from public settings and noisy counts only: safe in the public part)
     """Plain-language warnings for the report.
@@ -579,150 +381,3 @@ def run_warnings(req: RunRequest, runs: list[dict[str, Any]]) -> list[str]:
                        "parents (and the release, if in the last round) were drawn uniformly. "
                        "Fix: lower the threshold H")
     return out
-
-
-def ledger_text(report: dict[str, Any]) -> str:
-    """A release note a data owner can paste: budget, notion per method, policy, reach, warnings.
-
-    Parameters
-    ----------
-    report : dict
-        The public report (build_public) or a report with its keys (run_bundle.planned_report).
-
-    Returns
-    -------
-    str
-        The note, one statement per line (no trailing newline).
-    """
-    return _ledger_text(report, [get_method(m) for m in report.get("methods") or []])
-
-
-def _ledger_text(report: dict[str, Any], methods: "Sequence[Method]") -> str:
-    """:func:`ledger_text` with the Method objects of ``report["methods"]`` (RunSpec.checked.methods)."""
-    methods = list(methods)
-    p = report["privacy"]
-    acct = p.get("accountant", "gdp-exact")
-    budget, spent = _budget_text(p, acct)
-    lines = []
-    if report.get("label") == SEEDED_NOTE:  # a seeded bundle says so first (issue 21)
-        lines.append(f"WARNING: {SEEDED_NOTE}: anyone who knows the seed can recompute and subtract the noise; "
-                     "do not publish these files.")
-    if report.get("label") == NOT_DP_LABEL:  # the first line (issue 21, a contract)
-        lines.append(f"WARNING: {NOT_DP_LABEL} (the schema's bounds and levels describe the private records; "
-                     "declare them from public knowledge to make a DP release).")
-    if p.get("total"):
-        lines.append(total_text(p["total"], int(p["total"].get("releases") or 1)))
-    each = " (each release)" if int((p.get("total") or {}).get("releases") or 1) > 1 else ""
-    lines.append(f"Privacy budget{each}: {budget}.")
-    lines += _randomness_lines(report)
-    protected = report.get("blowfish_protection", True)
-    lines += _method_lines(methods, spent, protected)
-    if not protected and any(m.policy_aware for m in methods):
-        lines.append("WARNING: " + NO_PROTECTION_WARNING)
-    lines.append(
-        f"Policy: {', '.join(f'{k}: {v}' for k, v in _protected(report).items()) or 'nothing protected'}; "
-        f"record-level reach r = {report['reach']:.4g} (Gower units).")
-    lines += _soft_bound_lines(report, methods, acct)
-    if report.get("domain_warning"):
-        lines.append("WARNING: " + report["domain_warning"])
-    if report.get("unprotected_rows"):
-        from .gate import unprotected_text
-
-        lines.append("WARNING: " + unprotected_text(report["unprotected_rows"], report.get("unprotected_source", ""))
-                     + ".")
-    for w in report.get("warnings", []):
-        if w != NO_PROTECTION_WARNING:
-            lines.append("WARNING: " + w)
-    if any(m.policy_aware for m in methods) or not methods:
-        lines.append("Blowfish methods: only substitutions along the policy's edges are protected; values in "
-                     "different components of a policy graph are not protected from each other.")
-    return "\n".join(lines)
-
-
-def _accountant_label(acct: str) -> str:
-    """The label of the mechanism(s) whose one-mechanism ledger uses accountant ``acct`` (the table's
-    declared ``accountant``; 'pure-sum' -> 'Laplace')."""
-    return " or ".join(m.label for m in MECHANISMS.values() if m.accountant == acct)
-
-
-def _budget_text(p: dict[str, Any], acct: str) -> tuple[str, str]:
-    """(the budget sentence, the budget each method spent) of the report's privacy block, per accountant."""
-    if acct == "gdp-exact":
-        budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
-                  f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
-                  f"curve; {p['epsilon_eq1']:.4g} by Eq. (1))")
-        spent = f"rho = {p['rho']:.6g}"
-    elif acct == "zcdp-eq1":  # zCDP rows that are not all Gaussian (reference methods' selections)
-        rows = f" over {p['rounds']} ledger rows" if p.get("rounds") is not None else ""
-        budget = (f"rho = {p['rho']:.6g} zCDP{rows} "
-                  f"(equivalently epsilon = {p['epsilon_eq1']:.4g} at delta = {p['delta']:.3g} by Eq. (1); "
-                  "no exact Gaussian curve: exponential-selection rows are not Gaussian)")
-        spent = f"rho = {p['rho']:.6g}"
-    elif acct == "pure-sum":
-        budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
-                  f"({_accountant_label(acct)} mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
-        spent = f"epsilon = {p['epsilon']:.6g}"
-    elif acct == "zcdp-eq1":
-        budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows ({', '.join(p['mechanisms'])}; "
-                  f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1))")
-        spent = f"rho = {p['rho']:.6g}"
-    elif p.get("epsilon_exact_applicable") is False:  # PubMix / LinMix sampling rounds
-        mech = "/".join(x.capitalize().replace("mix", "Mix") for x in p.get("mechanisms", []))
-        budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} {mech} rounds "
-                  f"(beta_t {min(p['beta_per_round']):.3g}-{max(p['beta_per_round']):.3g}; PLD accountant). "
-                  f"NOTE: {p['note']}")
-        spent = f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g}"
-    else:
-        budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} rounds "
-                  f"(mixed mechanisms, PLD accountant)")
-        spent = f"epsilon = {p['epsilon']:.4g}"
-    return budget, spent
-
-
-def _randomness_lines(report: dict[str, Any]) -> list[str]:
-    """The randomness line (seeded, or the release's sampler; PubMix/LinMix's exact draws)."""
-    lines: list[str] = []
-    rnd = report.get("randomness")
-    if rnd == SEEDED_NOTE:
-        lines.append(f"Randomness: {SEEDED_NOTE} (anyone who knows the seed can recompute and subtract the noise).")
-    elif rnd:
-        samplers = {e.get("noise_sampler") for e in report.get("ledger") or ()}
-        if samplers == {"exact"}:  # PubMix / LinMix: no OpenDP sampler draws anything
-            rnd = rnd.replace("sampler opendp", "sampler exact")
-        lines.append(f"Randomness: {rnd}.")
-        if "exact" in samplers:
-            lines.append("PubMix/LinMix draws: exact integer-arithmetic sampling from the OS CSPRNG "
-                         "(papers/003 Thm 4.1 holds with no floating-point gap).")
-    return lines
-
-
-def _method_lines(methods: list[Method], spent: str, protected: bool) -> list[str]:
-    """One line per method: its privacy notion and budget, or why it protects nothing."""
-    lines: list[str] = []
-    for m in methods:
-        if not m.releasable:  # analysis-only methods (release_gate refuses them)
-            lines.append(f"  {m.label}: ANALYSIS ONLY, NOT PRIVATE: {m.not_private_reason}.")
-        elif m.policy_aware and not protected:
-            lines.append(f"  {m.label}: NO PROTECTION - the policy protects nothing, so its histograms carry no noise.")
-        else:
-            lines.append(f"  {m.label}: {m.notion_text} ({spent}).")
-    return lines
-
-
-def _soft_bound_lines(report: dict[str, Any], methods: list[Method], acct: str) -> list[str]:
-    """BF-Soft's noise ratio q and sensitivity bound, for the methods that use it."""
-    lines: list[str] = []
-    soft_policy = [m for m in methods if m.soft_policy_bound]  # not soft-hard-noise (Hard's noise)
-    if report.get("noise_ratio_q") is not None and (soft_policy or not methods):
-        if acct == "pure-sum":  # l1 sensitivities (Laplace): 2 q vs 2
-            lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
-                         f"l1 sensitivity bound {2 * report['noise_ratio_q']:.4g} (vs 2).")
-        else:
-            lines.append(f"BF-Soft at tau = {report['tau']:.4g}: noise ratio q = {report['noise_ratio_q']:.4g}, "
-                         f"sensitivity bound {report['sensitivity_bound']:.4g} (vs sqrt(2) = {SQRT2:.4g}).")
-    return lines
-
-
-def _protected(report: dict[str, Any]) -> dict[str, str]:
-    return {k: (v.get("type") + (f" {v['theta']}" if v.get("theta") is not None else ""))
-            for k, v in report["policy"]["attributes"].items() if v.get("type") != "none"}

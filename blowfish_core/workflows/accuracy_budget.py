@@ -52,10 +52,10 @@ from ..synthesis.spec import MAX_SEEDS, RunRequest
 from ..synthesis.experiment import run_paired
 from ..algorithm.methods import BASELINE, SOFT, get_method
 from ..model.metrics import t_interval
-from .pilot import check_pilot_size
+from .pilot_samples import check_pilot_size
 from ..model.policy import Policy
 from ..model.schema import Schema
-from .verdicts import fmt_sig
+from .formatting import fmt_sig
 from ..model.votes import check_tau
 
 HARD, BF_SOFT = BASELINE.name, SOFT.name

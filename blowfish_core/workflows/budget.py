@@ -26,7 +26,7 @@ from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..privacy.mechanisms import get_mechanism
 from ..synthesis.parsing import parse_budget
-from .verdicts import fmt_sig
+from .formatting import fmt_sig
 
 #: above this epsilon the budget control shows a warning (issue 16).
 EPSILON_WARN = 5.0

@@ -28,11 +28,15 @@ chosen, otherwise the smallest tau in it.  The default ``tie_tol = 1e-9`` treats
 means that differ only by floating-point rounding (errors lie in [0, 2]) as
 equal; a larger tolerance (e.g. 0.005) makes the rule prefer Hard / small tau
 whenever the gain is below that size.
+
+Modules (issue 22, one idea each; every name is re-exported here): :mod:`.pilot_scaling` (Eq. (4):
+:class:`PilotScaling`, :func:`scale_budget`), :mod:`.pilot_choice` (the candidates, the tie rule
+:func:`recommend`, :func:`recommendation_strength`), :mod:`.pilot_samples` (:func:`check_pilot_size`,
+:func:`subsample`, :func:`holdout_split`); here the tau grid and :func:`run_pilot`.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -40,14 +44,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
-from ..privacy.accounting import (
-    check_delta, check_rho, epsilon_exact, pilot_budget, pilot_scaling, split_budget,
-)
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.events import RoundEvent
 from ..algorithm.evolution import SynthConfig
-from ..algorithm import methods
 from ..model.metrics import relative_reduction, t_interval
 from ..synthesis.parsing import parse_positive_grid
 from ..model.policy import Policy, record_reach
@@ -56,111 +56,17 @@ from ..synthesis.experiment import PairedResult, run_paired
 from ..model.schema import Schema
 from ..model.sensitivity import noise_ratio, tau_for_noise_ratio
 from ..model.votes import check_tau
+from .pilot_choice import (  # noqa: F401  (re-exported)
+    DEFAULT_TIE_TOL, HARD, SOFT, PilotCandidate, Recommendation, check_tie_tol, recommend, recommendation_strength,
+)
+from .pilot_samples import MIN_PILOT_ROWS, check_pilot_size, holdout_split, subsample  # noqa: F401  (re-exported)
+from .pilot_scaling import PilotScaling, scale_budget  # noqa: F401  (re-exported)
 
 #: the paper's pilot selector for Bank (App. F.8): tau grid, plus the tau giving q = PILOT_Q.
 PAPER_TAU_GRID: tuple[float, ...] = (0.001, 0.003, 0.015, 0.03, 0.06, 0.12, 0.3, 0.6)
 PILOT_Q = 0.2
-#: default tie tolerance of :func:`recommend` (absolute, metric units): floating-point equality.
-DEFAULT_TIE_TOL = 1e-9
 #: at most this many temperatures per pilot grid.
 MAX_GRID = 24
-
-HARD = methods.HARD.name
-SOFT = methods.BF_SOFT.name
-#: smallest public sample the pilot accepts.  Eq. (4) scales the budget by (n_t/n_p)^2 to keep the
-#: signal-to-noise ratio of the vote histograms, but with a few dozen records the marginals the
-#: pilot scores (PWErr/HOERR over 20 bins or more) are themselves mostly sampling noise, so the
-#: pilot's ranking says nothing about the private run (the paper's pilots use n_p = 3,000).
-MIN_PILOT_ROWS = 50
-
-
-# --------------------------------------------------------------------------
-# Eq. (4) budget scaling
-# --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PilotScaling:
-    """Eq. (4) with numbers.
-
-    rho_target: target (private run) total zCDP budget.  factor: (n_t/n_p)^2.
-    rho_pilot: rho_target * factor (total).  *_per_round: the equal (or weighted)
-    split over ``rounds``; rho_pilot_per_round[t] = factor * rho_target_per_round[t].
-    epsilon_target: epsilon (exact Gaussian curve) of the target run at ``delta``.
-    """
-
-    n_target: int
-    n_pilot: int
-    rho_target: float
-    factor: float
-    rho_pilot: float
-    rounds: int
-    rho_target_per_round: tuple[float, ...]
-    rho_pilot_per_round: tuple[float, ...]
-    delta: float
-    epsilon_target: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "n_target": self.n_target, "n_pilot": self.n_pilot, "rho_target": self.rho_target,
-            "factor": self.factor, "rho_pilot": self.rho_pilot, "rounds": self.rounds,
-            "rho_target_per_round": list(self.rho_target_per_round),
-            "rho_pilot_per_round": list(self.rho_pilot_per_round),
-            "delta": self.delta, "epsilon_target": self.epsilon_target,
-        }
-
-    def explain(self) -> str:
-        """One paragraph with the numbers of Eq. (4)."""
-        return (
-            f"Eq. (4): rho_p = rho_t (n_t / n_p)^2 = {self.rho_target:.4g} x ({self.n_target:,} / {self.n_pilot:,})^2 "
-            f"= {self.rho_target:.4g} x {self.factor:.4g} = {self.rho_pilot:.4g}. "
-            f"Per round (equal split over {self.rounds} rounds): {self.rho_target_per_round[0]:.4g} -> "
-            f"{self.rho_pilot_per_round[0]:.4g}; scaling the total or every round's budget by the same factor "
-            "is the same thing because each round gets a fixed share. The pilot's noise is then the same "
-            "fraction of its histogram mass as the target's (sigma_p / n_p = sigma_t / n_t). "
-            "No private budget is spent: the pilot reads public rows only."
-        )
-
-
-def scale_budget(rho_target: float, n_target: int, n_pilot: int, rounds: int = 8,
-                 weights: Sequence[float] | None = None, delta: float = DEFAULT_DELTA) -> PilotScaling:
-    """Eq. (4) budget of the pilot, total and per round.
-
-    Adult: n_t 26,048, n_p 3,000 gives a factor of about 75.
-
-    Parameters
-    ----------
-    rho_target : float
-        zCDP total of the target run, > 0.
-    n_target : int
-        Rows of the private table, >= 1.
-    n_pilot : int
-        Rows of the public sample, >= 1.
-    rounds : int, default 8
-        Rounds, >= 1.
-    weights : sequence of float, optional
-        Per-round split (None = equal).
-    delta : float, default DEFAULT_DELTA
-        DP delta of the target's epsilon.
-
-    Returns
-    -------
-    PilotScaling
-        Eq. (4) with numbers.
-
-    Raises
-    ------
-    BudgetError
-        For out-of-range values (accounting.pilot_budget).
-    """
-    rho_target = check_rho(rho_target, name="rho (target budget)")
-    delta = check_delta(delta)
-    factor = pilot_scaling(n_target, n_pilot)
-    rho_p = pilot_budget(rho_target, n_target, n_pilot)
-    per_t = split_budget(rho_target, rounds, weights)
-    per_p = np.array([pilot_budget(float(r), n_target, n_pilot) for r in per_t])
-    return PilotScaling(int(n_target), int(n_pilot), rho_target, float(factor), float(rho_p), int(rounds),
-                        tuple(float(x) for x in per_t), tuple(float(x) for x in per_p), delta,
-                        float(epsilon_exact(rho_target, delta)))
 
 
 # --------------------------------------------------------------------------
@@ -225,142 +131,8 @@ def parse_tau_grid(text: str) -> list[float]:
 
 
 # --------------------------------------------------------------------------
-# Recommendation with the tie rule
-# --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Recommendation:
-    """The pilot's choice.
-
-    method: 'hard' or 'bf-soft'; tau: None for Hard.  mean: its mean public error.
-    best_mean: the lowest mean; tied: the candidates (method, tau, mean) within
-    ``tie_tol`` of it (the choice is one of them); reason: one sentence.
-    """
-
-    method: str
-    tau: float | None
-    mean: float
-    best_mean: float
-    tie_tol: float
-    tied: tuple[tuple[str, float | None, float], ...]
-    reason: str
-
-    @property
-    def label(self) -> str:
-        return "Hard" if self.method == HARD else f"BF-Soft (tau = {self.tau:g})"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "tau": self.tau, "mean": self.mean, "best_mean": self.best_mean,
-                "tie_tol": self.tie_tol, "tied": [list(t) for t in self.tied], "reason": self.reason,
-                "label": self.label}
-
-
-def check_tie_tol(tie_tol: Any) -> float:
-    """Validate the tie tolerance: a finite number >= 0.
-
-    Parameters
-    ----------
-    tie_tol : float
-        Absolute tolerance, metric units.
-
-    Returns
-    -------
-    float
-        The tolerance.
-
-    Raises
-    ------
-    BlowfishError
-        If it is a bool, not a number, not finite or negative.
-    """
-    if isinstance(tie_tol, bool) or not isinstance(tie_tol, (int, float, np.floating)) \
-            or not math.isfinite(tie_tol) or tie_tol < 0:
-        raise BlowfishError(f"tie tolerance must be a finite number >= 0 (got {tie_tol!r})")
-    return float(tie_tol)
-
-
-def recommend(candidates: Sequence[tuple[str, float | None, float]], tie_tol: float = DEFAULT_TIE_TOL) -> Recommendation:
-    """Pick Hard or a tau by lowest mean public error; ties favour Hard, then the smaller tau.
-
-    Parameters
-    ----------
-    candidates : sequence of (str, float or None, float)
-        (method, tau, mean error) with method 'hard' (tau None) or 'bf-soft' (tau > 0); mean
-        errors finite.
-    tie_tol : float, default DEFAULT_TIE_TOL
-        >= 0: a candidate ties with the best when ``mean - best_mean <= tie_tol`` (absolute,
-        metric units).
-
-    Returns
-    -------
-    Recommendation
-        The choice, the tied candidates and the reason.
-
-    Raises
-    ------
-    BlowfishError
-        For an empty list, an unknown method, a non-finite mean or a negative/non-finite
-        tolerance.
-    BudgetError
-        For a BF-Soft candidate without a valid tau.
-    """
-    tie_tol = check_tie_tol(tie_tol)
-    if not candidates:
-        raise BlowfishError("the pilot has no candidates to choose from. Fix: evaluate Hard and at least one tau")
-    clean: list[tuple[str, float | None, float]] = []
-    for method, tau, mean in candidates:
-        if method not in (HARD, SOFT):
-            raise BlowfishError(f"pilot candidate method must be '{HARD}' or '{SOFT}' (got {method!r})")
-        if method == SOFT:
-            if tau is None:
-                raise BudgetError(f"pilot candidate {method}: tau must be a finite number > 0 (got None). Fix: give "
-                                  "every BF-Soft candidate its temperature")
-            tau = check_tau(tau)
-        else:
-            tau = None
-        if not isinstance(mean, (int, float, np.floating)) or not math.isfinite(float(mean)):
-            raise BlowfishError(f"pilot candidate {method} tau={tau}: mean error must be finite (got {mean!r})")
-        clean.append((method, tau, float(mean)))
-    best = min(c[2] for c in clean)
-    tied = [c for c in clean if c[2] - best <= tie_tol]
-    # Hard first, then the smaller tau (Hard sorts before every tau).
-    tied.sort(key=lambda c: (c[0] != HARD, c[1] if c[1] is not None else -1.0))
-    method, tau, mean = tied[0]
-    if len(tied) == 1:
-        reason = f"lowest mean public error ({mean:.4g})"
-    else:
-        names = ", ".join("Hard" if m == HARD else f"tau={t:g}" for m, t, _ in tied)
-        rule = "Hard is preferred" if method == HARD else "the smallest tau is preferred"
-        reason = (f"{len(tied)} candidates tie within {tie_tol:g} of the lowest mean {best:.4g} "
-                  f"({names}); by the tie rule {rule}")
-    return Recommendation(method, tau, mean, best, float(tie_tol), tuple(tied), reason)
-
-
-# --------------------------------------------------------------------------
 # Running the pilot
 # --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PilotCandidate:
-    """One pilot configuration: Hard, or BF-Soft at one tau, over the paired seeds."""
-
-    method: str
-    tau: float | None
-    q: float | None
-    errors: list[float]
-    mean: float
-    ci95: tuple[float, float]
-    reduction_vs_hard: float | None = None  # mean paired R_s (percent), BF-Soft only
-
-    @property
-    def label(self) -> str:
-        return "Hard" if self.method == HARD else f"BF-Soft tau={self.tau:g}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "tau": self.tau, "q": self.q, "errors": list(self.errors),
-                "mean": self.mean, "ci95": list(self.ci95), "reduction_vs_hard_percent": self.reduction_vs_hard,
-                "label": self.label}
-
 
 @dataclass
 class PilotResult:
@@ -530,149 +302,3 @@ def _candidates(configs: list[tuple[str, float | None]], by_config: list[list[fl
         cands.append(PilotCandidate(method, tau, None if tau is None else noise_ratio(reach, tau),
                                     list(errs), mean, (lo, hi), red))
     return cands
-
-
-# --------------------------------------------------------------------------
-# Public samples
-# --------------------------------------------------------------------------
-
-def check_pilot_size(n_pilot: Any) -> int:
-    """The public sample size n_p, checked: a whole number >= MIN_PILOT_ROWS.
-
-    Parameters
-    ----------
-    n_pilot : int
-        Rows of the public sample.
-
-    Returns
-    -------
-    int
-        n_p.
-
-    Raises
-    ------
-    BlowfishError
-        Naming n_p and why small pilots are refused.
-    """
-    if isinstance(n_pilot, bool) or not isinstance(n_pilot, (int, np.integer)):
-        raise BlowfishError(f"pilot size n_p must be a whole number (got {n_pilot!r})")
-    if n_pilot < MIN_PILOT_ROWS:
-        raise BlowfishError(
-            f"pilot size n_p = {int(n_pilot):,} rows is too small: use at least {MIN_PILOT_ROWS} (the paper uses "
-            "3,000). With fewer rows the pilot's marginals are mostly sampling noise, so its ranking of tau "
-            "says nothing about the private run")
-    return int(n_pilot)
-
-
-def recommendation_strength(candidates: Sequence[PilotCandidate], rec: Recommendation) -> dict[str, Any]:
-    """Is the recommendation clear?  Compares its 95% interval with the runner-up's.
-
-    Weak when the two t-intervals overlap, or when an interval is missing (one seed).
-
-    Parameters
-    ----------
-    candidates : sequence of PilotCandidate
-        The pilot's candidates.
-    rec : Recommendation
-        recommend(...) over them.
-
-    Returns
-    -------
-    dict
-        {"weak": bool, "runner_up": label or None, "reason": str}.
-    """
-    chosen = [c for c in candidates if c.method == rec.method and (c.tau == rec.tau)]
-    others = [c for c in candidates if not (c.method == rec.method and c.tau == rec.tau)]
-    if not chosen or not others:
-        return {"weak": False, "runner_up": None, "reason": "only one candidate"}
-    a = chosen[0]
-    b = min(others, key=lambda c: c.mean)
-    ca = a.ci95 if a.ci95 is not None else (None, None)
-    cb = b.ci95 if b.ci95 is not None else (None, None)
-    if None in (ca[0], ca[1], cb[0], cb[1]):
-        return {"weak": True, "runner_up": b.label,
-                "reason": f"no 95% intervals (one paired seed), so {a.label} cannot be told apart from {b.label}"}
-    if ca[0] <= cb[1] and cb[0] <= ca[1]:
-        return {"weak": True, "runner_up": b.label,
-                "reason": f"the 95% intervals of {a.label} [{ca[0]:.4g}, {ca[1]:.4g}] and of the runner-up "
-                          f"{b.label} [{cb[0]:.4g}, {cb[1]:.4g}] overlap"}
-    return {"weak": False, "runner_up": b.label,
-            "reason": f"its 95% interval does not overlap the runner-up's ({b.label})"}
-
-
-def _rng(seed: int, purpose: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([int(seed), 4391, int(purpose)]))
-
-
-def _check_size(n: Any, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise BlowfishError(f"{name} must be a whole number >= 1 (got {n!r})")
-    return int(n)
-
-
-def subsample(public: pd.DataFrame, n_pilot: int, seed: int = 0) -> pd.DataFrame:
-    """A seeded random subset of ``n_pilot`` rows of a public table (all rows when n_pilot == len).
-
-    Rows keep their original order; the input is not modified.
-
-    Parameters
-    ----------
-    public : pandas.DataFrame
-        The public table.
-    n_pilot : int
-        Rows kept, 1 <= n_pilot <= len(public).
-    seed : int, default 0
-        Seed of the subset.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The subset, index reset.
-
-    Raises
-    ------
-    BlowfishError
-        When n_pilot < 1 or exceeds the rows available.
-    """
-    n_pilot = _check_size(n_pilot, "pilot size n_p")
-    if n_pilot > len(public):
-        raise BlowfishError(f"pilot size n_p = {n_pilot:,} but only {len(public):,} public rows are available. "
-                            f"Fix: choose n_p <= {len(public):,}")
-    if n_pilot == len(public):
-        return public.reset_index(drop=True)
-    idx = np.sort(_rng(seed, 1).permutation(len(public))[:n_pilot])
-    return public.iloc[idx].reset_index(drop=True)
-
-
-def holdout_split(table: pd.DataFrame, n_pilot: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Split an uploaded table into (private rows, held-out public rows), seeded and disjoint.
-
-    Both parts keep the original row order and columns; the input is not modified.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The uploaded table.
-    n_pilot : int
-        Rows held out uniformly at random, 1 <= n_pilot <= len(table) - 1.
-    seed : int, default 0
-        Seed of the split.
-
-    Returns
-    -------
-    private, public : pandas.DataFrame
-        The two parts, indexes reset.
-
-    Raises
-    ------
-    BlowfishError
-        For a size out of range.
-    """
-    n_pilot = _check_size(n_pilot, "pilot size n_p")
-    if n_pilot >= len(table):
-        raise BlowfishError(f"cannot hold out {n_pilot:,} of {len(table):,} rows: the private table would be "
-                            f"empty. Fix: choose n_p < {len(table):,}")
-    perm = _rng(seed, 2).permutation(len(table))
-    pub = np.sort(perm[:n_pilot])
-    priv = np.sort(perm[n_pilot:])
-    return table.iloc[priv].reset_index(drop=True), table.iloc[pub].reset_index(drop=True)

@@ -10,7 +10,7 @@ import os
 from ...base.errors import BlowfishError
 from ...io import atomic
 from ...io.exports import to_csv_safe
-from ...synthesis.report import bundle_files, is_bundle_file, release_files
+from ...synthesis.report_bundle import bundle_files, is_bundle_file, release_files
 
 
 def _check_outputs(args, methods: list[str], seeds: list[int] | None) -> None:

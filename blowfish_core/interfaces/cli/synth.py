@@ -21,7 +21,8 @@ from ...base.constants import DEFAULT_DELTA_TEXT
 from ...synthesis.gate import DEFAULT_DELTA
 from ...synthesis.parsing import parse_budget, parse_methods, parse_noise, parse_seeds, require_tau
 from ...synthesis.release import claim_of, release_synthesis
-from ...synthesis.report import INTERNAL_LABEL, _ledger_text
+from ...synthesis.report import INTERNAL_LABEL
+from ...synthesis.report_text import _ledger_text
 from ...synthesis.spec import Choice, RunSpec
 from .outputs import _check_bundle_folder, _check_output_paths, _check_outputs, _ci_text, _write_synth_outputs
 from .parser import EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args

@@ -33,17 +33,19 @@ made for *every* attribute (steps, redraw flags, picks) and :meth:`Attribute.sam
 makes exactly one draw of ``size`` values, so the order of generator calls does not
 depend on which types a schema holds beyond what it always did.
 
-Layout (issue 22): ``base`` (registry, helpers, :class:`Attribute`, the line and level
-mixins), then one module per type -- ``numeric``, ``ordinal``, ``categorical``, ``hierarchical``,
-``binary`` -- imported here in the order they register (the order of ``KINDS``).
+Layout (issue 22): ``base`` (registry, :class:`Attribute`), ``values`` (helpers, ``FrozenList``),
+``mixins`` (the line and level mixins), then one module per type -- ``numeric``, ``ordinal``,
+``categorical``, ``hierarchical``, ``binary`` -- imported here in the order they register (the order
+of ``KINDS``).
 """
 
 from __future__ import annotations
 
 from .base import (  # noqa: F401  (re-exported)
-    ATTRIBUTE_TYPES, ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, FrozenList, _fmt, _Levels, _Line,
-    _num, _plain, _step_pairs, attribute_type,
+    ATTRIBUTE_TYPES, ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, attribute_type,
 )
+from .values import FrozenList, _fmt, _num, _plain  # noqa: F401  (re-exported)
+from .mixins import _Levels, _Line, _step_pairs  # noqa: F401  (re-exported)
 from .numeric import NumericAttribute  # noqa: F401
 from .ordinal import OrdinalAttribute  # noqa: F401
 from .categorical import CategoricalAttribute  # noqa: F401

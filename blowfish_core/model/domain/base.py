@@ -1,6 +1,7 @@
-"""The shared base of the attribute types: the registry, the value helpers, ``FrozenList``,
-the :class:`Attribute` base class and the mixins of the line and level types (issue 22:
-one module per attribute type; see the package docstring)."""
+"""The shared base of the attribute types: the registry and the :class:`Attribute` base class
+(issue 22: one module per attribute type; see the package docstring).  The value helpers and
+``FrozenList`` are in :mod:`.values` (re-exported here), the mixins of the line and level types
+in :mod:`.mixins`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import SchemaError
+from .values import FrozenList, _fmt, _num, _plain  # noqa: F401  (re-exported)
 
 #: largest integer domain that is treated as finite (enumerable) for calibration.
 MAX_FINITE_INTEGER_DOMAIN = 100_000
@@ -46,52 +48,6 @@ def attribute_type(kind: str) -> Callable[[_A], _A]:
         return cls
     return register
 
-
-def _fmt(v: Any) -> str:
-    """Canonical string of a domain value, used to match CSV cells to levels."""
-    if isinstance(v, (bool, np.bool_)):
-        return str(bool(v))
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def _num(v: float) -> float | int:
-    return int(v) if float(v).is_integer() else float(v)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.floating):
-        return float(v)
-    return v
-
-
-class FrozenList(tuple):
-    """An immutable sequence that compares equal to a list or tuple with the same items.
-
-    Used for declared levels and schema column lists, so frozen objects stay hashable
-    while ``attr.levels == ["a", "b"]`` keeps working; JSON writes it as an array.
-    """
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple)):
-            return tuple.__eq__(self, tuple(other))
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    __hash__ = tuple.__hash__
-
-    def __repr__(self) -> str:
-        return repr(list(self))
 
 
 @dataclass(frozen=True, eq=True)
@@ -568,48 +524,3 @@ def declared_bounds(a: Attribute) -> tuple[float, float]:
             f"(got lo={lo!r}, hi={hi!r}). Fix: declare e.g. \"lo\": 0, \"hi\": 100"
         )
     return lo, hi
-
-
-def _step_pairs(L: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs of a line of L unit-spaced values at most floor(theta) steps apart, by step."""
-    k = min(int(math.floor(theta + 1e-9)), L - 1)
-    if k < 1:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    i0 = np.concatenate([np.arange(L - s) for s in range(1, k + 1)])
-    i1 = np.concatenate([np.arange(s, L) for s in range(1, k + 1)])
-    return i0.astype(np.intp), i1.astype(np.intp)
-
-
-class _Levels(Attribute):
-    """Shared checks of the types declared by a list of levels."""
-
-    def _check_levels(self) -> None:
-        n = self.name
-        if not self.levels:
-            raise SchemaError(f"attribute '{n}': a {self.kind} attribute needs a non-empty list of levels")
-        keys = [_fmt(v) for v in self.levels]
-        if len(set(keys)) != len(keys):
-            dup = sorted({k for k in keys if keys.count(k) > 1})
-            raise SchemaError(f"attribute '{n}': duplicate levels {dup}")
-        self._check_count(len(keys))
-        self._set(_level_index={k: i for i, k in enumerate(keys)})
-
-    def _check_count(self, L: int) -> None:
-        pass
-
-    def _validate(self) -> None:
-        self._check_levels()
-
-
-class _Line:
-    """Mixin of the types whose values lie on a line: Gower term |a - b| of the codes."""
-
-    ordered = True
-    graded = True
-
-    def term(self, a, b):
-        return np.abs(a - b)
-
-    def term_into(self, a, b, out):
-        np.subtract(a, b, out=out)
-        return np.abs(out, out=out)

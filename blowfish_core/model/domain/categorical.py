@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import _Levels, attribute_type
+from .base import attribute_type
+from .mixins import _Levels
 
 
 @attribute_type("categorical")

@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 from ...base.errors import SchemaError
-from .base import FrozenList, _fmt, _Levels, attribute_type
+from .base import attribute_type
+from .mixins import _Levels
+from .values import FrozenList, _fmt
 
 
 @attribute_type("hierarchical")

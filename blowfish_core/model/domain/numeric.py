@@ -9,10 +9,9 @@ import numpy as np
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import SchemaError
-from .base import (
-    ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, declared_bounds, _fmt, _Line, _num, _step_pairs,
-    attribute_type,
-)
+from .base import ENUMERATE_INTEGERS, MAX_FINITE_INTEGER_DOMAIN, Attribute, attribute_type, declared_bounds
+from .mixins import _Line, _step_pairs
+from .values import _fmt, _num
 
 
 @attribute_type("numeric")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import _Levels, _Line, _step_pairs, attribute_type
+from .base import attribute_type
+from .mixins import _Levels, _Line, _step_pairs
 
 
 @attribute_type("ordinal")
