@@ -191,8 +191,6 @@ def random_policy(schema, rng):
 
 def random_population(schema, rng):
     """m = 1..40 candidates drawn from a pool of 1..12 records: duplicates and exact ties."""
-    import numpy as np
-
     pool = schema.sample_uniform(rng, int(rng.integers(1, 13)))
     m = int(rng.integers(1, 41))
     return pool[rng.integers(0, pool.shape[0], size=m)] if rng.random() < 0.7 else schema.sample_uniform(rng, m)
