@@ -95,7 +95,7 @@ def domain_index(schema: Schema, X: np.ndarray) -> np.ndarray:
     return idx
 
 
-def distinct_rows(C: np.ndarray) -> np.ndarray:
+def distinct_rows(C: np.ndarray, by_bits: bool = False) -> np.ndarray:
     """Index of the first occurrence of each distinct row of C.
 
     Rows are equal when their float64 bit patterns are (so +0.0 and -0.0 differ; each row
@@ -106,11 +106,14 @@ def distinct_rows(C: np.ndarray) -> np.ndarray:
     ----------
     C : (m, p) float64 ndarray
         Encoded rows.
+    by_bits : bool
+        Return the first occurrences in the sort's order (rows in lexicographic order of their
+        bit patterns, column 0 first) instead of increasing.
 
     Returns
     -------
     (k,) int ndarray
-        The first occurrences, increasing.
+        The first occurrences, increasing (or in bit-pattern order).
     """
     B = np.ascontiguousarray(C, dtype=np.float64)
     if B.shape[1] == 0:  # rows without attributes are all equal
@@ -121,7 +124,35 @@ def distinct_rows(C: np.ndarray) -> np.ndarray:
     order = np.lexsort(B.T[::-1])  # primary key: column 0; stable for equal rows
     S = B[order]
     starts = np.r_[True, (S[1:] != S[:-1]).any(axis=1)]
-    return np.sort(order[starts])
+    return order[starts] if by_bits else np.sort(order[starts])
+
+
+def sorted_distinct(C: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+    """The distinct rows of C in lexicographic order: the values of ``np.unique(C, axis=0)``.
+
+    Sorts only the first occurrences (``first``) with one stable ``np.lexsort``, about 4x faster
+    than ``np.unique`` over the rows.  Rows equal as floats but not bit for bit (a -0.0 for a 0.0)
+    appear once, as in ``np.unique``; which of them is kept changes no distance or decoded value.
+
+    Parameters
+    ----------
+    C : (m, p) float64 ndarray
+        Encoded rows.
+    first : (k,) int ndarray or None
+        Indices of rows that include every distinct row (None: all rows).
+
+    Returns
+    -------
+    (u, p) float64 ndarray
+        The distinct rows, sorted by column 0, then column 1, ...
+    """
+    D = np.asarray(C, dtype=float)
+    if first is not None:
+        D = D[first]
+    if D.shape[0] <= 1:
+        return D.copy()
+    S = D[np.lexsort(D.T[::-1])]
+    return S[np.r_[True, (S[1:] != S[:-1]).any(axis=1)]]
 
 
 def used_codes(gi: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
@@ -197,6 +228,7 @@ class GowerKernel:
                 groups.append(([i], [L]))
         self._tables = tables
         self._bound: float | None = None  # distance_bound(), computed on first use
+        self._t32: dict[tuple[int, bool], np.ndarray] = {}  # float32 tables (_table32), built on first use
         #: per group: (member attributes, their domain sizes, table); a joint group's
         #: table is compact (used codes only) and ``_slot[g]`` maps a joint code to its row.
         self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
@@ -320,15 +352,47 @@ class GowerKernel:
         float64 encodings), so candidates in one group have bit-identical distances to every
         record (each term is an elementwise function of (x_i, c_i))."""
         if not hasattr(self, "_distinct"):
-            self._distinct: np.ndarray | None = distinct_rows(self.C)
-            if self._distinct.size == self.m:
+            self._by_bits = distinct_rows(self.C, by_bits=True)
+            self._distinct: np.ndarray | None = np.sort(self._by_bits)
+            if self._by_bits.size == self.m:
                 self._distinct = None
         return self._distinct
+
+    def sorted_distinct(self) -> np.ndarray:
+        """The distinct candidate rows in lexicographic order of their values, as ``np.unique(C, axis=0)``
+        (Hard's crossing-search contexts): (u, p) float64.
+
+        Reuses the sort behind :meth:`distinct` (done once per round for the vote): for finite codes
+        without a sign bit (codes are in [0, 1]) the order of the bit patterns is the order of the
+        values and bitwise-distinct rows are distinct values.  Otherwise :func:`sorted_distinct`."""
+        self.distinct()
+        if not hasattr(self, "_sorted"):
+            C = self.C
+            if np.isfinite(C).all() and not np.signbit(C).any():
+                self._sorted = C[self._by_bits]
+            else:
+                self._sorted = sorted_distinct(C, self._by_bits)
+        return self._sorted
 
     def tables32(self, I: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], float]:
         """:meth:`_tables32` for all m candidates: the float32 soft vote's tables (:meth:`tile32`).
         Raises IndexError for a domain index out of range."""
         return self._tables32(I)
+
+    def _table32(self, j: int, cols: np.ndarray | None) -> np.ndarray:
+        """Attribute j's weighted-term table in float32, (L_j, m) or over the candidate columns ``cols``.
+
+        Built once per kernel for all m columns and for the kernel's own distinct columns
+        (:meth:`distinct`), so the hard vote and Hard's certification of the same round share it
+        (issue 23); other ``cols`` are converted each call."""
+        shared = cols is None or cols is getattr(self, "_distinct", None)
+        key = (j, cols is None)
+        if shared and key in self._t32:
+            return self._t32[key]
+        T = (self._tables[j] if cols is None else np.take(self._tables[j], cols, axis=1)).astype(np.float32)
+        if shared:
+            self._t32[key] = T
+        return T
 
     def _tables32(self, I: np.ndarray, cols: np.ndarray | None = None
                   ) -> tuple[list[np.ndarray], list[np.ndarray], float]:
@@ -345,8 +409,7 @@ class GowerKernel:
             if gi.size and (gi.min() < 0 or gi.max() >= bound):
                 raise IndexError(f"domain index out of range for attributes {members}: "
                                  f"records must be encoded with the kernel's schema")
-            t32 = [(self._tables[j] if cols is None else np.take(self._tables[j], cols, axis=1)).astype(np.float32)
-                   for j in members]
+            t32 = [self._table32(j, cols) for j in members]
             if len(members) == 1:
                 T, r = t32[0], gi
             else:
@@ -521,6 +584,164 @@ class GowerKernel:
                     pending = 0
         self._resolve(X, I, pend_r, pend_j, out)
         return out
+
+    def nearest_lines(self, Z: np.ndarray, attr: int, codes: np.ndarray) -> np.ndarray:
+        """:meth:`nearest` of the records on b lines: context ``Z[z]`` with attribute ``attr`` set to
+        ``codes[v]``, for every z and v: int (b, L), identical to ``np.argmin`` over the float64
+        distances of :meth:`block` of those records (ties -> lowest index).
+
+        Hard's certification (:func:`blowfish_core.model.sensitivity.hard_sensitivity`) asks this for
+        every value of one attribute in a batch of contexts.  Such a distance is the context's distance
+        over the other attributes plus the line's term, so the float32 distances are one broadcast sum
+        ``A[z] + T[v]`` (A: (b, k), T: (L, k), over the k distinct candidates) of the vote's own float32
+        tables (:meth:`_table32`, shared with :meth:`nearest` on the same kernel), instead of a float64
+        block per record.  Exactness as in :meth:`nearest`: each D32 entry is a float32 sum of the p
+        summands rounded to float32, in another order, and the bound ``|D32 - D64| <= E = 2 p (u + u64) S``
+        holds for any order of summation (S = :meth:`distance_bound`); records whose float32 gap between
+        the best and the second-best candidate is at most 2E have their candidates within 2E recomputed
+        bit for bit in float64 (:meth:`_exact`), lowest index among the smallest.  Memory: float32 tiles
+        of ``tile_rows(k, 2 TILE32_BYTES)`` records.
+
+        Parameters
+        ----------
+        Z : (b, p) float64 ndarray
+            Encoded contexts (column ``attr`` is ignored).
+        attr : int
+            The attribute that varies along each line.
+        codes : (L,) float64 ndarray
+            Encoded values of ``attr``.
+
+        Returns
+        -------
+        (b, L) int ndarray
+            Index of the nearest candidate of record (z, v).
+
+        Raises
+        ------
+        IndexError
+            For a value outside an attribute's domain.
+        """
+        Z = np.asarray(Z, dtype=float)
+        codes = np.asarray(codes, dtype=float)
+        b, L = Z.shape[0], codes.size
+        out = np.empty(b * L, dtype=np.intp)
+        if out.size == 0:
+            return out.reshape(b, L)
+        keep = self.distinct()
+        C = self.C if keep is None else self.C[keep]
+        k = C.shape[0]
+        attrs = self.schema.attributes
+        IZ = domain_index(self.schema, Z)
+        A = np.zeros((b, k), dtype=np.float32)  # float32 sum over every attribute but attr
+        for j in range(self.schema.p):
+            if j == attr:
+                continue
+            if j in self._tables:
+                T = self._table32(j, keep)
+                if (IZ[:, j] < 0).any() or (IZ[:, j] >= T.shape[0]).any():
+                    raise IndexError(f"domain index out of range for attribute {j}: "
+                                     f"records must be encoded with the kernel's schema")
+                A += T[IZ[:, j]]
+            else:
+                t = np.empty((b, k))
+                attrs[j].term_into(Z[:, j, None], C[None, :, j], t)
+                t *= self.w[j]
+                A += t.astype(np.float32)
+        if attr in self._tables:
+            T = self._table32(attr, keep)
+            iv = attrs[attr].index(codes)
+            if (iv < 0).any() or (iv >= T.shape[0]).any():
+                raise IndexError(f"domain index out of range for attribute {attr}: "
+                                 f"records must be encoded with the kernel's schema")
+            line = T[iv]
+        else:
+            t = np.empty((L, k))
+            attrs[attr].term_into(codes[:, None], C[None, :, attr], t)
+            t *= self.w[attr]
+            line = t.astype(np.float32)
+        u = 2.0 ** -24 + 2.0 ** -53
+        E2 = 2.0 * (2.0 * self.schema.p * u * self.distance_bound())  # 2E
+        # Candidates that cannot come within 2E of a line's minimum are left out, exactly: rounding is
+        # monotone, so on every value v of line z candidate j has D32 = fl32(A_zj + T_vj) >=
+        # (A_zj + min_v T_vj)(1 - u), and the line's minimum is at most min_j fl32(A_zj + max_v T_vj) <=
+        # min_j (A_zj + max_v T_vj)(1 + u) (u = 2^-24; 2^-23 below covers the float64 arithmetic of the
+        # test).  A candidate whose lower bound exceeds that upper bound plus 2E is neither a float32
+        # argmin nor within 2E of one anywhere on the line (so never recomputed in float64 either).
+        lo = line.min(axis=0).astype(np.float64)
+        hi = line.max(axis=0).astype(np.float64)
+        A64 = A.astype(np.float64)
+        ub = (A64 + hi).min(axis=1) * (1.0 + 2.0 ** -23) + E2
+        live = (A64 + lo) * (1.0 - 2.0 ** -23) <= ub[:, None]
+        budget = tile_rows(k, 2 * TILE32_BYTES) * k  # float32 entries per tile
+        buf = np.empty(budget, dtype=np.float32)
+        pend_r: list[np.ndarray] = []
+        pend_j: list[np.ndarray] = []
+        pending = 0
+        z0 = 0
+        while z0 < b:  # contexts z0..z1-1 over the union of their live candidates, one tile's worth
+            mask = live[z0].copy()
+            z1 = z0 + 1
+            while z1 < b:
+                grown = mask | live[z1]
+                if (z1 + 1 - z0) * L * int(np.count_nonzero(grown)) > budget:
+                    break
+                mask = grown
+                z1 += 1
+            cols = np.flatnonzero(mask)
+            kk = cols.size
+            Az = np.take(A[z0:z1], cols, axis=1)  # C-contiguous (A[:, cols] is not: 3x slower sums)
+            Tz = np.take(line, cols, axis=1)
+            vstep = L if (z1 - z0) * L * kk <= budget else max(1, budget // kk)  # one context: value chunks
+            for v0 in range(0, L, vstep):
+                v1 = min(v0 + vstep, L)
+                rows = (z1 - z0) * (v1 - v0)
+                d = buf[: rows * kk].reshape(rows, kk)
+                np.add(Az[:, None, :], Tz[None, v0:v1, :], out=d.reshape(z1 - z0, v1 - v0, kk))
+                pos = (np.arange(z0, z1)[:, None] * L + np.arange(v0, v1)[None, :]).reshape(-1)
+                best = d.argmin(axis=1)
+                won = cols[best]
+                out[pos] = won if keep is None else keep[won]
+                base = np.arange(rows, dtype=np.intp) * kk
+                flat_d = d.reshape(-1)
+                at = base + best
+                m1 = flat_d[at].astype(np.float64)
+                flat_d[at] = np.inf
+                m2 = flat_d[base + d.argmin(axis=1)]  # inf when a single candidate is live
+                near = np.flatnonzero(m2 - m1 <= E2)
+                if near.size:
+                    flat_d[at[near]] = m1[near]
+                    thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
+                    flat = np.flatnonzero(d[near] <= thr[:, None])
+                    rr, jl = np.divmod(flat, kk)
+                    jj = cols[jl]
+                    pend_r.append(pos[near[rr]])
+                    pend_j.append(jj if keep is None else keep[jj])
+                    pending += jj.size
+                    if pending > PAIRS_MAX:  # bounded memory however many ties
+                        self._resolve_lines(Z, attr, codes, pend_r, pend_j, out)
+                        pending = 0
+            z0 = z1
+        self._resolve_lines(Z, attr, codes, pend_r, pend_j, out)
+        return out.reshape(b, L)
+
+    def _resolve_lines(self, Z: np.ndarray, attr: int, codes: np.ndarray, pend_r: list, pend_j: list,
+                       out: np.ndarray) -> None:
+        """:meth:`_resolve` for the records of :meth:`nearest_lines` (flat position z * L + v): only the
+        near-tie records are built.  Empties the lists."""
+        if not pend_r:
+            return
+        rec = np.concatenate(pend_r)
+        jj = np.concatenate(pend_j)
+        pend_r.clear()
+        pend_j.clear()
+        rows, local = np.unique(rec, return_inverse=True)
+        R = Z[rows // codes.size].copy()
+        R[:, attr] = codes[rows % codes.size]
+        vals = self._exact(R, domain_index(self.schema, R), local, jj)
+        order = np.lexsort((jj, vals, rec))  # by record, then distance, then index
+        rs = rec[order]
+        firsts = order[np.r_[True, rs[1:] != rs[:-1]]]
+        out[rec[firsts]] = jj[firsts]
 
     def iter_blocks(self, X: np.ndarray, I: np.ndarray | None = None,
                     rows: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .distance import GowerKernel, domain_index
+from .distance import GowerKernel
 from .edges import CONTINUOUS_GRID, iter_edge_blocks, search_edges  # noqa: F401  (CONTINUOUS_GRID re-exported)
 from .policy import Policy, ValueEdges, record_edge_count
 from .schema import Schema
@@ -230,7 +230,7 @@ class Calibration:
 
     sensitivity: float
     how: str
-    witness: dict[str, Any] | None = None
+    witness: dict[str, Any] | None = None  # a :class:`Witness` for a certified crossing
     edges_checked: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -276,7 +276,7 @@ def hard_sensitivity(
         return Calibration(0.0, "exhaustive-zero", notes=["no protected edge: the policy graph is empty"])
     attrs = [schema.index(name) for name in protected]
     # 1. fast crossing search with contexts taken from the (public) candidates
-    ctx = np.unique(np.asarray(C, dtype=float), axis=0)[:contexts]
+    ctx = k.sorted_distinct()[:contexts]  # np.unique(C, axis=0)'s rows, from the vote's sort
     searched: list[ValueEdges | None] = [None] * schema.p
     for i in attrs:
         a = schema.attributes[i]
@@ -338,29 +338,177 @@ def attribute_edge_grid(
     return ve.codes, ve.e0, ve.e1
 
 
-def _first_crossing(schema: Schema, k: GowerKernel, blocks) -> tuple[dict[str, Any] | None, int]:
+def _first_crossing(schema: Schema, k: GowerKernel, blocks) -> tuple[Witness | None, int]:
     """The first record-level edge (in enumeration order) whose endpoints have different
-    nearest candidates.  Returns (witness or None, edges checked)."""
+    nearest candidates.  Returns (witness or None, edges checked).
+
+    The nearest candidates of a block's records come from :meth:`GowerKernel.nearest_lines` (the
+    vote's float32 tables on the same kernel, near ties decided in float64): the float64 argmin,
+    so the same edge as a float64 block per record would find.  The witness decodes lazily."""
     checked = 0
     for blk in blocks:
-        ve, L = blk.edges, blk.edges.size
-        R = blk.records()
-        I = domain_index(schema, R)
-        nn = np.empty(R.shape[0], dtype=np.intp)
-        for sl, D in k.iter_blocks(R, I):
-            nn[sl] = np.argmin(D, axis=1)
-        NN = nn.reshape(blk.b, L)
+        ve = blk.edges
+        NN = k.nearest_lines(blk.Z, blk.attr, ve.codes)
         cross = NN[:, ve.e0] != NN[:, ve.e1]
         checked += cross.size
         if cross.any():
-            zi, ei = np.argwhere(cross)[0]
-            u = R[zi * L + ve.e0[ei]]
-            v = R[zi * L + ve.e1[ei]]
-            return {
-                "attribute": ve.name,
-                "u": schema.decode(u[None, :]).iloc[0].to_dict(),
-                "v": schema.decode(v[None, :]).iloc[0].to_dict(),
-                "nn_u": int(NN[zi, ve.e0[ei]]),
-                "nn_v": int(NN[zi, ve.e1[ei]]),
-            }, checked
+            zi, ei = divmod(int(np.flatnonzero(cross)[0]), cross.shape[1])  # row-major: np.argwhere's first
+            return Witness.edge(schema, ve.name, blk.endpoint(zi, ei, 0), blk.endpoint(zi, ei, 1),
+                                int(NN[zi, ve.e0[ei]]), int(NN[zi, ve.e1[ei]])), checked
     return None, checked
+
+
+def decode_record(schema: Schema, x: np.ndarray) -> dict[str, Any]:
+    """One encoded record in the original units: ``schema.decode(x[None]).iloc[0].to_dict()``, without pandas.
+
+    Each value comes from its attribute's own decode (``Attribute.decode_array``, the array
+    ``Attribute.decode`` puts in a Series); the types follow pandas' row rule: when every column
+    decodes to numbers and one to floats, every value is a float (a row of a frame with int64 and
+    float64 columns is float64), else each value is the plain Python value of its column.
+
+    Parameters
+    ----------
+    schema : Schema
+        The schema.
+    x : (p,) float64 ndarray
+        An encoded record.
+
+    Returns
+    -------
+    dict
+        Attribute name -> decoded value (int, float, str, ...).
+    """
+    cols = [a.decode_array(np.asarray(x[i : i + 1], dtype=float)) for i, a in enumerate(schema.attributes)]
+    kinds = {c.dtype.kind for c in cols}
+    if kinds <= {"i", "u", "f"}:
+        cast = float if "f" in kinds else int
+        return {a.name: cast(c[0]) for a, c in zip(schema.attributes, cols)}
+    return {a.name: _native(c[0]) for a, c in zip(schema.attributes, cols)}
+
+
+def _native(v: Any) -> Any:
+    """A numpy scalar as the Python value pandas' ``to_dict`` gives."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, np.str_):
+        return str(v)
+    return v
+
+
+class Witness(dict):
+    """The crossing edge certifying Hard's sqrt(2): ``{'attribute', 'u', 'v', 'nn_u', 'nn_v'}``.
+
+    ``u`` and ``v`` are the edge's endpoints decoded (:func:`decode_record`), computed on the first
+    read (issue 23: the run only stores the two encoded records; a report or a test that reads the
+    witness decodes it then).  A plain dict to every reader: item access, iteration, ``items()``,
+    ``json.dumps``, ``dict(w)``, equality, ``repr``, copies and pickles all see the decoded values.
+    """
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending: tuple[Schema, np.ndarray, np.ndarray] | None = None
+
+    @classmethod
+    def edge(cls, schema: Schema, attribute: str, u: np.ndarray, v: np.ndarray, nn_u: int, nn_v: int) -> "Witness":
+        """The witness of the edge (u, v) along ``attribute``, decoded when first read.
+
+        Parameters
+        ----------
+        schema : Schema
+            The schema (decodes u and v).
+        attribute : str
+            The attribute the edge changes.
+        u, v : (p,) float64 ndarray
+            The encoded endpoints (copied).
+        nn_u, nn_v : int
+            Their nearest candidates.
+
+        Returns
+        -------
+        Witness
+            The witness, ``u`` and ``v`` not yet decoded.
+        """
+        w = cls(attribute=attribute, u=None, v=None, nn_u=int(nn_u), nn_v=int(nn_v))
+        w._pending = (schema, np.array(u, dtype=float), np.array(v, dtype=float))
+        return w
+
+    def _load(self) -> None:
+        if self._pending is not None:
+            schema, u, v = self._pending
+            self._pending = None
+            dict.__setitem__(self, "u", decode_record(schema, u))
+            dict.__setitem__(self, "v", decode_record(schema, v))
+
+    def __getitem__(self, key: str) -> Any:
+        self._load()
+        return dict.__getitem__(self, key)
+
+    def __iter__(self):
+        self._load()
+        return dict.__iter__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._load()
+        if isinstance(other, Witness):
+            other._load()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # a dict: unhashable
+
+    def __repr__(self) -> str:
+        self._load()
+        return dict.__repr__(self)
+
+    def __or__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
+        return dict(self) | other
+
+    def __ror__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
+        return other | dict(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Witness, (dict(self.items()),))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._load()
+        return dict.get(self, key, default)
+
+    def items(self):
+        self._load()
+        return dict.items(self)
+
+    def values(self):
+        self._load()
+        return dict.values(self)
+
+    def copy(self) -> "Witness":
+        self._load()
+        return Witness(dict.items(self))
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self._load()
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        self._load()
+        return dict.popitem(self)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self._load()
+        return dict.setdefault(self, key, default)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._load()
+        dict.__setitem__(self, key, value)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._load()
+        dict.update(self, *args, **kwargs)

@@ -209,3 +209,71 @@ def test_hard_histogram_equals_the_tile_by_tile_sums(schema, seed, m, n, whole):
         want += np.bincount(nn[s:s + step], weights=counts[s:s + step], minlength=m)
     got = vote_histogram(schema, C, X, counts, HardVote())
     assert got.tobytes() == want.tobytes()
+
+
+def _lines_reference(k: GowerKernel, Z: np.ndarray, attr: int, codes: np.ndarray) -> np.ndarray:
+    R = np.repeat(Z, codes.size, axis=0)
+    R[:, attr] = np.tile(codes, Z.shape[0])
+    return reference(k, R).reshape(Z.shape[0], codes.size)
+
+
+@SET
+@given(schema=tie_schemas(), seed=st.integers(0, 2**31 - 1), m=st.integers(1, 70), b=st.integers(1, 20),
+       pool=st.integers(1, 12), tiny=st.sampled_from([None, 64, 4096]), pairs=st.sampled_from([None, 3]))
+def test_nearest_lines_equals_float64_argmin(schema, seed, m, b, pool, tiny, pairs):
+    """Hard's certification (issue 23): the lines' argmin is the float64 engine's, ties and pruned
+    candidates included, whatever the tile size (tiny: TILE32_BYTES in bytes) and near-tie batch."""
+    import blowfish_core.model.distance as dist
+
+    rng = np.random.default_rng(seed)
+    P = schema.sample_uniform(rng, pool)
+    C = P[rng.integers(pool, size=m)]
+    Z = np.vstack([C[rng.integers(m, size=b - b // 2)], schema.sample_uniform(rng, b // 2)])
+    attr = int(rng.integers(schema.p))
+    a = schema.attributes[attr]
+    codes = a.domain_codes() if a.size is not None and a.size <= 300 else np.linspace(0.0, 1.0, 37)
+    if a.kind == "numeric" and a.integer and a.size is not None and a.size > 300:  # big integer domain
+        codes = np.unique(np.rint(np.linspace(0.0, 1.0, 37) * (a.size - 1))) / (a.size - 1)
+    k = GowerKernel(schema, C)
+    k.nearest(P)  # the vote first, as in a round: the float32 tables are shared
+    old = dist.TILE32_BYTES, dist.PAIRS_MAX
+    dist.TILE32_BYTES = tiny or old[0]
+    dist.PAIRS_MAX = pairs or old[1]
+    try:
+        got = k.nearest_lines(Z, attr, codes)
+    finally:
+        dist.TILE32_BYTES, dist.PAIRS_MAX = old
+    np.testing.assert_array_equal(got, _lines_reference(k, Z, attr, codes))
+
+
+def test_nearest_lines_exact_ties_and_empty():
+    schema = Schema([Attribute("x", "ordinal", levels=list(range(5))), Attribute("y", "binary", levels=[0, 1])])
+    C = np.array([[0.5, 0.0], [0.5, 0.0], [0.5, 1.0], [0.0, 0.0]])  # a duplicate, y-ties along x
+    k = GowerKernel(schema, C)
+    Z = np.array([[0.0, 0.0], [0.0, 1.0]])
+    got = k.nearest_lines(Z, 0, schema.attributes[0].domain_codes())
+    np.testing.assert_array_equal(got, _lines_reference(k, Z, 0, schema.attributes[0].domain_codes()))
+    assert got.tolist() == [[3, 0, 0, 0, 0], [2, 2, 2, 2, 2]]  # x = 1 ties c_0 and c_3: the lowest index
+    assert k.nearest_lines(Z[:0], 0, np.zeros(3)).shape == (0, 3)
+
+
+def test_nearest_lines_on_tie_heavy_schemas():
+    """Equal-weight binary / categorical / ordinal attributes: exact float64 ties on many records."""
+    ties = 0
+    for seed in range(150):
+        rng = np.random.default_rng([15, seed])
+        kinds = rng.choice(["binary", "categorical", "ordinal"], size=int(rng.integers(1, 5)))
+        attrs = [Attribute(f"a{i}", str(kind), levels=list(range(2 if kind == "binary" else int(rng.integers(2, 5)))))
+                 for i, kind in enumerate(kinds)]
+        schema = Schema(attrs)
+        C = schema.sample_uniform(rng, int(rng.integers(2, 30)))
+        Z = schema.sample_uniform(rng, int(rng.integers(1, 17)))
+        attr = int(rng.integers(schema.p))
+        codes = schema.attributes[attr].domain_codes()
+        k = GowerKernel(schema, C)
+        R = np.repeat(Z, codes.size, axis=0)
+        R[:, attr] = np.tile(codes, Z.shape[0])
+        D = np.sort(k.block(R, domain_index(schema, R)), axis=1)
+        ties += int((D[:, 0] == D[:, min(1, D.shape[1] - 1)]).sum()) if D.shape[1] > 1 else 0
+        np.testing.assert_array_equal(k.nearest_lines(Z, attr, codes), _lines_reference(k, Z, attr, codes))
+    assert ties > 500  # the exact-tie path is exercised

@@ -314,12 +314,12 @@ class Attribute:
         """
         return self._level_codes(s)
 
-    def _level_values(self, idx: np.ndarray) -> pd.Series:
+    def _level_array(self, idx: np.ndarray) -> np.ndarray:
         lv = np.array(self.levels, dtype=object)
         vals = lv[idx]
         if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in self.levels):
-            return pd.Series(vals.astype(np.int64), name=self.name)
-        return pd.Series(vals, name=self.name)
+            return vals.astype(np.int64)
+        return vals
 
     def decode(self, col: np.ndarray) -> pd.Series:
         """Inverse of encode.
@@ -332,9 +332,26 @@ class Attribute:
         Returns
         -------
         (n,) pandas Series
-            Values in the original units/labels (ints stay ints), named after the attribute.
+            Values in the original units/labels (ints stay ints), named after the attribute:
+            :meth:`decode_array` in a Series.
         """
-        return self._level_values(np.asarray(col).astype(int))
+        return pd.Series(self.decode_array(col), name=self.name)
+
+    def decode_array(self, col: np.ndarray) -> np.ndarray:
+        """Inverse of encode, without pandas: the values of :meth:`decode` as a numpy array.
+
+        Parameters
+        ----------
+        col : (n,) float64 ndarray
+            Encoded values.
+
+        Returns
+        -------
+        (n,) ndarray
+            int64 (whole-number levels or an integer attribute), float64 (a continuous attribute)
+            or object (labels).
+        """
+        return self._level_array(np.asarray(col).astype(int))
 
     def label(self, v: float) -> str:
         """Human label of one encoded value.

@@ -127,12 +127,12 @@ class NumericAttribute(_Line, Attribute):
             )
         return (x - lo) / (hi - lo)
 
-    def decode(self, col: np.ndarray) -> pd.Series:
+    def decode_array(self, col: np.ndarray) -> np.ndarray:
         lo, hi = declared_bounds(self)
         x = lo + np.asarray(col, dtype=float) * (hi - lo)
         if self.integer:
-            return pd.Series(np.rint(x).astype(np.int64), name=self.name)
-        return pd.Series(x, name=self.name)
+            return np.rint(x).astype(np.int64)
+        return x
 
     def bin_codes(self, col: np.ndarray, bins: int | str) -> tuple[np.ndarray, int]:
         """``bins`` equal-width cells over [lo, hi], or with bins="exact" one cell per whole

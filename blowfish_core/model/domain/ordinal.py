@@ -32,8 +32,8 @@ class OrdinalAttribute(_Line, _Levels):
     def encode_series(self, s):
         return self._level_codes(s) / self._gap
 
-    def decode(self, col):
-        return self._level_values(np.rint(np.asarray(col) * self._gap).astype(int))
+    def decode_array(self, col):
+        return self._level_array(np.rint(np.asarray(col) * self._gap).astype(int))
 
     def bin_codes(self, col, bins):
         return np.rint(col * self._gap).astype(np.int64), len(self.levels)
