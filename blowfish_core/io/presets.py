@@ -263,8 +263,52 @@ class DataSplit:
     source: str
 
 
+def split_labels(n: int, private_fraction: float, seed: int = 0, pilot_size: int | None = 3000) -> np.ndarray:
+    """The seeded split of ``n`` rows by position: which rows are private, which are pilot rows.
+
+    One seeded permutation of the n row positions: its first floor(private_fraction * n) (at
+    least 1) are the private rows, the next ``pilot_size`` the pilot rows.  :func:`split_table`
+    and the chunked reader (:func:`blowfish_core.io.chunked_split.read_split`) both split by
+    these labels, so they take the same rows of the same table.
+
+    Parameters
+    ----------
+    n : int
+        Rows of the table (>= 1).
+    private_fraction : float
+        In (0, 1].
+    seed : int
+        Seed of the split.
+    pilot_size : int or None
+        At most this many pilot rows (None: all the rest).
+
+    Returns
+    -------
+    (n,) int8 ndarray
+        1 for a private row, 2 for a pilot row, 0 for a row in neither.
+
+    Raises
+    ------
+    BlowfishError
+        If private_fraction is not in (0, 1].
+    """
+    if not 0 < private_fraction <= 1:
+        raise BlowfishError(f"private fraction must be in (0, 1] (got {private_fraction})")
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1013]))
+    perm = rng.permutation(int(n))
+    # floor, as in the paper's splits: 0.8 x 32,561 -> 26,048 (Adult), 0.6 x 45,211 -> 27,126 (Bank)
+    n_priv = max(1, int(math.floor(private_fraction * n + 1e-9)))
+    labels = np.zeros(int(n), dtype=np.int8)
+    labels[perm[:n_priv]] = 1
+    rest = perm[n_priv:]
+    labels[rest if pilot_size is None else rest[:pilot_size]] = 2
+    return labels
+
+
 def split_table(df: pd.DataFrame, private_fraction: float, seed: int = 0, pilot_size: int | None = 3000) -> DataSplit:
     """Seeded split: a random ``private_fraction`` of rows is private; the pilot is drawn from the rest.
+
+    The rows are those of :func:`split_labels` (one seeded permutation of the row positions).
 
     Parameters
     ----------
@@ -287,17 +331,9 @@ def split_table(df: pd.DataFrame, private_fraction: float, seed: int = 0, pilot_
     BlowfishError
         If private_fraction is not in (0, 1].
     """
-    if not 0 < private_fraction <= 1:
-        raise BlowfishError(f"private fraction must be in (0, 1] (got {private_fraction})")
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 1013]))
-    perm = rng.permutation(len(df))
-    # floor, as in the paper's splits: 0.8 x 32,561 -> 26,048 (Adult), 0.6 x 45,211 -> 27,126 (Bank)
-    n_priv = max(1, int(math.floor(private_fraction * len(df) + 1e-9)))
-    priv = df.iloc[np.sort(perm[:n_priv])].reset_index(drop=True)
-    rest = perm[n_priv:]
-    if pilot_size is not None:
-        rest = rest[:pilot_size]
-    pub = df.iloc[np.sort(rest)].reset_index(drop=True)
+    labels = split_labels(len(df), private_fraction, seed, pilot_size)
+    priv = df.iloc[np.flatnonzero(labels == 1)].reset_index(drop=True)
+    pub = df.iloc[np.flatnonzero(labels == 2)].reset_index(drop=True)
     return DataSplit(priv, pub, "split")
 
 
@@ -343,12 +379,16 @@ def missing_table_message(preset: Preset, shared_data: str | None = None) -> str
 
 
 def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, split_seed: int = 0,
-                     n: int | None = None, data_seed: int = 0) -> DataSplit:
+                     n: int | None = None, data_seed: int = 0, chunk_rows: int | None = None) -> DataSplit:
     """Private and pilot rows of a preset.
 
     XOR-k: generated (n private rows, default 12,000; a separately generated pilot of
     preset.pilot_size rows).  Adult/Bank: ``data`` (a path or a DataFrame) or the table
-    in ../shared/data, split by ``split_table``.
+    in ../shared/data, split by ``split_table``.  A file over the read limit
+    (``data.DEFAULT_MAX_BYTES``), or any file with ``chunk_rows``, is read in chunks
+    (:func:`blowfish_core.io.chunked_split.read_split`: every cell checked against the schema,
+    the same rows as ``split_table`` takes of the whole table); its frames hold the schema's
+    columns only.
 
     Parameters
     ----------
@@ -362,6 +402,9 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
         Generated XOR-k records (default preset.default_n).
     data_seed : int
         Seed of the generated data.
+    chunk_rows : int or None
+        Read a path in chunks of this many rows (default: only a file over the read limit, in
+        chunks of ``chunked.DEFAULT_CHUNK_ROWS``).
 
     Returns
     -------
@@ -373,11 +416,11 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
     BlowfishError
         For a bad ``n``, or a real table that is not found.
     DataError
-        For a file that cannot be read (``read_table``).
+        For a file that cannot be read (``read_table``), or, read in chunks, any bad cell.
     SchemaError
         When the table lacks a modelled column.
     """
-    from .data import read_table
+    from .data import DEFAULT_MAX_BYTES, read_table
 
     if preset.generator is not None and data is None:
         if n is None:
@@ -392,11 +435,19 @@ def load_preset_data(preset: Preset, data: str | pd.DataFrame | None = None, spl
         if path is None:
             raise BlowfishError(missing_table_message(preset))
         data = path
+    source = f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})"
+    if not isinstance(data, pd.DataFrame) and (
+            chunk_rows is not None or (os.path.isfile(data) and os.path.getsize(data) > DEFAULT_MAX_BYTES)):
+        from .chunked import DEFAULT_CHUNK_ROWS
+        from .chunked_split import read_split
+
+        sp = read_split(data, preset.schema, preset.private_fraction, split_seed, preset.pilot_size,
+                        chunk_rows=DEFAULT_CHUNK_ROWS if chunk_rows is None else chunk_rows).split
+        return dataclasses.replace(sp, source=source)
     df = data if isinstance(data, pd.DataFrame) else read_table(data)
     preset.schema.check_columns(df)
     sp = split_table(df, preset.private_fraction, split_seed, preset.pilot_size)
-    return dataclasses.replace(
-        sp, source=f"{data if isinstance(data, str) else 'table'} ({preset.private_fraction:.0%} private split, seed {split_seed})")
+    return dataclasses.replace(sp, source=source)
 
 
 def split_line(preset: Preset, data: str | None, split: DataSplit, split_seed: int = 0) -> str | None:

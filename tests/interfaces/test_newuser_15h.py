@@ -254,9 +254,9 @@ def test_unknown_columns_with_a_schema_are_refused(tmp_path, capsys):
     (["--no-header", "--missing-level", "X_1=?"],
      "--no-header, --missing-level read --data, but this run generates its table (no --data), so they would be "
      "ignored. Fix: drop them, or give --data CSV"),
-    (["--in-memory-mb", "5"], "--in-memory-mb applies to --schema runs (they read --data whole or in chunks; this "
-                              "run generates its table); it would be ignored here. Fix: drop it, or pass --schema "
-                              "with the table's schema file"),
+    (["--in-memory-mb", "5"], "--in-memory-mb applies to --schema and --preset runs (they read --data whole or in "
+                              "chunks; this run generates its table); it would be ignored here. Fix: drop it, or "
+                              "give --data CSV"),
     (["--in-memory-mb", "inf"], "--in-memory-mb must be a finite number >= 0 (got inf). Fix: e.g. --in-memory-mb 100"),
     (["--in-memory-mb", "-1"], "--in-memory-mb must be a finite number >= 0 (got -1). Fix: e.g. --in-memory-mb 100"),
 ])

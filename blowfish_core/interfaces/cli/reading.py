@@ -81,8 +81,7 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
     size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
     if size > DEFAULT_MAX_BYTES and not getattr(args, "quiet", False):
         print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; expect RAM of about 25x the "
-              "file size). A preset splits its rows in memory; for a table larger than memory pass --schema "
-              "(read in chunks)", file=sys.stderr)
+              "file size). synth reads a --preset or --schema file over --in-memory-mb in chunks", file=sys.stderr)
     res = intake_csv(args.data, sep=_sep(args), no_header=True if (getattr(args, "no_header", False) or names) else None,
                      names=names, columns=columns, drop_missing=drop_arg,
                      missing_level=_missing_levels(getattr(args, "missing_level", [])), release_size=release_size,
@@ -172,6 +171,110 @@ class DaskClient:
             cluster.close()
 
 
+def _chunked(args) -> bool:
+    """--data is read in chunks: --chunk-rows is given, or the file is over --in-memory-mb."""
+    if not math.isfinite(args.in_memory_mb) or args.in_memory_mb < 0:
+        raise BlowfishError(f"--in-memory-mb must be a number >= 0 (got {args.in_memory_mb})")
+    if args.chunk_rows is not None and args.chunk_rows < 1:
+        raise BlowfishError(f"--chunk-rows must be a whole number >= 1 (got {args.chunk_rows})")
+    size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
+    return args.chunk_rows is not None or size > args.in_memory_mb * 2**20
+
+
+def _check_levels(args, schema: Schema) -> dict[str, str]:
+    """--missing-level as a dict; one for a column the schema declares numeric is refused before
+    anything runs."""
+    from ...io.intake import missing_level_numeric
+
+    levels = _missing_levels(args.missing_level)
+    attrs = {a.name: a for a in schema.attributes}
+    for c, v in levels.items():
+        if c in attrs and attrs[c].bounded:  # a numeric type (declared capability)
+            raise DataError(missing_level_numeric(c, v))
+    return levels
+
+
+def _chunk_sep(args) -> str:
+    """The separator of a chunked read: --sep, or detected on the file's head (as the intake does)."""
+    sep = _sep(args)
+    if sep is None and os.path.isfile(args.data):
+        from ...io.chunked import sniff_file_separator
+
+        sep = sniff_file_separator(args.data)
+        if not args.quiet:
+            print(f"separator: {sep!r} (detected; set --sep to override)", file=sys.stderr)
+    # sep None only for a path that is not a regular file (nothing to sniff): the readers' default
+    return "," if sep is None else sep
+
+
+def _chunk_flags(args, levels: dict[str, str]) -> dict[str, Any]:
+    """The intake flags as the chunked readers' keyword arguments (and the progress line per chunk)."""
+    def said(k, n):
+        if not args.quiet:
+            print(f"  read chunk {k}: {n:,} rows so far", file=sys.stderr)
+
+    from ...io.chunked import DEFAULT_CHUNK_ROWS
+
+    drop, names = args.drop_missing, _list(args.names)
+    return dict(chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS, on_chunk=said,
+                no_header=bool(args.no_header or names), names=names,
+                drop_missing=True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ()),
+                missing_level=levels)
+
+
+def read_preset_split(args, preset, schema: Schema):
+    """The private and pilot rows of an Adult/Bank preset's --data (or an XOR preset's generated table).
+
+    A file up to --in-memory-mb goes through the intake step whole (:func:`read_data`), then
+    ``presets.split_table``; a larger one, or any with --chunk-rows, through the chunked reader
+    (``chunked_split.read_split``: the same checks as a --schema run's chunked read, the same
+    rows as the whole-table split; issue 23).  Its notes and warnings are memoized on ``args``
+    for :func:`intake_lines`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``synth`` flags.
+    preset : Preset
+        The preset.
+    schema : Schema
+        Its schema.
+
+    Returns
+    -------
+    DataSplit
+        The private and pilot rows.
+
+    Raises
+    ------
+    BlowfishError
+        For a bad --chunk-rows / --in-memory-mb / --missing-level; DataError for every problem of
+        the file in one error.
+    """
+    from ...io.presets import load_preset_data
+
+    seeds = dict(split_seed=args.split_seed or 0, n=args.n, data_seed=args.data_seed or 0)
+    if not args.data:
+        if args.chunk_rows is not None:
+            raise BlowfishError("--chunk-rows reads --data in chunks, but this run generates its table (no "
+                                "--data), so it would be ignored. Fix: drop it, or give --data CSV")
+        return load_preset_data(preset, None, **seeds)
+    if not _chunked(args):
+        return load_preset_data(preset, read_data(args, schema.names, args.release, schema).frame, **seeds)
+    import dataclasses as dc
+
+    from ...io.chunked_split import read_split
+
+    levels = _check_levels(args, schema)
+    sp = read_split(args.data, schema, preset.private_fraction, seeds["split_seed"], preset.pilot_size,
+                    sep=_chunk_sep(args), release_size=args.release, **_chunk_flags(args, levels))
+    if not args.quiet:
+        print(f"read {args.data} in {sp.chunks} chunk(s): {sp.n_rows:,} rows", file=sys.stderr)
+    args._read_lines = [render("note: " + t, "cli") for t in sp.notes] + [f"WARNING: {t}" for t in sp.warnings]
+    return dc.replace(sp.split, source=f"{args.data} ({preset.private_fraction:.0%} private split, "
+                                       f"seed {seeds['split_seed']})")
+
+
 def _read_private(args, schema: Schema, cfg, dask: DaskClient):
     """The private table of a --schema run: a DataFrame (small file), or for a file over
     --in-memory-mb / with --chunk-rows a chunked.GroupedTable (or, with --engine dask, a
@@ -180,19 +283,8 @@ def _read_private(args, schema: Schema, cfg, dask: DaskClient):
     Every intake flag (--no-header, --names, --drop-missing, --missing-level) applies to the
     chunked read too; the Dask reader refuses them (and says how to read locally).  A
     --missing-level for a column the schema declares numeric is refused before anything runs."""
-    from ...io.intake import missing_level_numeric
-
-    if not math.isfinite(args.in_memory_mb) or args.in_memory_mb < 0:
-        raise BlowfishError(f"--in-memory-mb must be a number >= 0 (got {args.in_memory_mb})")
-    if args.chunk_rows is not None and args.chunk_rows < 1:
-        raise BlowfishError(f"--chunk-rows must be a whole number >= 1 (got {args.chunk_rows})")
-    levels = _missing_levels(args.missing_level)
-    attrs = {a.name: a for a in schema.attributes}
-    for c, v in levels.items():
-        if c in attrs and attrs[c].bounded:  # a numeric type (declared capability)
-            raise DataError(missing_level_numeric(c, v))
-    size = os.path.getsize(args.data) if os.path.isfile(args.data) else 0
-    chunked = args.chunk_rows is not None or size > args.in_memory_mb * 2**20
+    chunked = _chunked(args)
+    levels = _check_levels(args, schema)
     if args.engine == "dask" and chunked:
         used = [f for f, v in (("--no-header", args.no_header), ("--names", args.names),
                                ("--drop-missing", args.drop_missing), ("--missing-level", args.missing_level)) if v]
@@ -200,35 +292,18 @@ def _read_private(args, schema: Schema, cfg, dask: DaskClient):
             raise BlowfishError(f"{', '.join(used)}: the Dask reader does not apply the intake flags. Fix: drop "
                                 "--engine dask to read the file with the local chunked reader (it applies them), "
                                 "or prepare the file first (header row, no missing cells)")
-    sep = _sep(args)
-    if chunked and sep is None and os.path.isfile(args.data):  # detect it on the head, as the intake does
-        from ...io.chunked import sniff_file_separator
-
-        sep = sniff_file_separator(args.data)
-        if not args.quiet:
-            print(f"separator: {sep!r} (detected; set --sep to override)", file=sys.stderr)
-    # a chunked read has sep None only for a path that is not a regular file (nothing to sniff): the readers' default
-    chunk_sep = "," if sep is None else sep
-    if args.engine == "dask" and chunked:
+    if not chunked:
+        return read_data(args, schema.names, cfg.release, schema).frame  # the intake step (issue 11)
+    chunk_sep = _chunk_sep(args)
+    if args.engine == "dask":
         from ...algorithm.dask_engine import DaskEngine
 
         eng = DaskEngine.read_csv(dask.get(), args.data, schema, cfg.sizes(), sep=chunk_sep)
         args._read_lines = [f"WARNING: {w}" for w in eng.warnings(cfg.release)]
         return eng
-    if not chunked:
-        return read_data(args, schema.names, cfg.release, schema).frame  # the intake step (issue 11)
-    from ...io.chunked import DEFAULT_CHUNK_ROWS, read_grouped
+    from ...io.chunked import read_grouped
 
-    def said(k, n):
-        if not args.quiet:
-            print(f"  read chunk {k}: {n:,} rows so far", file=sys.stderr)
-
-    drop = args.drop_missing
-    names = _list(args.names)
-    g = read_grouped(args.data, schema, sep=chunk_sep, chunk_rows=args.chunk_rows or DEFAULT_CHUNK_ROWS,
-                     on_chunk=said, no_header=bool(args.no_header or names), names=names,
-                     drop_missing=True if drop is not None and drop.strip().lower() == "all" else (_list(drop) or ()),
-                     missing_level=levels, release_size=cfg.release)
+    g = read_grouped(args.data, schema, sep=chunk_sep, release_size=cfg.release, **_chunk_flags(args, levels))
     if not args.quiet:
         print(f"read {args.data} in {g.chunks} chunk(s): {g.n_rows:,} rows, {g.n_unique:,} distinct records",
               file=sys.stderr)

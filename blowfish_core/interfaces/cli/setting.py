@@ -209,10 +209,12 @@ def _check_ignored_options(args, preset) -> None:
                                 f"its table (no --data), so {'they' if many else 'it'} would be ignored. Fix: drop "
                                 f"{'them' if many else 'it'}, or give --data CSV")
     check_in_memory_mb(args.in_memory_mb)
-    if args.in_memory_mb != IN_MEMORY_MB and not args.schema:
-        raise BlowfishError("--in-memory-mb applies to --schema runs (they read --data whole or in chunks; "
-                            f"{'a preset reads its table whole' if args.data else 'this run generates its table'}); "
-                            "it would be ignored here. Fix: drop it, or pass --schema with the table's schema file")
+    if args.in_memory_mb != IN_MEMORY_MB and not args.schema and not (preset is not None and args.data):
+        raise BlowfishError("--in-memory-mb applies to --schema and --preset runs (they read --data whole or in "
+                            "chunks; " + ("this run derives its schema from --data, so it reads it whole); it "
+                                          "would be ignored here. Fix: drop it, or pass --schema with the table's "
+                                          "schema file" if args.data else "this run generates its table); it would "
+                                          "be ignored here. Fix: drop it, or give --data CSV"))
     if args.engine == "dask" and args.scheduler is not None:
         from ...algorithm.dask_engine import check_scheduler
 

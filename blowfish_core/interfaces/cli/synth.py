@@ -13,7 +13,7 @@ from ...algorithm.evolution import RANDOMNESS, SEEDED_NOTE
 from ...algorithm.methods import METHODS, get_method, reference_methods, tau_methods
 from ...base.errors import BlowfishError
 from ...base.input_checks import check_generated_n
-from ...io.presets import load_preset_data, split_line
+from ...io.presets import split_line
 from ...privacy.mechanisms import ADDITIVE, get_mechanism
 from ...synthesis import gate as release_gate
 from ...synthesis.experiment import run_paired
@@ -26,7 +26,9 @@ from ...synthesis.report_text import _ledger_text
 from ...synthesis.spec import Choice, RunSpec
 from .outputs import _check_bundle_folder, _check_output_paths, _check_outputs, _ci_text, _write_synth_outputs
 from .parser import EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args
-from .reading import DaskClient, _grouped_and_engine, _list, _read_private, intake_lines, read_data, read_other
+from .reading import (
+    DaskClient, _grouped_and_engine, _list, _read_private, intake_lines, read_data, read_other, read_preset_split,
+)
 from .setting import _check_ignored_options, check_schedule_flags, config_from_args, resolve_setting
 
 
@@ -123,8 +125,9 @@ def _add_output_args(s: argparse.ArgumentParser) -> None:
 def _add_scale_args(s: argparse.ArgumentParser) -> None:
     """Issue 15: tables of any size, and the vote step on Dask."""
     s.add_argument("--chunk-rows", type=_int, default=None, metavar="N",
-                   help="read --data (with --schema) in chunks of N rows, grouping identical records as it goes "
-                        "(memory bounded by the distinct records); automatic for files over --in-memory-mb")
+                   help="read --data in chunks of N rows: with --schema grouping identical records as it goes "
+                        "(memory bounded by the distinct records), with --preset adult|bank keeping its private "
+                        "and pilot rows; automatic for files over --in-memory-mb")
     s.add_argument("--in-memory-mb", type=_float, default=IN_MEMORY_MB, metavar="MB",
                    help="files up to this size are read whole; larger ones in chunks (default 100)")
     s.add_argument("--engine", choices=["local", "dask"], default="local",
@@ -182,12 +185,7 @@ def _read_inputs(args, schema, preset, cfg, sampling: bool, dask: DaskClient) ->
     metric, split_txt = None, None
     public, public_txt = None, ""
     if preset is not None and not args.schema:
-        if args.chunk_rows is not None:
-            raise BlowfishError("--chunk-rows applies to --schema runs (a preset splits its table in memory). "
-                                "Fix: drop it, or pass --schema with the preset's schema file")
-        table = read_data(args, schema.names, args.release, schema).frame if args.data else None
-        split = load_preset_data(preset, table, split_seed=args.split_seed or 0, n=args.n,
-                                 data_seed=args.data_seed or 0)
+        split = read_preset_split(args, preset, schema)  # whole, or in chunks over --in-memory-mb (issue 23)
         data, source_txt = split.private, split.source.replace("table (", f"{args.data} (", 1)
         split_txt = split_line(preset, args.data, split, args.split_seed or 0)
         metric = preset.metric_fn()
