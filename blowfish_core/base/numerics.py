@@ -13,8 +13,9 @@ run that spends about 0.5 ms in the arithmetic, so they are written here once:
   asymptotic series of Mills' ratio.  Within a few ulp of ``scipy.special.log_ndtr`` (which
   evaluates erfc differently), not bit-identical to it.
 * :func:`student_t_ppf` -- the Student-t quantile for a whole number of degrees of freedom, from
-  the closed-form CDF (Abramowitz & Stegun 26.7.3-26.7.4) and :func:`brentq`; within about
-  1e-14 relative of ``scipy.stats.t.ppf``.
+  the closed-form CDF (Abramowitz & Stegun 26.7.3-26.7.4) and :func:`brentq`; within 4e-15
+  relative of the exact quantile at p = 0.975 for df <= 100 (as ``scipy.stats.t.ppf`` is), 3e-13 at
+  p = 0.9995 and df = 1000.
 """
 
 from __future__ import annotations
