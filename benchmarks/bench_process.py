@@ -9,8 +9,10 @@ Targets (issue 23 "Targets"; printed, never asserted):
 * ``--intake``: the whole-file intake of Adult (``io.intake.intake_csv``, every column)
   over ``pandas.read_csv`` of the same file in the same process: <= 5.
 * ``--imports``: ``python -X importtime`` of ``import blowfish_core``, the ``Synthesizer`` import, CLI
-  ``--help`` and a seeded and a release ``synth`` run on XOR-3: the seconds of all imports and of each
-  heavy package (numpy, pandas, scipy, ...) the command loaded.
+  ``--help`` and ``presets``, seeded and release ``synth`` runs on XOR-3 (rho, epsilon, Laplace, three
+  methods over two seeds), a public ``pilot`` and a Bank release: the seconds of all imports and of
+  each heavy package (numpy, pandas, scipy, ...) the command loaded, and the whole process's CPU
+  (median of ``--repeats`` alternating runs).
 
 The machine is shared: the load average is printed with every figure, and each figure is the
 median of ``--pairs`` alternating runs.  Needs ../shared/data/adult.csv (skips with a message).
@@ -18,6 +20,7 @@ median of ``--pairs`` alternating runs.  Needs ../shared/data/adult.csv (skips w
 Usage (from the repository root)::
 
     python benchmarks/bench_process.py [--pairs 5] [--methods tab-pe,hard,bf-soft] [--intake] [--imports]
+                                       [--repeats 5] [--cases "CLI --help,CLI pilot xor3"] [--against DIR]
 """
 
 from __future__ import annotations
@@ -90,14 +93,20 @@ HEAVY = ("numpy", "pandas", "scipy", "networkx", "opendp", "dp_accounting", "jax
          "matplotlib", "plotly", "streamlit")
 
 
-def importtime(argv: list[str]) -> tuple[float, dict[str, float]]:
-    """(seconds of all imports, {heavy package: seconds}) of ``python -X importtime argv``.
+def importtime(argv: list[str], root: str = ROOT) -> tuple[float, dict[str, float], float]:
+    """(seconds of all imports, {heavy package: seconds}, CPU seconds of the whole process) of
+    ``python -X importtime argv``.
 
     A package's figure is the sum of the self times of its modules (its own import work, wherever
-    and whenever in the run it happened); a package never imported is absent.
+    and whenever in the run it happened); a package never imported is absent.  ``root`` is the
+    checkout the command runs in (its ``blowfish_core`` is the one imported: ``-m``/``-c`` put the
+    working directory first on sys.path).
     """
-    out = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=ROOT,
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=root,
                          capture_output=True, text=True, check=False).stderr
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     heavy: dict[str, float] = {}
     total = 0
     for line in out.splitlines():
@@ -109,24 +118,62 @@ def importtime(argv: list[str]) -> tuple[float, dict[str, float]]:
             total += int(cum)
         if root in HEAVY:
             heavy[root] = heavy.get(root, 0.0) + int(_self) / 1e6
-    return total / 1e6, heavy
+    return total / 1e6, heavy, cpu
 
 
-def bench_imports() -> None:
-    print(f"# python -X importtime: all imports, and the heavy packages loaded, seconds ({load()})")
+def import_cases(tmp: str) -> list[tuple[str, list[str]]]:
+    """The commands of the import-time table: (label, python argv)."""
+    out = ["--out", os.path.join(tmp, "s.csv"), "--report", os.path.join(tmp, "r.json")]
+    xor = ["-m", "blowfish_core", "synth", "--preset", "xor3", "--method", "bf-soft", "--tau", "0.03"]
+    return [("import blowfish_core", ["-c", "import blowfish_core"]),
+            ("Synthesizer import", ["-c", "from blowfish_core import Synthesizer"]),
+            ("CLI --help", ["-m", "blowfish_core", "--help"]),
+            ("CLI presets", ["-m", "blowfish_core", "presets"]),
+            ("CLI synth xor3 seeded", [*xor, "--rho", "0.003", "--seeds", "0", *out]),
+            ("CLI synth xor3 release", [*xor, "--rho", "0.003", *out]),
+            ("synth release --epsilon", [*xor, "--epsilon", "1", "--delta", "1e-5", *out]),
+            ("synth release laplace", [*xor, "--mechanism", "laplace", "--epsilon", "1", *out]),
+            ("synth 3 methods 2 seeds", ["-m", "blowfish_core", "synth", "--preset", "xor3", "--method",
+                                         "tab-pe,hard,bf-soft", "--tau", "0.03", "--rho", "0.003", "--seeds", "0,1",
+                                         *out]),
+            ("CLI pilot xor3", ["-m", "blowfish_core", "pilot", "--preset", "xor3", "--rho", "0.003"]),
+            ("synth bank release", ["-m", "blowfish_core", "synth", "--preset", "bank", "--method", "bf-soft",
+                                    "--tau", "0.03", "--rho", "0.003", *out])]
+
+
+def bench_imports(repeats: int = 1, against: str | None = None) -> None:
+    """The import-time table: the median over ``repeats`` runs of each command.
+
+    With ``against`` (another checkout, e.g. ``git worktree add /tmp/before <commit>``) every command
+    runs there and here in turn, and the table has a "before" (there) and an "after" (here) column.
+    """
+    trees = [("before", against), ("after", ROOT)] if against else [("", ROOT)]
+    print(f"# python -X importtime: all imports (wall inside the importer), the heavy packages loaded and the "
+          f"whole process's CPU, seconds, median of {repeats} ({load()})")
     with tempfile.TemporaryDirectory() as tmp:
-        out = ["--out", os.path.join(tmp, "s.csv"), "--report", os.path.join(tmp, "r.json")]
-        cases = [("import blowfish_core", ["-c", "import blowfish_core"]),
-                 ("Synthesizer import", ["-c", "from blowfish_core import Synthesizer"]),
-                 ("CLI --help", ["-m", "blowfish_core", "--help"]),
-                 ("CLI synth xor3 seeded", ["-m", "blowfish_core", "synth", "--preset", "xor3", "--method", "bf-soft",
-                                            "--tau", "0.03", "--rho", "0.003", "--seeds", "0", *out]),
-                 ("CLI synth xor3 release", ["-m", "blowfish_core", "synth", "--preset", "xor3", "--method", "bf-soft",
-                                             "--tau", "0.03", "--rho", "0.003", *out])]
-        for label, argv in cases:
-            total, heavy = importtime(argv)
-            text = ", ".join(f"{k} {v:.2f}" for k, v in sorted(heavy.items(), key=lambda kv: -kv[1]))
-            print(f"{label:24s} {total:5.2f} s | {text or '-'}")
+        cases = [c for c in import_cases(tmp) if not ONLY or c[0] in ONLY]
+        runs: dict[tuple[str, str], list[tuple[float, dict[str, float], float]]] = {
+            (label, t): [] for label, _ in cases for t, _r in trees}
+        for _ in range(repeats):
+            for label, argv in cases:
+                for t, root in trees:
+                    runs[label, t].append(importtime(argv, root))
+        for label, _argv in cases:
+            cells = []
+            for t, _root in trees:
+                rs = runs[label, t]
+                total = statistics.median(r[0] for r in rs)
+                cpu = statistics.median(r[2] for r in rs)
+                names = {k for r in rs for k in r[1]}
+                heavy = {k: statistics.median(r[1].get(k, 0.0) for r in rs) for k in names}
+                text = ", ".join(f"{k} {v:.2f}" for k, v in sorted(heavy.items(), key=lambda kv: -kv[1]))
+                cells.append(f"{t + ' ' if t else ''}imports {total:5.2f} s, CPU {cpu:5.2f} s | {text or '-'}")
+            print(f"{label:24s} " + "  ||  ".join(cells))
+    print(f"# ({load()})")
+
+
+#: labels of import_cases to run (--cases), all when empty
+ONLY: set[str] = set()
 
 
 def main() -> None:
@@ -135,13 +182,18 @@ def main() -> None:
     ap.add_argument("--methods", default="tab-pe,hard,bf-soft")
     ap.add_argument("--intake", action="store_true", help="only the intake ratio")
     ap.add_argument("--imports", action="store_true", help="only the import-time table")
+    ap.add_argument("--repeats", type=int, default=1, help="runs per command of the import-time table (median)")
+    ap.add_argument("--cases", default="", help="comma list of import-table labels to run (default all)")
+    ap.add_argument("--against", metavar="DIR", help="another checkout: the import table alternates it (before) "
+                                                     "with this one (after)")
     args = ap.parse_args()
+    ONLY.update(c.strip() for c in args.cases.split(",") if c.strip())
     if not os.path.exists(ADULT):
         print(f"skipped: {ADULT} not found")
         return
     only = args.intake or args.imports
     if args.imports or not only:
-        bench_imports()
+        bench_imports(args.repeats, args.against)
     if args.intake or not only:
         bench_intake()
     if not only:

@@ -1,1 +1,2 @@
-"""Layer 0 (bottom): error types, lazy imports, scalar input checks; imports nothing else of blowfish_core."""
+"""Layer 0 (bottom): error types, lazy imports, scalar input checks, math-only scalar numerics (numerics.py);
+imports nothing else of blowfish_core."""

@@ -166,6 +166,70 @@ def test_unequal_depth_tree_metric():
     assert t("c", "d") == pytest.approx(1.0)  # c - A2 - A - root - B - d
 
 
+def test_tree_metric_equals_graph_shortest_paths():
+    """The tree metric (common-prefix depths, no graph library; issue 23) is the tree's shortest-path
+    length between leaves, exactly, on random trees with nested lists, empty groups and unequal depths."""
+    import random
+
+    import networkx as nx
+
+    from blowfish_core.model.domain import _tree_metric
+
+    rng = random.Random(3)
+    count = [0]
+
+    def tree(d):
+        if d <= 0 or rng.random() < 0.3:
+            out = []
+            for _ in range(rng.randint(0, 4)):
+                if d > 0 and rng.random() < 0.15:
+                    out.append(tree(d - 1))  # a nested list: its leaves hang off the same parent
+                else:
+                    count[0] += 1
+                    out.append(f"v{count[0]}")
+            return out
+        out = {}
+        for _ in range(rng.randint(1, 3)):
+            count[0] += 1
+            key = f"g{count[0]}"
+            out[key] = tree(d - 1)
+        return out
+
+    checked = 0
+    for _ in range(150):
+        t = tree(rng.randint(1, 5))
+        g = nx.Graph()
+
+        def add(parent, node):
+            if isinstance(node, dict):
+                for k, sub in node.items():
+                    g.add_edge(parent, ("g", k))
+                    add(("g", k), sub)
+            else:
+                for leaf in node:
+                    if isinstance(leaf, (dict, list)):
+                        add(parent, leaf)
+                    else:
+                        g.add_edge(parent, ("l", leaf))
+
+        g.add_node("root")
+        add("root", t)
+        leaves = [n[1] for n in g.nodes if n != "root" and n[0] == "l"]
+        if not leaves:
+            with pytest.raises(SchemaError, match="no leaf values"):
+                _tree_metric(t, "x")
+            continue
+        got_leaves, raw = _tree_metric(t, "x", normalized=False)
+        assert sorted(got_leaves) == sorted(leaves)
+        want = np.array([[nx.shortest_path_length(g, ("l", u), ("l", v)) for v in got_leaves] for u in got_leaves],
+                        dtype=float)
+        assert raw.dtype == np.float64 and np.array_equal(raw, want)
+        _, norm = _tree_metric(t, "x")
+        assert np.array_equal(norm, want / want.max() if want.max() > 0 else want)
+        checked += 1
+    assert checked > 100
+
+
 # ------------------------------------------------------------------ Gower distance
 
 

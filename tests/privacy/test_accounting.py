@@ -460,3 +460,31 @@ def test_ledger_rejects_bad_inputs():
         PrivacyLedger.from_budget(rho=1e-3, delta=0.0)
     with pytest.raises(BudgetError, match="not both"):
         PrivacyLedger.from_budget(rho=1e-3, epsilon=1.0)
+
+
+def test_conversions_match_the_scipy_implementation_without_importing_scipy():
+    """Issue 23: with the math-only root finder and log Phi (base.numerics) the conversions give the
+    values the scipy.optimize.brentq / scipy.special.log_ndtr version gave (recorded from it) to
+    within the solver's tolerance (rtol 4e-15; log Phi differs from scipy's by a few ulp, so the
+    last digits may differ), and importing and calling them loads no scipy."""
+    import os
+    import subprocess
+    import sys
+
+    recorded = {  # the scipy version's floats (commit 1b29623)
+        ("eps", 3e-3, 1e-5): 0.2579340403698117, ("eps", 6e-4, 1e-5): 0.10716048900360783,
+        ("eps", 1e-4, 1e-5): 0.039990596996428394, ("eps", 1e-2, 1e-5): 0.49697536391470104,
+        ("rho", 1.0, 1e-5): 0.03592570232741814, ("rho", 0.5, 1e-5): 0.010111921498511702,
+        ("rho", 2.0, 1e-5): 0.1257770484544676, ("rho", 5.0, 1e-5): 0.6285916137398158,
+        ("rho", 0.1, 1e-5): 0.000528800697815115, ("rho", 1.0, 1e-6): 0.02801448191263026,
+    }
+    for (kind, x, delta), value in recorded.items():
+        got = epsilon_exact(x, delta) if kind == "eps" else rho_from_epsilon_exact(x, delta)
+        assert got == pytest.approx(value, rel=1e-13, abs=0), (kind, x, delta)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = ("import sys\nfrom blowfish_core.privacy.accounting import epsilon_exact, rho_from_epsilon_exact\n"
+            "epsilon_exact(3e-3, 1e-5); rho_from_epsilon_exact(1.0, 1e-5)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))")
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root, env=env)
+    assert out.stdout.strip() == "[]"

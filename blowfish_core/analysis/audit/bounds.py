@@ -4,7 +4,8 @@ threshold learnt on one half of the runs and tested on the other."""
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+from ...base._lazy import stats  # imported on first use: not at import (issue 23)
 
 
 # ------------------------------------------------------------- statistics

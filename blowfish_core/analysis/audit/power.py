@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
+from ...base._lazy import stats  # imported on first use: not at import (issue 23)
 from ...base.constants import DEFAULT_DELTA
 from ...base.errors import BlowfishError
 from .bounds import clopper_pearson_upper

@@ -12,21 +12,33 @@ runs one command (:func:`main`, the ``blowfish`` console script).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Collection
+from types import ModuleType
 
 from ...base.errors import BlowfishError
 from ...io import atomic
-from .parser import EPILOG, _Parser, _prog
-from .pilot import add_pilot_parser, cmd_pilot
-from .presets import add_presets_parser, cmd_presets
-from .reach import add_reach_parser, cmd_reach
-from .reading import DaskClient
-from .schema import add_schema_parser, cmd_schema
-from .synth import add_synth_parser, cmd_synth
+from .parser import COMMAND_HELP, EPILOG, _Parser, _prog
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole parser: the subcommands in the order ``--help`` lists them (each from its module).
+def _command(name: str) -> ModuleType:
+    """The module of one subcommand (``.synth``, ...), imported on first use (issue 23)."""
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The parser: the subcommands in the order ``--help`` lists them (each from its module).
+
+    Only the modules of ``commands`` are imported and given their full subparser; every other
+    subcommand is listed by name and help line (:data:`~.parser.COMMAND_HELP`), which is all that
+    ``--help`` and a top-level usage error show.  So ``--help`` imports no engine module and a run
+    imports its own command's modules only (issue 23 "Lean imports").
+
+    Parameters
+    ----------
+    commands : collection of str, optional
+        The subcommands to build in full (default: all of them).
 
     Returns
     -------
@@ -40,16 +52,26 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = ap.add_subparsers(dest="command", required=True)
-    for add in (add_reach_parser, add_synth_parser, add_schema_parser, add_presets_parser, add_pilot_parser):
-        add(sub)
+    for name, help_line in COMMAND_HELP.items():
+        if commands is None or name in commands:
+            getattr(_command(name), f"add_{name}_parser")(sub)
+        else:  # listed only: a run of this command builds it in full
+            sub.add_parser(name, help=help_line)
     return ap
 
 
-def _run(args, dask: DaskClient) -> int:
+def _chosen_command(argv: list[str] | None) -> str | None:
+    """The subcommand a command line names: its first word that is not an option (the top level
+    has no option taking a value), or None."""
+    words = sys.argv[1:] if argv is None else argv
+    first = next((w for w in words if not w.startswith("-")), None)
+    return first if first in COMMAND_HELP else None
+
+
+def _run(args, dask) -> int:
     """Run the chosen command (synth is given this run's Dask client)."""
-    if args.command == "synth":
-        return cmd_synth(args, dask)
-    return {"reach": cmd_reach, "schema": cmd_schema, "presets": cmd_presets, "pilot": cmd_pilot}[args.command](args)
+    cmd = getattr(_command(args.command), f"cmd_{args.command}")
+    return cmd(args, dask) if args.command == "synth" else cmd(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,12 +88,15 @@ def main(argv: list[str] | None = None) -> int:
         Exit code: 0, 2 after one ``error:`` line on stderr (a BlowfishError, an OSError or a usage
         error), 130 when interrupted.
     """
-    parser = build_parser()
+    chosen = _chosen_command(argv)
+    parser = build_parser(() if chosen is None else (chosen,))
     atomic.COMMITTED.clear()  # this run's committed outputs (the interrupt message)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (2, already printed as one line)
         return e.code if isinstance(e.code, int) else 2
+    from .reading import DaskClient
+
     dask = DaskClient(getattr(args, "scheduler", None), getattr(args, "workers", None))  # owned by this run
     try:
         return _run(args, dask)

@@ -12,8 +12,19 @@ import os
 import re
 import sys
 
-from ...algorithm.evolution import SCHEDULES
+# This module imports nothing of the engine at import time: ``--help`` and the top-level usage
+# errors are answered from it and :data:`COMMAND_HELP` alone (issue 23 "Lean imports").
 
+#: The subcommands in the order ``--help`` lists them, with their one-line help.  main.py builds
+#: the full parser only for the command being run; the others are listed from this table.
+COMMAND_HELP: dict[str, str] = {
+    "reach": "per-attribute and record-level reach, q and the BF-Soft bound",
+    "synth": "run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
+    "schema": "infer a schema JSON from a CSV (flagged data-derived; edit it!)",
+    "presets": "list the built-in presets and their policies",
+    "pilot": "choose tau or Hard: public pilot (default, no private budget) or --private "
+             "(K runs on the private table + an exponential-mechanism choice)",
+}
 
 EPILOG = """examples:
   python -m blowfish_core synth --preset xor3 --method tab-pe,hard,bf-soft --tau 0.03 --rho 0.003 --seeds 0,1 --out out/synth.csv --report out/report.json
@@ -122,6 +133,8 @@ def add_schedule_args(p: argparse.ArgumentParser) -> None:
     p : argparse.ArgumentParser
         The subcommand's parser (changed in place).
     """
+    from ...algorithm.evolution import SCHEDULES
+
     p.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
     p.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5' (default: 512 for rounds 1-3, 1024 after)")
     p.add_argument("--release", type=_int, default=512, help="released records (default 512)")

@@ -19,7 +19,7 @@ from ...synthesis import gate as release_gate
 from ...synthesis.parsing import parse_budget, parse_seeds
 from ...synthesis.spec import check_soft_tau
 from .outputs import _check_output_paths, _check_outputs, _ci_text, _write_pilot_outputs
-from .parser import _float, _int, add_policy_args, add_schedule_args
+from .parser import COMMAND_HELP, _float, _int, add_policy_args, add_schedule_args
 from .reading import read_other
 from .setting import _check_ignored_options, check_schedule_flags, config_from_args, resolve_setting
 
@@ -52,9 +52,8 @@ def add_pilot_parser(sub) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The subcommand's parser.
     """
-    p = sub.add_parser("pilot", help="choose tau or Hard: public pilot (default, no private budget) or --private "
-                                     "(K runs on the private table + an exponential-mechanism choice)",
-                       epilog=PILOT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("pilot", help=COMMAND_HELP["pilot"], epilog=PILOT_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(p)
     p.add_argument("--data", metavar="CSV",
                    help="private table. With --preset adult|bank the preset splits it into a private part and "

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from ...io.presets import get_preset
+from .parser import COMMAND_HELP
 
 
 def add_presets_parser(sub) -> argparse.ArgumentParser:
@@ -22,7 +23,7 @@ def add_presets_parser(sub) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The subcommand's parser.
     """
-    pr = sub.add_parser("presets", help="list the built-in presets and their policies")
+    pr = sub.add_parser("presets", help=COMMAND_HELP["presets"])
     pr.add_argument("--json", action="store_true")
     return pr
 

@@ -9,7 +9,7 @@ import sys
 
 from ...model.votes import check_tau
 from ...synthesis.report import policy_summary
-from .parser import add_intake_args, add_policy_args, _float
+from .parser import COMMAND_HELP, add_intake_args, add_policy_args, _float
 from .reading import intake_lines
 from .setting import resolve_setting
 
@@ -27,7 +27,7 @@ def add_reach_parser(sub) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The subcommand's parser.
     """
-    r = sub.add_parser("reach", help="per-attribute and record-level reach, q and the BF-Soft bound")
+    r = sub.add_parser("reach", help=COMMAND_HELP["reach"])
     add_policy_args(r)
     r.add_argument("--data", metavar="CSV", help="table to infer a (data-derived) schema from when no schema is given")
     add_intake_args(r)

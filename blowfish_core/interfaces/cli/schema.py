@@ -9,7 +9,7 @@ import sys
 from ...base.errors import BlowfishError
 from ...io import atomic
 from .outputs import _write
-from .parser import add_intake_args
+from .parser import COMMAND_HELP, add_intake_args
 from .reading import _list, intake_lines, read_data
 
 
@@ -26,7 +26,7 @@ def add_schema_parser(sub) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The subcommand's parser.
     """
-    sc = sub.add_parser("schema", help="infer a schema JSON from a CSV (flagged data-derived; edit it!)")
+    sc = sub.add_parser("schema", help=COMMAND_HELP["schema"])
     sc.add_argument("--data", required=True, metavar="CSV")
     add_intake_args(sc)
     sc.add_argument("--out", metavar="JSON", help="write here instead of stdout")

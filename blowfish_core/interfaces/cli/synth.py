@@ -25,7 +25,7 @@ from ...synthesis.report import INTERNAL_LABEL
 from ...synthesis.report_text import _ledger_text
 from ...synthesis.spec import Choice, RunSpec
 from .outputs import _check_bundle_folder, _check_output_paths, _check_outputs, _ci_text, _write_synth_outputs
-from .parser import EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args
+from .parser import COMMAND_HELP, EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args
 from .reading import (
     DaskClient, _grouped_and_engine, _list, _read_private, intake_lines, read_data, read_other, read_preset_split,
 )
@@ -45,8 +45,7 @@ def add_synth_parser(sub) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The subcommand's parser.
     """
-    s = sub.add_parser("synth", help="run Tab-PE / Hard / BF-Soft with paired seeds and write the release",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s = sub.add_parser("synth", help=COMMAND_HELP["synth"], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_policy_args(s)
     s.add_argument("--data", metavar="CSV",
                    help="private table (XOR presets generate it when omitted; with --preset adult|bank it is split "

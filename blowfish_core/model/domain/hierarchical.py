@@ -79,46 +79,51 @@ class HierarchicalAttribute(_Levels):
 def _tree_metric(tree: dict[str, Any], name: str, normalized: bool = True) -> tuple[list[str], np.ndarray]:
     """Leaves and tree-path distances depth(u)+depth(v)-2 depth(lca) (App. D).
 
-    Uses networkx for the rooted tree's shortest paths. Returns (leaves, (L, L)
+    Each leaf's path of node ids from the root is recorded while the nested tree is read; the
+    lowest common ancestor's depth is the length of two paths' common prefix, one depth level at
+    a time over all leaf pairs (numpy; no graph library, issue 23).  Returns (leaves, (L, L)
     float64 matrix), divided by the diameter over leaves when ``normalized``.
     """
-    import networkx as nx
-
-    g = nx.Graph()
-    root = ("__root__",)
     leaves: list[str] = []
+    paths: list[tuple[int, ...]] = []  # node ids from the root (excluded) down to the leaf
+    seen: set[tuple[str, str]] = set()
+    next_id = iter(range(1, 1 << 62))
 
-    def add(parent, node):
+    def add(path: tuple[int, ...], node: Any) -> None:
         if isinstance(node, dict):
             for k, sub in node.items():
                 key = ("group", str(k))
-                if key in g:
+                if key in seen:
                     raise SchemaError(f"attribute '{name}': group '{k}' appears twice in the tree")
-                g.add_edge(parent, key)
-                add(key, sub)
+                seen.add(key)
+                add((*path, next(next_id)), sub)
         elif isinstance(node, (list, tuple)):
             for leaf in node:
                 if isinstance(leaf, (dict, list, tuple)):
-                    add(parent, leaf)
+                    add(path, leaf)
                     continue
                 key = ("leaf", _fmt(leaf))
-                if key in g:
+                if key in seen:
                     raise SchemaError(f"attribute '{name}': value '{leaf}' appears twice in the tree")
-                g.add_edge(parent, key)
+                seen.add(key)
                 leaves.append(_fmt(leaf))
+                paths.append((*path, next(next_id)))
         else:
             raise SchemaError(f"attribute '{name}': tree nodes must be objects or lists of values")
 
-    g.add_node(root)
-    add(root, tree)
+    add((), tree)
     if len(leaves) < 1:
         raise SchemaError(f"attribute '{name}': the tree has no leaf values")
-    dist = np.zeros((len(leaves), len(leaves)))
-    keys = [("leaf", lf) for lf in leaves]
-    for i, u in enumerate(keys):
-        lengths = nx.single_source_shortest_path_length(g, u)
-        for j, v in enumerate(keys):
-            dist[i, j] = lengths[v]
+    depth = np.array([len(q) for q in paths], dtype=np.int64)
+    ids = np.zeros((len(paths), int(depth.max())), dtype=np.int64)  # 0 pads below a leaf: no node has id 0
+    for i, q in enumerate(paths):
+        ids[i, :len(q)] = q
+    common = np.zeros((len(paths), len(paths)), dtype=np.int64)  # depth of the lowest common ancestor
+    same = np.ones((len(paths), len(paths)), dtype=bool)
+    for level in ids.T:
+        same &= (level[:, None] == level[None, :]) & (level > 0)[:, None]
+        common += same
+    dist = (depth[:, None] + depth[None, :] - 2 * common).astype(np.float64)
     if normalized and dist.max() > 0:
         dist = dist / dist.max()
     return leaves, dist

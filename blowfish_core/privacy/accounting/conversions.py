@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from blowfish_core.base._lazy import optimize, special  # scipy, imported on first use (issue 15)
 from blowfish_core.base.errors import BudgetError
+from blowfish_core.base.numerics import brentq, log_ndtr  # math only: no scipy on the release path (issue 23)
 
 from .checks import _check_mu, check_delta, check_epsilon, check_rho
 
@@ -122,8 +122,8 @@ def _log_delta_exact(epsilon: float, mu: float) -> float:
     """log of the mu-GDP delta(epsilon) curve; may return -inf. No checks."""
     a = -epsilon / mu + mu / 2.0
     b = -epsilon / mu - mu / 2.0
-    log_t1 = float(special.log_ndtr(a))
-    log_t2 = epsilon + float(special.log_ndtr(b))
+    log_t1 = log_ndtr(a)
+    log_t2 = epsilon + log_ndtr(b)
     # Mathematically log_t2 < log_t1; clip rounding noise so expm1 stays
     # in [-1, 0] (it could otherwise overflow when both logs are huge and
     # negative, where the difference is pure rounding and t1 is 0 anyway).
@@ -139,7 +139,7 @@ def delta_exact(epsilon: float, mu: float) -> float:
 
     ``delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``
     (Dong, Roth & Su 2019 (mu-GDP), Cor. 2.13; Balle & Wang 2018, Thm 8).
-    Evaluated in log space with ``scipy.special.log_ndtr``:
+    Evaluated in log space with :func:`~blowfish_core.base.numerics.log_ndtr`:
     ``delta = Phi(a) * (1 - exp(eps + log Phi(b) - log Phi(a)))``, so there
     is no overflow of ``e^eps`` and no NaN for mu in [1e-6, 1e4] and
     eps in [0, 1e4]; results below the smallest double round to 0.0.
@@ -178,7 +178,8 @@ def epsilon_exact(rho: float, delta: float) -> float:
     The run is mu-GDP with ``mu = sqrt(2 rho)`` (Dong, Roth & Su 2019 (mu-GDP));
     this returns the smallest ``epsilon >= 0`` with
     ``delta_exact(epsilon, mu) <= delta``, or 0.0 if already
-    ``delta_exact(0, mu) <= delta``. Solved with ``scipy.optimize.brentq`` on
+    ``delta_exact(0, mu) <= delta``. Solved with Brent's method
+    (:func:`~blowfish_core.base.numerics.brentq`, scipy.optimize.brentq's steps) on
     ``log delta_exact(eps, mu) - log delta`` over a bracket grown from the
     Eq. (1) value (which is an upper bound). The returned value is rounded up
     so that ``delta_exact(result, mu) <= delta`` holds in floating point.
@@ -217,8 +218,7 @@ def _epsilon_exact(rho: float, delta: float) -> float:
     while g(hi) > 0.0:  # safety net; Eq. (1) already bounds the answer
         hi *= 2.0
     lo = 0.0
-    root = optimize.brentq(g, lo, hi, xtol=max(hi * 1e-15, 1e-300), rtol=4e-15,
-                  maxiter=500)
+    root = brentq(g, lo, hi, xtol=max(hi * 1e-15, 1e-300), rtol=4e-15, maxiter=500)
     # Round up to the feasible side, checked exactly as delta_exact reports it.
     step = max(abs(root) * 1e-15, 1e-300)
     while math.exp(_log_delta_exact(root, mu)) > delta and root < hi:
@@ -232,7 +232,7 @@ def rho_from_epsilon_exact(epsilon: float, delta: float) -> float:
 
     Inverts the mu-GDP curve in mu (``delta_exact`` is increasing in mu at
     fixed epsilon; Dong, Roth & Su 2019 (mu-GDP)): finds the largest mu with
-    ``delta_exact(epsilon, mu) <= delta`` by ``scipy.optimize.brentq`` on a
+    ``delta_exact(epsilon, mu) <= delta`` by Brent's method (:func:`~blowfish_core.base.numerics.brentq`) on a
     bracket starting at the Eq. (1) inverse (always feasible) and grown
     upward, then returns ``rho = mu^2 / 2``. The result is rounded down so
     that ``epsilon_exact(result, delta) <= epsilon`` up to solver tolerance.
@@ -273,8 +273,7 @@ def rho_from_epsilon_exact(epsilon: float, delta: float) -> float:
     hi = 2.0 * lo
     while h(hi) <= 0.0:
         lo, hi = hi, 2.0 * hi
-    mu = optimize.brentq(h, lo, hi, xtol=max(lo * 1e-15, 1e-300), rtol=4e-15,
-                maxiter=500)
+    mu = brentq(h, lo, hi, xtol=max(lo * 1e-15, 1e-300), rtol=4e-15, maxiter=500)
     # Round down to the feasible side, checked exactly as delta_exact reports it.
     step = max(mu * 1e-15, 1e-300)
     while math.exp(_log_delta_exact(epsilon, mu)) > delta and mu > lo:

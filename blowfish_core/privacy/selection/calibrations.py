@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from scipy import stats
 
+from ...base._lazy import stats  # imported on first use: not at import (issue 23)
 from ...base.errors import BudgetError, PolicyError
 from .em import _prob, _real, em_probabilities, regret_bound
 from .graph import SelectionGraph

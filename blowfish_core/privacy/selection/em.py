@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
+from ...base._lazy import special  # imported on first use: not at import (issue 23)
 from ...base.errors import BudgetError
 
 
@@ -88,7 +88,7 @@ def em_probabilities(scores: Any, scale: float, epsilon: float, *, counts: Any =
     logits = eps * s / (2.0 * b)
     if counts is not None:
         logits = logits + np.log(_counts(counts, s.size))
-    out = np.exp(logits - logsumexp(logits))
+    out = np.exp(logits - special.logsumexp(logits))
     return out / out.sum()
 
 

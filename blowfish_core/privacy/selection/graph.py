@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse.csgraph import shortest_path
 
+from ...base._lazy import lazy_module
 from ...base.errors import PolicyError
 from .em import _counts, _real
+
+sparse = lazy_module("scipy.sparse")  # imported on first use: not at import (issue 23)
+csgraph = lazy_module("scipy.sparse.csgraph")
 
 
 # ------------------------------------------------------------- dataset graph
@@ -84,7 +86,7 @@ class SelectionGraph:
         if "d" not in self._cache:
             V = len(self.names)
             A = sparse.coo_matrix((np.ones(len(self.edges)), (self.edges[:, 0], self.edges[:, 1])), shape=(V, V))
-            self._cache["d"] = shortest_path(A.tocsr(), directed=False, unweighted=True)
+            self._cache["d"] = csgraph.shortest_path(A.tocsr(), directed=False, unweighted=True)
         return self._cache["d"]
 
     def smooth_sensitivity(self, beta: float) -> np.ndarray:

@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
+from ...base._lazy import stats  # imported on first use: not at import (issue 23)
 from ...base.errors import PolicyError
 from .em import _real, em_probabilities
 from .graph import SelectionGraph

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
-from scipy import stats
 
+from ...base._lazy import stats  # imported on first use: not at import (issue 23)
 from ...base.errors import BudgetError, PolicyError
 from .em import _prob, _real, regret_bound
 from .graph import SelectionGraph
