@@ -25,7 +25,9 @@ from ...synthesis.report import INTERNAL_LABEL
 from ...synthesis.report_text import _ledger_text
 from ...synthesis.spec import Choice, RunSpec
 from .outputs import _check_bundle_folder, _check_output_paths, _check_outputs, _ci_text, _write_synth_outputs
-from .parser import COMMAND_HELP, EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args
+from .parser import (
+    COMMAND_HELP, EPILOG, IN_MEMORY_MB, _float, _int, add_intake_args, add_policy_args, add_schedule_args,
+)
 from .reading import (
     DaskClient, _grouped_and_engine, _list, _read_private, intake_lines, read_data, read_other, read_preset_split,
 )
