@@ -32,7 +32,7 @@ from ..base.errors import DataError
 from ..model.schema import Schema
 from .chunked import DEFAULT_CHUNK_ROWS, read_grouped
 from .data import read_text
-from .presets import DataSplit, split_labels
+from .preset_tables import DataSplit, split_labels
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None,
     DataError
         For bad ``names`` (also given with a header row) or a file without data rows.
     """
-    from ..presets import PRESET_LAYOUTS
+    from ..preset_tables import PRESET_LAYOUTS
 
     first_row, first = numbered[0]
     k = len(first)
@@ -263,7 +263,7 @@ def _header_looks_like_data(first: list[str], rest: list[list[str]]) -> tuple[bo
 def _preset_layout(first: list[str], k: int) -> str | None:
     """'adult' / 'bank' when a row of k fields fits that preset's UCI layout (count and
     the preset's modelled columns inside their public domains)."""
-    from ..presets import PRESET_LAYOUTS, get_preset
+    from ..preset_tables import PRESET_LAYOUTS, get_preset
 
     for name, cols in PRESET_LAYOUTS.items():
         if k != len(cols) or len(first) != k:
