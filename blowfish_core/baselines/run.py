@@ -27,7 +27,7 @@ selections (baselines.common.FitRandomness), SynthResult.noise_sampler 'opendp'.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 

@@ -7,7 +7,6 @@ an import circle.  Every name is re-exported by :mod:`blowfish_core.io.presets`.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import re
@@ -18,7 +17,6 @@ import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..base.errors import BlowfishError, PolicyError
-from ..base.input_checks import check_generated_n
 from ..model.policy import AttributePolicy, Policy, parse_protect_spec
 from ..model.schema import Attribute, Schema
 

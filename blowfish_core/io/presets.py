@@ -16,24 +16,16 @@ Decisions where the paper is silent (documented in docs/DECISIONS.md):
 
 from __future__ import annotations
 import dataclasses
-import math
 import os
-import re
-from dataclasses import dataclass, field
-from typing import Callable
-import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
-from ..base.errors import BlowfishError, PolicyError
+from ..base.errors import BlowfishError
 from ..base.input_checks import check_generated_n
-from ..model.policy import AttributePolicy, Policy, parse_protect_spec
-from ..model.schema import Attribute, Schema
 from .preset_tables import (  # the tables and the split (re-exported: every caller's import path stays)
     SHARED_DATA,
     ADULT_WORKCLASS_BLOCKS,
     ADULT_WORKCLASS_BLOCK_NAMES,
     BANK_JOB_TREE,
     Preset,
-    _copy,
     adult,
     bank,
     xor_generate,
@@ -47,6 +39,31 @@ from .preset_tables import (  # the tables and the split (re-exported: every cal
     BANK_UCI_COLUMNS,
     PRESET_LAYOUTS,
 )
+
+#: the tables and the split (from preset_tables) and the loading of a preset's rows (here).
+__all__ = [
+    "SHARED_DATA",
+    "ADULT_WORKCLASS_BLOCKS",
+    "ADULT_WORKCLASS_BLOCK_NAMES",
+    "BANK_JOB_TREE",
+    "Preset",
+    "adult",
+    "bank",
+    "xor_generate",
+    "xor",
+    "PRESET_NAMES",
+    "get_preset",
+    "DataSplit",
+    "split_labels",
+    "split_table",
+    "ADULT_UCI_COLUMNS",
+    "BANK_UCI_COLUMNS",
+    "PRESET_LAYOUTS",
+    "shared_path",
+    "missing_table_message",
+    "load_preset_data",
+    "split_line",
+]
 
 
 def shared_path(preset: Preset) -> str | None:

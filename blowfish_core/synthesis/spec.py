@@ -16,7 +16,7 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..privacy.accounting import check_delta, check_epsilon, check_rho
 from ..base.constants import DEFAULT_DELTA
-from ..base.errors import BlowfishError, BudgetError
+from ..base.errors import BlowfishError
 from ..base.input_checks import check_integer_bounds, check_seeds
 from ..algorithm.evolution import SynthConfig
 from ..privacy.mechanisms import MECHANISMS, Mechanism, budget_of, get_mechanism

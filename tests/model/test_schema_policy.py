@@ -200,7 +200,7 @@ def test_tree_metric_equals_graph_shortest_paths():
         t = tree(rng.randint(1, 5))
         g = nx.Graph()
 
-        def add(parent, node):
+        def add(parent, node, g=g):  # g bound per loop iteration (the graph of this tree)
             if isinstance(node, dict):
                 for k, sub in node.items():
                     g.add_edge(parent, ("g", k))
