@@ -100,10 +100,15 @@ def test_run_cache_reuses_and_persists(tmp_path, tiny_sweep):
     assert len(RunCache(path).data) == 8
 
 
-def test_determinism_serial_and_pool(tiny_sweep):
+def test_determinism_serial_and_pool(tiny_sweep, monkeypatch):
     import multiprocessing as mp
+    import sys
+    import types
 
     tasks, results, _ = tiny_sweep
+    # A fresh __main__ for the pool: after an AppTest in the same xdist worker, sys.modules["__main__"]
+    # is a page script, which the forkserver would re-run in every worker (NameError, endless respawns).
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     t = tasks[1]
     assert execute(t)["error"] == results[task_key(t)]["error"]
     # forkserver: a fresh server process, so a worker never inherits threads (e.g. jax, imported by
