@@ -39,7 +39,9 @@ import re
 
 import numpy as np
 
-from ..model.distance import GowerKernel, chunk_rows, domain_index
+from ..model.gower_kernel import GowerKernel
+from ..model.rows import domain_index
+from ..model.tiling import chunk_rows
 from ..io.data import NO_DATA_ROWS
 from ..base.errors import BlowfishError, DataError, SchemaError
 from ..model.schema import Schema

@@ -27,7 +27,7 @@ import numpy as np
 from ..model.calibration import CalibratedMethod, Calibrator, ExactHard, Global, HardNoise, RoundInputs, SoftBound
 from ..model.calibration import calibrate_round
 from ..base.errors import BlowfishError, BudgetError
-from ..model.distance import GowerKernel
+from ..model.gower_kernel import GowerKernel
 from ..model.policy import Policy
 from ..model.schema import Schema
 from ..model.sensitivity import DEFAULT_MAX_EDGES, Calibration

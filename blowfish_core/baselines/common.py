@@ -257,7 +257,7 @@ def fit_randomness(seed: Any, streams: Any, tag: int) -> FitRandomness:
     BlowfishError
         For a seed that is not a whole number.
     """
-    from ..algorithm.evolution import SeededStreams, make_streams
+    from ..algorithm.streams import SeededStreams, make_streams
 
     if streams is None:
         if isinstance(seed, str):

@@ -159,7 +159,9 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
         When should_stop() is True before the fit.
     """
     from .. import baselines
-    from ..algorithm.evolution import RunStopped, SynthConfig, SynthResult, make_streams
+    from ..algorithm.config import SynthConfig
+    from ..algorithm.result import RunStopped, SynthResult
+    from ..algorithm.streams import make_streams
     from ..privacy.mechanisms import get_mechanism
     from ..algorithm.methods import get_method
 

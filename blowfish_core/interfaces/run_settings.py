@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.errors import BlowfishError
-from ..algorithm.evolution import SynthConfig
+from ..algorithm.config import SynthConfig
 from ..synthesis.spec import RunSpec
 from ..privacy.mechanisms import get_mechanism
 from ..synthesis.parsing import parse_budget, parse_methods, require_tau

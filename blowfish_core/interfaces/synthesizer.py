@@ -36,9 +36,12 @@ from typing import Any, cast
 import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
-from ..model.distance import domain_index, group_records
+from ..model.rows import domain_index, group_records
 from ..base.errors import BlowfishError, NotFittedError, PolicyError, SchemaError
-from ..algorithm.evolution import _RELEASE, SynthConfig, SynthResult, make_streams, release_indices
+from ..algorithm.config import SynthConfig
+from ..algorithm.resample import release_indices
+from ..algorithm.result import SynthResult
+from ..algorithm.streams import _RELEASE, make_streams
 from ..synthesis.spec import Choice, RunSpec
 from ..synthesis.experiment import _run_spec_method
 from ..synthesis.gate import DEFAULT_DELTA, _compose_total, check

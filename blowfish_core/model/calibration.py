@@ -24,7 +24,7 @@ from typing import Protocol, cast
 
 import numpy as np
 
-from .distance import GowerKernel
+from .gower_kernel import GowerKernel
 from .policy import Policy, record_reach
 from .schema import Schema
 from .sensitivity import DEFAULT_MAX_EDGES, SQRT2, Calibration, _soft_bound, hard_sensitivity, standard_dp_reach

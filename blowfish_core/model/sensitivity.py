@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .distance import GowerKernel
+from .gower_kernel import GowerKernel
 from .edges import CONTINUOUS_GRID, iter_edge_blocks, search_edges  # noqa: F401  (CONTINUOUS_GRID re-exported)
 from .policy import Policy, ValueEdges, record_edge_count
 from .schema import Schema

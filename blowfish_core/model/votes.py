@@ -18,7 +18,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .distance import TILE32_BYTES, GowerKernel, chunk_rows, domain_index, tile_rows
+from .gower_kernel import GowerKernel
+from .rows import domain_index
+from .tiling import TILE32_BYTES, chunk_rows, tile_rows
 from ..base.input_checks import check_tau_normal
 from ..base.errors import BudgetError
 from .schema import Schema

@@ -18,10 +18,13 @@ from typing import Any
 import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
-from ..model.distance import domain_index, group_records
+from ..model.rows import domain_index, group_records
 from ..base.errors import BlowfishError
 from ..algorithm.events import RoundEvent
-from ..algorithm.evolution import SynthConfig, SynthResult, _run_checked, make_streams, run_synthesis
+from ..algorithm.config import SynthConfig
+from ..algorithm.evolution import _run_checked, run_synthesis
+from ..algorithm.result import SynthResult
+from ..algorithm.streams import make_streams
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import _privacy_totals
 from ..algorithm.methods import Method, get_method

@@ -338,7 +338,7 @@ def publish(claim: Claim, produce: Callable[[Callable[[], Any]], Sequence[Part]]
         Every problem in one pass before anything runs, and after the run when a part was drawn with
         an unsafe sampler or with randomness that is not OS entropy.
     """
-    from ..algorithm.evolution import RANDOMNESS, OsEntropyStreams
+    from ..algorithm.streams import RANDOMNESS, OsEntropyStreams
 
     check(claim)
     made: list[OsEntropyStreams] = []

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import __version__
 from ..model.calibration import floor_value
-from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE
+from ..algorithm.streams import RANDOMNESS, SEEDED_NOTE
 from .spec import NO_PROTECTION_WARNING, RunRequest, _protects_nothing
 from ..privacy.mechanisms import DEFAULT_MECHANISM
 from ..model.metrics import NUMERIC_BINS

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..algorithm.evolution import SEEDED_NOTE
+from ..algorithm.streams import SEEDED_NOTE
 from .gate import NOT_DP_LABEL, total_text
 from .spec import NO_PROTECTION_WARNING
 from ..privacy.mechanisms import MECHANISMS

@@ -18,7 +18,7 @@ from ..privacy.accounting import check_delta, check_epsilon, check_rho
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..base.input_checks import check_integer_bounds, check_seeds
-from ..algorithm.evolution import SynthConfig
+from ..algorithm.config import SynthConfig
 from ..privacy.mechanisms import MECHANISMS, Mechanism, budget_of, get_mechanism
 from ..algorithm.methods import METHODS, Method, get_method
 from ..model.policy import Policy, record_reach

@@ -47,7 +47,7 @@ from ..privacy.accounting import (
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.events import RoundEvent
-from ..algorithm.evolution import SynthConfig
+from ..algorithm.config import SynthConfig
 from ..synthesis.spec import MAX_SEEDS, RunRequest
 from ..synthesis.experiment import run_paired
 from ..algorithm.methods import BASELINE, SOFT, get_method

@@ -47,7 +47,7 @@ from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.events import RoundEvent
-from ..algorithm.evolution import SynthConfig
+from ..algorithm.config import SynthConfig
 from ..model.metrics import relative_reduction, t_interval
 from ..synthesis.parsing import parse_positive_grid
 from ..model.policy import Policy, record_reach

@@ -48,7 +48,7 @@ import pandas as pd
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..algorithm.events import RoundEvent
-from ..algorithm.evolution import SynthConfig
+from ..algorithm.config import SynthConfig
 from ..synthesis.experiment import PairedResult, run_paired
 from ..synthesis.spec import RunSpec
 from ..privacy.ledger import LedgerRow

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..algorithm.evolution import RANDOMNESS, SEEDED_NOTE
+from ..algorithm.streams import RANDOMNESS, SEEDED_NOTE
 from ..synthesis.experiment import PairedResult
 from ..privacy.ledger import LedgerRow
 from ..synthesis.report import INTERNAL_LABEL

@@ -43,7 +43,7 @@ from ..privacy.accounting import (
     rho_from_epsilon_exact,
 )
 from ..base.errors import BlowfishError, DataError, SchemaError
-from ..algorithm.evolution import SEEDED_NOTE
+from ..algorithm.streams import SEEDED_NOTE
 from ..model.metrics import NUMERIC_BINS, bin_codes
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.pubmix import (

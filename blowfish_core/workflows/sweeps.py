@@ -28,7 +28,8 @@ from ..privacy.accounting import check_delta, check_rho, epsilon_eq1, epsilon_ex
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.events import RoundEvent
-from ..algorithm.evolution import SynthConfig, SynthResult
+from ..algorithm.config import SynthConfig
+from ..algorithm.result import SynthResult
 from ..model.metrics import NUMERIC_BINS, bin_codes, crossing_budget, marginal
 from ..model.policy import Policy
 from ..synthesis.spec import MAX_SEEDS, RunRequest

@@ -22,8 +22,8 @@ SET = settings(max_examples=120, deadline=None, suppress_health_check=[HealthChe
 
 
 def _nearest_with_pairs_max(k, X, limit: int):
-    """k.nearest(X) in 7-row tiles with distance.PAIRS_MAX set to limit (near-tie batch size)."""
-    import blowfish_core.model.distance as dist
+    """k.nearest(X) in 7-row tiles with gower_kernel.PAIRS_MAX set to limit (near-tie batch size)."""
+    import blowfish_core.model.gower_kernel as dist  # where nearest reads its limits
 
     old = dist.PAIRS_MAX
     dist.PAIRS_MAX = limit
@@ -223,7 +223,7 @@ def _lines_reference(k: GowerKernel, Z: np.ndarray, attr: int, codes: np.ndarray
 def test_nearest_lines_equals_float64_argmin(schema, seed, m, b, pool, tiny, pairs):
     """Hard's certification (issue 23): the lines' argmin is the float64 engine's, ties and pruned
     candidates included, whatever the tile size (tiny: TILE32_BYTES in bytes) and near-tie batch."""
-    import blowfish_core.model.distance as dist
+    import blowfish_core.model.gower_kernel as dist  # where nearest reads its limits
 
     rng = np.random.default_rng(seed)
     P = schema.sample_uniform(rng, pool)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from blowfish_core import get_preset
-from blowfish_core.model import distance as distance_mod
+from blowfish_core.model import gower_tables  # iter_blocks reads chunk_rows there
 from blowfish_core.model.distance import GowerKernel, gower_distances, gower_pair, group_records
 from blowfish_core.base.errors import PolicyError, SchemaError
 from blowfish_core.model.policy import (
@@ -260,7 +260,7 @@ def test_gower_kernel_matches_naive_and_chunking(preset, monkeypatch):
     C = s.sample_uniform(rng, 23)
     ref = _naive_gower(s, X, C)
     np.testing.assert_allclose(gower_distances(s, X, C), ref, rtol=0, atol=1e-12)
-    monkeypatch.setattr(distance_mod, "chunk_rows", lambda m, block_bytes=None: 4)
+    monkeypatch.setattr(gower_tables, "chunk_rows", lambda m, block_bytes=None: 4)
     np.testing.assert_allclose(gower_distances(s, X, C), ref, rtol=0, atol=1e-12)
     # tiny joint-table budget: no fusion of lookup tables
     k = GowerKernel(s, C, joint_bytes=1)

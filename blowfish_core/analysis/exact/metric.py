@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ...base.errors import SchemaError
-from ...model.distance import GowerKernel, domain_index
+from ...model.gower_kernel import GowerKernel
+from ...model.rows import domain_index
 from ...model.schema import Schema
 from ...model.votes import check_tau, soft_rows
 

@@ -133,7 +133,7 @@ def add_schedule_args(p: argparse.ArgumentParser) -> None:
     p : argparse.ArgumentParser
         The subcommand's parser (changed in place).
     """
-    from ...algorithm.evolution import SCHEDULES
+    from ...algorithm.config import SCHEDULES
 
     p.add_argument("--rounds", type=_int, default=8, help="T (default 8)")
     p.add_argument("--population", help="candidates per round, e.g. '512x3,1024x5' (default: 512 for rounds 1-3, 1024 after)")

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any, cast
 
-from ...algorithm.evolution import SEEDED_NOTE
+from ...algorithm.streams import SEEDED_NOTE
 from ...algorithm.methods import SOFT
 from ...base.constants import DEFAULT_DELTA, DEFAULT_DELTA_TEXT
 from ...base.errors import BlowfishError

@@ -326,7 +326,7 @@ def _grouped_and_engine(args, schema: Schema, data, cfg, dask: DaskClient):
     if hasattr(data, "U"):
         U, counts = data.U, data.counts
         return data, DaskEngine(dask.get(), schema, U, counts, cfg.sizes())
-    from ...model.distance import group_records
+    from ...model.rows import group_records
 
     U, counts = group_records(schema.encode(data))
     return None, DaskEngine(dask.get(), schema, U, counts, cfg.sizes())

@@ -13,7 +13,7 @@ from ...base.errors import BlowfishError
 from ...base.input_checks import check_integer_bounds
 from ...io.data import read_text_file
 from ...io.presets import get_preset
-from ...algorithm.evolution import SynthConfig
+from ...algorithm.config import SynthConfig
 from ...algorithm.methods import Method, get_method
 from ...model.policy import Policy
 from ...model.schema import Schema

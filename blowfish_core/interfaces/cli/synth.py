@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ...algorithm.events import RoundEvent
-from ...algorithm.evolution import RANDOMNESS, SEEDED_NOTE
+from ...algorithm.streams import RANDOMNESS, SEEDED_NOTE
 from ...algorithm.methods import METHODS, get_method, reference_methods, tau_methods
 from ...base.errors import BlowfishError
 from ...base.input_checks import check_generated_n
