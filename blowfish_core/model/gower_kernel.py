@@ -9,6 +9,8 @@ Out of distance.py (issue 22), which re-exports :class:`GowerKernel`.  Memory: f
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 from .gower_tables import GowerTables
@@ -185,20 +187,9 @@ class GowerKernel(GowerTables):
             d = D[: e - s]
             S = self.tile32(X, tabs, gidx, s, e, d, buf, buf64, top, C=C)
             E2 = 2.0 * (2.0 * p * u * S)  # 2E
-            best = d.argmin(axis=1)
+            best, near, rr, jj = _near_ties(d, base[: e - s], E2)
             out[s:e] = best if keep is None else keep[best]
-            flat_d = d.reshape(-1)  # a view (D is C-contiguous): flat indices instead of 2-D fancy ones
-            at = base[: e - s] + best
-            m1 = flat_d[at].astype(np.float64)
-            flat_d[at] = np.inf
-            m2 = flat_d[base[: e - s] + d.argmin(axis=1)]  # second best (argmin is faster than min)
-            near = np.flatnonzero(m2 - m1 <= E2)  # float32 - float64: the gap in float64
             if near.size:
-                flat_d[at[near]] = m1[near]
-                # float32 threshold rounded up: a superset of the candidates within 2E (all recomputed)
-                thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
-                flat = np.flatnonzero(d[near] <= thr[:, None])  # (2-D np.nonzero is ~30x slower)
-                rr, jj = np.divmod(flat, m)
                 pend_r.append(near[rr] + s)
                 pend_j.append(jj if keep is None else keep[jj])
                 pending += jj.size
@@ -253,6 +244,47 @@ class GowerKernel(GowerTables):
         keep = self.distinct()
         C = self.C if keep is None else self.C[keep]
         k = C.shape[0]
+        A, line = self._line_terms(Z, attr, codes, keep, C)
+        u = 2.0 ** -24 + 2.0 ** -53
+        E2 = 2.0 * (2.0 * self.schema.p * u * self.distance_bound())  # 2E
+        live = _live_candidates(A, line, E2)
+        budget = tile_rows(k, 2 * TILE32_BYTES) * k  # float32 entries per tile
+        buf = np.empty(budget, dtype=np.float32)
+        pend_r: list[np.ndarray] = []
+        pend_j: list[np.ndarray] = []
+        pending = 0
+        for z0, z1, cols in _context_tiles(live, L, budget):
+            kk = cols.size
+            Az = np.take(A[z0:z1], cols, axis=1)  # C-contiguous (A[:, cols] is not: 3x slower sums)
+            Tz = np.take(line, cols, axis=1)
+            vstep = L if (z1 - z0) * L * kk <= budget else max(1, budget // kk)  # one context: value chunks
+            for v0 in range(0, L, vstep):
+                v1 = min(v0 + vstep, L)
+                rows = (z1 - z0) * (v1 - v0)
+                d = buf[: rows * kk].reshape(rows, kk)
+                np.add(Az[:, None, :], Tz[None, v0:v1, :], out=d.reshape(z1 - z0, v1 - v0, kk))
+                pos = (np.arange(z0, z1)[:, None] * L + np.arange(v0, v1)[None, :]).reshape(-1)
+                best, near, rr, jl = _near_ties(d, np.arange(rows, dtype=np.intp) * kk, E2)
+                won = cols[best]
+                out[pos] = won if keep is None else keep[won]
+                if near.size:
+                    jj = cols[jl]
+                    pend_r.append(pos[near[rr]])
+                    pend_j.append(jj if keep is None else keep[jj])
+                    pending += jj.size
+                    if pending > PAIRS_MAX:  # bounded memory however many ties
+                        self._resolve_lines(Z, attr, codes, pend_r, pend_j, out)
+                        pending = 0
+        self._resolve_lines(Z, attr, codes, pend_r, pend_j, out)
+        return out.reshape(b, L)
+
+    def _line_terms(self, Z: np.ndarray, attr: int, codes: np.ndarray, keep: np.ndarray | None,
+                    C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The two float32 parts of :meth:`nearest_lines`' distances over the candidates C (``keep``: their
+        columns, None for all m): A (b, k), each context's sum over every attribute but ``attr``
+        (attribute order), and the line's table (L, k) of ``attr`` at ``codes``.  Raises IndexError for
+        a value outside an attribute's domain."""
+        b, L, k = Z.shape[0], codes.size, C.shape[0]
         attrs = self.schema.attributes
         IZ = domain_index(self.schema, Z)
         A = np.zeros((b, k), dtype=np.float32)  # float32 sum over every attribute but attr
@@ -282,70 +314,7 @@ class GowerKernel(GowerTables):
             attrs[attr].term_into(codes[:, None], C[None, :, attr], t)
             t *= self.w[attr]
             line = t.astype(np.float32)
-        u = 2.0 ** -24 + 2.0 ** -53
-        E2 = 2.0 * (2.0 * self.schema.p * u * self.distance_bound())  # 2E
-        # Candidates that cannot come within 2E of a line's minimum are left out, exactly: rounding is
-        # monotone, so on every value v of line z candidate j has D32 = fl32(A_zj + T_vj) >=
-        # (A_zj + min_v T_vj)(1 - u), and the line's minimum is at most min_j fl32(A_zj + max_v T_vj) <=
-        # min_j (A_zj + max_v T_vj)(1 + u) (u = 2^-24; 2^-23 below covers the float64 arithmetic of the
-        # test).  A candidate whose lower bound exceeds that upper bound plus 2E is neither a float32
-        # argmin nor within 2E of one anywhere on the line (so never recomputed in float64 either).
-        lo = line.min(axis=0).astype(np.float64)
-        hi = line.max(axis=0).astype(np.float64)
-        A64 = A.astype(np.float64)
-        ub = (A64 + hi).min(axis=1) * (1.0 + 2.0 ** -23) + E2
-        live = (A64 + lo) * (1.0 - 2.0 ** -23) <= ub[:, None]
-        budget = tile_rows(k, 2 * TILE32_BYTES) * k  # float32 entries per tile
-        buf = np.empty(budget, dtype=np.float32)
-        pend_r: list[np.ndarray] = []
-        pend_j: list[np.ndarray] = []
-        pending = 0
-        z0 = 0
-        while z0 < b:  # contexts z0..z1-1 over the union of their live candidates, one tile's worth
-            mask = live[z0].copy()
-            z1 = z0 + 1
-            while z1 < b:
-                grown = mask | live[z1]
-                if (z1 + 1 - z0) * L * int(np.count_nonzero(grown)) > budget:
-                    break
-                mask = grown
-                z1 += 1
-            cols = np.flatnonzero(mask)
-            kk = cols.size
-            Az = np.take(A[z0:z1], cols, axis=1)  # C-contiguous (A[:, cols] is not: 3x slower sums)
-            Tz = np.take(line, cols, axis=1)
-            vstep = L if (z1 - z0) * L * kk <= budget else max(1, budget // kk)  # one context: value chunks
-            for v0 in range(0, L, vstep):
-                v1 = min(v0 + vstep, L)
-                rows = (z1 - z0) * (v1 - v0)
-                d = buf[: rows * kk].reshape(rows, kk)
-                np.add(Az[:, None, :], Tz[None, v0:v1, :], out=d.reshape(z1 - z0, v1 - v0, kk))
-                pos = (np.arange(z0, z1)[:, None] * L + np.arange(v0, v1)[None, :]).reshape(-1)
-                best = d.argmin(axis=1)
-                won = cols[best]
-                out[pos] = won if keep is None else keep[won]
-                base = np.arange(rows, dtype=np.intp) * kk
-                flat_d = d.reshape(-1)
-                at = base + best
-                m1 = flat_d[at].astype(np.float64)
-                flat_d[at] = np.inf
-                m2 = flat_d[base + d.argmin(axis=1)]  # inf when a single candidate is live
-                near = np.flatnonzero(m2 - m1 <= E2)
-                if near.size:
-                    flat_d[at[near]] = m1[near]
-                    thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
-                    flat = np.flatnonzero(d[near] <= thr[:, None])
-                    rr, jl = np.divmod(flat, kk)
-                    jj = cols[jl]
-                    pend_r.append(pos[near[rr]])
-                    pend_j.append(jj if keep is None else keep[jj])
-                    pending += jj.size
-                    if pending > PAIRS_MAX:  # bounded memory however many ties
-                        self._resolve_lines(Z, attr, codes, pend_r, pend_j, out)
-                        pending = 0
-            z0 = z1
-        self._resolve_lines(Z, attr, codes, pend_r, pend_j, out)
-        return out.reshape(b, L)
+        return A, line
 
     def _resolve_lines(self, Z: np.ndarray, attr: int, codes: np.ndarray, pend_r: list, pend_j: list,
                        out: np.ndarray) -> None:
@@ -365,3 +334,63 @@ class GowerKernel(GowerTables):
         rs = rec[order]
         firsts = order[np.r_[True, rs[1:] != rs[:-1]]]
         out[rec[firsts]] = jj[firsts]
+
+
+def _near_ties(d: np.ndarray, base: np.ndarray, E2: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The float32 argmin of every row of a C-contiguous tile d (rows, k) and its near ties.
+
+    base: the flat index of each row's first entry; E2: 2E.  Returns (best, near, rr, jj): best (rows,),
+    near the rows whose best and second-best candidates are at most 2E apart, and (rr, jj) each
+    (position in near, column) within 2E of its row's float32 minimum (a superset: all recomputed in
+    float64).  d is scratch: the best entry of a row without near ties is left at inf."""
+    best = d.argmin(axis=1)
+    flat_d = d.reshape(-1)  # a view (d is C-contiguous): flat indices instead of 2-D fancy ones
+    at = base + best
+    m1 = flat_d[at].astype(np.float64)
+    flat_d[at] = np.inf
+    m2 = flat_d[base + d.argmin(axis=1)]  # second best (argmin is faster than min); inf for one column
+    near = np.flatnonzero(m2 - m1 <= E2)  # float32 - float64: the gap in float64
+    if not near.size:
+        return best, near, near, near
+    flat_d[at[near]] = m1[near]
+    # float32 threshold rounded up: a superset of the candidates within 2E (all recomputed)
+    thr = np.nextafter((m1[near] + E2).astype(np.float32), np.float32(np.inf))
+    flat = np.flatnonzero(d[near] <= thr[:, None])  # (2-D np.nonzero is ~30x slower)
+    rr, jj = np.divmod(flat, d.shape[1])
+    return best, near, rr, jj
+
+
+def _live_candidates(A: np.ndarray, line: np.ndarray, E2: float) -> np.ndarray:
+    """(b, k) bool: the candidates that can come within 2E (E2) of the minimum somewhere on each line.
+
+    Candidates that cannot come within 2E of a line's minimum are left out, exactly: rounding is
+    monotone, so on every value v of line z candidate j has D32 = fl32(A_zj + T_vj) >=
+    (A_zj + min_v T_vj)(1 - u), and the line's minimum is at most min_j fl32(A_zj + max_v T_vj) <=
+    min_j (A_zj + max_v T_vj)(1 + u) (u = 2^-24; 2^-23 below covers the float64 arithmetic of the
+    test).  A candidate whose lower bound exceeds that upper bound plus 2E is neither a float32
+    argmin nor within 2E of one anywhere on the line (so never recomputed in float64 either)."""
+    lo = line.min(axis=0).astype(np.float64)
+    hi = line.max(axis=0).astype(np.float64)
+    A64 = A.astype(np.float64)
+    ub = (A64 + hi).min(axis=1) * (1.0 + 2.0 ** -23) + E2
+    return (A64 + lo) * (1.0 - 2.0 ** -23) <= ub[:, None]
+
+
+def _context_tiles(live: np.ndarray, L: int, budget: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(z0, z1, cols): consecutive contexts z0..z1-1 of :meth:`GowerKernel.nearest_lines` over the union
+    ``cols`` of their live candidates, as many as fit one tile of ``budget`` float32 entries (L values
+    each; at least one context)."""
+    b = live.shape[0]
+    z0 = 0
+    while z0 < b:
+        mask = live[z0].copy()
+        z1 = z0 + 1
+        while z1 < b:
+            grown = mask | live[z1]
+            if (z1 + 1 - z0) * L * int(np.count_nonzero(grown)) > budget:
+                break
+            mask = grown
+            z1 += 1
+        yield z0, z1, np.flatnonzero(mask)
+        z0 = z1
