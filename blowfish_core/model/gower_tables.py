@@ -67,7 +67,7 @@ class GowerTables:
                 groups.append(([i], [L]))
         self._tables = tables
         self._bound: float | None = None  # distance_bound(), computed on first use
-        self._t32: dict[tuple[int, bool], np.ndarray] = {}  # float32 tables (_table32), built on first use
+        self._t32: dict[tuple[int, bool], np.ndarray] = {}  # GowerKernel._table32 cache, filled on first use
         #: per group: (member attributes, their domain sizes, table); a joint group's
         #: table is compact (used codes only) and ``_slot[g]`` maps a joint code to its row.
         self.groups: list[tuple[list[int], list[int], np.ndarray]] = []
