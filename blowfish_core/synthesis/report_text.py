@@ -107,7 +107,8 @@ def _budget_text(p: dict[str, Any], acct: str, names: Sequence[str] = ()) -> tup
         spent = f"rho = {p['rho']:.6g}"
     elif acct == "pure-sum":
         budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
-                  f"({_mechanism_labels(names, acct)} mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
+                  f"({_mechanism_labels(names, acct)} mechanism, "
+                  f"epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
         spent = f"epsilon = {p['epsilon']:.6g}"
     elif acct == "zcdp-eq1":
         budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows ({', '.join(p['mechanisms'])}; "
