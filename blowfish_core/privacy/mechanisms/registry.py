@@ -123,7 +123,7 @@ def register(mechanism: _M, release: Any = None, *, selection: bool = False) -> 
     ------
     BlowfishError
         For a name already registered, a name that is not a lower-case string, a study entry whose
-        sampler is not 'numpy', or a release variant of another name.
+        sampler is not 'numpy', or a release variant of another name or with the 'numpy' sampler.
     """
     name = _check_new(getattr(mechanism, "name", None))
     if getattr(mechanism, "sampler", "numpy") != "numpy":
@@ -136,6 +136,11 @@ def register(mechanism: _M, release: Any = None, *, selection: bool = False) -> 
         if getattr(release, "name", None) != name:
             raise BlowfishError(f"mechanism {name!r}: its release variant is named "
                                 f"{getattr(release, 'name', None)!r}. Fix: give both the same name")
+        if getattr(release, "sampler", "numpy") == "numpy":
+            # a dataclass subclass of (the study entry, the parent's release variant) takes the study
+            # entry's sampler default: the variant would draw numpy noise in a release
+            raise BlowfishError(f"mechanism {name!r}: its release variant {type(release).__name__} has sampler "
+                                "'numpy'. Fix: restate the field in the variant, sampler: str = \"opendp\"")
     if selection:
         SELECTION_MECHANISMS[name] = mechanism
     else:
