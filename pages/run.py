@@ -3,7 +3,8 @@
 Thin page: widgets -> studio.runner_ui (requests, storage) -> blowfish_core.synthesis.experiment.run_paired
 (the function the CLI calls) -> tables and plotly figures, read from the typed
 PairedResult (the JSON report is only pasted and downloaded).  The "Noise step" is the
-CLI's --noise: Gaussian (zCDP) or PubMix / LinMix ((epsilon, delta), hard votes only:
+CLI's --noise, read from the mechanism table (studio.runner_ui.NOISE_STEPS: the default additive
+mechanism and the sampling steps, with their declared labels; a sampling step runs hard votes only:
 soft-vote methods are greyed out with the reason).  Results are stored in
 st.session_state only after a run succeeded, so a failed or stopped run leaves the
 earlier results intact.
@@ -119,9 +120,7 @@ c1, c2, c3 = st.columns(3)
 with c1:
     st.radio("Noise step", list(ui.NOISE_STEPS), format_func=lambda k: ui.NOISE_STEPS[k], key="rn_noise",
              horizontal=True, disabled=lock,
-             help="Gaussian: add zCDP noise to the vote histogram, then resample. PubMix / LinMix (papers/003): "
-                  "draw the parents and the release from (1 - beta) H/n + beta P_nse, P_nse from the public pilot "
-                  "rows (PubMix) or uniform (LinMix); (epsilon, delta)-DP with a PLD ledger; hard votes only.")
+             help=" ".join(ui.noise_step_help(k) for k in ui.NOISE_STEPS))
     noise = st.session_state["rn_noise"]
     sampling = ui.is_sampling(noise)
     if sampling:
@@ -137,18 +136,18 @@ with c1:
     if sampling:
         for _m, _ok, _why in ui.method_availability(noise):
             if not _ok:
-                st.checkbox(f"{METHOD_LABELS[_m]} (not available with {ui.NOISE_STEPS[noise].split(' ')[0]})",
+                st.checkbox(f"{METHOD_LABELS[_m]} (not available with {ui.mechanism_label(noise)})",
                             value=False, disabled=True, key=f"rn_na_{_m}", help=_why)
         _na = [(METHOD_LABELS[m], why) for m, ok, why in ui.method_availability(noise) if not ok]
         if _na:
             st.caption(f"Greyed out: {', '.join(n for n, _ in _na)}. Reason: {_na[0][1]}.")
         if st.session_state.get("rn_dropped_note"):
             st.info(f"Removed from the methods: {', '.join(st.session_state.pop('rn_dropped_note'))} "
-                    "(soft votes are not covered by PubMix/LinMix).")
+                    f"(soft votes are not covered by {ui.SAMPLING_LABELS}).")
     st.checkbox("Decomposition (§6.2.3): also run the soft vote with Hard's noise", key="rn_decomp",
                 disabled=lock or sampling,
                 help="Adds Hard, BF-Soft and the soft vote with Hard's noise: smoothing cost C, noise "
-                     "benefit N and gain G = N - C." + (" Not available with PubMix/LinMix (it needs BF-Soft)."
+                     "benefit N and gain G = N - C." + (f" Not available with {ui.SAMPLING_LABELS} (it needs BF-Soft)."
                                                         if sampling else ""))
     st.number_input("Temperature tau", key=TAU_KEY, disabled=lock, format="%g", step=0.005,
                     on_change=on_tau_change, args=("Run",),
@@ -160,7 +159,8 @@ with c2:
                                  _rounds_now >= 1 else 8, stacked=True)
     with st.expander("Advanced: the budget as numbers (ρ, or ε with δ)", expanded=sampling):
         st.radio("Budget given as", [ui.SESSION_BUDGET, *ui.BUDGET_MODES], key="rn_budget_mode",
-                 disabled=lock or sampling, help="PubMix/LinMix take the (epsilon, delta) below" if sampling else None)
+                 disabled=lock or sampling,
+                 help=f"{ui.mechanism_label(noise)} takes the (epsilon, delta) below" if sampling else None)
         # PubMix/LinMix (13b) take (epsilon, delta) numbers: the session's budget entry does not apply to them
         session_mode = st.session_state["rn_budget_mode"] == ui.SESSION_BUDGET and not sampling
         rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0] and not sampling
@@ -175,8 +175,9 @@ with c2:
     if sampling:
         _pub = getattr(studio, "public", None)
         st.caption(f"Public source: the pilot split ({len(_pub):,} rows, disjoint from the private rows)."
-                   if _pub is not None else ("Public source: none (LinMix needs none; PubMix needs the "
-                                             "preset's pilot split)."))
+                   if _pub is not None else (f"Public source: none ({ui.mechanism_label(noise)} needs "
+                                             + ("the preset's pilot split)." if ui.needs_public(noise)
+                                                else "none).")))
 with c3:
     st.number_input("Rounds T", key="rn_rounds", disabled=lock, step=1)
     st.text_input("Population schedule", key="rn_population", disabled=lock,
@@ -317,7 +318,7 @@ def draw_results() -> None:
     chart_with_table(fig, g[["method", "round", "step", "error"]], key=f"rn_round_fig_{rid}")
     st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
                f"seeds; point {T + 1}: the released records ("
-               + (f"the round-{T} {ui.NOISE_STEPS[res.request.mechanism].split(' ')[0]} draws" if ui.is_sampling(
+               + (f"the round-{T} {ui.mechanism_label(res.request.mechanism)} draws" if ui.is_sampling(
                    res.request.mechanism) else f"drawn from C_{T} by the last noisy counts") + "). "
                "Each method has its own dash style and marker.")
     for a, b in ui.identical_lines(re_):
@@ -418,7 +419,8 @@ elif not busy:
 
 # ------------------------------------------------------------------ budget sweep
 st.header("Budget sweep")
-st.caption("Gaussian noise step (zCDP). Hard and BF-Soft over a small grid of rho with the settings above "
+st.caption(f"{ui.NOISE_STEPS[ui.DEFAULT_NOISE]} noise step. Hard and BF-Soft over a small grid of rho with the "
+           "settings above "
            "(tau, delta, rounds, schedule, "
            "release, H, selection) and paired seeds; the crossing budget is interpolated linearly in log rho "
            "where mean(E_S - E_H) changes sign (App. F.3).")

@@ -18,7 +18,7 @@ import pandas as pd
 
 import blowfish_core as bc
 from blowfish_core.algorithm.methods import BF_SOFT, HARD, TAB_PE, get_method
-from blowfish_core.model.domain import ATTRIBUTE_TYPES
+from blowfish_core.model.domain import ATTRIBUTE_TYPES, KINDS
 from blowfish_core.synthesis.release import release_synthesis
 from blowfish_core.synthesis.spec import RunSpec
 from blowfish_core.base.errors import DataError, PolicyError, SchemaError
@@ -39,7 +39,8 @@ PRESET_LABELS = {"xor3": "XOR-3 (built-in)", "adult": "Adult preset", "bank": "B
 #: columns of the editable schema table (one row per CSV column).
 SCHEMA_TABLE_COLUMNS = ["column", "model", "type", "lo", "hi", "integer", "levels", "weight", "unit",
                         "declared public", "domain"]
-EDITABLE_KINDS = ["numeric", "ordinal", "categorical", "binary", "hierarchical"]
+#: the types the schema table offers: every registered attribute type (model.domain.KINDS, the table's order).
+EDITABLE_KINDS = list(KINDS)
 LEVEL_SEP = "|"
 #: how the schema table shows a blank number cell (not applicable / default): a dash, not "None".
 BLANK = "—"
@@ -451,7 +452,7 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
                     hi = float(num.max()) if hi is None else hi
                     hi = hi if hi > lo else lo + 1.0
                     filled = True
-            a = bc.Attribute(name, "numeric", lo=lo, hi=hi, integer=integer, weight=weight, unit=unit)
+            a = bc.Attribute(name, kind, lo=lo, hi=hi, integer=integer, weight=weight, unit=unit)
             same = inf_a is not None and inf_a.bounded and a.lo == inf_a.lo and a.hi == inf_a.hi
         elif cls is not None and cls.has_tree:
             if name not in current.names or not current[name].has_tree:
@@ -459,7 +460,7 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
                     f"column '{name}': a hierarchical type needs a taxonomy tree. "
                     "Fix: import a schema JSON with a 'tree' for it, or choose categorical"
                 )
-            a = bc.Attribute(name, "hierarchical", tree=current[name].tree, weight=weight)
+            a = bc.Attribute(name, kind, tree=current[name].tree, weight=weight)
             same = False
         else:
             text = "" if _blank(row["levels"]) else str(row["levels"])

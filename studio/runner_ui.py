@@ -48,12 +48,50 @@ BUDGET_MODES = ("rho (zCDP)", "epsilon, delta")
 #: the default budget entry: the session's epsilon-first budget (studio.budget_ui), one source for every page;
 #: the page turns it into BUDGET_MODES[0] with the session's rho (session_budget_settings).
 SESSION_BUDGET = "session budget (ε above)"
-#: the Runner's "Noise step" (the CLI's --noise): name -> label.
-NOISE_STEPS: dict[str, str] = {
-    "gaussian": "Gaussian (zCDP)",
-    "pubmix": "PubMix ((ε, δ), hard votes)",
-    "linmix": "LinMix ((ε, δ), hard votes)",
-}
+#: how the Runner words a mechanism's privacy notion, by its declared ``accountant`` (else its ``budget_name``).
+NOTION_WORDS = {"gdp-exact": "zCDP", "zcdp-eq1": "zCDP", "pure-sum": "pure ε-DP", "pld": "(ε, δ)",
+                "rho": "zCDP", "epsilon": "ε-DP"}
+
+
+def mechanism_label(name: str | None) -> str:
+    """The mechanism's declared ``label`` ('Gaussian', 'PubMix', ...), the name the page shows."""
+    return str(get_mechanism(name or DEFAULT_MECHANISM).label)
+
+
+def needs_public(name: str | None) -> bool:
+    """Whether the noise step needs public rows (its declared ``needs_public``: PubMix, not LinMix)."""
+    return bool(get_mechanism(name or DEFAULT_MECHANISM).needs_public)
+
+
+def notion_words(name: str | None) -> str:
+    """The privacy notion of a mechanism in words, from its declared accountant / budget_name ('zCDP', '(ε, δ)')."""
+    m = get_mechanism(name or DEFAULT_MECHANISM)
+    return NOTION_WORDS.get(m.accountant) or NOTION_WORDS.get(m.budget_name, m.budget_name)
+
+
+def noise_step_label(name: str) -> str:
+    """The "Noise step" choice: label and notion, plus "hard votes" for a sampling step (``samples``)."""
+    m = get_mechanism(name)
+    return f"{m.label} ({notion_words(name)}{', hard votes' if m.samples else ''})"
+
+
+def noise_step_help(name: str) -> str:
+    """One sentence per noise step from its declared capabilities (samples, scale_name, needs_public)."""
+    m = get_mechanism(name)
+    if not m.samples:
+        return (f"{m.label}: add {notion_words(name)} noise (scale {m.scale_name}_t) to the vote histogram, "
+                "then resample.")
+    src = "the public pilot rows" if m.needs_public else "no public rows (uniform noise)"
+    return (f"{m.label} (papers/003): draw the parents and the release from (1 - {m.scale_name}) H/n + "
+            f"{m.scale_name} P_nse, P_nse from {src}; {notion_words(name)}-DP with a PLD ledger; hard votes only.")
+
+
+#: the noise step of the budget sweep and the Runner's default: the default additive mechanism.
+DEFAULT_NOISE = DEFAULT_MECHANISM
+#: the Runner's "Noise step" (the CLI's --noise, parsing.NOISE_STEPS): name -> label, read from the mechanism table.
+NOISE_STEPS: dict[str, str] = {k: noise_step_label(k) for k in parsing.NOISE_STEPS}
+#: the labels of the sampling steps ("PubMix/LinMix"), for the page's notes.
+SAMPLING_LABELS = "/".join(mechanism_label(k) for k in parsing.NOISE_STEPS if get_mechanism(k).samples)
 #: results of at most this many runs are kept in the session.
 MAX_KEPT = 5
 
@@ -263,9 +301,10 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
         rho, delta, source, epsilon = None, b.delta, b.source, b.epsilon
         public = getattr(studio, "public", None)
         if public is None and get_mechanism(noise).needs_public:
-            raise BlowfishError(f"{studio.dataset_name}: PubMix needs public rows of the same domain (the preset's "
-                                "held-out pilot split), and this dataset has none. Fix: use LinMix or Gaussian, or a "
-                                "built-in preset")
+            others = [mechanism_label(k) for k in parsing.NOISE_STEPS if not needs_public(k)]
+            raise BlowfishError(f"{studio.dataset_name}: {mechanism_label(noise)} needs public rows of the same domain "
+                                "(the preset's held-out pilot split), and this dataset has none. Fix: use "
+                                f"{' or '.join(others)}, or a built-in preset")
         if public is not None:
             public_source = f"pilot split ({len(public):,} public rows, disjoint from the private rows)"
     else:

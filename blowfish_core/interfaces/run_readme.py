@@ -34,7 +34,8 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
     -------
     dict
         ``privacy`` (the planned totals: gdp-exact, zcdp-eq1 for reference methods, or pure-sum),
-        methods, blowfish_protection, policy, reach, tau, noise_ratio_q, sensitivity_bound,
+        mechanism (the run's registry name), methods, blowfish_protection, policy, reach, tau, noise_ratio_q,
+        sensitivity_bound,
         domain_warning and warnings ([]).
 
     Raises
@@ -62,7 +63,8 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
         privacy = {"epsilon": b.epsilon, "delta": 0.0, "rounds": rounds, "epsilon_per_round": per,
                    "accountant": "pure-sum"}
     pol = policy_summary(s.schema, s.policy, s.tau)
-    return {"privacy": privacy, "methods": methods, "blowfish_protection": not policy_is_empty(s.schema, s.policy),
+    return {"privacy": privacy, "mechanism": b.mechanism, "methods": methods,
+            "blowfish_protection": not policy_is_empty(s.schema, s.policy),
             "policy": s.policy.to_dict(), "reach": pol["reach"], "tau": s.tau, "noise_ratio_q": pol["q"],
             "sensitivity_bound": pol["sensitivity_bound"], "domain_warning": s.schema.domain_warning(),
             "warnings": []}

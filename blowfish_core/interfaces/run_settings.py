@@ -14,7 +14,7 @@ from typing import Any
 from ..base.errors import BlowfishError
 from ..algorithm.config import SynthConfig
 from ..synthesis.spec import RunSpec
-from ..privacy.mechanisms import get_mechanism
+from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..synthesis.parsing import parse_budget, parse_methods, require_tau
 from ..model.policy import Policy
 from ..io.presets import get_preset
@@ -45,7 +45,7 @@ class RunSettings:
     rho: float | None = None
     epsilon: float | None = None
     delta: float | None = None
-    mechanism: str = "gaussian"
+    mechanism: str = DEFAULT_MECHANISM
     conversion: str = "exact"
     config: SynthConfig = field(default_factory=SynthConfig)
     preset: str | None = None

@@ -113,10 +113,10 @@ class Synthesizer:
 
     def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,
                  rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
-                 mechanism: str = "gaussian", seed: int | None = None, config: SynthConfig | None = None,
+                 mechanism: str = DEFAULT_MECHANISM, seed: int | None = None, config: SynthConfig | None = None,
                  conversion: str | None = None, allow_empty_policy: bool = False,
                  streams: Callable[[int, int], np.random.Generator] | None = None,
-                 noise: str = "gaussian", public: pd.DataFrame | None = None,
+                 noise: str = DEFAULT_MECHANISM, public: pd.DataFrame | None = None,
                  engine: str = "local", client: Any = None, chunk_rows: int | None = None,
                  allow_data_domain: bool = False) -> None:
         self.schema = schema

@@ -118,8 +118,9 @@ def parse_mechanism(text: str | None, name: str = "--mechanism") -> str:
     return m
 
 
-#: the --noise choices: the release step of the vote histogram (contract: gaussian|pubmix|linmix).
-NOISE_STEPS = ("gaussian",) + SAMPLING
+#: the --noise choices: the release step of the vote histogram (contract: gaussian|pubmix|linmix): the
+#: default additive mechanism (its --mechanism picks another additive one), then the sampling steps.
+NOISE_STEPS = (DEFAULT_MECHANISM,) + SAMPLING
 
 
 def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",

@@ -45,8 +45,8 @@ from .report_bundle import (  # noqa: F401  (re-exported)
 )
 from .report_summary import _interval, summarize  # noqa: F401  (re-exported)
 from .report_text import (  # noqa: F401  (re-exported)
-    _accountant_label, _budget_text, _ledger_text, _method_lines, _protected, _randomness_lines, _soft_bound_lines,
-    ledger_text,
+    _budget_text, _ledger_mechanisms, _ledger_text, _method_lines, _protected, _randomness_lines, _soft_bound_lines,
+    _mechanism_labels, ledger_text,
 )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from ..algorithm.streams import SEEDED_NOTE
 from .gate import NOT_DP_LABEL, total_text
 from .spec import NO_PROTECTION_WARNING
-from ..privacy.mechanisms import MECHANISMS
+from ..privacy.mechanisms import MECHANISMS, SELECTION_MECHANISMS
 from ..algorithm.methods import Method, get_method
 from ..model.sensitivity import SQRT2
 
@@ -39,7 +39,7 @@ def _ledger_text(report: dict[str, Any], methods: "Sequence[Method]") -> str:
     methods = list(methods)
     p = report["privacy"]
     acct = p.get("accountant", "gdp-exact")
-    budget, spent = _budget_text(p, acct)
+    budget, spent = _budget_text(p, acct, _ledger_mechanisms(report))
     lines = []
     if report.get("label") == SEEDED_NOTE:  # a seeded bundle says so first (issue 21)
         lines.append(f"WARNING: {SEEDED_NOTE}: anyone who knows the seed can recompute and subtract the noise; "
@@ -76,14 +76,24 @@ def _ledger_text(report: dict[str, Any], methods: "Sequence[Method]") -> str:
     return "\n".join(lines)
 
 
-def _accountant_label(acct: str) -> str:
-    """The label of the mechanism(s) whose one-mechanism ledger uses accountant ``acct`` (the table's
-    declared ``accountant``; 'pure-sum' -> 'Laplace')."""
-    return " or ".join(m.label for m in MECHANISMS.values() if m.accountant == acct)
+def _ledger_mechanisms(report: dict[str, Any]) -> list[str]:
+    """The names of the mechanisms in the report's ledger: the privacy block's ``mechanisms`` (mixed and
+    sampling ledgers list them), else the run's ``mechanism`` (one mechanism throughout)."""
+    names = report["privacy"].get("mechanisms") or ([report["mechanism"]] if report.get("mechanism") else [])
+    return [str(n) for n in names]
 
 
-def _budget_text(p: dict[str, Any], acct: str) -> tuple[str, str]:
-    """(the budget sentence, the budget each method spent) of the report's privacy block, per accountant."""
+def _mechanism_labels(names: Sequence[str], acct: str, sep: str = " or ") -> str:
+    """The declared ``label`` of each mechanism in the ledger (``names``), joined by ``sep``.  A report
+    without its mechanism (an old one) falls back to the table's mechanisms with accountant ``acct``."""
+    table = {**SELECTION_MECHANISMS, **MECHANISMS}
+    known = [table[n].label for n in names if n in table]
+    return sep.join(known or [m.label for m in MECHANISMS.values() if m.accountant == acct])
+
+
+def _budget_text(p: dict[str, Any], acct: str, names: Sequence[str] = ()) -> tuple[str, str]:
+    """(the budget sentence, the budget each method spent) of the report's privacy block, per accountant;
+    ``names``: the mechanisms in the ledger (:func:`_ledger_mechanisms`), named by their declared label."""
     if acct == "gdp-exact":
         budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} rounds "
                   f"(equivalently epsilon = {p['epsilon_exact']:.4g} at delta = {p['delta']:.3g} by the exact Gaussian "
@@ -97,14 +107,15 @@ def _budget_text(p: dict[str, Any], acct: str) -> tuple[str, str]:
         spent = f"rho = {p['rho']:.6g}"
     elif acct == "pure-sum":
         budget = (f"epsilon = {p['epsilon']:.6g} pure DP over {p['rounds']} rounds "
-                  f"({_accountant_label(acct)} mechanism, epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
+                  f"({_mechanism_labels(names, acct)} mechanism, "
+                  f"epsilon_t = {p['epsilon_per_round'][0]:.4g} per round)")
         spent = f"epsilon = {p['epsilon']:.6g}"
     elif acct == "zcdp-eq1":
         budget = (f"rho = {p['rho']:.6g} zCDP over {p['rounds']} ledger rows ({', '.join(p['mechanisms'])}; "
                   f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} by Eq. (1))")
         spent = f"rho = {p['rho']:.6g}"
     elif p.get("epsilon_exact_applicable") is False:  # PubMix / LinMix sampling rounds
-        mech = "/".join(x.capitalize().replace("mix", "Mix") for x in p.get("mechanisms", []))
+        mech = _mechanism_labels(names, acct, "/")
         budget = (f"epsilon = {p['epsilon']:.4g} at delta = {p['delta']:.3g} over {p['rounds']} {mech} rounds "
                   f"(beta_t {min(p['beta_per_round']):.3g}-{max(p['beta_per_round']):.3g}; PLD accountant). "
                   f"NOTE: {p['note']}")

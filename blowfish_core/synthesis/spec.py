@@ -19,7 +19,7 @@ from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..base.input_checks import check_integer_bounds, check_seeds
 from ..algorithm.config import SynthConfig
-from ..privacy.mechanisms import MECHANISMS, Mechanism, budget_of, get_mechanism
+from ..privacy.mechanisms import DEFAULT_MECHANISM, MECHANISMS, Mechanism, budget_of, get_mechanism
 from ..algorithm.methods import METHODS, Method, get_method
 from ..model.policy import Policy, record_reach
 from ..model.schema import Schema
@@ -133,7 +133,7 @@ class RunSpec:
     data_source: str = ""
     keep_populations: bool = False
     allow_empty_policy: bool = False
-    mechanism: str = "gaussian"
+    mechanism: str = DEFAULT_MECHANISM
     epsilon: float | None = None
     public: pd.DataFrame | None = None
     public_source: str = ""

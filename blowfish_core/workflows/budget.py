@@ -24,7 +24,7 @@ from typing import cast
 from ..privacy.accounting import PrivacyLedger, check_delta, check_epsilon, check_rho
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
-from ..privacy.mechanisms import get_mechanism
+from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..synthesis.parsing import parse_budget
 from .formatting import fmt_sig
 
@@ -95,13 +95,13 @@ def _gaussian_view(rho: float, delta: float, rounds: int, requested: str, asked_
                 f"ε = {fmt_sig(eps, 2)} for that ρ.")
     tip += (f" δ = {fmt_sig(delta, 2)} is the probability that the ε statement fails; keep it well below one "
             "over the number of records.")
-    return BudgetView("gaussian", float(eps), float(delta), float(rho), int(rounds), tuple(per), None,
+    return BudgetView(DEFAULT_MECHANISM, float(eps), float(delta), float(rho), int(rounds), tuple(per), None,
                       "gdp-exact", float(led.epsilon_eq1), requested, _label(eps, delta), tip,
                       epsilon_warning(eps))
 
 
 def budget_from_epsilon(epsilon: float, delta: float | None = DEFAULT_DELTA, rounds: int = 8,
-                        mechanism: str = "gaussian", conversion: str = "exact") -> BudgetView:
+                        mechanism: str = DEFAULT_MECHANISM, conversion: str = "exact") -> BudgetView:
     """The per-round budget of a run from a target (epsilon, delta).
 
     Gaussian (zCDP): rho = the largest total whose epsilon at ``delta`` is <= ``epsilon`` under

@@ -15,6 +15,7 @@ from ...base.constants import DEFAULT_DELTA, DEFAULT_DELTA_TEXT
 from ...base.errors import BlowfishError
 from ...base.input_checks import check_seeds
 from ...io.presets import load_preset_data, split_line
+from ...privacy.mechanisms import DEFAULT_MECHANISM
 from ...synthesis import gate as release_gate
 from ...synthesis.parsing import parse_budget, parse_seeds
 from ...synthesis.spec import check_soft_tau
@@ -216,7 +217,7 @@ def _setup(args) -> _Pilot:
     from ...model.policy import record_reach
     from ...workflows.pilot import parse_tau_grid, tau_grid
 
-    budget = parse_budget(args.rho, args.epsilon, args.delta, "gaussian", args.conversion)
+    budget = parse_budget(args.rho, args.epsilon, args.delta, DEFAULT_MECHANISM, args.conversion)
     seeds = _check_pilot_flags(args)
     schema, policy, preset = resolve_setting(args)
     _check_ignored_options(args, preset)

@@ -14,7 +14,7 @@ from ...algorithm.methods import METHODS, get_method, reference_methods, tau_met
 from ...base.errors import BlowfishError
 from ...base.input_checks import check_generated_n
 from ...io.presets import split_line
-from ...privacy.mechanisms import ADDITIVE, get_mechanism
+from ...privacy.mechanisms import ADDITIVE, DEFAULT_MECHANISM, get_mechanism
 from ...synthesis import gate as release_gate
 from ...synthesis.experiment import run_paired
 from ...base.constants import DEFAULT_DELTA_TEXT
@@ -77,7 +77,7 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--mechanism", default=None,
                    help=f"additive noise mechanism of --noise gaussian: {', '.join(ADDITIVE)} (default gaussian: zCDP, "
                         "--rho or --epsilon/--delta; laplace: pure DP, --epsilon only)")
-    s.add_argument("--noise", default="gaussian",
+    s.add_argument("--noise", default=DEFAULT_MECHANISM,
                    help="release step of the hard vote: gaussian (default: add noise by --mechanism, then resample), "
                         "pubmix or linmix (papers/003: draw from (1-beta) H/n + beta P_nse; --epsilon/--delta, PLD "
                         "ledger; tab-pe and hard only)")

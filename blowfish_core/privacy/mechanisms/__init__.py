@@ -4,8 +4,8 @@ A mechanism knows its sensitivity norm, how to split a total budget over rounds,
 the noise scale for a sensitivity and a per-round budget, how to draw the noise,
 how to write the round's ledger row, how a ledger of its rows composes (``totals``)
 and its privacy-loss distribution for mixed ledgers (``pld``, dp-accounting).  Algorithm 1 (evolution.run_synthesis)
-only calls these; adding a mechanism is one module here plus one entry in
-:data:`MECHANISMS` (and its parsing in blowfish_core.synthesis.parsing).
+only calls these; adding a mechanism is one module here that registers itself
+(:func:`.registry.register`) plus its import line below (CONTRIBUTING.md "A mechanism").
 
 * gaussian: zCDP Gaussian mechanism (Thm 2.6), l2 sensitivity, budget rho.
 * laplace:  pure epsilon-DP Laplace mechanism, l1 sensitivity, budget epsilon.
@@ -30,14 +30,11 @@ integer-arithmetic sampling from the OS CSPRNG, issue 21); the PubMix class decl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ...base.errors import BlowfishError
-from ..ledger import LedgerRow
-from ...model.sensitivity import Calibration
+from .registry import MECHANISMS, SAMPLED, SELECTION_MECHANISMS, Mechanism, register
+# the table: one import line per mechanism module (each registers itself; this order is MECHANISMS')
 from .gaussian import Gaussian, GaussianOpenDP
 from .laplace import Laplace, LaplaceOpenDP
 from .exponential import Exponential
@@ -47,73 +44,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..selection import Selection
 
 
-class Mechanism(Protocol):
-    """name: ledger name; norm: 'l2' or 'l1'; budget_name: 'rho' or 'epsilon'; the declared
-    capabilities label, scale_name, accountant, samples and needs_public (read instead of the name).
-
-    The attributes are read-only (frozen dataclass fields or class constants).  ``row`` takes the
-    round's release parameters after ``cal``: ``scale, budget_t`` for an additive mechanism, the
-    :class:`~.pubmix.SamplingPlan` for a sampling one (``samples = True``; those also have ``plan``,
-    ``noise_distribution`` and ``draw``, see :class:`~.pubmix.PubMix`).
-    """
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def norm(self) -> str: ...
-
-    @property
-    def budget_name(self) -> str: ...
-
-    @property
-    def label(self) -> str: ...
-
-    @property
-    def scale_name(self) -> str: ...
-
-    @property
-    def accountant(self) -> str: ...
-
-    @property
-    def samples(self) -> bool: ...
-
-    @property
-    def needs_public(self) -> bool: ...
-
-    # checked=True (split, scale, totals): the values come from a checked run (RunSpec.build, the round
-    # loop); the mechanism checks only what it computes anew (rounds and weights, the sensitivity)
-    def split(self, budget: float, rounds: int, weights: Sequence[float] | None = None, *,
-              checked: bool = False) -> np.ndarray: ...
-
-    def scale(self, sensitivity: float, budget_t: float, *, checked: bool = False) -> float: ...
-
-    def noise(self, scale: float, shape: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray: ...
-
-    def release(self, hist: np.ndarray, scale: float, rng: np.random.Generator,
-                integer: bool = False) -> np.ndarray: ...
-
-    def row(self, t: int, candidates: int, cal: Calibration, *args: Any, **extra: Any) -> LedgerRow: ...
-
-    def totals(self, rows: Sequence[LedgerRow], delta: float, total: float | None = None, *,
-               checked: bool = False) -> dict[str, Any]: ...
-
-    def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any: ...
-
-
-#: name -> mechanism instance (the only mechanism registry).
-MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (Gaussian(), Laplace(), PubMix(), PubMix("linmix", linmix=True))}
 #: the additive-noise mechanisms (--mechanism) and the sampling release steps (--noise pubmix|linmix).
 ADDITIVE = tuple(k for k, m in MECHANISMS.items() if not m.samples)
 SAMPLING = tuple(k for k, m in MECHANISMS.items() if m.samples)
 DEFAULT_MECHANISM = "gaussian"
-#: mechanisms that release a choice, not a histogram: ledger rows only, not a ``--mechanism`` of synth.
-SELECTION_MECHANISMS: dict[str, Exponential] = {m.name: m for m in (Exponential(),)}
-#: (name, sampler) -> the same mechanism with another noise sampler (release mode).
-#: PubMix/LinMix's release entry samples exactly (sampler 'exact', PubMixExact) under the 'opendp' key
-#: release streams ask for.
-SAMPLED: dict[tuple[str, str], Mechanism] = {(m.name, "opendp"): m for m in (
-    GaussianOpenDP(), LaplaceOpenDP(), PubMixExact(), PubMixExact("linmix", linmix=True))}
 SAMPLERS = ("numpy", "opendp")
 
 
@@ -227,4 +161,4 @@ def select_release(errors: Any, n: int, sensitivity: float, epsilon_sel: float) 
 
 __all__ = ["ADDITIVE", "DEFAULT_MECHANISM", "MECHANISMS", "SAMPLED", "SAMPLERS", "SAMPLING", "SELECTION_MECHANISMS", "select_release",
            "Exponential", "Gaussian", "GaussianOpenDP", "Laplace", "LaplaceOpenDP", "Mechanism", "PubMix",
-           "PubMixExact", "get_mechanism"]
+           "PubMixExact", "get_mechanism", "register"]

@@ -28,6 +28,7 @@ import numpy as np
 from ...base.errors import BlowfishError
 from ...model.sensitivity import Calibration
 from ..ledger import LedgerRow, _required, zcdp_totals
+from .registry import register
 
 
 @dataclass(frozen=True)
@@ -104,3 +105,5 @@ class Exponential:
         return pld.from_privacy_parameters(common.DifferentialPrivacyParameters(epsilon_t, 0.0),
                                            value_discretization_interval=discretization)
 
+
+register(Exponential(), selection=True)

@@ -19,6 +19,7 @@ from ..accounting import gaussian_sigma, split_budget
 from ..accounting.budgets import _sigma, _split
 from ..ledger import LedgerRow, _gaussian_totals
 from ...model.sensitivity import Calibration
+from .registry import register
 
 
 @dataclass(frozen=True)
@@ -114,3 +115,6 @@ class GaussianOpenDP(Gaussian):
         from .opendp_samplers import opendp_noisy
 
         return opendp_noisy(hist, scale, "gaussian", discrete=integer).astype(np.float64)
+
+
+register(Gaussian(), release=GaussianOpenDP())

@@ -22,6 +22,7 @@ from ..accounting.checks import _as_real
 from ...base.errors import BudgetError
 from ..ledger import LedgerRow, _required
 from ...model.sensitivity import Calibration
+from .registry import register
 
 
 @dataclass(frozen=True)
@@ -107,3 +108,6 @@ class LaplaceOpenDP(Laplace):
         from .opendp_samplers import opendp_noisy
 
         return opendp_noisy(hist, scale, "laplace", discrete=integer).astype(np.float64)
+
+
+register(Laplace(), release=LaplaceOpenDP())

@@ -49,6 +49,7 @@ from ...base.errors import BlowfishError, BudgetError
 from ..ledger import LedgerRow, _required
 from ..pubmix import beta_min, exact_mixture_sample, linmix_noise, pubmix_pld, pubmix_sample, water_fill
 from ...model.sensitivity import Calibration
+from .registry import register
 
 #: why a soft-vote method is refused (the issue's wording; shown by CLI, API and the Runner page).
 SOFT_VOTE_REASON = "Theorem 4.1 (papers/003) covers histograms of labels (hard votes), not soft votes"
@@ -393,3 +394,7 @@ def supports(mech: Any, method: Any) -> tuple[bool, str]:
     if method.vote is None or not method.vote.whole_counts:
         return False, SOFT_VOTE_REASON
     return True, ""
+
+
+register(PubMix(), release=PubMixExact())
+register(PubMix("linmix", linmix=True), release=PubMixExact("linmix", linmix=True))
