@@ -169,9 +169,11 @@ with c2:
         st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=lock or session_mode or rho_mode)
         st.number_input("delta", key="rn_delta", format="%g", step=1e-6, disabled=lock or session_mode,
                         help="in (0, 1); used for the (epsilon, delta) report either way")
-        st.radio("epsilon -> rho conversion", ["exact", "eq1"], key="rn_conversion", horizontal=True,
-                 disabled=lock or session_mode or rho_mode or sampling,
-                 help="exact Gaussian curve (tight) or the paper's Eq. (1)")
+        st.radio("epsilon -> rho conversion", [ui.AUTO_CONVERSION, "exact", "eq1"], key="rn_conversion",
+                 horizontal=True, disabled=lock or session_mode or rho_mode or sampling,
+                 help="auto: the accountant the run's ledger uses (the exact Gaussian curve, tight, for Hard, "
+                      "BF-Soft and Tab-PE; the paper's Eq. (1) when MST or AIM is in the run), so the ε "
+                      "reported is the ε chosen; exact / eq1 force one")
     if sampling:
         _pub = getattr(studio, "public", None)
         st.caption(f"Public source: the pilot split ({len(_pub):,} rows, disjoint from the private rows)."
