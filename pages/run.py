@@ -160,9 +160,10 @@ with c2:
                                  _rounds_now >= 1 else 8, stacked=True)
     with st.expander("Advanced: the budget as numbers (ρ, or ε with δ)", expanded=sampling):
         st.radio("Budget given as", [ui.SESSION_BUDGET, *ui.BUDGET_MODES], key="rn_budget_mode",
-                 disabled=lock or sampling, help="PubMix/LinMix take the (epsilon, delta) below" if sampling else None)
-        # PubMix/LinMix (13b) take (epsilon, delta) numbers: the session's budget entry does not apply to them
-        session_mode = st.session_state["rn_budget_mode"] == ui.SESSION_BUDGET and not sampling
+                 disabled=lock, help=("PubMix/LinMix take (epsilon, delta): the session's ε above, or the numbers "
+                                      "below with 'epsilon'") if sampling else None)
+        # one epsilon (issue 24): the session's budget applies to every mechanism, PubMix/LinMix included
+        session_mode = st.session_state["rn_budget_mode"] == ui.SESSION_BUDGET
         rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0] and not sampling
         st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4,
                         disabled=lock or session_mode or not rho_mode)

@@ -292,13 +292,12 @@ class Synthesizer:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
         (method,) = methods
         mech = get_mechanism(parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism))
-        budget = parse_budget(self.rho, self.epsilon, self.delta, mech, self.conversion,
-                              methods=(get_method(method),))
+        meth = get_method(method)
+        budget = parse_budget(self.rho, self.epsilon, self.delta, mech, self.conversion, methods=(meth,))
         tau = require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
             check_seeds([self.seed])
         cfg = (self.config or SynthConfig()).validate()
-        meth = get_method(method)
         meth.check_mechanism(budget.mechanism)
         self.policy.validate(self.schema)
         public = None

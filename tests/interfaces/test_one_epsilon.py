@@ -58,3 +58,21 @@ def test_conversion_follows_the_methods_accountant():
 def test_exact_conversion_with_mst_is_refused_naming_the_fix():
     with pytest.raises(BlowfishError, match=r"--conversion exact: the ledger of mst .* Fix: drop --conversion"):
         parse_budget(epsilon=1.0, delta=1e-5, conversion="exact", methods=[METHODS["mst"]])
+
+
+def test_the_app_converts_the_session_epsilon_with_the_methods_accountant():
+    """The Run step's session budget: an epsilon chosen in the budget control reaches the request as an
+    epsilon entry, converted by Eq. (1) when MST is in the run and by the exact curve otherwise."""
+    from blowfish_core.workflows.budget import budget_from_epsilon
+    from studio import runner_ui as ui
+
+    view = budget_from_epsilon(CHOSEN_EPSILON, CHOSEN_DELTA, 8)
+    s = ui.session_budget_settings({"rn_budget_mode": ui.SESSION_BUDGET, "rn_noise": "gaussian",
+                                    "rn_conversion": "exact"}, view)
+    assert s["rn_budget_mode"] == ui.BUDGET_MODES[1] and s["rn_epsilon"] == CHOSEN_EPSILON
+    rho_mst, _, _ = ui.budget_from_inputs(s["rn_budget_mode"], None, s["rn_epsilon"], s["rn_delta"],
+                                          s["rn_conversion"], ["mst", "bf-soft"])
+    rho_algo1, _, _ = ui.budget_from_inputs(s["rn_budget_mode"], None, s["rn_epsilon"], s["rn_delta"],
+                                            s["rn_conversion"], ["hard", "bf-soft"])
+    assert rho_mst == parse_budget(epsilon=CHOSEN_EPSILON, delta=CHOSEN_DELTA, conversion="eq1").rho
+    assert rho_algo1 == view.rho  # the exact curve, as the budget control showed
