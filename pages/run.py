@@ -159,19 +159,21 @@ with c2:
                                  _rounds_now >= 1 else 8, stacked=True)
     with st.expander("Advanced: the budget as numbers (ρ, or ε with δ)", expanded=sampling):
         st.radio("Budget given as", [ui.SESSION_BUDGET, *ui.BUDGET_MODES], key="rn_budget_mode",
-                 disabled=lock or sampling,
-                 help=f"{ui.mechanism_label(noise)} takes the (epsilon, delta) below" if sampling else None)
-        # PubMix/LinMix (13b) take (epsilon, delta) numbers: the session's budget entry does not apply to them
-        session_mode = st.session_state["rn_budget_mode"] == ui.SESSION_BUDGET and not sampling
+                 disabled=lock, help=(f"{ui.mechanism_label(noise)} takes (epsilon, delta): the session's ε above, "
+                                      "or the numbers below with 'epsilon'") if sampling else None)
+        # one epsilon (issue 24): the session's budget applies to every mechanism, PubMix/LinMix included
+        session_mode = st.session_state["rn_budget_mode"] == ui.SESSION_BUDGET
         rho_mode = st.session_state["rn_budget_mode"] == ui.BUDGET_MODES[0] and not sampling
         st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4,
                         disabled=lock or session_mode or not rho_mode)
         st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=lock or session_mode or rho_mode)
         st.number_input("delta", key="rn_delta", format="%g", step=1e-6, disabled=lock or session_mode,
                         help="in (0, 1); used for the (epsilon, delta) report either way")
-        st.radio("epsilon -> rho conversion", ["exact", "eq1"], key="rn_conversion", horizontal=True,
-                 disabled=lock or session_mode or rho_mode or sampling,
-                 help="exact Gaussian curve (tight) or the paper's Eq. (1)")
+        st.radio("epsilon -> rho conversion", [ui.AUTO_CONVERSION, "exact", "eq1"], key="rn_conversion",
+                 horizontal=True, disabled=lock or session_mode or rho_mode or sampling,
+                 help="auto: the accountant the run's ledger uses (the exact Gaussian curve, tight, for Hard, "
+                      "BF-Soft and Tab-PE; the paper's Eq. (1) when MST or AIM is in the run), so the ε "
+                      "reported is the ε chosen; exact / eq1 force one")
     if sampling:
         _pub = getattr(studio, "public", None)
         st.caption(f"Public source: the pilot split ({len(_pub):,} rows, disjoint from the private rows)."

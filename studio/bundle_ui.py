@@ -39,7 +39,7 @@ def runner_inputs(state: Any, studio: Any) -> dict[str, Any]:
     if b.get("mode") == "rho":
         s["rn_budget_mode"], s["rn_rho"] = ui.BUDGET_MODES[0], float(b["rho"])
     else:
-        s["rn_budget_mode"], s["rn_epsilon"], s["rn_conversion"] = ui.BUDGET_MODES[1], float(b["epsilon"]), "exact"
+        s["rn_budget_mode"], s["rn_epsilon"], s["rn_conversion"] = ui.BUDGET_MODES[1], float(b["epsilon"]), "auto"
     s["rn_delta"] = float(b["delta"])
     return s
 

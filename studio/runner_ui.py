@@ -92,6 +92,8 @@ DEFAULT_NOISE = DEFAULT_MECHANISM
 NOISE_STEPS: dict[str, str] = {k: noise_step_label(k) for k in parsing.NOISE_STEPS}
 #: the labels of the sampling steps ("PubMix/LinMix"), for the page's notes.
 SAMPLING_LABELS = "/".join(mechanism_label(k) for k in parsing.NOISE_STEPS if get_mechanism(k).samples)
+#: the epsilon -> rho conversion entry that lets the run's methods choose (parsing.run_conversion).
+AUTO_CONVERSION = "auto"
 #: results of at most this many runs are kept in the session.
 MAX_KEPT = 5
 
@@ -102,13 +104,24 @@ def _default_rho() -> float:
 
 
 def session_budget_settings(s: dict[str, Any], view: Any) -> dict[str, Any]:
-    """The settings a run uses: with the SESSION_BUDGET entry, the session's rho and delta (a
-    blowfish_core.workflows.budget.BudgetView, None when the control showed an error) as a rho entry."""
-    if s.get("rn_budget_mode") != SESSION_BUDGET or is_sampling(s.get("rn_noise")):
-        return s  # a numeric entry, or PubMix/LinMix (they take the (epsilon, delta) numbers)
-    if view is None or view.rho is None:
+    """The settings a run uses: with the SESSION_BUDGET entry, the session's budget (a
+    blowfish_core.workflows.budget.BudgetView, None when the control showed an error).
+
+    The chosen epsilon (``view.chosen_epsilon``) is passed as an epsilon entry with the automatic
+    conversion, so every run (Gaussian, PubMix/LinMix, MST/AIM) spends and reports the epsilon the person
+    chose (issue 24 "One epsilon"); a budget given as rho is passed as a rho entry.
+    """
+    if s.get("rn_budget_mode") != SESSION_BUDGET:
+        return s  # a numeric entry
+    if view is None or (view.rho is None and view.chosen_epsilon is None):
         raise BlowfishError("the privacy budget above is not valid. Fix: choose ε (or ρ in its Advanced entry)")
-    return {**s, "rn_budget_mode": BUDGET_MODES[0], "rn_rho": float(view.rho), "rn_epsilon": float(view.epsilon),
+    eps = float(view.chosen_epsilon if view.chosen_epsilon is not None else view.epsilon)
+    if is_sampling(s.get("rn_noise")):  # PubMix / LinMix take (epsilon, delta): the session's, not stale numbers
+        return {**s, "rn_epsilon": eps, "rn_delta": float(view.delta)}
+    if view.chosen_epsilon is not None:
+        return {**s, "rn_budget_mode": BUDGET_MODES[1], "rn_epsilon": eps, "rn_delta": float(view.delta),
+                "rn_conversion": AUTO_CONVERSION, "rn_rho": float(view.rho)}
+    return {**s, "rn_budget_mode": BUDGET_MODES[0], "rn_rho": float(view.rho), "rn_epsilon": eps,
             "rn_delta": float(view.delta)}
 
 
@@ -125,7 +138,7 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_rho": _default_rho(),
     "rn_epsilon": 1.0,
     "rn_delta": DEFAULT_DELTA,
-    "rn_conversion": "exact",
+    "rn_conversion": "auto",
     "rn_tau": 0.03,  # build_request's input only: the page's tau is the session's (run_inputs)
     "rn_rounds": 8,
     "rn_population": "",
@@ -203,14 +216,21 @@ def carry_to_runner(state: MutableMapping[str, Any], method: str, tau: float | N
     return s
 
 
-def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion: str) -> tuple[float, float, str]:
+def budget_from_inputs(mode: str, rho: Any, epsilon: Any, delta: Any, conversion: str | None,
+                       methods: list[str] | None = None) -> tuple[float, float, str]:
     """(rho, delta, budget_source) from the budget widgets: the engine's budget parser (the CLI's).
 
-    Raises BudgetError for rho <= 0, epsilon <= 0 or delta outside (0, 1).
+    conversion: 'exact', 'eq1', or AUTO_CONVERSION / None for the methods' (parsing.run_conversion: an
+    epsilon is converted with the accountant the run's ledger uses, so the reported epsilon is the chosen one).
+
+    Raises BudgetError for rho <= 0, epsilon <= 0 or delta outside (0, 1); BlowfishError for 'exact' with
+    MST/AIM in ``methods``.
     """
     eps_mode = mode == BUDGET_MODES[1]
+    conv = None if conversion in (None, AUTO_CONVERSION) else conversion
+    meths = tuple(method_table.METHODS[m] for m in (methods or []))
     b = parsing.parse_budget(None if eps_mode else rho, epsilon if eps_mode else None, delta,
-                             conversion=conversion if eps_mode else None, flags=False)
+                             conversion=conv if eps_mode else None, flags=False, methods=meths)
     return b.rho, b.delta, b.source
 
 
@@ -309,7 +329,7 @@ def build_request(studio: Any, s: dict[str, Any]) -> RunRequest:
             public_source = f"pilot split ({len(public):,} public rows, disjoint from the private rows)"
     else:
         rho, delta, source = budget_from_inputs(s["rn_budget_mode"], s["rn_rho"], s["rn_epsilon"], s["rn_delta"],
-                                                s["rn_conversion"])
+                                                s["rn_conversion"], methods)
     seeds = seeds_from_inputs(s["rn_seeds"], s["rn_first_seed"])
     cfg = config_from_inputs(s)
     soft = method_table.needs_tau(methods)

@@ -71,6 +71,12 @@ class Method:
     #: the mechanisms a reference method's ledger uses besides the run's (MST/AIM: exponential
     #: selections); the release gate checks that each has a floating-point-safe release sampler.
     extra_mechanisms: tuple[str, ...] = ()
+    #: the epsilon -> rho conversion that matches the accountant of this method's ledger (issue 24
+    #: "One epsilon"): 'exact' (Algorithm 1: all-Gaussian rows, the mu-GDP curve, accountant
+    #: 'gdp-exact') or 'eq1' (MST/AIM: Gaussian measurements and exponential selections, Eq. (1),
+    #: accountant 'zcdp-eq1').  A run converts a chosen epsilon once, with the conversion of its
+    #: methods, so the epsilon its ledger reports is the epsilon chosen.
+    epsilon_conversion: str = "exact"
 
     @property
     def releasable(self) -> bool:
@@ -156,10 +162,10 @@ REFERENCE_NOTE = ("not policy-aware: it ignores the policy and tau (reference me
                   "(Gaussian measurements, exponential selections), rho = the ledger's sum")
 MST = Method("mst", "MST (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
              runner="baseline", fit="fit_mst", mechanisms=("gaussian",), note=REFERENCE_NOTE,
-             extra_mechanisms=("exponential",))
+             extra_mechanisms=("exponential",), epsilon_conversion="eq1")
 AIM = Method("aim", "AIM (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
              runner="baseline", fit="fit_aim", mechanisms=("gaussian",), note=REFERENCE_NOTE,
-             extra_mechanisms=("exponential",))
+             extra_mechanisms=("exponential",), epsilon_conversion="eq1")
 
 #: name -> Method, in the order the CLI and the report list them.
 METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM)}

@@ -45,7 +45,8 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
     """
     s = settings.validate()
     methods = parse_methods(s.methods, "methods")
-    b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.budget_conversion, flags=False)
+    b = parse_budget(s.rho, s.epsilon, s.delta, s.mechanism, s.budget_conversion, flags=False,
+                     methods=[get_method(m) for m in methods])
     rounds = s.config.rounds
     privacy: dict[str, Any]
     if b.rho is not None and any(get_method(m).is_reference for m in methods):
@@ -89,7 +90,8 @@ def _budget_view(s: RunSettings):
     if s.rho is not None:
         return budget_from_rho(s.rho, DEFAULT_DELTA if s.delta is None else s.delta, s.config.rounds)
     # validated settings have rho or epsilon (parse_budget): here epsilon
-    return budget_from_epsilon(cast(float, s.epsilon), s.delta, s.config.rounds, s.mechanism, s.conversion)
+    return budget_from_epsilon(cast(float, s.epsilon), s.delta, s.config.rounds, s.mechanism,
+                               s.budget_conversion or "exact")
 
 
 def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:

@@ -89,7 +89,7 @@ def cli_args(settings: RunSettings, schema_path: str = SCHEMA_FILE, policy_path:
     if s.delta is not None:
         args += ["--delta", _num(s.delta)]
     if s.epsilon is not None and get_mechanism(s.mechanism).budget_name == "rho":
-        args += ["--conversion", s.conversion]
+        args += ["--conversion", cast(str, s.budget_conversion)]
     c = s.config
     args += ["--rounds", _num(c.rounds), f"--population={_population(c.sizes())}", "--release", _num(c.release),
              "--threshold-h", _num(c.threshold_h), "--selection", c.selection, "--children", _num(c.children),

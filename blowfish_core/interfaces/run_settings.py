@@ -15,7 +15,8 @@ from ..base.errors import BlowfishError
 from ..algorithm.config import SynthConfig
 from ..synthesis.spec import RunSpec
 from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
-from ..synthesis.parsing import parse_budget, parse_methods, require_tau
+from ..synthesis.parsing import parse_budget, parse_methods, require_tau, run_conversion
+from ..algorithm.methods import get_method
 from ..model.policy import Policy
 from ..io.presets import get_preset
 from ..model.schema import Schema
@@ -46,7 +47,7 @@ class RunSettings:
     epsilon: float | None = None
     delta: float | None = None
     mechanism: str = DEFAULT_MECHANISM
-    conversion: str = "exact"
+    conversion: str | None = None
     config: SynthConfig = field(default_factory=SynthConfig)
     preset: str | None = None
     data_path: str | None = None
@@ -61,10 +62,12 @@ class RunSettings:
 
     @property
     def budget_conversion(self) -> str | None:
-        """The epsilon -> rho conversion to pass on: None when the budget is rho or pure epsilon (nothing to convert)."""
+        """The epsilon -> rho conversion to pass on: None when the budget is rho or pure epsilon (nothing to
+        convert); else ``conversion``, or when None the methods' (parsing.run_conversion), so every method of
+        the bundle's run.py converts the chosen epsilon as the CLI run did."""
         if self.epsilon is None or get_mechanism(self.mechanism).budget_name != "rho":
             return None
-        return self.conversion
+        return self.conversion or run_conversion([get_method(m) for m in parse_methods(self.methods, "methods")])
 
     def validate(self) -> RunSettings:
         """Check every setting; BlowfishError naming the field.
@@ -77,7 +80,8 @@ class RunSettings:
         methods = parse_methods(self.methods, "methods")
         if not methods:
             raise BlowfishError("methods: choose at least one method")
-        budget = parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.budget_conversion, flags=False)
+        budget = parse_budget(self.rho, self.epsilon, self.delta, self.mechanism, self.budget_conversion, flags=False,
+                              methods=[get_method(m) for m in methods])
         require_tau(methods, self.tau, "tau")
         RunSpec.build(self.schema, self.policy, None, methods, budget.rho, budget.delta, self.tau, list(self.seeds or []),
                       self.config, allow_empty_policy=self.allow_empty_policy, mechanism=budget.mechanism,

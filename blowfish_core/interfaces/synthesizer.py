@@ -78,7 +78,7 @@ class Synthesizer:
         ignored; optional extra ``pip install .[baseline]``).
     tau : temperature (> 0) of soft votes; required by the methods that need it.
     rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
-        ``conversion`` ('exact' when None, or 'eq1'; refused with rho); with ``mechanism='laplace'``: epsilon only (pure DP).
+        ``conversion`` (None: the method's, parsing.run_conversion: 'exact' for Algorithm 1, 'eq1' for MST/AIM; or 'exact' / 'eq1'; refused with rho); with ``mechanism='laplace'``: epsilon only (pure DP).
     mechanism : 'gaussian' (default) or 'laplace': the additive noise of ``noise='gaussian'``.
     noise : the release step of the hard vote: 'gaussian' (default: add noise by ``mechanism``,
         then resample), 'pubmix' or 'linmix' (papers/003: draw from (1 - beta) H/n + beta P_nse;
@@ -295,12 +295,12 @@ class Synthesizer:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
         (method,) = methods
         mech = get_mechanism(parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism))
-        budget = parse_budget(self.rho, self.epsilon, self.delta, mech, self.conversion)
+        meth = get_method(method)
+        budget = parse_budget(self.rho, self.epsilon, self.delta, mech, self.conversion, methods=(meth,))
         tau = require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
             check_seeds([self.seed])
         cfg = (self.config or SynthConfig()).validate()
-        meth = get_method(method)
         meth.check_mechanism(budget.mechanism)
         self.policy.validate(self.schema)
         public = None

@@ -152,7 +152,8 @@ def gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None =
     -------
     dict
         ``PrivacyLedger.to_dict()`` (rho, delta, epsilon_eq1, epsilon_exact, rounds,
-        rho_per_round: the rows' rho_t) plus notion and ``accountant = "gdp-exact"``.
+        rho_per_round: the rows' rho_t) plus epsilon (= epsilon_exact), notion and
+        ``accountant = "gdp-exact"``.
 
     Raises
     ------
@@ -174,7 +175,9 @@ def _gaussian_totals(rows: Sequence[LedgerRow], delta: float, rho: float | None 
            else PrivacyLedger.from_budget(rho=total, delta=delta, rounds=len(rows), weights=weights))
     out = led.to_dict()
     out["rho_per_round"] = [float(x) for x in per_round]
-    return {**out, "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
+    # "epsilon": the statement this accountant makes (the exact curve's), a key every totals dict has
+    # (issue 24 contract: privacy.epsilon for every budget kind)
+    return {**out, "epsilon": out["epsilon_exact"], "notion": GAUSSIAN_NOTION, "accountant": "gdp-exact"}
 
 
 #: mechanisms whose rows are zCDP with rho_t their exact cost (Gaussian; exponential by bounded range):

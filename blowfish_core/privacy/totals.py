@@ -43,7 +43,7 @@ def privacy_totals(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA, rho:
     Returns
     -------
     dict
-        Gaussian -> rho, delta, epsilon_eq1, epsilon_exact, rounds, rho_per_round,
+        Gaussian -> rho, delta, epsilon (= epsilon_exact), epsilon_eq1, epsilon_exact, rounds, rho_per_round,
         notion, accountant='gdp-exact'; Laplace -> epsilon, delta=0, rounds,
         epsilon_per_round, notion='pure', accountant='pure-sum'.  All zCDP
         (Gaussian + exponential): rho, delta, epsilon (= epsilon_eq1), rounds,

@@ -188,8 +188,8 @@ def _compose_total(rows: Sequence[LedgerRow], delta: float, mechanism: Any) -> d
 def _total_keys(t: dict[str, Any]) -> dict[str, Any]:
     """The contract keys of a total (compose_total) from privacy_totals' dict."""
     acct = t.get("accountant")
-    # every accountant's totals state epsilon (totals.privacy_totals: epsilon_exact for gdp-exact)
-    eps = t["epsilon_exact"] if acct == "gdp-exact" else t["epsilon"] if "epsilon" in t else t["epsilon_eq1"]
+    # every accountant's totals state epsilon (totals.privacy_totals; gdp-exact: the exact curve's)
+    eps = t["epsilon"]
     return {"rho": t.get("rho") if acct in ("gdp-exact", "zcdp-eq1") else None,
             "epsilon": float(eps), "delta": float(t.get("delta") or 0.0), "accountant": acct}
 

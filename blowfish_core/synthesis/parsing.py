@@ -9,13 +9,14 @@ Every failure raises an engine error (BlowfishError / BudgetError) naming the fi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..privacy.accounting import check_delta, check_epsilon, check_rho, rho_from_budget
 from ..base.constants import DEFAULT_DELTA, DEFAULT_DELTA_TEXT
 from ..base.errors import BlowfishError, BudgetError
 from ..privacy.mechanisms import ADDITIVE, DEFAULT_MECHANISM, MECHANISMS, SAMPLING, Mechanism, get_mechanism
-from ..algorithm.methods import METHODS, tau_methods
+from ..algorithm.methods import METHODS, Method, tau_methods
 from ..model.policy import AttributePolicy, Policy, parse_protect_spec
 from ..model.votes import check_tau
 from .spec import MAX_SEEDS
@@ -179,11 +180,14 @@ class Budget:
 
 
 def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: float | None = None,
-                 mechanism: "str | Mechanism | None" = None, conversion: str | None = None, flags: bool = True) -> Budget:
+                 mechanism: "str | Mechanism | None" = None, conversion: str | None = None, flags: bool = True,
+                 methods: Sequence[Method] = ()) -> Budget:
     """The run's budget from rho / (epsilon, delta) and the mechanism.
 
-    Gaussian: give rho, or epsilon (with delta, default 1e-5), converted to rho by ``conversion``
-    ('exact' mu-GDP curve, the default when None, or 'eq1').  Laplace: give epsilon only (pure DP
+    Gaussian: give rho, or epsilon (with delta, default 1e-5), converted to rho once by ``conversion``
+    (default :func:`run_conversion` of ``methods``: the exact mu-GDP curve for Algorithm 1's all-Gaussian
+    ledgers, Eq. (1) when a method's ledger is totalled by Eq. (1), MST/AIM), so the epsilon the run's
+    ledger reports is the epsilon chosen (issue 24 "One epsilon").  Laplace: give epsilon only (pure DP
     has no delta and no rho).  PubMix / LinMix: epsilon at delta (PLD).  A conversion given with rho
     (nothing to convert) is refused, not ignored.
 
@@ -201,6 +205,8 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
         'exact' (the default when None) or 'eq1', for epsilon -> rho.
     flags : bool, default True
         Name the CLI flags (--rho ...) in messages, else the field names.
+    methods : sequence of Method, optional
+        The run's methods (their ``epsilon_conversion`` picks the default conversion).
 
     Returns
     -------
@@ -210,8 +216,8 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
     Raises
     ------
     BlowfishError
-        Naming the field for a missing budget or a combination that does not apply; BudgetError for a
-        bad value.
+        Naming the field for a missing budget or a combination that does not apply (``conversion``
+        'exact' with a method whose ledger is totalled by Eq. (1) included); BudgetError for a bad value.
     """
     # mechanism: a name, or the registry Mechanism a front end resolved already (not looked up again)
     m = (get_mechanism(parse_mechanism(mechanism, "--mechanism" if flags else "mechanism"))
@@ -253,10 +259,43 @@ def parse_budget(rho: float | None = None, epsilon: float | None = None, delta: 
                                 f"{f('rho')} there is nothing to convert. Fix: drop {f('conversion')}")
         return Budget(mech, check_rho(rho), None, d, "rho")
     if epsilon is not None:
-        conversion = "exact" if conversion is None else conversion
+        conversion = _conversion_for(methods, conversion, f)
         r = rho_from_budget(epsilon=epsilon, delta=d, conversion=conversion)
         return Budget(mech, r, None, d, f"epsilon={epsilon:g}, delta={d:g} via {conversion}")
     raise BlowfishError(f"give a budget: {f('rho')} R, or {f('epsilon')} E {f('delta')} D")
+
+
+def run_conversion(methods: Sequence[Method]) -> str:
+    """The epsilon -> rho conversion of a run of ``methods``: 'eq1' when any method's ledger is totalled
+    by Eq. (1) (``Method.epsilon_conversion``; MST/AIM, whose Gaussian + exponential rows the exact
+    Gaussian curve does not cover, design/selection.md B4), else 'exact' (the mu-GDP curve).
+
+    Parameters
+    ----------
+    methods : sequence of Method
+        The run's methods (empty: 'exact').
+
+    Returns
+    -------
+    str
+        'exact' or 'eq1'.
+    """
+    return "eq1" if any(m.epsilon_conversion == "eq1" for m in methods) else "exact"
+
+
+def _conversion_for(methods: Sequence[Method], conversion: str | None, f: Callable[[str], str]) -> str:
+    """The conversion to use: ``conversion`` if given, else the methods' (run_conversion); an explicit
+    'exact' with a method whose ledger states epsilon by Eq. (1) is refused (its ledger would report a
+    larger epsilon than the one chosen)."""
+    needed = run_conversion(methods)
+    if conversion is None:
+        return needed
+    if conversion == "exact" and needed == "eq1":
+        eq1 = ", ".join(m.name for m in methods if m.epsilon_conversion == "eq1")
+        raise BlowfishError(f"{f('conversion')} exact: the ledger of {eq1} (Gaussian measurements and exponential "
+                            f"selections) states epsilon by Eq. (1), so it would report a larger epsilon than the "
+                            f"{f('epsilon')} you chose. Fix: drop {f('conversion')} (the run converts by Eq. (1))")
+    return conversion
 
 
 def parse_population(text: str | None, rounds: int, name: str = "--population",

@@ -52,7 +52,9 @@ class BudgetView:
     (Gaussian; None for Laplace); epsilon_per_round: Laplace split (None for Gaussian).
     epsilon_eq1: the paper's Eq. (1) epsilon of the same rho (Gaussian; tooltip only).
     requested: what was asked; label: 'ε = 1 at δ = 10⁻⁵'; tooltip: every other figure;
-    warning: epsilon_warning(epsilon) or None.
+    warning: epsilon_warning(epsilon) or None; chosen_epsilon: the epsilon a person chose (None when
+    the budget was given as rho), which a run converts with its methods' accountant (issue 24
+    "One epsilon": parsing.run_conversion).
     """
 
     mechanism: str
@@ -68,6 +70,7 @@ class BudgetView:
     label: str
     tooltip: str
     warning: str | None
+    chosen_epsilon: float | None = None
 
     def run_kwargs(self) -> dict[str, float]:
         """Keyword budget for Synthesizer / RunRequest: {'rho': ...} (Gaussian) or {'epsilon': ...} (Laplace)."""
@@ -97,7 +100,7 @@ def _gaussian_view(rho: float, delta: float, rounds: int, requested: str, asked_
             "over the number of records.")
     return BudgetView(DEFAULT_MECHANISM, float(eps), float(delta), float(rho), int(rounds), tuple(per), None,
                       "gdp-exact", float(led.epsilon_eq1), requested, _label(eps, delta), tip,
-                      epsilon_warning(eps))
+                      epsilon_warning(eps), asked_eps)
 
 
 def budget_from_epsilon(epsilon: float, delta: float | None = DEFAULT_DELTA, rounds: int = 8,
@@ -142,7 +145,8 @@ def budget_from_epsilon(epsilon: float, delta: float | None = DEFAULT_DELTA, rou
         tip = (f"Pure ε-DP (Laplace mechanism): no δ. ε_t = {fmt_sig(per[0], 3)} per round over {rounds} rounds; "
                "the epsilons of the rounds add up to ε.")
         return BudgetView(mech.name, eps, 0.0, None, rounds, None, per, "pure-sum", None,
-                          f"epsilon = {fmt_sig(eps, 3)} (pure DP)", _label(eps, 0.0), tip, epsilon_warning(eps))
+                          f"epsilon = {fmt_sig(eps, 3)} (pure DP)", _label(eps, 0.0), tip, epsilon_warning(eps),
+                          eps)
     d = DEFAULT_DELTA if delta is None else delta
     b = parse_budget(None, epsilon, d, mech.name, conversion, flags=False)
     requested = f"epsilon = {fmt_sig(epsilon, 3)} at delta = {fmt_sig(b.delta, 2)} ({conversion} conversion)"

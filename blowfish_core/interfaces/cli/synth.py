@@ -90,7 +90,9 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--delta", type=_float, default=None, help=f"delta for (epsilon, delta) (default {DEFAULT_DELTA_TEXT}; "
                                                               "not with --mechanism laplace)")
     s.add_argument("--conversion", choices=["exact", "eq1"], default=None,
-                   help="epsilon -> rho conversion: exact Gaussian curve (default) or the paper's Eq. (1)")
+                   help="epsilon -> rho conversion: exact Gaussian curve (default for Algorithm 1's methods) or "
+                        "the paper's Eq. (1) (default, and required, when mst or aim is in --method: their "
+                        "ledgers state epsilon by Eq. (1))")
 
 
 def _add_output_args(s: argparse.ArgumentParser) -> None:
@@ -161,8 +163,8 @@ def _parse_method_and_budget(args) -> tuple[list[str], Any, Choice]:
     if args.public and not mech.samples:
         raise BlowfishError("--public only applies to --noise pubmix (and linmix); it would be ignored here. "
                             "Fix: drop it or add --noise pubmix")
-    budget = parse_budget(args.rho, args.epsilon, args.delta, mech, args.conversion)
     meths = tuple(get_method(m) for m in methods)
+    budget = parse_budget(args.rho, args.epsilon, args.delta, mech, args.conversion, methods=meths)
     for meth in meths:  # reference methods (mst, aim) run in zCDP only
         meth.check_mechanism(budget.mechanism, "--mechanism")
     tau = require_tau(methods, args.tau)
