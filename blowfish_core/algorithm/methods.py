@@ -71,6 +71,13 @@ class Method:
     #: the mechanisms a reference method's ledger uses besides the run's (MST/AIM: exponential
     #: selections); the release gate checks that each has a floating-point-safe release sampler.
     extra_mechanisms: tuple[str, ...] = ()
+    #: a short label for sentences ("MST has 55% lower error than BF-Soft"); "" -> ``label``.
+    short: str = ""
+
+    @property
+    def short_label(self) -> str:
+        """The label for running text: ``short`` when given, else ``label``."""
+        return self.short or self.label
 
     @property
     def releasable(self) -> bool:
@@ -156,10 +163,10 @@ REFERENCE_NOTE = ("not policy-aware: it ignores the policy and tau (reference me
                   "(Gaussian measurements, exponential selections), rho = the ledger's sum")
 MST = Method("mst", "MST (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
              runner="baseline", fit="fit_mst", mechanisms=("gaussian",), note=REFERENCE_NOTE,
-             extra_mechanisms=("exponential",))
+             extra_mechanisms=("exponential",), short="MST")
 AIM = Method("aim", "AIM (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
              runner="baseline", fit="fit_aim", mechanisms=("gaussian",), note=REFERENCE_NOTE,
-             extra_mechanisms=("exponential",))
+             extra_mechanisms=("exponential",), short="AIM")
 
 #: name -> Method, in the order the CLI and the report list them.
 METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM)}
