@@ -176,17 +176,28 @@ def compose_total(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA) -> di
     ValueError
         For no rows (from totals.privacy_totals; BudgetError for a bad delta).
     """
-    return _total_keys(privacy_totals(list(rows), delta))
+    return total_keys(privacy_totals(list(rows), delta))
 
 
 def _compose_total(rows: Sequence[LedgerRow], delta: float, mechanism: Any) -> dict[str, Any]:
     """:func:`compose_total` of the rows of a checked run (RunSpec.build): ``mechanism`` is the run's
     Mechanism and ``delta`` checked; nothing is re-checked (totals._privacy_totals)."""
-    return _total_keys(_privacy_totals(list(rows), delta, mechanism))
+    return total_keys(_privacy_totals(list(rows), delta, mechanism))
 
 
-def _total_keys(t: dict[str, Any]) -> dict[str, Any]:
-    """The contract keys of a total (compose_total) from privacy_totals' dict."""
+def total_keys(t: dict[str, Any]) -> dict[str, Any]:
+    """The contract keys of a total (compose_total) from privacy_totals' dict.
+
+    Parameters
+    ----------
+    t : dict
+        privacy_totals' dict, or a report's / a planned report's ``privacy`` (the same keys).
+
+    Returns
+    -------
+    dict
+        {'rho' (None unless zCDP), 'epsilon' (:func:`stated_epsilon`), 'delta', 'accountant'}.
+    """
     acct = t.get("accountant")
     return {"rho": t.get("rho") if acct in ("gdp-exact", "zcdp-eq1") else None,
             "epsilon": stated_epsilon(t), "delta": float(t.get("delta") or 0.0), "accountant": acct}
