@@ -124,4 +124,4 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(BlowfishError, match=r"hard error \(seed 0\) must be a finite error"):
         rank_methods({"hard": {0: math.nan}})
     with pytest.raises(BlowfishError, match="share no seed"):
-        rank_methods({"hard": {0: 0.1}, "bf-soft": {1: 0.2}}).compare("hard", "bf-soft")
+        rank_methods({"hard": {0: 0.1}, "mst": {1: 0.2}}).compare("hard", "mst")
