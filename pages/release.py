@@ -2,8 +2,10 @@
 
 Gated like DP Wizard's download: nothing is offered until the schema (a table with rows), a
 policy that protects something and a budget are set (studio.flow.release_missing).  Every
-number comes from the engine: blowfish_core.workflows.budget (the one epsilon), verdicts.policy_verdict /
-run_verdict_from_report, report.ledger_text, run_bundle.bundle_zip / cli_command.
+number comes from the engine: blowfish_core.workflows.budget (the one epsilon), verdicts.policy_verdict,
+ranking.ranking_verdict_from_report (the last run's methods ranked), report.ledger_text,
+run_bundle.planned_total / bundle_zip / cli_command, release_words (rows in words).  The method to
+release is any private method of the last run, the lowest-error one by default (studio.release_ui).
 """
 
 from __future__ import annotations
@@ -13,22 +15,25 @@ import streamlit as st
 from blowfish_core.workflows.budget import describe_epsilon
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.synthesis.report import ledger_text
-from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command, planned_report
+from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command, planned_report, planned_total
 from blowfish_core.algorithm.methods import get_method
+from blowfish_core.workflows.ranking import ranking_verdict_from_report
+from blowfish_core.workflows.release_words import total_label
 from blowfish_core.workflows.verdicts import policy_verdict, run_verdict_from_report
 from studio import data_source as ds
 from studio import flow
+from studio import release_ui as rel
 from studio.budget_ui import session_view
 from studio.bundle_ui import release_request
-from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError
+from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError, total_text
 from studio.state import get_studio, get_tau
 
 st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
 
 
 def flow_method_label(settings) -> str:
-    """'BF-Soft at τ = 0.03' / 'Hard'."""
-    label = get_method(settings.methods[0]).label
+    """'BF-Soft at τ = 0.03' / 'Hard' / 'MST'."""
+    label = get_method(settings.methods[0]).short_label
     return label + (f" at τ = {settings.tau:g}" if settings.tau is not None else "")
 
 
@@ -49,8 +54,11 @@ if missing:
             flow.link(key, label=f"Go to the {flow.step(key).title} step")
     st.stop()
 
+options = rel.release_options(st.session_state, studio)
+st.session_state[rel.METHOD_KEY] = rel.chosen_method(st.session_state, options)
+st.session_state[rel.SIZE_KEY] = rel.release_size(st.session_state)
 try:
-    req, settings = release_request(st.session_state, studio)
+    req, settings = release_request(st.session_state, studio, st.session_state[rel.METHOD_KEY])
 except BlowfishError as e:
     st.error(f"Release settings: {e}")
     st.stop()
@@ -70,17 +78,43 @@ try:
 except BlowfishError as e:
     st.error(f"Policy: {e}")
 
-runs = [r for r in (st.session_state.get("runner_results") or {}).values()
-        if r.get("studio_version") == studio.version]
-last = max(runs, key=lambda r: r["id"]) if runs else None
+last = rel.last_run(st.session_state, studio)
 if last is not None:
-    v = run_verdict_from_report(last["report"])
+    v = ranking_verdict_from_report(last["report"]) or run_verdict_from_report(last["report"])
     if v is not None:
         st.markdown(f"**Last run (#{last['id']})**")
         flow.verdict_banner(v)
 
+st.subheader("What is released")
+
+
+def _choose() -> None:
+    rel.choose_method(st.session_state, options, st.session_state[rel.METHOD_KEY])
+
+
+def _resize() -> None:
+    rel.set_release_size(st.session_state, int(st.session_state[rel.SIZE_KEY]))
+
+
+w1, w2 = st.columns([2, 1])
+w1.selectbox("Method to release", list(options.methods), key=rel.METHOD_KEY, format_func=options.label,
+             on_change=_choose,
+             help=("Every private method of the last run, lowest mean error first (the default). Analysis-only "
+                   "methods are never offered." if options.ranking is not None else
+                   "Run the comparison on the Run step to choose among its private methods (the lowest-error one "
+                   "is then the default)."))
+w2.number_input("Release size (rows)", min_value=1, step=1, key=rel.SIZE_KEY, on_change=_resize,
+                help="The rows of the synthetic table (the Run step's release size: one setting).")
+st.markdown(rel.rows_text(studio, int(settings.config.release)))
+try:
+    release_total = planned_total(settings)
+except BlowfishError as e:
+    st.error(f"Release settings: {e}")
+    st.stop()
+
 st.subheader("Privacy ledger in words")
-st.code(ledger_text(planned_report(settings)), language=None, wrap_lines=True)
+st.code(total_text(release_total, 1) + "\n" + ledger_text(planned_report(settings)), language=None,
+        wrap_lines=True)
 st.caption("The ledger of the release below (method "
            + ", ".join(settings.methods) + (f", τ = {settings.tau:g}" if settings.tau else "") + "): paste it into a "
            "release note.")
@@ -126,7 +160,7 @@ def _make_release() -> None:
         st.session_state.pop("release:result", None)
 
 
-st.button(f"Make a release ({flow_method_label(settings)}, {view.label if view else ''})", key="release:make",
+st.button(f"Make a release ({flow_method_label(settings)}, {total_label(release_total)})", key="release:make",
           type="primary", on_click=_make_release)
 if st.session_state.get("release:error"):
     st.error(st.session_state["release:error"])

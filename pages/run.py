@@ -26,6 +26,7 @@ from blowfish_core.synthesis.report import ledger_text, policy_summary
 from blowfish_core.algorithm.methods import BF_SOFT, HARD, METHOD_LABELS
 from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
 from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
+from blowfish_core.workflows.ranking import ranking_verdict_from_report
 from blowfish_core.workflows.verdicts import run_verdict_from_report, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
@@ -269,7 +270,10 @@ def draw_results() -> None:
     summ = ui.summary_frame(res)
     st.dataframe(ui.styled(summ.drop(columns="key"), {f"mean {metric}": ".4f", "ci95 low": ".4f", "ci95 high": ".4f"},
                            na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
-    _verdict = run_verdict_from_report(rep)
+    _ranked = ranking_verdict_from_report(rep)  # every private method ranked, a baseline's win said in words
+    if _ranked is not None:
+        flow.verdict_banner(_ranked)
+    _verdict = run_verdict_from_report(rep)  # BF-Soft vs Hard: the paired reduction R_s (App. F.2)
     if _verdict is not None:
         flow.verdict_banner(_verdict)
     if summ[["ci95 low", "ci95 high"]].isna().any().any():

@@ -4,7 +4,8 @@
 XOR table, the shared Adult/Bank file, or the uploaded file's name, which the user must put
 next to the bundle: the private table is never written into a bundle).
 :func:`release_request` is the run the Release step exports: the session's budget (epsilon-first),
-tau and schedule, the method chosen in Tune τ (BF-Soft, or Hard when the pilot said so), one seed.
+tau and schedule, the method chosen on the Release step (studio.release_ui; before any run the one
+chosen in Tune τ: BF-Soft, or Hard when the pilot said so), one seed.
 """
 
 from __future__ import annotations
@@ -44,11 +45,17 @@ def runner_inputs(state: Any, studio: Any) -> dict[str, Any]:
     return s
 
 
-def release_request(state: Any, studio: Any):
-    """(RunRequest, RunSettings) of the release: the flow's method, budget, tau and schedule, one seed."""
-    s = runner_inputs(state, studio)
+def flow_method(state: Any) -> str:
+    """The flow's method before any run: Hard when Tune τ chose it, else BF-Soft."""
     carried = state.get("runner_carried") or {}
-    s["rn_methods"] = [HARD.name] if carried.get("method") == HARD.name else [BF_SOFT.name]
+    return HARD.name if carried.get("method") == HARD.name else BF_SOFT.name
+
+
+def release_request(state: Any, studio: Any, method: str | None = None):
+    """(RunRequest, RunSettings) of the release: ``method`` (default: the flow's, :func:`flow_method`),
+    the session's budget, tau and schedule (its release size too), one seed."""
+    s = runner_inputs(state, studio)
+    s["rn_methods"] = [method or flow_method(state)]
     s["rn_decomp"] = False
     s["rn_seeds"] = 1
     req = ui.build_request(studio, s)

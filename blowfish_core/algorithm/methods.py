@@ -77,6 +77,13 @@ class Method:
     #: accountant 'zcdp-eq1').  A run converts a chosen epsilon once, with the conversion of its
     #: methods, so the epsilon its ledger reports is the epsilon chosen.
     epsilon_conversion: str = "exact"
+    #: a short label for sentences ("MST has 55% lower error than BF-Soft"); "" -> ``label``.
+    short: str = ""
+
+    @property
+    def short_label(self) -> str:
+        """The label for running text: ``short`` when given, else ``label``."""
+        return self.short or self.label
 
     @property
     def releasable(self) -> bool:
@@ -162,10 +169,10 @@ REFERENCE_NOTE = ("not policy-aware: it ignores the policy and tau (reference me
                   "(Gaussian measurements, exponential selections), rho = the ledger's sum")
 MST = Method("mst", "MST (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
              runner="baseline", fit="fit_mst", mechanisms=("gaussian",), note=REFERENCE_NOTE,
-             extra_mechanisms=("exponential",), epsilon_conversion="eq1")
+             extra_mechanisms=("exponential",), epsilon_conversion="eq1", short="MST")
 AIM = Method("aim", "AIM (reference: standard DP, not policy-aware)", None, None, "standard", needs_tau=False,
              runner="baseline", fit="fit_aim", mechanisms=("gaussian",), note=REFERENCE_NOTE,
-             extra_mechanisms=("exponential",), epsilon_conversion="eq1")
+             extra_mechanisms=("exponential",), epsilon_conversion="eq1", short="AIM")
 
 #: name -> Method, in the order the CLI and the report list them.
 METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM)}

@@ -25,7 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from .run_readme import planned_report, readme
+from .run_readme import planned_report, planned_total, readme
 from .run_scripts import POLICY_FILE, README, RUN_PY, RUN_SH, SCHEMA_FILE, cli_args, cli_command, run_py, run_sh
 from .run_settings import RunSettings, settings_from_files, settings_from_request
 
@@ -140,6 +140,7 @@ __all__ = [
     "cli_args",
     "cli_command",
     "planned_report",
+    "planned_total",
     "readme",
     "run_py",
     "run_sh",

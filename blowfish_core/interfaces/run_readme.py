@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from ..privacy.accounting import PrivacyLedger, epsilon_eq1
+from ..base.errors import BlowfishError
+from ..synthesis.gate import total_keys
 from ..base.constants import DEFAULT_DELTA
 from ..synthesis.spec import policy_is_empty
 from ..privacy.mechanisms import get_mechanism
@@ -69,6 +71,33 @@ def planned_report(settings: RunSettings) -> dict[str, Any]:
             "policy": s.policy.to_dict(), "reach": pol["reach"], "tau": s.tau, "noise_ratio_q": pol["q"],
             "sensitivity_bound": pol["sensitivity_bound"], "domain_warning": s.schema.domain_warning(),
             "warnings": []}
+
+
+def planned_total(settings: RunSettings) -> dict[str, Any]:
+    """The total the release gate will state for ONE release of ``settings`` (one method, one table).
+
+    The planned ledger's totals (:func:`planned_report`) in the keys of
+    :func:`blowfish_core.synthesis.gate.compose_total`, so the Release step can state before the
+    release what the gate's ledger states after it.
+
+    Parameters
+    ----------
+    settings : RunSettings
+        The release's settings (one method).
+
+    Returns
+    -------
+    dict
+        {'rho', 'epsilon', 'delta', 'accountant'} (gate.total_keys).
+
+    Raises
+    ------
+    BlowfishError
+        For invalid settings, or more than one method (a release of several tables composes them).
+    """
+    if len(settings.methods) != 1:
+        raise BlowfishError(f"planned_total is the total of one release: give one method (got {settings.methods})")
+    return total_keys(planned_report(settings)["privacy"])
 
 
 def _rounds_in_words(report: dict[str, Any]) -> list[str]:

@@ -176,22 +176,57 @@ def compose_total(rows: Sequence[LedgerRow], delta: float = DEFAULT_DELTA) -> di
     ValueError
         For no rows (from totals.privacy_totals; BudgetError for a bad delta).
     """
-    return _total_keys(privacy_totals(list(rows), delta))
+    return total_keys(privacy_totals(list(rows), delta))
 
 
 def _compose_total(rows: Sequence[LedgerRow], delta: float, mechanism: Any) -> dict[str, Any]:
     """:func:`compose_total` of the rows of a checked run (RunSpec.build): ``mechanism`` is the run's
     Mechanism and ``delta`` checked; nothing is re-checked (totals._privacy_totals)."""
-    return _total_keys(_privacy_totals(list(rows), delta, mechanism))
+    return total_keys(_privacy_totals(list(rows), delta, mechanism))
 
 
-def _total_keys(t: dict[str, Any]) -> dict[str, Any]:
-    """The contract keys of a total (compose_total) from privacy_totals' dict."""
+def total_keys(t: dict[str, Any]) -> dict[str, Any]:
+    """The contract keys of a total (compose_total) from privacy_totals' dict.
+
+    Parameters
+    ----------
+    t : dict
+        privacy_totals' dict, or a report's / a planned report's ``privacy`` (the same keys).
+
+    Returns
+    -------
+    dict
+        {'rho' (None unless zCDP), 'epsilon' (:func:`stated_epsilon`), 'delta', 'accountant'}.
+    """
     acct = t.get("accountant")
-    # every accountant's totals state epsilon (totals.privacy_totals; gdp-exact: the exact curve's)
-    eps = t["epsilon"]
     return {"rho": t.get("rho") if acct in ("gdp-exact", "zcdp-eq1") else None,
-            "epsilon": float(eps), "delta": float(t.get("delta") or 0.0), "accountant": acct}
+            "epsilon": stated_epsilon(t), "delta": float(t.get("delta") or 0.0), "accountant": acct}
+
+
+def stated_epsilon(privacy: dict[str, Any]) -> float:
+    """The epsilon a ledger states under its accountant (the rule of :func:`compose_total`).
+
+    Parameters
+    ----------
+    privacy : dict
+        privacy_totals' dict, or a report's ``privacy`` (the same keys): ``accountant`` and
+        ``epsilon_exact`` (gdp-exact), ``epsilon`` or ``epsilon_eq1``.
+
+    Returns
+    -------
+    float
+        epsilon_exact for the exact Gaussian curve, else epsilon (or epsilon_eq1).
+
+    Raises
+    ------
+    KeyError
+        When the dict holds none of those keys.
+    """
+    t = privacy
+    # every accountant's totals state epsilon (totals.privacy_totals: epsilon_exact for gdp-exact)
+    eps = t["epsilon_exact"] if t.get("accountant") == "gdp-exact" else t["epsilon"] if "epsilon" in t \
+        else t["epsilon_eq1"]
+    return float(eps)
 
 
 def unprotected_text(n: int, source: str = "") -> str:
