@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from blowfish_core.base.constants import DEFAULT_DELTA_TEXT
 from blowfish_core.base.errors import BudgetError
 
 #: Largest accepted zCDP budget and target epsilon (budgets): beyond these the
@@ -89,7 +90,7 @@ def check_delta(delta: Any, *, name: str = "delta") -> float:
         If ``delta`` is not a finite real number in (0, 1).
     """
     rule = "in (0, 1)"
-    fix = "use a small probability such as delta = 1e-5"
+    fix = f"use a small probability such as delta = {DEFAULT_DELTA_TEXT}"
     x = _as_real(delta, name, rule, fix)
     if not 0.0 < x < 1.0:
         raise BudgetError(f"{name} must be {rule} (got {delta!r}). Fix: {fix}")

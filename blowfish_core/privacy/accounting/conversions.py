@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from blowfish_core.base.constants import DEFAULT_DELTA_TEXT
 from blowfish_core.base.errors import BudgetError
 from blowfish_core.base.numerics import brentq, log_ndtr  # math only: no scipy on the release path (issue 23)
 
@@ -345,7 +346,7 @@ def rho_from_budget(rho: Optional[float] = None,
     if delta is None:
         raise BudgetError(
             f"delta is required when epsilon is given (got epsilon={epsilon!r}, "
-            "delta=None). Fix: give a small probability such as delta = 1e-5."
+            f"delta=None). Fix: give a small probability such as delta = {DEFAULT_DELTA_TEXT}."
         )
     if conversion == "eq1":
         return rho_from_epsilon_eq1(epsilon, delta)
