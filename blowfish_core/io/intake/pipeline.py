@@ -16,6 +16,7 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 from ...base.errors import DataError
 from ...base.fields import Text
 from ..data import DEFAULT_MAX_BYTES
+from .cells import TextColumn
 from .columns import MAX_CATEGORIES, apply_missing, guess_column
 from .header import decide_header, rows_with_k_fields, unique_names
 from .problems import MAX_ROWS_LISTED, Problem, empty_column_fix, size_warnings
@@ -99,12 +100,11 @@ def intake_csv(
     label = rec.label
     notes: list[str] = []
     problems: list[Problem] = []
-    hdr = decide_header(rec.numbered, no_header, names, label, problems)
-    first_row = rec.numbered[0][0]
-    cols = unique_names(hdr.cols, first_row, problems)
-    good = rows_with_k_fields(hdr.data, len(cols), label, problems)
-    raw = pd.DataFrame([r for _, r in good], columns=cols, dtype=object)
-    rownum = np.array([rn for rn, _ in good], dtype=np.int64)
+    hdr = decide_header(rec, no_header, names, label, problems)
+    cols = unique_names(hdr.cols, int(rec.rownum[0]), problems)
+    rows_with_k_fields(rec.others, len(rec.rownum) - hdr.start, len(cols), label, problems)
+    raw = {c: TextColumn.encode(a.slice(hdr.start)) for c, a in zip(cols, rec.columns)}
+    rownum = rec.rownum[hdr.start:]
     if rec.trimmed_unicode:
         notes.append(f"{rec.trimmed_unicode} cell(s) had non-breaking or other Unicode spaces around their value; "
                      "they were trimmed like ordinary spaces")
@@ -122,7 +122,7 @@ def intake_csv(
         sep_name=SEP_NAMES.get(rec.sep, repr(rec.sep)), header=hdr.header, header_reason=hdr.reason,
         offered_names=hdr.offered, preset_layout=hdr.layout, columns=tuple(final), modelled=tuple(chosen),
         row_numbers=tuple(int(r) for r in rownum), dropped_rows=dropped, notes=tuple(notes),
-        warnings=tuple(size_warnings(len(raw), release_size)), problems=tuple(problems),
+        warnings=tuple(size_warnings(len(rownum), release_size)), problems=tuple(problems),
     )
 
 
