@@ -49,27 +49,29 @@ def finite_values(values: Any) -> np.ndarray:
     return x
 
 
-def trim(arr: Any) -> tuple[Any, int]:
-    """Trim every cell of a pyarrow string array of ASCII, Unicode and zero-width spaces.
+def trim(values: Any) -> tuple[Any, np.ndarray]:
+    """Trim every text of a pyarrow string array of ASCII, Unicode and zero-width spaces.
 
     Parameters
     ----------
-    arr : pyarrow StringArray
-        The cells as read.
+    values : pyarrow StringArray
+        The texts as read.
 
     Returns
     -------
     trimmed : pyarrow StringArray
-        The cells trimmed (``str.strip`` of UNICODE_SPACES + ZERO_WIDTH).
-    n_unicode : int
-        The cells that had more than ASCII spaces trimmed.
+        The texts trimmed (``str.strip`` of UNICODE_SPACES + ZERO_WIDTH).
+    unicode : (m,) bool ndarray
+        The texts that had more than ASCII spaces trimmed.
     """
-    t = pc.utf8_trim(arr, characters=UNICODE_SPACES + ZERO_WIDTH)
-    changed = pc.not_equal(pc.binary_length(arr), pc.binary_length(t))
-    if not pc.any(changed).as_py():
-        return t, 0
-    ascii_only = pc.utf8_trim(arr.filter(changed), characters=ASCII_SPACES)
-    return t, int(pc.sum(pc.not_equal(ascii_only, t.filter(changed))).as_py() or 0)
+    t = pc.utf8_trim(values, characters=UNICODE_SPACES + ZERO_WIDTH)
+    changed = pc.not_equal(pc.binary_length(values), pc.binary_length(t))
+    flags = np.zeros(len(values), dtype=bool)
+    if pc.any(changed).as_py():
+        ascii_only = pc.utf8_trim(values.filter(changed), characters=ASCII_SPACES)
+        flags[changed.to_numpy(zero_copy_only=False)] = pc.not_equal(ascii_only, t.filter(changed)).to_numpy(
+            zero_copy_only=False)
+    return t, flags
 
 
 def number_values(values: Any) -> np.ndarray:
@@ -117,10 +119,31 @@ class TextColumn:
         self._number: np.ndarray | None = None
 
     @classmethod
-    def encode(cls, trimmed: Any) -> TextColumn:
-        """The column of a pyarrow string array of trimmed cells."""
-        d = pc.dictionary_encode(trimmed)
-        return cls(d.indices.to_numpy(zero_copy_only=False).astype(np.intp), d.dictionary)
+    def read(cls, cells: Any) -> tuple[TextColumn, int]:
+        """The trimmed column of a pyarrow array of cells as read (string or dictionary-encoded).
+
+        Parameters
+        ----------
+        cells : pyarrow StringArray or DictionaryArray
+            The cells as read.
+
+        Returns
+        -------
+        column : TextColumn
+            The cells trimmed, each distinct trimmed text once in ``values``.
+        n_unicode : int
+            The cells that had more than ASCII spaces trimmed.
+        """
+        if not pa.types.is_dictionary(cells.type):
+            cells = pc.dictionary_encode(cells)
+        codes = cells.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+        t, unicode = trim(cells.dictionary)
+        n_unicode = int(np.bincount(codes, minlength=len(t))[unicode].sum()) if unicode.any() else 0
+        d = pc.dictionary_encode(t)
+        if len(d.dictionary) < len(t):  # texts equal once trimmed (or repeated by the reader): one code each
+            codes = d.indices.to_numpy(zero_copy_only=False).astype(np.intp)[codes]
+            t = d.dictionary
+        return cls(codes, t), n_unicode
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -132,14 +155,17 @@ class TextColumn:
             self._number = number_values(self.values)
         return self._number
 
-    def per_value(self, flags: Any) -> np.ndarray:
-        """A per-distinct-value flag array (numpy or pyarrow) at every cell: (n,) ndarray."""
-        f = flags.to_numpy(zero_copy_only=False) if hasattr(flags, "to_numpy") and not isinstance(
-            flags, np.ndarray) else flags
-        return np.asarray(f)[self.codes]
+    @property
+    def blank(self) -> np.ndarray:
+        """(m,) bool: the distinct text is empty."""
+        return pc.equal(self.values, "").to_numpy(zero_copy_only=False)
 
-    def take(self, keep: np.ndarray) -> TextColumn:
-        """The cells where ``keep`` (a boolean mask) holds, with the same distinct values."""
+    def isin(self, texts: Any) -> np.ndarray:
+        """(m,) bool: the distinct text is one of ``texts``."""
+        return pc.is_in(self.values, value_set=pa.array(sorted(texts), type=pa.string())).to_numpy(zero_copy_only=False)
+
+    def take(self, keep: Any) -> TextColumn:
+        """The cells ``keep`` selects (a boolean mask or a slice), with the same distinct values."""
         out = TextColumn.__new__(TextColumn)
         out.codes, out.values, out.objects, out._number = self.codes[keep], self.values, self.objects, self._number
         return out
@@ -159,7 +185,3 @@ class TextColumn:
         if miss is not None and miss.any():
             out[miss] = None
         return out
-
-    def first_distinct(self, mask: np.ndarray, k: int) -> list[str]:
-        """The first ``k`` distinct texts among the cells where ``mask`` holds, in cell order."""
-        return [str(self.objects[c]) for c in pd.unique(self.codes[mask])[:k]]

@@ -65,13 +65,13 @@ def missing_masks(raw: dict[str, TextColumn], cols: list[str]) -> tuple[dict[str
     missing_mask = {}
     for c in cols:
         col = raw[c]
-        blank_v = col.objects == ""
+        blank_v = col.blank
         counts = np.bincount(col.codes, minlength=len(col.objects))
         n_nonblank = int(counts[~blank_v].sum())
         n_num = int(counts[np.isfinite(col.number)].sum()) if n_nonblank else 0
         mostly = bool(n_nonblank) and n_num > 0 and n_num >= MOSTLY_NUMERIC * n_nonblank
         mostly_num[c] = mostly
-        miss_v = blank_v | np.isin(col.objects, list(MISSING_TOKENS)) if mostly else blank_v
+        miss_v = blank_v | col.isin(MISSING_TOKENS) if mostly else blank_v
         missing_mask[c] = miss_v[col.codes]
     return mostly_num, missing_mask
 
@@ -203,8 +203,8 @@ def guess_column(c: str, col: TextColumn, miss: np.ndarray, mostly: bool, level:
     keep = ~miss
     vcodes = col.codes[keep]
     nmiss = int(miss.sum())
-    used = np.unique(vcodes)
-    distinct = [str(v) for v in col.objects[used]]  # the distinct values (in code order)
+    used = np.flatnonzero(np.bincount(vcodes, minlength=len(col.objects)))
+    distinct = col.objects[used].tolist()  # the distinct values (in code order)
     integer, levels, numbers = False, None, None
     if len(vcodes) == 0:
         kind, modelled, reason = "empty", False, "every cell is empty"
@@ -212,7 +212,7 @@ def guess_column(c: str, col: TextColumn, miss: np.ndarray, mostly: bool, level:
         kind, modelled, levels = "boolean", len(distinct) == 2, bl
         reason = (f"true/false values kept in their spelling ({', '.join(bl)})" if len(distinct) == 2
                   else f"one value only ({bl[0]})")
-    elif _dates(first := str(col.objects[vcodes[0]]), pd.Series(distinct, dtype=object)):
+    elif _dates(first := str(col.objects[vcodes[0]]), distinct):
         kind, modelled = "date", False
         reason = (f"dates (e.g. {first!r}): not modelled; declare an ordinal or numeric domain "
                   "(e.g. the year) to model it")
@@ -332,24 +332,26 @@ def _date_mask(vals: pd.Series) -> bool:
     """True when every value looks like a date (one pattern for the whole column, and it parses)."""
     if vals.empty:
         return False
-    return _dates(str(vals.iloc[0]), vals.astype(str))
+    return _dates(str(vals.iloc[0]), vals.astype(str).tolist())
 
 
-def _dates(first: str, distinct: pd.Series) -> bool:
+def _dates(first: str, distinct: list[str]) -> bool:
     """True when ``first`` and every one of the ``distinct`` values (all the column's values)
     match one date pattern and parse."""
     for pat, fmt in _DATE_PATTERNS:
-        if pat.match(first) and distinct.str.match(pat).all():
-            parsed = pd.to_datetime(distinct, format=fmt, errors="coerce") if fmt else \
-                pd.to_datetime(distinct, errors="coerce", format="mixed")
+        if pat.match(first) and all(pat.match(v) for v in distinct):
+            parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format=fmt, errors="coerce") if fmt else \
+                pd.to_datetime(pd.Series(distinct, dtype=object), errors="coerce", format="mixed")
             if parsed.notna().all():
                 return True
     return False
 
 
 def _boolean_levels(distinct: list[str]) -> tuple[str, ...] | None:
+    if not 1 <= len(distinct) <= 2:
+        return None
     low = {v.lower() for v in distinct}
-    if 1 <= len(distinct) <= 2 and len(low) == len(distinct):
+    if len(low) == len(distinct):
         for pair in BOOLEAN_PAIRS:
             if low <= set(pair):
                 return tuple(sorted(distinct))

@@ -19,7 +19,7 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 from ...base.errors import DataError, SchemaError
 from ...base.fields import Text
 from ..data import NO_DATA_ROWS
-from .cells import number_values, pa
+from .cells import TextColumn
 from .problems import MAX_ROWS_LISTED, Problem, rows_text
 from .reading import Records
 
@@ -70,7 +70,7 @@ def decide_header(rec: Records, no_header: bool | None, names: Sequence[str] | N
 
     first_row, first = int(rec.rownum[0]), rec.first
     k = len(first)
-    looks, why = _header_looks_like_data(first, rec.head_rows(1000))
+    looks, why = _header_looks_like_data(first, rec.columns, rec.head_end(1000))
     layout = _preset_layout(first, k)
     header_layout = next((p for p, cols in PRESET_LAYOUTS.items() if tuple(first) == cols), None)
     if layout is not None and not looks:
@@ -235,21 +235,21 @@ def fields_message(nf: int, k: int, rows: Sequence[int], count: int) -> str:
             "Fix: check the quoting, the separator and the number of fields per row")
 
 
-def _header_looks_like_data(first: list[str], rest: list[list[str]]) -> tuple[bool, str]:
-    """(True, reason) when the first row is data: in every column whose other rows are
-    all numbers, the first cell is a number too."""
-    k = len(first)
+def _header_looks_like_data(first: list[str], columns: list[TextColumn], end: int) -> tuple[bool, str]:
+    """(True, reason) when the first row is data: in every column whose other rows (the records
+    ``1 .. end - 1`` of ``columns``) are all numbers, the first cell is a number too."""
     numeric_cols = []
-    for j in range(k):
-        col = [r[j] for r in rest if len(r) == k and r[j] != ""]
-        if col and bool(np.isfinite(number_values(pa.array(col, type=pa.string()))).all()):
+    for j, col in enumerate(columns):
+        codes = col.codes[1:end]
+        codes = codes[(col.objects != "")[codes]]
+        if len(codes) and bool(np.isfinite(col.number[codes]).all()):
             numeric_cols.append(j)
     if not numeric_cols:
         return False, ""
     numeric_cols = [j for j in numeric_cols if first[j] != ""]  # an empty first cell says nothing
     if not numeric_cols:
         return False, ""
-    if bool(np.isfinite(number_values(pa.array([first[j] for j in numeric_cols], type=pa.string()))).all()):
+    if all(np.isfinite(columns[j].number[columns[j].codes[0]]) for j in numeric_cols):
         shown = ", ".join(f"{first[j]!r}" for j in numeric_cols[:3])
         return True, (f"the first row has numbers ({shown}) where the rest of the column(s) "
                       f"{', '.join(str(j + 1) for j in numeric_cols[:3])} are numbers")

@@ -16,7 +16,6 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 from ...base.errors import DataError
 from ...base.fields import Text
 from ..data import DEFAULT_MAX_BYTES
-from .cells import TextColumn
 from .columns import MAX_CATEGORIES, apply_missing, guess_column
 from .header import decide_header, rows_with_k_fields, unique_names
 from .problems import MAX_ROWS_LISTED, Problem, empty_column_fix, size_warnings
@@ -103,7 +102,7 @@ def intake_csv(
     hdr = decide_header(rec, no_header, names, label, problems)
     cols = unique_names(hdr.cols, int(rec.rownum[0]), problems)
     rows_with_k_fields(rec.others, len(rec.rownum) - hdr.start, len(cols), label, problems)
-    raw = {c: TextColumn.encode(a.slice(hdr.start)) for c, a in zip(cols, rec.columns)}
+    raw = {c: col.take(slice(hdr.start, None)) for c, col in zip(cols, rec.columns)}
     rownum = rec.rownum[hdr.start:]
     if rec.trimmed_unicode:
         notes.append(f"{rec.trimmed_unicode} cell(s) had non-breaking or other Unicode spaces around their value; "
@@ -121,7 +120,7 @@ def intake_csv(
         frame=pd.DataFrame(frame, columns=cols), source=label, sep=rec.sep, sep_sniffed=sep_given is None,
         sep_name=SEP_NAMES.get(rec.sep, repr(rec.sep)), header=hdr.header, header_reason=hdr.reason,
         offered_names=hdr.offered, preset_layout=hdr.layout, columns=tuple(final), modelled=tuple(chosen),
-        row_numbers=tuple(int(r) for r in rownum), dropped_rows=dropped, notes=tuple(notes),
+        row_numbers=tuple(rownum.tolist()), dropped_rows=dropped, notes=tuple(notes),
         warnings=tuple(size_warnings(len(rownum), release_size)), problems=tuple(problems),
     )
 

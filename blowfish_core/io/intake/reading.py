@@ -19,8 +19,7 @@ import numpy as np
 from ...base._lazy import lazy_module
 from ...base.errors import DataError
 from ..data import read_text
-from .cells import trim as _trim_cells
-from .cells import pa, pc
+from .cells import TextColumn, pa, pc
 
 pcsv: Any = lazy_module("pyarrow.csv")
 
@@ -45,7 +44,7 @@ class Records:
 
     label: str
     sep: str
-    columns: list
+    columns: list[TextColumn]
     rownum: np.ndarray
     others: list[tuple[int, int]]
     trimmed_unicode: int
@@ -53,14 +52,13 @@ class Records:
     @property
     def first(self) -> list[str]:
         """The first non-blank record's trimmed cells."""
-        return [str(c[0].as_py()) for c in self.columns]
+        return [str(c.objects[c.codes[0]]) for c in self.columns]
 
-    def head_rows(self, n: int) -> list[list[str]]:
-        """The records with k fields among the first ``n`` non-blank records after the first one."""
+    def head_end(self, n: int) -> int:
+        """The k-field records among the first ``n`` non-blank records after the first one are
+        ``columns[j].codes[1:head_end(n)]``."""
         rows = np.sort(np.concatenate([self.rownum[:n + 1], np.asarray([r for r, _ in self.others[:n]], dtype=np.int64)]))
-        cutoff = rows[min(n, len(rows) - 1)]
-        m = int(np.searchsorted(self.rownum, cutoff, side="right"))
-        return [list(r) for r in zip(*(c.slice(1, m - 1).to_pylist() for c in self.columns))] if m > 1 else []
+        return int(np.searchsorted(self.rownum, rows[min(n, len(rows) - 1)], side="right"))
 
 
 def read_records(source, sep_given: str | None, *, max_bytes: int, name: str | None) -> Records:
@@ -139,7 +137,7 @@ def _table_of_records(records: list[list[str]]):
     for i in range(first):  # blank records above the first one: their Unicode spaces still count
         if len(records[i]) != k:
             others.append((i + 1, records[i]))
-    columns = [pa.array([records[i][j] for i in good], type=pa.string()) for j in range(k)]
+    columns = [pa.array([records[i][j] for i in good], type=pa.string()) for j in range(k)]  # encoded by _trim_table
     return (columns, np.asarray(good, dtype=np.int64) + 1), sorted(others)
 
 
@@ -160,40 +158,38 @@ def _read_plain(text: str, delim: str):
         return "skip"
 
     names = [str(j) for j in range(k)]
+    data = text.encode("utf-8")
     tb = pcsv.read_csv(
-        io.BytesIO(text.encode("utf-8")),
-        read_options=pcsv.ReadOptions(use_threads=False, column_names=names),
+        io.BytesIO(data),
+        read_options=pcsv.ReadOptions(use_threads=False, column_names=names, block_size=max(len(data), 1 << 20)),
         parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, ignore_empty_lines=False,
                                         invalid_row_handler=other),
-        convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in names}, null_values=[],
-                                            strings_can_be_null=False, check_utf8=False))
+        convert_options=pcsv.ConvertOptions(column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in names},
+                                            null_values=[], strings_can_be_null=False, check_utf8=False))
     n = tb.num_rows + len(others)
     rows = np.arange(1, n + 1, dtype=np.int64)
     if others:
         rows = np.delete(rows, np.asarray([r for r, _ in others], dtype=np.int64) - 1)
-    limit = csv.field_size_limit()
     columns = [tb.column(j).combine_chunks() for j in range(k)]
-    if any(pc.max(pc.binary_length(c)).as_py() > limit for c in columns if len(c)) and any(
-            (pc.max(pc.utf8_length(c)).as_py() or 0) > limit for c in columns if len(c)):
+    limit = csv.field_size_limit()
+    if any(len(c) and (pc.max(pc.utf8_length(c.dictionary)).as_py() or 0) > limit for c in columns):
         raise DataError(f"malformed CSV (field larger than field limit ({limit})). Fix: check the quoting")
     return (columns, rows), others
 
 
-def _trim_table(columns: list, rownum: np.ndarray) -> tuple[list, np.ndarray, int]:
+def _trim_table(columns: list, rownum: np.ndarray) -> tuple[list[TextColumn], np.ndarray, int]:
     """Trim every cell and drop the blank records: (columns, rows, cells with Unicode spaces trimmed)."""
-    trimmed, n_unicode = [], 0
-    blank = None
+    out, n_unicode = [], 0
+    blank = np.ones(len(rownum), dtype=bool)
     for c in columns:
-        t, u = _trim_cells(c)
-        trimmed.append(t)
+        col, u = TextColumn.read(c)
+        out.append(col)
         n_unicode += u
-        e = pc.equal(t, "")
-        blank = e if blank is None else pc.and_(blank, e)
-    if blank is not None and pc.any(blank).as_py():
-        keep = pc.invert(blank)
-        trimmed = [t.filter(keep) for t in trimmed]
-        rownum = rownum[keep.to_numpy(zero_copy_only=False)]
-    return trimmed, rownum, n_unicode
+        blank &= col.blank[col.codes]
+    if blank.any():
+        out = [c.take(~blank) for c in out]
+        rownum = rownum[~blank]
+    return out, rownum, n_unicode
 
 
 def check_sep(sep: str | None) -> str | None:
@@ -312,7 +308,7 @@ def sniff_separator(text: str, sample_lines: int = 64) -> str:
     str
         One of SEPARATORS; ',' when nothing splits the lines (one column).
     """
-    lines = [ln for ln in text.splitlines() if ln.strip()][:sample_lines]
+    lines = _first_lines(text, sample_lines)
     sample = "\n".join(lines)
 
     def counts(d: str) -> list[int]:
@@ -341,3 +337,15 @@ def sniff_separator(text: str, sample_lines: int = 64) -> str:
         if rows and all(all(f.startswith(" ") for f in r[1:]) for r in rows):
             return ", "
     return best
+
+
+def _first_lines(text: str, n: int) -> list[str]:
+    """``[ln for ln in text.splitlines() if ln.strip()][:n]``, splitting only the top of the text."""
+    size = 1 << 16
+    while True:
+        if size >= len(text):
+            return [ln for ln in text.splitlines() if ln.strip()][:n]
+        lines = [ln for ln in text[:size].splitlines() if ln.strip()]
+        if len(lines) > n:  # the last line may be cut at ``size``: only whole ones are kept
+            return lines[:n]
+        size *= 4
