@@ -31,7 +31,6 @@ MISSING_TOKENS = frozenset({"?", "NA", "N/A", "n/a", "na", "null", "NULL", "Null
                             "NAN", "-", ".", "#N/A"})
 #: boolean spellings (lower-cased pairs); the original spelling is kept.
 BOOLEAN_PAIRS = (("true", "false"), ("yes", "no"), ("t", "f"), ("y", "n"))
-_DIGITS = re.compile(r"^\d+$")
 _INT = re.compile(r"^[+-]?\d+$")
 _IDLIKE = re.compile(r"(^|[^a-z])(id|key|uuid|guid)([^a-z]|$)|_id$|^id", re.IGNORECASE)
 _DATE_PATTERNS = (

@@ -57,7 +57,8 @@ class Records:
     def head_end(self, n: int) -> int:
         """The k-field records among the first ``n`` non-blank records after the first one are
         ``columns[j].codes[1:head_end(n)]``."""
-        rows = np.sort(np.concatenate([self.rownum[:n + 1], np.asarray([r for r, _ in self.others[:n]], dtype=np.int64)]))
+        other = np.asarray([r for r, _ in self.others[:n]], dtype=np.int64)
+        rows = np.sort(np.concatenate([self.rownum[:n + 1], other]))
         return int(np.searchsorted(self.rownum, rows[min(n, len(rows) - 1)], side="right"))
 
 
