@@ -108,14 +108,14 @@ def number_values(values: Any) -> np.ndarray:
 class TextColumn:
     """One column's trimmed cells: ``codes`` (n,) into ``values`` (m distinct texts, any order).
 
-    ``values`` is a pyarrow string array and ``objects`` the same as a numpy object array;
+    ``values`` is a pyarrow string array and ``objects`` the same as a numpy object array (made on use);
     ``number`` (m,) the finite value of each distinct text (NaN when it is not one).
     """
 
     def __init__(self, codes: np.ndarray, values: Any) -> None:
         self.codes = codes
         self.values = values
-        self.objects = values.to_numpy(zero_copy_only=False)
+        self._objects: np.ndarray | None = None
         self._number: np.ndarray | None = None
 
     @classmethod
@@ -149,6 +149,26 @@ class TextColumn:
         return len(self.codes)
 
     @property
+    def m(self) -> int:
+        """The number of distinct texts."""
+        return len(self.values)
+
+    @property
+    def objects(self) -> np.ndarray:
+        """(m,) object ndarray: the distinct texts as str."""
+        if self._objects is None:
+            self._objects = self.values.to_numpy(zero_copy_only=False)
+        return self._objects
+
+    def text(self, i: Any) -> str:
+        """The distinct text of code ``i``."""
+        return str(self.values[int(i)].as_py())
+
+    def texts(self, idx: np.ndarray) -> list[str]:
+        """The distinct texts of the codes ``idx``, in that order."""
+        return self.values.take(pa.array(idx)).to_pylist()
+
+    @property
     def number(self) -> np.ndarray:
         """(m,) float64: the finite value of each distinct text, NaN when it is not a number."""
         if self._number is None:
@@ -167,12 +187,12 @@ class TextColumn:
     def take(self, keep: Any) -> TextColumn:
         """The cells ``keep`` selects (a boolean mask or a slice), with the same distinct values."""
         out = TextColumn.__new__(TextColumn)
-        out.codes, out.values, out.objects, out._number = self.codes[keep], self.values, self.objects, self._number
+        out.codes, out.values, out._objects, out._number = self.codes[keep], self.values, self._objects, self._number
         return out
 
     def filled(self, miss: np.ndarray, level: str) -> TextColumn:
         """The column with ``level`` in the cells where ``miss`` holds."""
-        objs = list(self.objects)
+        objs = self.values.to_pylist()
         idx = objs.index(level) if level in objs else len(objs)
         values = self.values if idx < len(objs) else pa.array(objs + [level], type=pa.string())
         codes = self.codes.copy()

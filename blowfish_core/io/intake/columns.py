@@ -65,7 +65,7 @@ def missing_masks(raw: dict[str, TextColumn], cols: list[str]) -> tuple[dict[str
     for c in cols:
         col = raw[c]
         blank_v = col.blank
-        counts = np.bincount(col.codes, minlength=len(col.objects))
+        counts = np.bincount(col.codes, minlength=col.m)
         n_nonblank = int(counts[~blank_v].sum())
         n_num = int(counts[np.isfinite(col.number)].sum()) if n_nonblank else 0
         mostly = bool(n_nonblank) and n_num > 0 and n_num >= MOSTLY_NUMERIC * n_nonblank
@@ -202,63 +202,64 @@ def guess_column(c: str, col: TextColumn, miss: np.ndarray, mostly: bool, level:
     keep = ~miss
     vcodes = col.codes[keep]
     nmiss = int(miss.sum())
-    used = np.flatnonzero(np.bincount(vcodes, minlength=len(col.objects)))
-    distinct = col.objects[used].tolist()  # the distinct values (in code order)
+    used = np.flatnonzero(np.bincount(vcodes, minlength=col.m))
+    nd = len(used)
+    texts = _Texts(col, used)  # the distinct values (in code order), made on use
     integer, levels, numbers = False, None, None
     if len(vcodes) == 0:
         kind, modelled, reason = "empty", False, "every cell is empty"
-    elif (bl := _boolean_levels(distinct)) is not None:
-        kind, modelled, levels = "boolean", len(distinct) == 2, bl
-        reason = (f"true/false values kept in their spelling ({', '.join(bl)})" if len(distinct) == 2
+    elif nd <= 2 and (bl := _boolean_levels(texts())) is not None:
+        kind, modelled, levels = "boolean", nd == 2, bl
+        reason = (f"true/false values kept in their spelling ({', '.join(bl)})" if nd == 2
                   else f"one value only ({bl[0]})")
-    elif _dates(first := str(col.objects[vcodes[0]]), distinct):
+    elif _dates(first := col.text(vcodes[0]), texts):
         kind, modelled = "date", False
         reason = (f"dates (e.g. {first!r}): not modelled; declare an ordinal or numeric domain "
                   "(e.g. the year) to model it")
     elif mostly:
-        kind, modelled, reason, integer, levels, numbers = _numbers_kind(c, col, keep, used, distinct, rownum,
+        kind, modelled, reason, integer, levels, numbers = _numbers_kind(c, col, keep, used, texts, rownum,
                                                                          max_categories, probs)
     else:
-        kind, modelled, reason, levels = _text_kind(vcodes, distinct, max_categories)
+        kind, modelled, reason, levels = _text_kind(vcodes, texts, max_categories)
     out = numbers if numbers is not None else pd.Series(col.cells(miss), dtype=object)
     if modelled and nmiss and kind != "empty":
         probs.append(_missing_problem(c, miss, rownum, nmiss, mostly))
-    return out, ColumnGuess(c, kind, modelled, reason, integer, levels, nmiss, len(distinct)), probs
+    return out, ColumnGuess(c, kind, modelled, reason, integer, levels, nmiss, nd), probs
 
 
-def _numbers_kind(c, col, keep, used, distinct, rownum, max_categories, probs):
+def _numbers_kind(c, col, keep, used, texts, rownum, max_categories, probs):
     """A mostly-numeric column: numbers (with cells that are not), codes with leading zeros,
     identifiers, numbers beyond 64 bits, or numbers. Returns (kind, modelled, reason, integer,
     levels, the frame column or None to keep the text); appends its Problems."""
     integer, levels, numbers = False, None, None
-    nd = len(distinct)
+    nd = len(used)
     vcodes, rkeep = col.codes[keep], rownum[keep]
     isnum = np.isfinite(col.number)[vcodes]
     digits_v = pc.ascii_is_decimal(col.values).to_numpy(zero_copy_only=False)
     if not isnum.all():
         bad = ~isnum
         rns = rkeep[bad].tolist()
-        ex = [str(col.objects[i]) for i in pd.unique(vcodes[bad])[:3]]
+        ex = col.texts(pd.unique(vcodes[bad])[:3])
         probs.append(Problem(c, "not-numbers", int(bad.sum()), tuple(rns[:MAX_ROWS_LISTED]),
                              f"column '{c}': {int(bad.sum())} cell(s) are not numbers (e.g. {ex}) in "
                              f"{rows_text(rns, int(bad.sum()))}. Fix: correct those cells, or declare "
                              "the column categorical"))
         kind, modelled, reason = "numeric", True, "numbers with some cells that are not numbers"
     elif digits_v[used].all() and (lead := _leading_zero(col)[vcodes]).any():
-        ex = str(col.objects[vcodes[int(np.argmax(lead))]])
-        kind, modelled, reason, levels = _code_kind(vcodes, distinct, max_categories, ex)
+        ex = col.text(vcodes[int(np.argmax(lead))])
+        kind, modelled, reason, levels = _code_kind(vcodes, texts(), max_categories, ex)
     else:
-        big_v = np.zeros(len(col.objects), dtype=bool)  # whole numbers beyond 64 bits: 19 characters or more
+        big_v = np.zeros(col.m, dtype=bool)  # whole numbers beyond 64 bits: 19 characters or more
         long_v = pc.binary_length(col.values).to_numpy(zero_copy_only=False) >= 19
         for i in used[long_v[used]]:
-            v = str(col.objects[i])
+            v = col.text(i)
             big_v[i] = bool(_INT.match(v)) and abs(int(v)) > _INT64_MAX
         too_big = big_v[vcodes]
         if too_big.any():
             rns, n_big = rkeep[too_big].tolist(), int(too_big.sum())
             probs.append(Problem(c, "too-large", n_big, tuple(rns[:MAX_ROWS_LISTED]),
                                  f"column '{c}': {n_big} whole number(s) lie outside the 64-bit range "
-                                 f"+-{_INT64_MAX} (e.g. {col.objects[vcodes[int(np.argmax(too_big))]]}) in "
+                                 f"+-{_INT64_MAX} (e.g. {col.text(vcodes[int(np.argmax(too_big))])}) in "
                                  f"{rows_text(rns, n_big)}. Fix: rescale the column (e.g. thousands) or treat it as text"))
             kind, modelled, reason = "numeric", True, "whole numbers beyond the 64-bit range"
         else:
@@ -302,14 +303,30 @@ def _code_kind(vals, distinct, max_categories, ex):
     return kind, modelled, reason, levels
 
 
-def _text_kind(vals, distinct, max_categories):
+def _text_kind(vals, texts, max_categories):
     """A text column: an identifier (all distinct), free text (too many values) or categorical."""
-    nd = len(distinct)
+    nd = len(texts)
     if nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS:
         return "identifier", False, f"all {nd} values distinct: an identifier, not modelled", None
     if nd > max_categories:
         return "text", False, f"{nd} distinct values (> {max_categories}): not modelled by default", None
-    return "categorical", True, f"{nd} distinct values", tuple(sorted(distinct))
+    return "categorical", True, f"{nd} distinct values", tuple(sorted(texts()))
+
+
+class _Texts:
+    """A column's distinct values, listed on the first call (``len`` without listing them)."""
+
+    def __init__(self, col: TextColumn, used: np.ndarray) -> None:
+        self.col, self.used = col, used
+        self.listed: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.used)
+
+    def __call__(self) -> list[str]:
+        if self.listed is None:
+            self.listed = list(self.col.texts(self.used))
+        return self.listed
 
 
 def _missing_problem(c, miss, rownum, nmiss, mostly):
@@ -331,14 +348,17 @@ def _date_mask(vals: pd.Series) -> bool:
     """True when every value looks like a date (one pattern for the whole column, and it parses)."""
     if vals.empty:
         return False
-    return _dates(str(vals.iloc[0]), vals.astype(str).tolist())
+    return _dates(str(vals.iloc[0]), lambda: vals.astype(str).tolist())
 
 
-def _dates(first: str, distinct: list[str]) -> bool:
-    """True when ``first`` and every one of the ``distinct`` values (all the column's values)
-    match one date pattern and parse."""
+def _dates(first: str, texts) -> bool:
+    """True when ``first`` and every one of the distinct values (``texts()``, all the column's
+    values) match one date pattern and parse."""
     for pat, fmt in _DATE_PATTERNS:
-        if pat.match(first) and all(pat.match(v) for v in distinct):
+        if not pat.match(first):
+            continue
+        distinct = texts()
+        if all(pat.match(v) for v in distinct):
             parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format=fmt, errors="coerce") if fmt else \
                 pd.to_datetime(pd.Series(distinct, dtype=object), errors="coerce", format="mixed")
             if parsed.notna().all():

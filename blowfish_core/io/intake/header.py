@@ -241,7 +241,7 @@ def _header_looks_like_data(first: list[str], columns: list[TextColumn], end: in
     numeric_cols = []
     for j, col in enumerate(columns):
         codes = col.codes[1:end]
-        codes = codes[(col.objects != "")[codes]]
+        codes = codes[~col.blank[codes]]
         if len(codes) and bool(np.isfinite(col.number[codes]).all()):
             numeric_cols.append(j)
     if not numeric_cols:

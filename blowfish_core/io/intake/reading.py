@@ -32,6 +32,7 @@ SEP_ALIASES = {"\\t": "\t", "tab": "\t", "semicolon": ";", "comma": ",", "pipe":
 #: (U+00A0 no-break, U+2000-U+200A, U+202F, U+205F, U+3000, ...); add the zero-width ones.
 _EDGE = re.compile(r"^[\s\u200b\u2060\ufeff]+|[\s\u200b\u2060\ufeff]+$")
 _ZERO_WIDTH = "\u200b\u2060\ufeff"
+_LINES = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|$)")
 _ASCII_WS = " \t\r\n\f\v"
 
 
@@ -52,7 +53,7 @@ class Records:
     @property
     def first(self) -> list[str]:
         """The first non-blank record's trimmed cells."""
-        return [str(c.objects[c.codes[0]]) for c in self.columns]
+        return [c.text(c.codes[0]) for c in self.columns]
 
     def head_end(self, n: int) -> int:
         """The k-field records among the first ``n`` non-blank records after the first one are
@@ -145,10 +146,12 @@ def _table_of_records(records: list[list[str]]):
 def _read_plain(text: str, delim: str):
     """A text without quotes, parsed by pyarrow (records = lines): as :func:`_table_of_records`."""
     k = None
-    for line in io.StringIO(text, newline=""):
-        fields = line.rstrip("\r\n").split(delim)
+    for line in _LINES.finditer(text):  # the csv module's lines (\r\n, \r or \n), without copying the text
+        fields = line.group(1).split(delim)
         if not _blank_and_unicode(fields)[0]:
             k = len(fields)
+            break
+        if line.end() >= len(text):
             break
     if k is None:
         return None, []
@@ -173,7 +176,8 @@ def _read_plain(text: str, delim: str):
         rows = np.delete(rows, np.asarray([r for r, _ in others], dtype=np.int64) - 1)
     columns = [tb.column(j).combine_chunks() for j in range(k)]
     limit = csv.field_size_limit()
-    if any(len(c) and (pc.max(pc.utf8_length(c.dictionary)).as_py() or 0) > limit for c in columns):
+    if len(text) > limit and any(len(c) and (pc.max(pc.utf8_length(c.dictionary)).as_py() or 0) > limit
+                                 for c in columns if (pc.max(pc.binary_length(c.dictionary)).as_py() or 0) > limit):
         raise DataError(f"malformed CSV (field larger than field limit ({limit})). Fix: check the quoting")
     return (columns, rows), others
 
