@@ -46,6 +46,7 @@ from ..base._lazy import pd
 from ..base.errors import DataError, SchemaError
 from ..base.fields import Text, join
 from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message
+from .intake.cells import finite_values
 from .intake.columns import check_missing_options
 from .intake.header import check_names, fields_message
 from .intake.problems import (
@@ -270,8 +271,8 @@ def _bad_cells(schema: Schema, chunk, rows: np.ndarray, found: _Problems) -> Non
         present, prow = col[~miss], rows[~miss]
         refused: dict[str, np.ndarray] = {}
         if a.bounded:  # a numeric type; vectorised: a numbers column may have a value per row
-            x = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float, copy=True)
-            notnum = ~np.isfinite(x)
+            x = finite_values(present)  # the intake's rule for a number (NaN: not a finite number)
+            notnum = np.isnan(x)
             out = ~notnum & ((x < a.lo) | (x > a.hi))
             refused = {"not-numbers": notnum, "outside-domain": out}
             if a.integer:
@@ -388,12 +389,7 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
     _check_levels(level, attrs, label)
     scan = _Scan(schema, attrs, level, drop_cols, 2 if header else 1, on_chunk)
     _read_chunks(path, sep, header, cols, chunk_rows, label, scan)
-    if scan.fields or scan.found:
-        msgs = [fields_message(nf, len(cols), r, c)
-                for nf, (c, r) in sorted(scan.fields.items())] + scan.found.messages(schema, scan.n)
-        if len(msgs) == 1:
-            raise DataError(f"{label}: " + msgs[0])
-        raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + join("\n", ["- " + m for m in msgs]))
+    _raise_for_problems(scan, schema, len(cols), label)
     if scan.n == 0 and scan.dropped:
         raise DataError(no_rows_left(label, scan.dropped, [c for c, s in scan.seen.items() if not s]))
     if scan.n == 0:
@@ -402,6 +398,16 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
     notes = (dropped_note(scan.dropped, drop_cols),) if drop_cols else ()
     return GroupedTable(U, np.asarray(counts, dtype=float), scan.n, scan.chunks, label, scan.dropped, notes,
                         tuple(size_warnings(scan.n, release_size)))
+
+
+def _raise_for_problems(scan: _Scan, schema: Schema, k: int, label: str) -> None:
+    """One DataError listing the field counts and bad cells the scan found (none: returns)."""
+    if scan.fields or scan.found:
+        msgs = [fields_message(nf, k, r, c) for nf, (c, r) in sorted(scan.fields.items())] + \
+            scan.found.messages(schema, scan.n)
+        if len(msgs) == 1:
+            raise DataError(f"{label}: " + msgs[0])
+        raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + join("\n", ["- " + m for m in msgs]))
 
 
 def _file_columns(first: list[str], header: bool, names: Sequence[str] | None, label: str) -> list[str]:

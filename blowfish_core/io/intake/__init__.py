@@ -54,7 +54,7 @@ from .problems import (  # noqa: F401
     no_rows_left, not_whole_message, rows_text, size_warnings,
 )
 from .reading import (  # noqa: F401
-    SEP_ALIASES, SEP_NAMES, SEPARATORS, Records, _check_quotes, _parse, _trim, check_sep, number_records,
-    read_records, separator_hint, sniff_separator,
+    SEP_ALIASES, SEP_NAMES, SEPARATORS, Records, _check_quotes, _parse, _trim, check_sep, read_records, separator_hint,
+    sniff_separator,
 )
-from .result import ColumnGuess, IntakeResult  # noqa: F401
+from .result import GUESS_KINDS, ColumnGuess, GuessKind, IntakeResult  # noqa: F401

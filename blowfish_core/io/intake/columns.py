@@ -18,6 +18,7 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 from ...base.errors import DataError
 from ...base.fields import Text
 from ...model.schema import MOSTLY_NUMERIC
+from .cells import TextColumn, finite_values, pc
 from .problems import MAX_ROWS_LISTED, Problem, dropped_note, no_rows_left, rows_text
 from .result import ColumnGuess
 
@@ -30,7 +31,6 @@ MISSING_TOKENS = frozenset({"?", "NA", "N/A", "n/a", "na", "null", "NULL", "Null
                             "NAN", "-", ".", "#N/A"})
 #: boolean spellings (lower-cased pairs); the original spelling is kept.
 BOOLEAN_PAIRS = (("true", "false"), ("yes", "no"), ("t", "f"), ("y", "n"))
-_DIGITS = re.compile(r"^\d+$")
 _INT = re.compile(r"^[+-]?\d+$")
 _IDLIKE = re.compile(r"(^|[^a-z])(id|key|uuid|guid)([^a-z]|$)|_id$|^id", re.IGNORECASE)
 _DATE_PATTERNS = (
@@ -43,13 +43,13 @@ _DATE_PATTERNS = (
 _INT64_MAX = 2**63 - 1
 
 
-def missing_masks(raw: pd.DataFrame, cols: list[str]) -> tuple[dict[str, bool], dict[str, pd.Series]]:
+def missing_masks(raw: dict[str, TextColumn], cols: list[str]) -> tuple[dict[str, bool], dict[str, np.ndarray]]:
     """Per column: mostly numbers, and the mask of missing cells.
 
     Parameters
     ----------
-    raw : pandas DataFrame
-        The trimmed text cells.
+    raw : dict of str to TextColumn
+        The trimmed text cells per column.
     cols : list of str
         Its columns.
 
@@ -57,22 +57,21 @@ def missing_masks(raw: pd.DataFrame, cols: list[str]) -> tuple[dict[str, bool], 
     -------
     mostly_num : dict of str to bool
         At least MOSTLY_NUMERIC of the non-empty cells are numbers.
-    missing_mask : dict of str to pandas Series
+    missing_mask : dict of str to (n,) bool ndarray
         The missing cells (empty, or a MISSING_TOKENS marker in a mostly-numeric column).
     """
     mostly_num = {}
     missing_mask = {}
     for c in cols:
-        s = raw[c]
-        blank = s == ""
-        nonblank = s[~blank]
-        isnum = _is_number(nonblank)
-        mostly = bool(len(nonblank)) and int(isnum.sum()) > 0 and isnum.sum() >= MOSTLY_NUMERIC * len(nonblank)
+        col = raw[c]
+        blank_v = col.blank
+        counts = np.bincount(col.codes, minlength=col.m)
+        n_nonblank = int(counts[~blank_v].sum())
+        n_num = int(counts[np.isfinite(col.number)].sum()) if n_nonblank else 0
+        mostly = bool(n_nonblank) and n_num > 0 and n_num >= MOSTLY_NUMERIC * n_nonblank
         mostly_num[c] = mostly
-        miss = blank.copy()
-        if mostly:
-            miss |= s.isin(MISSING_TOKENS)
-        missing_mask[c] = miss
+        miss_v = blank_v | col.isin(MISSING_TOKENS) if mostly else blank_v
+        missing_mask[c] = miss_v[col.codes]
     return mostly_num, missing_mask
 
 
@@ -108,8 +107,8 @@ def apply_missing(raw: pd.DataFrame, rownum: np.ndarray, cols: list[str], level:
 
     Parameters
     ----------
-    raw : pandas DataFrame
-        The trimmed text cells.
+    raw : dict of str to TextColumn
+        The trimmed text cells per column.
     rownum : (n,) int64 ndarray
         The spreadsheet row of each record.
     cols : list of str
@@ -125,13 +124,13 @@ def apply_missing(raw: pd.DataFrame, rownum: np.ndarray, cols: list[str], level:
 
     Returns
     -------
-    raw : pandas DataFrame
+    raw : dict of str to TextColumn
         The rows kept.
     rownum : int64 ndarray
         Their spreadsheet rows.
     mostly_num : dict of str to bool
         As :func:`missing_masks`.
-    missing_mask : dict of str to pandas Series
+    missing_mask : dict of str to bool ndarray
         As :func:`missing_masks`, for the rows kept.
     dropped : int
         Rows dropped.
@@ -145,21 +144,22 @@ def apply_missing(raw: pd.DataFrame, rownum: np.ndarray, cols: list[str], level:
     check_missing_options(level, drop_cols, cols, label)
     mostly_num, missing_mask = missing_masks(raw, cols)
     missing_mask_all = {c: bool(m.all()) for c, m in missing_mask.items()}
-    drop = np.zeros(len(raw), dtype=bool)
+    drop = np.zeros(len(rownum), dtype=bool)
     for c in drop_cols:
-        drop |= missing_mask[c].to_numpy()
+        drop |= missing_mask[c]
     dropped = int(drop.sum())
     if drop_cols:
         notes.append(dropped_note(dropped, drop_cols))
-    raw = raw[~drop].reset_index(drop=True)
-    rownum = rownum[~drop]
-    missing_mask = {c: m[~drop].reset_index(drop=True) for c, m in missing_mask.items()}
-    if len(raw) == 0:
+    if dropped:
+        raw = {c: col.take(~drop) for c, col in raw.items()}
+        rownum = rownum[~drop]
+        missing_mask = {c: m[~drop] for c, m in missing_mask.items()}
+    if len(rownum) == 0:
         raise DataError(no_rows_left(label, dropped, [c for c in drop_cols if missing_mask_all[c]]))
     return raw, rownum, mostly_num, missing_mask, dropped
 
 
-def guess_column(c: str, s: pd.Series, miss: pd.Series, mostly: bool, level: Mapping[str, str],
+def guess_column(c: str, col: TextColumn, miss: np.ndarray, mostly: bool, level: Mapping[str, str],
                  rownum: np.ndarray, max_categories: int) -> tuple[pd.Series, ColumnGuess, list[Problem]]:
     """One column: fill a declared missing level, decide its kind, collect its Problems.
 
@@ -167,9 +167,9 @@ def guess_column(c: str, s: pd.Series, miss: pd.Series, mostly: bool, level: Map
     ----------
     c : str
         The column's name.
-    s : pandas Series
+    col : TextColumn
         Its trimmed text cells.
-    miss : pandas Series
+    miss : (n,) bool ndarray
         Its missing cells (:func:`missing_masks`).
     mostly : bool
         It is mostly numbers.
@@ -192,73 +192,82 @@ def guess_column(c: str, s: pd.Series, miss: pd.Series, mostly: bool, level: Map
     probs: list[Problem] = []
     if c in level:
         if mostly:
-            rns = rownum[miss.to_numpy()].tolist()
+            rns = rownum[miss].tolist()
             probs.append(Problem(c, "missing-level", int(miss.sum()), tuple(rns[:MAX_ROWS_LISTED]),
                                  f"column '{c}' holds numbers; a missing level {level[c]!r} would make it text. "
                                  f"Fix: drop the {int(miss.sum())} row(s) with a missing value instead"))
         else:
-            s = s.where(~miss, str(level[c]))
-            miss = pd.Series(False, index=s.index)
-    vals = s[~miss]
+            col = col.filled(miss, str(level[c]))
+            miss = np.zeros(len(col), dtype=bool)
+    keep = ~miss
+    vcodes = col.codes[keep]
     nmiss = int(miss.sum())
-    distinct = list(dict.fromkeys(vals.tolist()))
+    used = np.flatnonzero(np.bincount(vcodes, minlength=col.m))
+    nd = len(used)
+    texts = _Texts(col, used)  # the distinct values (in code order), made on use
     integer, levels, numbers = False, None, None
-    if len(vals) == 0:
+    if len(vcodes) == 0:
         kind, modelled, reason = "empty", False, "every cell is empty"
-    elif (bl := _boolean_levels(distinct)) is not None:
-        kind, modelled, levels = "boolean", len(distinct) == 2, bl
-        reason = (f"true/false values kept in their spelling ({', '.join(bl)})" if len(distinct) == 2
+    elif nd <= 2 and (bl := _boolean_levels(texts())) is not None:
+        kind, modelled, levels = "boolean", nd == 2, bl
+        reason = (f"true/false values kept in their spelling ({', '.join(bl)})" if nd == 2
                   else f"one value only ({bl[0]})")
-    elif _date_mask(vals.astype(str)):
+    elif _dates(first := col.text(vcodes[0]), texts):
         kind, modelled = "date", False
-        reason = (f"dates (e.g. {distinct[0]!r}): not modelled; declare an ordinal or numeric domain "
+        reason = (f"dates (e.g. {first!r}): not modelled; declare an ordinal or numeric domain "
                   "(e.g. the year) to model it")
     elif mostly:
-        kind, modelled, reason, integer, levels, numbers = _numbers_kind(c, s, vals, miss, distinct, rownum,
+        kind, modelled, reason, integer, levels, numbers = _numbers_kind(c, col, keep, used, texts, rownum,
                                                                          max_categories, probs)
     else:
-        kind, modelled, reason, levels = _text_kind(vals, distinct, max_categories)
-    out = numbers if numbers is not None else s.where(~miss, None)
+        kind, modelled, reason, levels = _text_kind(vcodes, texts, max_categories)
+    out = numbers if numbers is not None else pd.Series(col.cells(miss), dtype=object)
     if modelled and nmiss and kind != "empty":
         probs.append(_missing_problem(c, miss, rownum, nmiss, mostly))
-    return out.reset_index(drop=True), ColumnGuess(c, kind, modelled, reason, integer, levels, nmiss, len(distinct)), probs
+    return out, ColumnGuess(c, kind, modelled, reason, integer, levels, nmiss, nd), probs
 
 
-def _numbers_kind(c, s, vals, miss, distinct, rownum, max_categories, probs):
+def _numbers_kind(c, col, keep, used, texts, rownum, max_categories, probs):
     """A mostly-numeric column: numbers (with cells that are not), codes with leading zeros,
     identifiers, numbers beyond 64 bits, or numbers. Returns (kind, modelled, reason, integer,
     levels, the frame column or None to keep the text); appends its Problems."""
     integer, levels, numbers = False, None, None
-    nd = len(distinct)
-    isnum = _is_number(vals)
+    nd = len(used)
+    vcodes, rkeep = col.codes[keep], rownum[keep]
+    isnum = np.isfinite(col.number)[vcodes]
+    digits_v = pc.ascii_is_decimal(col.values).to_numpy(zero_copy_only=False)
     if not isnum.all():
         bad = ~isnum
-        rns = rownum[(~miss).to_numpy()][bad.to_numpy()].tolist()
-        ex = list(dict.fromkeys(vals[bad].tolist()))[:3]
+        rns = rkeep[bad].tolist()
+        ex = col.texts(pd.unique(vcodes[bad])[:3])
         probs.append(Problem(c, "not-numbers", int(bad.sum()), tuple(rns[:MAX_ROWS_LISTED]),
                              f"column '{c}': {int(bad.sum())} cell(s) are not numbers (e.g. {ex}) in "
                              f"{rows_text(rns, int(bad.sum()))}. Fix: correct those cells, or declare "
                              "the column categorical"))
         kind, modelled, reason = "numeric", True, "numbers with some cells that are not numbers"
-    elif vals.str.match(_DIGITS).all() and vals.str.match(r"^0\d").any():
-        kind, modelled, reason, levels = _code_kind(vals, distinct, max_categories)
+    elif digits_v[used].all() and (lead := _leading_zero(col)[vcodes]).any():
+        ex = col.text(vcodes[int(np.argmax(lead))])
+        kind, modelled, reason, levels = _code_kind(vcodes, texts(), max_categories, ex)
     else:
-        big = vals[vals.str.match(_INT)]
-        too_big = big[big.map(lambda v: abs(int(v)) > _INT64_MAX)]
-        if len(too_big):
-            rns = rownum[(~miss).to_numpy()][vals.index.isin(too_big.index)].tolist()
-            probs.append(Problem(c, "too-large", len(too_big), tuple(rns[:MAX_ROWS_LISTED]),
-                                 f"column '{c}': {len(too_big)} whole number(s) lie outside the 64-bit range "
-                                 f"+-{_INT64_MAX} (e.g. {too_big.iloc[0]}) in {rows_text(rns, len(too_big))}. "
-                                 "Fix: rescale the column (e.g. thousands) or treat it as text"))
+        big_v = np.zeros(col.m, dtype=bool)  # whole numbers beyond 64 bits: 19 characters or more
+        long_v = pc.binary_length(col.values).to_numpy(zero_copy_only=False) >= 19
+        for i in used[long_v[used]]:
+            v = col.text(i)
+            big_v[i] = bool(_INT.match(v)) and abs(int(v)) > _INT64_MAX
+        too_big = big_v[vcodes]
+        if too_big.any():
+            rns, n_big = rkeep[too_big].tolist(), int(too_big.sum())
+            probs.append(Problem(c, "too-large", n_big, tuple(rns[:MAX_ROWS_LISTED]),
+                                 f"column '{c}': {n_big} whole number(s) lie outside the 64-bit range "
+                                 f"+-{_INT64_MAX} (e.g. {col.text(vcodes[int(np.argmax(too_big))])}) in "
+                                 f"{rows_text(rns, n_big)}. Fix: rescale the column (e.g. thousands) or treat it as text"))
             kind, modelled, reason = "numeric", True, "whole numbers beyond the 64-bit range"
         else:
-            num = pd.to_numeric(vals)
-            integer = bool(np.all(np.mod(num.to_numpy(dtype=float), 1) == 0))
-            ints = num.to_numpy(dtype=float)
-            consecutive = integer and nd == len(vals) and \
+            ints = col.number[vcodes]
+            integer = bool(np.all(np.mod(ints, 1) == 0))
+            consecutive = integer and nd == len(ints) and \
                 np.array_equal(np.sort(ints), np.arange(ints.min(), ints.min() + len(ints)))
-            if integer and nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS and \
+            if integer and nd == len(ints) and nd >= MIN_IDENTIFIER_ROWS and \
                     (consecutive or _IDLIKE.search(c)):
                 kind, modelled = "identifier", False
                 reason = ("whole numbers, all distinct" + (" and consecutive" if consecutive else "")
@@ -266,17 +275,24 @@ def _numbers_kind(c, s, vals, miss, distinct, rownum, max_categories, probs):
             else:
                 kind, modelled = "numeric", True
                 reason = "whole numbers" if integer else "numbers"
-            full = pd.Series(np.nan, index=s.index, dtype=float)
-            full[~miss] = num.to_numpy(dtype=float)
-            numbers = full.astype(np.int64) if integer and int(miss.sum()) == 0 else full
+            full = np.full(len(col), np.nan)
+            full[keep] = ints
+            numbers = pd.Series(full).astype(np.int64) if integer and bool(keep.all()) else pd.Series(full)
     return kind, modelled, reason, integer, levels, numbers
 
 
-def _code_kind(vals, distinct, max_categories):
-    """Digits with leading zeros: an identifier when all distinct, else codes kept as text."""
+def _leading_zero(col: TextColumn) -> np.ndarray:
+    """(m,) bool: the distinct value starts with 0 and a digit (``^0\\d``)."""
+    second = pc.utf8_slice_codeunits(col.values, 1, 2)
+    return (pc.starts_with(col.values, "0").to_numpy(zero_copy_only=False)
+            & pc.utf8_is_decimal(second).to_numpy(zero_copy_only=False))
+
+
+def _code_kind(vals, distinct, max_categories, ex):
+    """Digits with leading zeros (``ex`` the first one): an identifier when all distinct, else
+    codes kept as text."""
     nd = len(distinct)
     kind, levels = "code", tuple(sorted(distinct))
-    ex = next(v for v in distinct if re.match(r"^0\d", v))
     if nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS:
         kind, modelled, levels = "identifier", False, None
         reason = f"codes with leading zeros (e.g. {ex!r}), all distinct: an identifier, not modelled"
@@ -287,19 +303,35 @@ def _code_kind(vals, distinct, max_categories):
     return kind, modelled, reason, levels
 
 
-def _text_kind(vals, distinct, max_categories):
+def _text_kind(vals, texts, max_categories):
     """A text column: an identifier (all distinct), free text (too many values) or categorical."""
-    nd = len(distinct)
+    nd = len(texts)
     if nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS:
         return "identifier", False, f"all {nd} values distinct: an identifier, not modelled", None
     if nd > max_categories:
         return "text", False, f"{nd} distinct values (> {max_categories}): not modelled by default", None
-    return "categorical", True, f"{nd} distinct values", tuple(sorted(distinct))
+    return "categorical", True, f"{nd} distinct values", tuple(sorted(texts()))
+
+
+class _Texts:
+    """A column's distinct values, listed on the first call (``len`` without listing them)."""
+
+    def __init__(self, col: TextColumn, used: np.ndarray) -> None:
+        self.col, self.used = col, used
+        self.listed: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.used)
+
+    def __call__(self) -> list[str]:
+        if self.listed is None:
+            self.listed = list(self.col.texts(self.used))
+        return self.listed
 
 
 def _missing_problem(c, miss, rownum, nmiss, mostly):
     """The 'missing' Problem of a modelled column with missing cells."""
-    rns = rownum[miss.to_numpy()].tolist()
+    rns = rownum[miss].tolist()
     marker = " (empty or a marker like '?')" if mostly else " (empty)"
     return Problem(c, "missing", nmiss, tuple(rns[:MAX_ROWS_LISTED]),
                    f"column '{c}': {nmiss} cell(s) are missing{marker} in {rows_text(rns, nmiss)}. "
@@ -309,26 +341,36 @@ def _missing_problem(c, miss, rownum, nmiss, mostly):
 
 def _is_number(vals: pd.Series) -> pd.Series:
     """Boolean mask: the (trimmed, non-empty) cell is a finite number."""
-    num = pd.to_numeric(vals, errors="coerce")
-    return num.notna() & np.isfinite(num.astype(float))
+    return pd.Series(np.isfinite(finite_values(vals)), index=vals.index)
 
 
 def _date_mask(vals: pd.Series) -> bool:
     """True when every value looks like a date (one pattern for the whole column, and it parses)."""
     if vals.empty:
         return False
+    return _dates(str(vals.iloc[0]), lambda: vals.astype(str).tolist())
+
+
+def _dates(first: str, texts) -> bool:
+    """True when ``first`` and every one of the distinct values (``texts()``, all the column's
+    values) match one date pattern and parse."""
     for pat, fmt in _DATE_PATTERNS:
-        if pat.match(vals.iloc[0]) and vals.str.match(pat).all():
-            parsed = pd.to_datetime(vals, format=fmt, errors="coerce") if fmt else \
-                pd.to_datetime(vals, errors="coerce", format="mixed")
+        if not pat.match(first):
+            continue
+        distinct = texts()
+        if all(pat.match(v) for v in distinct):
+            parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format=fmt, errors="coerce") if fmt else \
+                pd.to_datetime(pd.Series(distinct, dtype=object), errors="coerce", format="mixed")
             if parsed.notna().all():
                 return True
     return False
 
 
 def _boolean_levels(distinct: list[str]) -> tuple[str, ...] | None:
+    if not 1 <= len(distinct) <= 2:
+        return None
     low = {v.lower() for v in distinct}
-    if 1 <= len(distinct) <= 2 and len(low) == len(distinct):
+    if len(low) == len(distinct):
         for pair in BOOLEAN_PAIRS:
             if low <= set(pair):
                 return tuple(sorted(distinct))

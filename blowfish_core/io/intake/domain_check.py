@@ -8,6 +8,7 @@ import numpy as np
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import SchemaError
+from .cells import finite_values
 from .problems import MAX_ROWS_LISTED, Problem, not_whole_message, rows_text
 from .result import IntakeResult
 
@@ -43,7 +44,7 @@ def domain_problems(schema: Any, res: IntakeResult) -> tuple[Problem, ...]:
         present = col.notna().to_numpy()
         frac = None  # integer attributes: cells with a fraction
         if a.bounded:
-            x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+            x = finite_values(col)
             bad = present & np.isfinite(x) & ((x < a.lo) | (x > a.hi))
             where = f"outside [{a.lo:g}, {a.hi:g}]"
             fix = "widen the declared bounds or remove those rows; values are never clipped silently"

@@ -12,36 +12,40 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+import numpy as np
+
 from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import DataError, SchemaError
 from ...base.fields import Text
 from ..data import NO_DATA_ROWS
-from .columns import _is_number
+from .cells import TextColumn
 from .problems import MAX_ROWS_LISTED, Problem, rows_text
+from .reading import Records
 
 
 @dataclass(frozen=True)
 class Header:
     """The header decision: ``header`` (the first row holds names) and why, the offered names
-    and preset layout, the column names (not yet deduplicated) and the data records."""
+    and preset layout, the column names (not yet deduplicated) and the index of the first data
+    record in the k-field records (1 after a header row, else 0)."""
 
     header: bool
     reason: str | Text
     offered: tuple[str, ...] | None
     layout: str | None
     cols: list[str]
-    data: list[tuple[int, list[str]]]
+    start: int
 
 
-def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None, names: Sequence[str] | None,
+def decide_header(rec: Records, no_header: bool | None, names: Sequence[str] | None,
                   label: str, problems: list[Problem]) -> Header:
     """Read the first record as names or as data (see the module docstring).
 
     Parameters
     ----------
-    numbered : list of (int, list of str)
-        The records as (spreadsheet row, trimmed cells) (:func:`.reading.read_records`).
+    rec : Records
+        The records read (:func:`.reading.read_records`).
     no_header : bool or None
         None to detect; True: no header row; False: the first row is the header.
     names : sequence of str or None
@@ -54,8 +58,8 @@ def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None,
     Returns
     -------
     Header
-        The decision, its reason, the offered names and layout, the column names and the data
-        records.
+        The decision, its reason, the offered names and layout, the column names and where the
+        data records start.
 
     Raises
     ------
@@ -64,9 +68,9 @@ def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None,
     """
     from ..preset_tables import PRESET_LAYOUTS
 
-    first_row, first = numbered[0]
+    first_row, first = int(rec.rownum[0]), rec.first
     k = len(first)
-    looks, why = _header_looks_like_data(first, [r for _, r in numbered[1:1001]])
+    looks, why = _header_looks_like_data(first, rec.columns, rec.head_end(1000))
     layout = _preset_layout(first, k)
     header_layout = next((p for p, cols in PRESET_LAYOUTS.items() if tuple(first) == cols), None)
     if layout is not None and not looks:
@@ -86,18 +90,18 @@ def decide_header(numbered: list[tuple[int, list[str]]], no_header: bool | None,
                                  "{no_header_given}", label=label), field="no_header")
         names = check_names(names, k, label)
     if header:
-        cols, data = list(first), numbered[1:]
+        cols, start = list(first), 1
         if layout is None and header_layout is not None:
             layout = header_layout
     else:
         shown = cast("tuple[str, ...]", offered)  # set above whenever the first row is read as data
         cols = list(names) if names is not None else list(shown)
-        data = numbered
+        start = 0
         if no_header is None:
             problems.append(_data_row_problem(first_row, why, layout, shown, k))
-    if not data:
+    if len(rec.rownum) - start + len(rec.others) == 0:
         raise DataError(f"{label}: {NO_DATA_ROWS}")
-    return Header(header, header_reason, offered, layout, cols, data)
+    return Header(header, header_reason, offered, layout, cols, start)
 
 
 def check_names(names: Sequence[str], k: int, label: str) -> list[str]:
@@ -176,14 +180,17 @@ def unique_names(cols: list[str], first_row: int, problems: list[Problem]) -> li
     return cols
 
 
-def rows_with_k_fields(data: list[tuple[int, list[str]]], k: int, label: str,
-                       problems: list[Problem]) -> list[tuple[int, list[str]]]:
-    """The records with k fields; every other field count is one 'fields' Problem.
+def rows_with_k_fields(others: list[tuple[int, int]], n_good: int, k: int, label: str,
+                       problems: list[Problem]) -> None:
+    """Every field count other than k is one 'fields' Problem.
 
     Parameters
     ----------
-    data : list of (int, list of str)
-        The data records as (spreadsheet row, cells).
+    others : list of (int, int)
+        The non-blank data records with another field count, as (spreadsheet row, field count),
+        in row order.
+    n_good : int
+        The data records with k fields.
     k : int
         The number of columns.
     label : str
@@ -191,28 +198,18 @@ def rows_with_k_fields(data: list[tuple[int, list[str]]], k: int, label: str,
     problems : list of Problem
         Appended to: one 'fields' Problem per other field count.
 
-    Returns
-    -------
-    list of (int, list of str)
-        The records with k fields.
-
     Raises
     ------
     DataError
-        When no record has k fields.
+        When no data record has k fields.
     """
     ragged: dict[int, list[int]] = {}
-    good = []
-    for rn, r in data:
-        if len(r) != k:
-            ragged.setdefault(len(r), []).append(rn)
-        else:
-            good.append((rn, r))
+    for rn, nf in others:
+        ragged.setdefault(nf, []).append(rn)
     for nf, rns in sorted(ragged.items()):
         problems.append(Problem("", "fields", len(rns), tuple(rns[:MAX_ROWS_LISTED]), fields_message(nf, k, rns, len(rns))))
-    if not good:
+    if not n_good:
         raise DataError(f"{label}: no row has the {k} fields of the first row. Fix: check the separator")
-    return good
 
 
 def fields_message(nf: int, k: int, rows: Sequence[int], count: int) -> str:
@@ -238,22 +235,21 @@ def fields_message(nf: int, k: int, rows: Sequence[int], count: int) -> str:
             "Fix: check the quoting, the separator and the number of fields per row")
 
 
-def _header_looks_like_data(first: list[str], rest: list[list[str]]) -> tuple[bool, str]:
-    """(True, reason) when the first row is data: in every column whose other rows are
-    all numbers, the first cell is a number too."""
-    k = len(first)
+def _header_looks_like_data(first: list[str], columns: list[TextColumn], end: int) -> tuple[bool, str]:
+    """(True, reason) when the first row is data: in every column whose other rows (the records
+    ``1 .. end - 1`` of ``columns``) are all numbers, the first cell is a number too."""
     numeric_cols = []
-    for j in range(k):
-        col = pd.Series([r[j] for r in rest if len(r) == k and r[j] != ""], dtype=object)
-        if len(col) and _is_number(col).all():
+    for j, col in enumerate(columns):
+        codes = col.codes[1:end]
+        codes = codes[~col.blank[codes]]
+        if len(codes) and bool(np.isfinite(col.number[codes]).all()):
             numeric_cols.append(j)
     if not numeric_cols:
         return False, ""
     numeric_cols = [j for j in numeric_cols if first[j] != ""]  # an empty first cell says nothing
     if not numeric_cols:
         return False, ""
-    first_s = pd.Series([first[j] for j in numeric_cols], dtype=object)
-    if _is_number(first_s).all():
+    if all(np.isfinite(columns[j].number[columns[j].codes[0]]) for j in numeric_cols):
         shown = ", ".join(f"{first[j]!r}" for j in numeric_cols[:3])
         return True, (f"the first row has numbers ({shown}) where the rest of the column(s) "
                       f"{', '.join(str(j + 1) for j in numeric_cols[:3])} are numbers")

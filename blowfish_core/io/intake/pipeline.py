@@ -43,8 +43,7 @@ def intake_csv(
 ) -> IntakeResult:
     """Read and check a CSV in one pass; see the module docstring.
 
-    Missing means an empty cell, or in a column that is otherwise numbers one of
-    MISSING_TOKENS.
+    Missing means an empty cell, or in a column that is otherwise numbers one of MISSING_TOKENS.
 
     Parameters
     ----------
@@ -53,23 +52,20 @@ def intake_csv(
     sep : str or None
         None to detect (see :func:`sniff_separator`), else as :func:`check_sep`.
     no_header : bool or None
-        None to detect (a first row that looks like data -- numbers where the rest of the
-        column is numbers, or a preset's UCI layout -- becomes a 'header' Problem offering
-        names, and the frame is read headerless with those names so every other check still
-        runs); True: no header row (``names`` or the offered names); False: the first row is
-        the header.
+        None to detect (a first row that looks like data -- numbers where the rest of the column is
+        numbers, or a preset's UCI layout -- becomes a 'header' Problem offering names, and the frame is
+        read headerless with those names so every other check still runs); True: no header row
+        (``names`` or the offered names); False: the first row is the header.
     names : sequence of str or None
-        Column names for a headerless file (as many as fields); implies no_header=True unless
-        no_header=False is given (then a DataError).
+        Column names for a headerless file (as many as fields); implies no_header=True unless no_header=False
+        is given (then a DataError).
     columns : sequence of str or None
-        The columns to model (overrides the default choice; identifiers and dates may be
-        picked).
+        The columns to model (overrides the default choice; identifiers and dates may be picked).
     drop_missing : iterable of str or bool
-        Columns (or True for all) whose rows with a missing cell are dropped (the count is in
-        ``dropped_rows`` and the notes).
+        Columns (or True for all) whose rows with a missing cell are dropped (the count is in ``dropped_rows``
+        and the notes).
     missing_level : mapping of str to str or None
-        Column -> the text that replaces its missing cells (a declared missing level; text
-        columns only).
+        Column -> the text that replaces its missing cells (a declared missing level; text columns only).
     release_size : int or None
         The planned release (None: no check).
     max_columns : int
@@ -89,41 +85,44 @@ def intake_csv(
     Raises
     ------
     DataError
-        For an unreadable file (see :func:`blowfish_core.io.data.read_text`), a bad ``sep``, a
-        header without data rows, ``names`` of the wrong length or duplicated.
+        For an unreadable file (see :func:`blowfish_core.io.data.read_text`), a bad ``sep``, a header without
+        data rows, ``names`` of the wrong length or duplicated.
     """
     sep_given = check_sep(sep)
-    if names is not None and no_header is None:
-        no_header = True  # names are for a file without a header row
-    rec = read_records(source, sep_given, max_bytes=max_bytes, name=name)
-    label = rec.label
     notes: list[str] = []
     problems: list[Problem] = []
-    hdr = decide_header(rec.numbered, no_header, names, label, problems)
-    first_row = rec.numbered[0][0]
-    cols = unique_names(hdr.cols, first_row, problems)
-    good = rows_with_k_fields(hdr.data, len(cols), label, problems)
-    raw = pd.DataFrame([r for _, r in good], columns=cols, dtype=object)
-    rownum = np.array([rn for rn, _ in good], dtype=np.int64)
-    if rec.trimmed_unicode:
-        notes.append(f"{rec.trimmed_unicode} cell(s) had non-breaking or other Unicode spaces around their value; "
-                     "they were trimmed like ordinary spaces")
-    level = dict(missing_level or {})
-    raw, rownum, mostly_num, missing_mask, dropped = apply_missing(raw, rownum, cols, level, drop_missing, label,
-                                                                   notes)
-    frame, guesses, col_problems = {}, {}, {}
-    for c in cols:
-        frame[c], guesses[c], col_problems[c] = guess_column(c, raw[c], missing_mask[c], mostly_num[c], level, rownum,
-                                                             max_categories)
+    rec, hdr, cols, raw, rownum = _read_table(source, sep_given, no_header, names, max_bytes, name, notes, problems)
+    label, level = rec.label, dict(missing_level or {})
+    raw, rownum, mostly_num, missing_mask, dropped = apply_missing(raw, rownum, cols, level, drop_missing, label, notes)
+    out = {c: guess_column(c, raw[c], missing_mask[c], mostly_num[c], level, rownum, max_categories) for c in cols}
+    guesses, col_problems = {c: o[1] for c, o in out.items()}, {c: o[2] for c, o in out.items()}
     chosen, reason_out = choose_modelled(cols, guesses, col_problems, columns, max_columns, hdr, label, rownum, notes)
     final = final_guesses(cols, guesses, chosen, reason_out, col_problems, notes, problems)
     return IntakeResult(
-        frame=pd.DataFrame(frame, columns=cols), source=label, sep=rec.sep, sep_sniffed=sep_given is None,
+        frame=pd.DataFrame({c: o[0] for c, o in out.items()}, columns=cols), source=label, sep=rec.sep, sep_sniffed=sep_given is None,
         sep_name=SEP_NAMES.get(rec.sep, repr(rec.sep)), header=hdr.header, header_reason=hdr.reason,
         offered_names=hdr.offered, preset_layout=hdr.layout, columns=tuple(final), modelled=tuple(chosen),
-        row_numbers=tuple(int(r) for r in rownum), dropped_rows=dropped, notes=tuple(notes),
-        warnings=tuple(size_warnings(len(raw), release_size)), problems=tuple(problems),
+        row_numbers=tuple(rownum.tolist()), dropped_rows=dropped, notes=tuple(notes),
+        warnings=tuple(size_warnings(len(rownum), release_size)), problems=tuple(problems),
     )
+
+
+def _read_table(source: Any, sep_given: str | None, no_header: bool | None, names: Sequence[str] | None,
+                max_bytes: int, name: str | None, notes: list[str], problems: list[Problem]):
+    """The records read, the header decision, the unique column names, the data cells per column and
+    their spreadsheet rows (the first steps of :func:`intake_csv`; appends the header, name and
+    field-count Problems and the note on Unicode spaces)."""
+    if names is not None and no_header is None:
+        no_header = True  # names are for a file without a header row
+    rec = read_records(source, sep_given, max_bytes=max_bytes, name=name)
+    hdr = decide_header(rec, no_header, names, rec.label, problems)
+    cols = unique_names(hdr.cols, int(rec.rownum[0]), problems)
+    rows_with_k_fields(rec.others, len(rec.rownum) - hdr.start, len(cols), rec.label, problems)
+    raw = {c: col.take(slice(hdr.start, None)) for c, col in zip(cols, rec.columns)}
+    if rec.trimmed_unicode:
+        notes.append(f"{rec.trimmed_unicode} cell(s) had non-breaking or other Unicode spaces around their value; "
+                     "they were trimmed like ordinary spaces")
+    return rec, hdr, cols, raw, rec.rownum[hdr.start:]
 
 
 def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_problems: dict[str, list[Problem]],
@@ -235,6 +234,6 @@ def final_guesses(cols: list[str], guesses: dict[str, ColumnGuess], chosen: list
             notes.append(f"column '{c}' is not modelled; it has {len(col_problems[c])} problem(s) that are ignored "
                          "(" + col_problems[c][0].message + ")")
     for g in final:
-        if g.kind in ("identifier", "date", "empty", "text") and not g.modelled:
+        if g.can.noted and not g.modelled:
             notes.append(f"column '{g.name}' is not modelled: {g.reason}")
     return final

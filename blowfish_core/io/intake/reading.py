@@ -12,9 +12,16 @@ import csv
 import io
 import re
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
+
+from ...base._lazy import lazy_module
 from ...base.errors import DataError
 from ..data import read_text
+from .cells import TextColumn, pa, pc
+
+pcsv: Any = lazy_module("pyarrow.csv")
 
 #: separators the sniffer chooses from, in order of preference on ties; ", " is a comma
 #: followed by one space after every separator (the UCI Adult original).
@@ -25,22 +32,42 @@ SEP_ALIASES = {"\\t": "\t", "tab": "\t", "semicolon": ";", "comma": ",", "pipe":
 #: (U+00A0 no-break, U+2000-U+200A, U+202F, U+205F, U+3000, ...); add the zero-width ones.
 _EDGE = re.compile(r"^[\s\u200b\u2060\ufeff]+|[\s\u200b\u2060\ufeff]+$")
 _ZERO_WIDTH = "\u200b\u2060\ufeff"
+_LINES = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|$)")
 _ASCII_WS = " \t\r\n\f\v"
 
 
 @dataclass(frozen=True)
 class Records:
-    """The file read and parsed: its label, the separator used, the non-blank records as
-    (spreadsheet row, trimmed cells), and how many cells had Unicode spaces trimmed."""
+    """The file read and parsed: its label, the separator used, the non-blank records with the first
+    one's field count k as ``columns`` (k pyarrow string arrays of trimmed cells, the first record
+    first) with their spreadsheet rows ``rownum``, the other non-blank records as (row, field count)
+    in ``others``, and how many cells had Unicode spaces trimmed."""
 
     label: str
     sep: str
-    numbered: list[tuple[int, list[str]]]
+    columns: list[TextColumn]
+    rownum: np.ndarray
+    others: list[tuple[int, int]]
     trimmed_unicode: int
+
+    @property
+    def first(self) -> list[str]:
+        """The first non-blank record's trimmed cells."""
+        return [c.text(c.codes[0]) for c in self.columns]
+
+    def head_end(self, n: int) -> int:
+        """The k-field records among the first ``n`` non-blank records after the first one are
+        ``columns[j].codes[1:head_end(n)]``."""
+        other = np.asarray([r for r, _ in self.others[:n]], dtype=np.int64)
+        rows = np.sort(np.concatenate([self.rownum[:n + 1], other]))
+        return int(np.searchsorted(self.rownum, rows[min(n, len(rows) - 1)], side="right"))
 
 
 def read_records(source, sep_given: str | None, *, max_bytes: int, name: str | None) -> Records:
     """Read ``source``, use ``sep_given`` or detect the separator, parse, trim and number the records.
+
+    A text without quotes and with a one-byte separator is parsed by pyarrow's CSV reader (its
+    records are its lines); any other by Python's csv module (:func:`_parse`).
 
     Parameters
     ----------
@@ -66,40 +93,108 @@ def read_records(source, sep_given: str | None, *, max_bytes: int, name: str | N
     """
     label, text = read_text(source, max_bytes=max_bytes, name=name)
     sep_used = sep_given if sep_given is not None else sniff_separator(text)
-    records = _parse(text, sep_used)
-    if '"' in text:
-        _check_quotes(text, sep_used, label)
-    numbered, trimmed_unicode = number_records(records)
-    if not numbered:
+    delim = "," if sep_used == ", " else sep_used
+    if '"' in text or len(delim.encode()) != 1:
+        records = _parse(text, sep_used)
+        if '"' in text:
+            _check_quotes(text, sep_used, label)
+        raw, others = _table_of_records(records)
+    else:
+        raw, others = _read_plain(text, delim)
+    if raw is None:
         raise DataError(f"{label}: the file is empty. Fix: give a CSV file with a header row and data rows")
-    return Records(label, sep_used, numbered, trimmed_unicode)
+    columns, rownum, trimmed_unicode = _trim_table(*raw)
+    others, n_other = _non_blank(others)
+    return Records(label, sep_used, columns, rownum, others, trimmed_unicode + n_other)
 
 
-def number_records(records: list[list[str]]) -> tuple[list[tuple[int, list[str]]], int]:
-    """Number and trim the parsed records.
+def _blank_and_unicode(fields: list[str]) -> tuple[bool, int]:
+    """A record's fields: (every cell is empty once trimmed, cells with Unicode spaces trimmed)."""
+    t = [_trim(v) for v in fields]
+    return all(v == "" for v in t), sum(1 for v, tv in zip(fields, t)
+                                         if len(v) != len(tv) and v.strip(_ASCII_WS) != tv)
 
-    Parameters
-    ----------
-    records : list of list of str
-        The parsed records, one per spreadsheet row.
 
-    Returns
-    -------
-    numbered : list of (int, list of str)
-        The spreadsheet row of every record (1-based, blank lines included) with its trimmed
-        cells, blank records dropped.
-    trimmed_unicode : int
-        The count of cells that had Unicode spaces trimmed.
-    """
-    numbered = []
-    trimmed_unicode = 0
-    for i, r in enumerate(records):
-        t = [_trim(v) for v in r]
-        for v, tv in zip(r, t):
-            if len(v) != len(tv) and v.strip(_ASCII_WS) != tv:
-                trimmed_unicode += 1
-        numbered.append((i + 1, t))
-    return [(i, r) for i, r in numbered if any(v != "" for v in r)], trimmed_unicode
+def _non_blank(others: list[tuple[int, list[str]]]) -> tuple[list[tuple[int, int]], int]:
+    """The records with another field count: the non-blank ones as (row, field count), and the
+    count of their cells with Unicode spaces trimmed."""
+    out, n_unicode = [], 0
+    for rn, fields in others:
+        blank, u = _blank_and_unicode(fields)
+        n_unicode += u
+        if not blank:
+            out.append((rn, len(fields)))
+    return out, n_unicode
+
+
+def _table_of_records(records: list[list[str]]):
+    """Parsed records -> ((k columns of the k-field records, their rows), [(row, fields)] of the others),
+    k the field count of the first non-blank record; (None, []) when every record is blank."""
+    first = next((i for i, r in enumerate(records) if r and not _blank_and_unicode(r)[0]), None)
+    if first is None:
+        return None, []
+    k = len(records[first])
+    good = [i for i, r in enumerate(records) if len(r) == k]
+    others = [(i + 1, r) for i, r in enumerate(records) if len(r) != k and i > first]
+    for i in range(first):  # blank records above the first one: their Unicode spaces still count
+        if len(records[i]) != k:
+            others.append((i + 1, records[i]))
+    columns = [pa.array([records[i][j] for i in good], type=pa.string()) for j in range(k)]  # encoded by _trim_table
+    return (columns, np.asarray(good, dtype=np.int64) + 1), sorted(others)
+
+
+def _read_plain(text: str, delim: str):
+    """A text without quotes, parsed by pyarrow (records = lines): as :func:`_table_of_records`."""
+    k = None
+    for line in _LINES.finditer(text):  # the csv module's lines (\r\n, \r or \n), without copying the text
+        fields = line.group(1).split(delim)
+        if not _blank_and_unicode(fields)[0]:
+            k = len(fields)
+            break
+        if line.end() >= len(text):
+            break
+    if k is None:
+        return None, []
+    others: list[tuple[int, list[str]]] = []
+
+    def other(row) -> str:
+        others.append((int(row.number), row.text.split(delim)))
+        return "skip"
+
+    names = [str(j) for j in range(k)]
+    data = text.encode("utf-8")
+    tb = pcsv.read_csv(
+        io.BytesIO(data),
+        read_options=pcsv.ReadOptions(use_threads=False, column_names=names, block_size=max(len(data), 1 << 20)),
+        parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, ignore_empty_lines=False,
+                                        invalid_row_handler=other),
+        convert_options=pcsv.ConvertOptions(column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in names},
+                                            null_values=[], strings_can_be_null=False, check_utf8=False))
+    n = tb.num_rows + len(others)
+    rows = np.arange(1, n + 1, dtype=np.int64)
+    if others:
+        rows = np.delete(rows, np.asarray([r for r, _ in others], dtype=np.int64) - 1)
+    columns = [tb.column(j).combine_chunks() for j in range(k)]
+    limit = csv.field_size_limit()
+    if len(text) > limit and any(len(c) and (pc.max(pc.utf8_length(c.dictionary)).as_py() or 0) > limit
+                                 for c in columns if (pc.max(pc.binary_length(c.dictionary)).as_py() or 0) > limit):
+        raise DataError(f"malformed CSV (field larger than field limit ({limit})). Fix: check the quoting")
+    return (columns, rows), others
+
+
+def _trim_table(columns: list, rownum: np.ndarray) -> tuple[list[TextColumn], np.ndarray, int]:
+    """Trim every cell and drop the blank records: (columns, rows, cells with Unicode spaces trimmed)."""
+    out, n_unicode = [], 0
+    blank = np.ones(len(rownum), dtype=bool)
+    for c in columns:
+        col, u = TextColumn.read(c)
+        out.append(col)
+        n_unicode += u
+        blank &= col.blank[col.codes]
+    if blank.any():
+        out = [c.take(~blank) for c in out]
+        rownum = rownum[~blank]
+    return out, rownum, n_unicode
 
 
 def check_sep(sep: str | None) -> str | None:
@@ -218,7 +313,7 @@ def sniff_separator(text: str, sample_lines: int = 64) -> str:
     str
         One of SEPARATORS; ',' when nothing splits the lines (one column).
     """
-    lines = [ln for ln in text.splitlines() if ln.strip()][:sample_lines]
+    lines = _first_lines(text, sample_lines)
     sample = "\n".join(lines)
 
     def counts(d: str) -> list[int]:
@@ -247,3 +342,15 @@ def sniff_separator(text: str, sample_lines: int = 64) -> str:
         if rows and all(all(f.startswith(" ") for f in r[1:]) for r in rows):
             return ", "
     return best
+
+
+def _first_lines(text: str, n: int) -> list[str]:
+    """``[ln for ln in text.splitlines() if ln.strip()][:n]``, splitting only the top of the text."""
+    size = 1 << 16
+    while True:
+        if size >= len(text):
+            return [ln for ln in text.splitlines() if ln.strip()][:n]
+        lines = [ln for ln in text[:size].splitlines() if ln.strip()]
+        if len(lines) > n:  # the last line may be cut at ``size``: only whole ones are kept
+            return lines[:n]
+        size *= 4

@@ -14,6 +14,34 @@ from .problems import Problem
 
 
 @dataclass(frozen=True)
+class GuessKind:
+    """What a kind of column guess can become (issue 23: read from :data:`GUESS_KINDS`, never by
+    comparing kind names).
+
+    numbers: its cells are numbers (a numeric attribute, binary when they are 0/1); levels: its
+    distinct values are the levels of a binary or categorical attribute; noted: unmodelled, the
+    reason is stated in the notes.
+    """
+
+    numbers: bool = False
+    levels: bool = False
+    noted: bool = False
+
+
+#: every kind intake_csv guesses, with what it can become.
+GUESS_KINDS = {
+    "numeric": GuessKind(numbers=True),
+    "boolean": GuessKind(levels=True),
+    "code": GuessKind(levels=True),
+    "categorical": GuessKind(levels=True),
+    "identifier": GuessKind(noted=True),
+    "date": GuessKind(noted=True),
+    "text": GuessKind(noted=True),
+    "empty": GuessKind(noted=True),
+}
+
+
+@dataclass(frozen=True)
 class ColumnGuess:
     """What intake made of one column.
 
@@ -33,6 +61,11 @@ class ColumnGuess:
     levels: tuple[str, ...] | None = None
     n_missing: int = 0
     n_distinct: int = 0
+
+    @property
+    def can(self) -> GuessKind:
+        """What this guess can become (:data:`GUESS_KINDS` of its kind)."""
+        return GUESS_KINDS[self.kind]
 
 
 @dataclass(frozen=True)
@@ -110,7 +143,7 @@ class IntakeResult:
         for name in self.modelled:
             g = self.guess(name)
             s = self.frame[name].dropna()
-            if g.kind == "numeric":
+            if g.can.numbers:
                 x = s.to_numpy(dtype=float)
                 distinct = np.unique(x)
                 if len(distinct) == 2 and set(distinct.tolist()) <= {0.0, 1.0}:
@@ -118,7 +151,7 @@ class IntakeResult:
                     continue
                 lo, hi = float(x.min()), float(x.max())
                 attrs.append(Attribute(name, "numeric", lo=lo, hi=hi if hi > lo else lo + 1.0, integer=g.integer))
-            elif g.kind in ("boolean", "code", "categorical"):
+            elif g.can.levels:
                 levels = list(g.levels or ())
                 attrs.append(Attribute(name, "binary" if len(levels) == 2 else "categorical", levels=levels))
             else:
