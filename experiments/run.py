@@ -42,29 +42,26 @@ from .common import (RESULTS_DIR, ROOT, TASK_DEFAULTS, RunCache, _worker_init, e
 
 EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_fig6b,
                                  exp_pilot, exp_trainsize, exp_bound, exp_ablate)}
-#: blowfish_core sources that determine a run's result (everything run_synthesis imports,
-#: plus the modules the schedule code may move to); mechanisms/ is hashed whole.
-ENGINE_FILES = ("accounting.py", "calibration.py", "distance.py", "domain.py", "edges.py", "errors.py",
-                "evolution.py", "exact.py", "input_checks.py", "ledger.py", "methods.py", "metrics.py",
-                "policy.py", "presets.py", "pubmix.py", "schedules.py", "schema.py", "selection.py",
-                "sensitivity.py", "votes.py", "data.py")
-ENGINE_DIRS = ("mechanisms",)
+#: the blowfish_core layers whose sources determine a run's result (every .py below them, recursively;
+#: the front ends in interfaces/ and the teaching/checking tools in analysis/ are left out).  The layout
+#: of issue 22 moved the engine into these folders: the old flat file list hashed nothing.
+ENGINE_DIRS = ("base", "model", "privacy", "io", "algorithm", "synthesis", "baselines", "workflows")
 
 
 def engine_hash() -> str:
     """Short hash of the engine sources that determine a run's result."""
     h = hashlib.sha256()
     core = os.path.join(ROOT, "blowfish_core")
-    files = list(ENGINE_FILES)
+    files = [os.path.join(core, "__init__.py")]
     for d in ENGINE_DIRS:
-        p = os.path.join(core, d)
-        if os.path.isdir(p):
-            files += sorted(f"{d}/{f}" for f in os.listdir(p) if f.endswith(".py"))
-    for f in files:
-        p = os.path.join(core, f)
-        if os.path.exists(p):
-            with open(p, "rb") as fh:
-                h.update(f.encode() + fh.read())
+        for dirpath, dirnames, names in os.walk(os.path.join(core, d)):
+            dirnames.sort()
+            files += [os.path.join(dirpath, f) for f in sorted(names) if f.endswith(".py")]
+    if len(files) < 10:
+        raise RuntimeError(f"engine_hash found only {len(files)} engine files under {core}: the layout changed")
+    for p in files:
+        with open(p, "rb") as fh:
+            h.update(os.path.relpath(p, core).encode() + fh.read())
     return h.hexdigest()[:12]
 
 
