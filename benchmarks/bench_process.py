@@ -14,6 +14,12 @@ Targets (issue 23 "Targets"; printed, never asserted):
   each heavy package (numpy, pandas, scipy, ...) the command loaded, and the whole process's CPU
   (median of ``--repeats`` alternating runs).
 
+Bytecode (``--bytecode``): ``cached`` (default) runs the children as a user's Python does, writing
+``__pycache__`` (``PYTHONDONTWRITEBYTECODE`` removed from their environment) after one warm-up run, so
+the engine's modules load from bytecode as pandas' do in the bare read; ``none`` keeps the calling
+environment (this workplace sets ``PYTHONDONTWRITEBYTECODE=1``: every run then compiles the engine's
+~95 modules from source, about 0.1-0.2 s CPU that the bare read never pays).
+
 The machine is shared: the load average is printed with every figure, and each figure is the
 median of ``--pairs`` alternating runs.  Needs ../shared/data/adult.csv (skips with a message).
 
@@ -38,11 +44,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ADULT = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "adult.csv"))
 
 
+#: the children's environment (--bytecode: 'cached' drops PYTHONDONTWRITEBYTECODE; main() sets it).
+CHILD_ENV: dict[str, str] | None = None
+
+
 def child_cpu(argv: list[str]) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one child process running ``argv``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(argv, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=CHILD_ENV)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
@@ -61,6 +71,7 @@ def bench_cli(methods: list[str], pairs: int) -> None:
                    "--rho", "3e-3", *(["--tau", "0.03"] if m == "bf-soft" else []), "--seeds", "0", "--out", os.path.join(tmp, "s.csv"),
                    "--report", os.path.join(tmp, "r.json")]
             ratios, cpus, bares = [], [], []
+            child_cpu(cli)  # warm-up: writes the bytecode with --bytecode cached (not counted)
             for _ in range(pairs):
                 b, _w = child_cpu(bare)
                 c, _w = child_cpu(cli)
@@ -181,12 +192,20 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--methods", default="tab-pe,hard,bf-soft")
     ap.add_argument("--intake", action="store_true", help="only the intake ratio")
+    ap.add_argument("--bytecode", choices=["cached", "none"], default="cached",
+                    help="cached: children write and read __pycache__ as a user's Python does (default); "
+                         "none: keep this environment's PYTHONDONTWRITEBYTECODE")
     ap.add_argument("--imports", action="store_true", help="only the import-time table")
     ap.add_argument("--repeats", type=int, default=1, help="runs per command of the import-time table (median)")
     ap.add_argument("--cases", default="", help="comma list of import-table labels to run (default all)")
     ap.add_argument("--against", metavar="DIR", help="another checkout: the import table alternates it (before) "
                                                      "with this one (after)")
     args = ap.parse_args()
+    global CHILD_ENV
+    if args.bytecode == "cached":
+        CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    print(f"# bytecode: {args.bytecode} (PYTHONDONTWRITEBYTECODE in this environment: "
+          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', 'unset')})")
     ONLY.update(c.strip() for c in args.cases.split(",") if c.strip())
     if not os.path.exists(ADULT):
         print(f"skipped: {ADULT} not found")
