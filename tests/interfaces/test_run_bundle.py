@@ -66,10 +66,11 @@ def xor_settings(**kw) -> RunSettings:
 
 def test_run_sh_and_run_py_equal_the_cli_byte_for_byte(tmp_path):
     files = write_bundle(xor_settings(), tmp_path / "bundle")
-    assert sorted(files) == ["README.md", "policy.json", "run.py", "run.sh", "schema.json"]
+    assert sorted(files) == ["README.md", "policy.json", "run.ipynb", "run.py", "run.sh", "schema.json"]
     run(["sh", str(files["run.sh"])], tmp_path)  # from another folder: run.sh changes into its own
     sh_bytes = (tmp_path / "bundle" / "release.csv").read_bytes()
-    assert (tmp_path / "bundle" / "report.json").exists()
+    # nothing computed on the private table lands in the bundle folder (issue 24): no report by default
+    assert sorted(p.name for p in (tmp_path / "bundle").iterdir()) == sorted([*files, "release.csv"])
     (tmp_path / "bundle" / "release.csv").unlink()
     run([sys.executable, str(files["run.py"])], tmp_path)
     py_bytes = (tmp_path / "bundle" / "release.csv").read_bytes()
@@ -141,8 +142,9 @@ def test_cli_command_string_and_zip():
     assert cmd.startswith("python -m blowfish_core synth --preset xor3 --policy policy.json ")
     assert shlex.split(cmd)[3:] == cli_args(s)
     for flag in ("--method", "--tau", "--mechanism", "--rho", "--rounds", "--population=16x2", "--release",
-                 "--threshold-h", "--selection", "--children", "--release-mode", "--seeds", "--out", "--report"):
+                 "--threshold-h", "--selection", "--children", "--release-mode", "--seeds", "--out"):
         assert flag in cmd
+    assert "--report" not in cmd  # no private-data figures by default (issue 24)
     z = zipfile.ZipFile(io.BytesIO(bundle_zip(s)))
     assert sorted(z.namelist()) == sorted(f"blowfish_run/{n}" for n in bundle_files(s))
     assert bundle_zip(s) == bundle_zip(s)  # deterministic archive
