@@ -28,10 +28,10 @@ from studio.data_ui import INTAKE
 from tests.bundle_helpers import execute_notebook, run, write_uci_semicolon
 
 BANK = bc.get_preset("bank")
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shared_path(BANK) is None, reason="needs ../shared/data/bank-full.csv")]
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(shared_path(BANK) is None, reason="needs ../shared/data/bank-full.csv")
 def test_semicolon_bank_study_bundle_gives_the_app_release_byte_for_byte(tmp_path):
     pytest.importorskip("nbclient")
     name = "bank-full.csv"
@@ -75,3 +75,29 @@ def test_semicolon_bank_study_bundle_gives_the_app_release_byte_for_byte(tmp_pat
     assert {k: v == app for k, v in got.items()} == {"run.sh": True, "run.py": True, "run.ipynb": True, "cli": True}
     # nothing computed on the private table in the bundle folder
     assert sorted(p.name for p in folder.iterdir()) == sorted([*files, name, "release.csv"])
+
+
+def test_uploaded_semicolon_csv_bundle_carries_the_data_step_choices(tmp_path):
+    """Always runs (no shared data): a generated semicolon CSV with a missing cell, uploaded as 'Upload a
+    CSV' with 'drop rows' for X_1; the bundle states the separator, the dropped column and the modelled
+    columns, and run.py writes the app Runner's seeded release byte for byte."""
+    data = bc.load_preset_data(bc.get_preset("xor3")).private.head(1500).astype(object)
+    data.loc[[5, 40], "X_1"] = ""
+    raw = data.to_csv(index=False, sep=";").encode()
+    name = "mine.csv"
+    choice = ds.IntakeChoice(drop_missing=("X_1",))
+    res = ds.intake_upload(raw, name, choice)
+    studio, _ = ds.studio_from_intake(res, name, "csv")
+    studio = ds.with_policy(studio, bc.Policy.from_dict({"attributes": {"X_1": {"type": "threshold", "theta": 1}}}))
+    studio.extras["budget"] = {"mode": "epsilon", "epsilon": 1.0, "delta": 1e-5, "set": True}
+    state = {INTAKE: (raw, name, "csv", choice, res),
+             "runner_settings": dict(ui.RUNNER_DEFAULTS, rn_rounds=2, rn_population="16x2", rn_release=20)}
+    req, settings = release_request(state, studio)
+    assert (settings.sep, settings.drop_missing, settings.columns) == (";", ["X_1"], ["X_1", "X_2", "X_3", "Y"])
+    assert settings.preset is None and settings.data_path == name and len(req.data) == 1498
+    app = ui.release_csv(ui.execute_run({}, 1, req, studio)["releases"][(settings.methods[0], 0)])
+    files = write_bundle(settings, tmp_path)
+    (tmp_path / name).write_bytes(raw)
+    run([sys.executable, str(files["run.py"])], tmp_path)
+    assert (tmp_path / "release.csv").read_bytes() == app
+    assert "--drop-missing X_1" in files["run.sh"].read_text()
