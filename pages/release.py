@@ -1,4 +1,4 @@
-"""Release: the last step of the flow — budget, verdict, ledger in words, run bundle, CLI command.
+"""Release: the last step of the flow — budget, verdict, ledger in words, the release, then the study bundle.
 
 Gated like DP Wizard's download: nothing is offered until the schema (a table with rows), a
 policy that protects something and a budget are set (studio.flow.release_missing).  Every
@@ -6,6 +6,8 @@ number comes from the engine: blowfish_core.workflows.budget (the one epsilon), 
 ranking.ranking_verdict_from_report (the last run's methods ranked), report.ledger_text,
 run_bundle.planned_total / bundle_zip / cli_command, release_words (rows in words).  The method to
 release is any private method of the last run, the lowest-error one by default (studio.release_ui).
+"Make a release" (the primary button) comes first; the seeded study bundle and its CLI command sit
+below it, named and labelled "for study, not for publication", behind a plain button (issue 24).
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from studio.state import get_studio, get_tau
 
 st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
 
+#: what the seeded bundle is (issue 24: named and labelled as a study bundle, below the release action).
+STUDY_LABEL = "seeded: for study, not for publication"
+STUDY_FOLDER = "blowfish_study_bundle"
+
 
 def flow_method_label(settings) -> str:
     """'BF-Soft at τ = 0.03' / 'Hard' / 'MST'."""
@@ -40,7 +46,8 @@ def flow_method_label(settings) -> str:
 studio = get_studio()
 st.title("Release")
 st.caption("What a data owner signs off: the privacy budget in one number, what the policy buys, the privacy "
-           "ledger in words, and a bundle that reruns the release anywhere (schema, policy, run.py, run.sh).")
+           "ledger in words, the release to publish, and below it a seeded study bundle that reruns the settings "
+           "anywhere (schema, policy, run.py, run.sh, run.ipynb).")
 flow.tutorial("The Release step collects the choices of the earlier steps. Nothing here reads more private data "
               "than the run itself; the bundle holds no private rows, only the settings and the ledger.")
 
@@ -119,22 +126,14 @@ st.caption("The ledger of the release below (method "
            + ", ".join(settings.methods) + (f", τ = {settings.tau:g}" if settings.tau else "") + "): paste it into a "
            "release note.")
 
-st.subheader("Rerun it anywhere")
-st.download_button("Download run bundle", bundle_zip(settings), file_name="blowfish_run.zip",
-                   mime="application/zip", key="release:bundle", on_click="ignore",
-                   help="schema.json, policy.json, run.py (Python API), run.sh (the CLI command), README.md "
-                        "(the ledger in words). The private table is not included.")
-st.markdown("The exact CLI command (run.sh):")
-st.code(cli_command(settings), language="bash", wrap_lines=True)
-
 st.subheader("Make a release")
 st.caption("An unseeded release of the settings above: randomness from the operating system, noise from OpenDP's "
            "floating-point-safe samplers (the discrete Gaussian for hard votes), soft votes in float64 (study runs use "
            "float32 tiles); nothing about the randomness is "
            "recorded except “unseeded, OS entropy, sampler opendp”. The release bundle holds only what may be "
            "published (release CSV, schema, policy, budget, ledger).")
-flow.tutorial("The run bundle above reruns a seeded study run anywhere; 'Make a release' draws fresh randomness: "
-              "this is the table to publish.")
+flow.tutorial("'Make a release' draws fresh randomness: this is the table to publish. The study bundle below "
+              "reruns a seeded study run anywhere (for study, not for publication).")
 
 
 if studio.schema.data_derived:
@@ -178,3 +177,17 @@ if made is not None:
         st.warning(internal["label"])
         m = internal["metric"]["name"]
         st.json({"n_unique": internal["n_unique"], m: internal["runs"][0][m], "seconds": internal["seconds_total"]})
+
+st.divider()
+st.subheader(f"Study bundle ({STUDY_LABEL})")
+st.caption("A seeded rerun of these settings anywhere, for study and review: the same release byte for byte from "
+           "run.sh (the CLI), run.py (the Python API) and run.ipynb (a notebook). A known seed lets anyone recompute "
+           "the noise, so its release is never the one to publish: publish what 'Make a release' above gives. The "
+           "private table is not included, and nothing computed on it is written into the bundle folder.")
+st.download_button(f"Download the study bundle ({STUDY_LABEL})", bundle_zip(settings, folder=STUDY_FOLDER),
+                   file_name=f"{STUDY_FOLDER}.zip", mime="application/zip", key="release:bundle", on_click="ignore",
+                   type="tertiary",
+                   help="schema.json, policy.json, run.py (Python API), run.sh (the CLI command), run.ipynb "
+                        "(notebook), README.md (the ledger in words). Seeded: for study, not for publication.")
+st.markdown("The exact CLI command of the study bundle (run.sh):")
+st.code(cli_command(settings), language="bash", wrap_lines=True)

@@ -405,12 +405,13 @@ def draw_results() -> None:
     d3.download_button("Download JSON report", ui.report_json(rep), file_name=f"report_run{rid}.json",
                        mime="application/json", on_click="ignore", key=f"rn_dl_json_{rid}")
     try:
-        _settings = run_settings_of(rec["result"].request, studio)
+        _settings = run_settings_of(rec["result"].request, studio, st.session_state)
         d4.download_button("Download run bundle", lambda: bundle_zip(_settings, report=rep),
                            file_name=f"blowfish_run{rid}.zip", mime="application/zip", on_click="ignore",
                            key=f"rn_dl_bundle_{rid}",
-                           help="schema.json, policy.json, run.py, run.sh and a README with the ledger in words: "
-                                "reruns this run byte for byte (the private table is not included)")
+                           help="A study bundle (seeded: for study, not for publication): schema.json, policy.json, "
+                                "run.py, run.sh, run.ipynb and a README with the ledger in words: reruns this run "
+                                "byte for byte (the private table is not included)")
         st.markdown("The exact CLI command of this run:")
         st.code(cli_command(_settings), language="bash", wrap_lines=True)
     except BlowfishError as e:

@@ -1,20 +1,25 @@
 """Runnable export: a run's settings as files anyone can rerun (issue 16 "Runnable export").
 
-A bundle holds ``schema.json``, ``policy.json``, ``run.py`` (the Python API:
+A bundle (a *study* bundle: seeded, for study, not for publication) holds ``schema.json``,
+``policy.json``, ``run.py`` (the Python API:
 ``Synthesizer(schema, policy, method=..., tau=..., rho=... | epsilon=..., delta=..., seed=...)
 .fit(df).sample(n)``), ``run.sh`` (the CLI command with every setting, ``python -m blowfish_core
-synth ...``) and ``README.md`` (what to run, where the data must be, and the privacy ledger in
-words, report.ledger_text).  :func:`cli_command` is the exact CLI command as one string (for a
-code block).  Both scripts write the same seeded release byte for byte as the CLI with the same
-settings (tests/interfaces/test_run_bundle.py).
+synth ...``), ``run.ipynb`` (run.py's calls as notebook cells, issue 24) and ``README.md`` (what
+to run, where the data must be, and the privacy ledger in words, report.ledger_text).
+:func:`cli_command` is the exact CLI command as one string (for a code block).  The three scripts
+write the same seeded release byte for byte as the CLI with the same settings, reading the private
+table with every reading option of the settings (tests/interfaces/test_run_bundle.py).
 
-The private table is never written into a bundle: ``run.sh`` / ``run.py`` read it from the path
-in the settings (or generate XOR-k rows).  A seeded run is for study, not for a real release
-(DESIGN §7); the README says so.
+The private table is never written into a bundle: the scripts read it from the path in the
+settings (or generate XOR-k rows).  Nothing computed on the private table but the seeded release
+lands in the bundle folder: no report by default, and a report path must lie outside the folder
+(RunSettings.report; docs/DECISIONS.md).  A seeded run is for study, not for publication
+(DESIGN §7); every file says so.
 
 Modules (issue 22, one idea each; every name is re-exported here): :mod:`.run_settings`
 (:class:`RunSettings`, :func:`settings_from_request`, :func:`settings_from_files`),
 :mod:`.run_scripts` (:func:`cli_args`, :func:`cli_command`, :func:`run_sh`, :func:`run_py`),
+:mod:`.run_notebook` (:func:`run_ipynb`),
 :mod:`.run_readme` (:func:`planned_report`, :func:`readme`); here the bundle's files, folder and zip.
 """
 
@@ -25,13 +30,17 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from .run_notebook import run_ipynb
 from .run_readme import planned_report, planned_total, readme
-from .run_scripts import POLICY_FILE, README, RUN_PY, RUN_SH, SCHEMA_FILE, cli_args, cli_command, run_py, run_sh
+from .run_scripts import (
+    POLICY_FILE, README, RUN_IPYNB, RUN_PY, RUN_SH, SCHEMA_FILE, STUDY_NOTE, cli_args, cli_command, py_blocks, run_py,
+    run_sh,
+)
 from .run_settings import RunSettings, settings_from_files, settings_from_request
 
 
 def bundle_files(settings: RunSettings, report: dict[str, Any] | None = None) -> dict[str, str]:
-    """{file name: text} of the bundle: schema.json, policy.json, run.py, run.sh, README.md.
+    """{file name: text} of the bundle: schema.json, policy.json, run.py, run.sh, run.ipynb, README.md.
 
     Parameters
     ----------
@@ -56,6 +65,7 @@ def bundle_files(settings: RunSettings, report: dict[str, Any] | None = None) ->
         POLICY_FILE: s.policy.to_json() + "\n",
         RUN_PY: run_py(s),
         RUN_SH: run_sh(s),
+        RUN_IPYNB: run_ipynb(s),
         README: readme(s, report),
     }
 
@@ -65,8 +75,8 @@ def write_bundle(settings: RunSettings, folder: str | Path, report: dict[str, An
 
     Atomic (issue 21, atomic.replace_folder): the bundle is built complete in a temporary sibling
     folder and swapped into place, so a failed or interrupted export leaves an earlier ``folder``
-    as it was.  An earlier folder's five bundle files are replaced; everything else in it (such as
-    the release.csv / report.json that run.sh wrote there) is kept.
+    as it was.  An earlier folder's bundle files are replaced; everything else in it (such as
+    the release.csv that run.sh wrote there) is kept.
 
     Parameters
     ----------
@@ -131,17 +141,21 @@ def bundle_zip(settings: RunSettings, report: dict[str, Any] | None = None, fold
 __all__ = [
     "POLICY_FILE",
     "README",
+    "RUN_IPYNB",
     "RUN_PY",
     "RUN_SH",
     "RunSettings",
     "SCHEMA_FILE",
+    "STUDY_NOTE",
     "bundle_files",
     "bundle_zip",
     "cli_args",
     "cli_command",
     "planned_report",
     "planned_total",
+    "py_blocks",
     "readme",
+    "run_ipynb",
     "run_py",
     "run_sh",
     "settings_from_files",

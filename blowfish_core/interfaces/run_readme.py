@@ -123,6 +123,22 @@ def _budget_view(s: RunSettings):
                                s.budget_conversion or "exact")
 
 
+def _reading_words(s: RunSettings) -> str:
+    """The reading options in words ('' for a generated table)."""
+    if not s.data_path:
+        return ""
+    o = s.read_options
+    parts = [f"separator {o['sep']!r}" if o["sep"] is not None else "separator detected",
+             f"no header row, names {', '.join(o['names'])}" if o["names"] else
+             "no header row" if o["no_header"] else "header detected"]
+    if o["drop_missing"] is True:
+        parts.append("rows with a missing cell dropped")
+    elif o["drop_missing"]:
+        parts.append(f"rows with a missing {', '.join(o['drop_missing'])} dropped")
+    parts += [f"missing {c} read as {v!r}" for c, v in o["missing_level"].items()]
+    return "Read as the CLI reads `--data`: " + "; ".join(parts) + f"; columns {', '.join(s.schema.names)}."
+
+
 def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:
     """README.md: how to rerun, where the data come from, and the ledger in words.
 
@@ -160,15 +176,22 @@ def readme(settings: RunSettings, report: dict[str, Any] | None = None) -> str:
     led = ledger_text(report if report is not None else planned_report(s))
     view = _budget_view(s)
     words = "\n".join(_rounds_in_words(report)) if report is not None else ""
+    reading = _reading_words(s)
+    internal = (f"run.sh also writes `{s.report}` (errors and timings computed on the private table: internal, "
+                "do not publish) outside this folder." if s.report else
+                "Nothing computed on the private table but the seeded release is written into this folder (no "
+                "report): to see the errors, run the CLI with `--eval-report PATH` outside the folder.")
     return "\n".join([
-        "# Blowfish Studio run bundle", "",
+        "# Blowfish Studio study bundle (seeded: for study, not for publication)", "",
         "Files: `schema.json` (public domain), `policy.json` (Blowfish policy), `run.sh` (the CLI command with "
-        "every setting), `run.py` (the same run through the Python API), this README.", "",
+        "every setting), `run.py` (the same run through the Python API), `run.ipynb` (run.py's calls as notebook "
+        "cells), this README.", "",
         "## Run it", "",
-        "```sh", "sh run.sh            # or: PYTHON=/path/to/python sh run.sh", "python run.py", "```", "",
-        "Both need `blowfish_core` importable (install the Blowfish Studio repository or set PYTHONPATH to it) "
-        f"and write `{s.out}`: the release of the first method and seed, byte for byte the same from either.", "",
-        where, "",
+        "```sh", "sh run.sh            # or: PYTHON=/path/to/python sh run.sh", "python run.py",
+        "jupyter nbconvert --to notebook --execute run.ipynb   # or open it in Jupyter, in this folder", "```", "",
+        "Each needs `blowfish_core` importable (install the Blowfish Studio repository or set PYTHONPATH to it) "
+        f"and writes `{s.out}`: the release of the first method and seed, byte for byte the same from each.", "",
+        where, *([reading] if reading else []), "", internal, "",
         "The command in run.sh:", "", "```sh", cli_command(s), "```", "",
         "## Privacy ledger in words", "",
         f"In one number: {view.label} (the accountant's epsilon; every figure follows).", "", led, "", *([words, ""] if words else []),

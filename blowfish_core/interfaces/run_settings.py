@@ -8,6 +8,7 @@ re-exports every name.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..synthesis.parsing import parse_budget, parse_methods, require_tau, run_conversion
 from ..algorithm.methods import get_method
 from ..model.policy import Policy
+from ..io.intake import check_sep
 from ..io.presets import get_preset
 from ..model.schema import Schema
 
@@ -36,6 +38,17 @@ class RunSettings:
     names; tau; budget: ``rho`` or ``epsilon`` (+ ``delta``), ``mechanism``, ``conversion``;
     config: the schedule (SynthConfig); seeds: paired seeds.  out / report / out_dir: output
     paths (relative paths are relative to the bundle folder).
+
+    Reading options of ``data_path`` (issue 24; the CLI's flags, read by
+    blowfish_core.io.intake.read_checked in run.sh, run.py and run.ipynb alike): ``sep`` (None:
+    detected), ``no_header`` (False: detected), ``names`` (of a headerless file), ``columns``
+    (the modelled columns: the schema's), ``drop_missing`` (columns whose rows with a missing cell
+    are dropped; True: all), ``missing_level`` (column -> its declared missing level).
+
+    ``report`` (the CLI's --report: errors and timings computed on the private table) is written
+    by run.sh only, and only outside the bundle folder (a relative path must start with ``..``):
+    the bundle folder holds nothing computed on the private table but the seeded study release
+    (docs/DECISIONS.md, issue 24).  Default: no report.
     """
 
     schema: Schema
@@ -51,12 +64,17 @@ class RunSettings:
     config: SynthConfig = field(default_factory=SynthConfig)
     preset: str | None = None
     data_path: str | None = None
-    sep: str = ","
+    sep: str | None = None
+    no_header: bool = False
+    names: list[str] | None = None
+    columns: list[str] | None = None
+    drop_missing: list[str] | bool = field(default_factory=list)
+    missing_level: dict[str, str] = field(default_factory=dict)
     n: int | None = None
     data_seed: int | None = None
     split_seed: int | None = None
     out: str = "release.csv"
-    report: str | None = "report.json"
+    report: str | None = None
     out_dir: str | None = None
     allow_empty_policy: bool = False
 
@@ -91,12 +109,49 @@ class RunSettings:
             if getattr(self.config, name) != getattr(default, name):
                 raise BlowfishError(f"schedule setting '{name}' = {getattr(self.config, name)!r} has no CLI flag, so "
                                     "run.sh could not repeat it. Fix: keep its default to export a bundle")
-        src = self._source()
-        if src == "generated" and self.data_path is None and self.sep != ",":
-            raise BlowfishError("sep applies to a CSV; a generated table has none")
+        self._check_reading()
         if not self.out:
             raise BlowfishError("out: give a file name for the release CSV")
+        if self.report and not _outside_bundle(self.report):
+            raise BlowfishError(f"report: {self.report!r} would write figures computed on the private table (errors, "
+                                "timings) into the bundle folder, which is shared with the bundle. Fix: give a path "
+                                "outside it (e.g. '../internal/report.json' or an absolute path), or none")
         return self
+
+    @property
+    def read_options(self) -> dict[str, Any]:
+        """The reading options as blowfish_core.io.intake.read_checked's keyword arguments (run.py's READING)."""
+        return {"sep": self.sep, "no_header": bool(self.no_header), "names": None if self.names is None else
+                list(self.names), "drop_missing": self.drop_missing if self.drop_missing is True else
+                list(self.drop_missing or []), "missing_level": dict(self.missing_level or {})}
+
+    def _check_reading(self) -> None:
+        """The reading options: only with a CSV (data_path), each one the CLI can carry (BlowfishError naming it)."""
+        given = [k for k, v in (("sep", self.sep), ("no_header", self.no_header or None), ("names", self.names),
+                                ("columns", self.columns), ("drop_missing", self.drop_missing or None),
+                                ("missing_level", self.missing_level or None)) if v is not None]
+        if self._source() == "generated":
+            if given:
+                raise BlowfishError(f"{', '.join(given)}: reading options apply to a CSV (data_path); a generated "
+                                    "table has none. Fix: drop them, or give data_path")
+            return
+        check_sep(self.sep)
+        lists = [("names", self.names), ("columns", self.columns),
+                 ("drop_missing", None if self.drop_missing is True else self.drop_missing)]
+        for key, cols in lists:
+            for c in cols or []:
+                if not str(c).strip() or "," in str(c):
+                    raise BlowfishError(f"{key}: column name {c!r} cannot be given on the command line (a comma "
+                                        "list). Fix: rename the column")
+        if self.drop_missing is not True and any(str(c).strip().lower() == "all" for c in self.drop_missing or []):
+            raise BlowfishError("drop_missing: a column named 'all' reads as every column on the command line. "
+                                "Fix: give drop_missing=True for every column, or rename the column")
+        for c in self.missing_level or {}:
+            if not str(c).strip() or "=" in str(c):
+                raise BlowfishError(f"missing_level: column name {c!r} cannot be given as COL=TEXT. Fix: rename it")
+        if self.columns is not None and sorted(self.columns) != sorted(self.schema.names):
+            raise BlowfishError(f"columns: the schema models exactly {', '.join(self.schema.names)}, so columns "
+                                f"{', '.join(self.columns)} would be ignored. Fix: give the schema's columns, or none")
 
     def _source(self) -> str:
         """'generated' (XOR rows), 'preset-split' (Adult/Bank CSV, the preset's private split) or 'csv'."""
@@ -121,6 +176,12 @@ class RunSettings:
 
 
 
+def _outside_bundle(path: str) -> bool:
+    """A path that does not resolve into the bundle folder: absolute, or relative and leaving it (``..``)."""
+    norm = os.path.normpath(path)
+    return os.path.isabs(norm) or norm == os.pardir or norm.startswith(os.pardir + os.sep)
+
+
 def settings_from_request(req: Any, **source: Any) -> RunSettings:
     """RunSettings from a spec.RunRequest (what the Runner executes) plus the dataset source and output paths.
 
@@ -132,8 +193,10 @@ def settings_from_request(req: Any, **source: Any) -> RunSettings:
     req : RunRequest
         A seeded run spec.
     **source
-        The dataset source and output paths (``preset``, ``data_path``, ``n``, ``data_seed``,
-        ``split_seed``, ``sep``, ``out``, ``report``, ``out_dir``), which a RunRequest does not carry.
+        The dataset source, its reading options and the output paths (``preset``, ``data_path``,
+        ``n``, ``data_seed``, ``split_seed``, ``sep``, ``no_header``, ``names``, ``columns``,
+        ``drop_missing``, ``missing_level``, ``out``, ``report``, ``out_dir``), which a RunRequest
+        does not carry.
 
     Returns
     -------

@@ -131,9 +131,18 @@ def test_release_page_when_ready_offers_bundle_and_exact_cli_command():
     assert settings.rho == pytest.approx(budget_from_epsilon(0.1, 1e-5, 8).rho)
     assert any("Privacy budget: rho =" in c for c in codes)  # the ledger in words
     dl = at.get("download_button")
-    assert [d.proto.label for d in dl] == ["Download run bundle"]
+    assert [d.proto.label for d in dl] == ["Download the study bundle (seeded: for study, not for publication)"]
     # release mode (issue 11): the button is there, with the method and the budget in its label
     assert at.button(key="release:make").label == "Make a release (BF-Soft at τ = 0.03, ε = 0.1 at δ = 10⁻⁵)"
+    # issue 24: the study bundle is named as such, below the release action, behind a less prominent button
+    order = [n for n in at.main if getattr(n, "type", None) in ("button", "download_button")
+             or getattr(getattr(n, "proto", None), "label", None)]
+    keys = [getattr(n, "key", None) or getattr(getattr(n, "proto", None), "id", "") for n in order]
+    make = next(i for i, n in enumerate(order) if getattr(n, "key", None) == "release:make")
+    study = next(i for i, n in enumerate(order) if "study bundle" in getattr(getattr(n, "proto", None), "label", ""))
+    assert make < study, keys
+    assert at.button(key="release:make").proto.type == "primary" and dl[0].proto.type == "tertiary"
+    assert "Study bundle (seeded: for study, not for publication)" in [h.value for h in at.subheader]
 
 
 def test_make_a_release_on_the_release_step_is_unseeded():
@@ -164,7 +173,7 @@ def test_release_bundle_zip_holds_the_settings():
     _, settings = release_request({}, s)
     z = zipfile.ZipFile(io.BytesIO(bundle_zip(settings)))
     names = sorted(n.rsplit("/", 1)[-1] for n in z.namelist())
-    assert names == ["README.md", "policy.json", "run.py", "run.sh", "schema.json"]
+    assert names == ["README.md", "policy.json", "run.ipynb", "run.py", "run.sh", "schema.json"]
     assert cli_command(settings) in z.read("blowfish_run/run.sh").decode().replace('"${PYTHON:-python}"', "python")
 
 

@@ -298,7 +298,7 @@ def test_flow_home_to_release_in_chromium(server):
                     _wait_idle(page, RUN_TIMEOUT_MS)
                     _assert_no_exception(page, "flow_5_run_after")
                 if name == "flow_6_release":
-                    page.get_by_role("button", name="Download run bundle").wait_for()
+                    page.get_by_role("button", name="Download the study bundle (seeded: for study, not for publication)").wait_for()
                     assert page.locator('[data-testid="stCode"]').filter(
                         has_text="python -m blowfish_core synth").count() >= 1
                 page.screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"), full_page=True)

@@ -66,10 +66,11 @@ def xor_settings(**kw) -> RunSettings:
 
 def test_run_sh_and_run_py_equal_the_cli_byte_for_byte(tmp_path):
     files = write_bundle(xor_settings(), tmp_path / "bundle")
-    assert sorted(files) == ["README.md", "policy.json", "run.py", "run.sh", "schema.json"]
+    assert sorted(files) == ["README.md", "policy.json", "run.ipynb", "run.py", "run.sh", "schema.json"]
     run(["sh", str(files["run.sh"])], tmp_path)  # from another folder: run.sh changes into its own
     sh_bytes = (tmp_path / "bundle" / "release.csv").read_bytes()
-    assert (tmp_path / "bundle" / "report.json").exists()
+    # nothing computed on the private table lands in the bundle folder (issue 24): no report by default
+    assert sorted(p.name for p in (tmp_path / "bundle").iterdir()) == sorted([*files, "release.csv"])
     (tmp_path / "bundle" / "release.csv").unlink()
     run([sys.executable, str(files["run.py"])], tmp_path)
     py_bytes = (tmp_path / "bundle" / "release.csv").read_bytes()
@@ -141,8 +142,9 @@ def test_cli_command_string_and_zip():
     assert cmd.startswith("python -m blowfish_core synth --preset xor3 --policy policy.json ")
     assert shlex.split(cmd)[3:] == cli_args(s)
     for flag in ("--method", "--tau", "--mechanism", "--rho", "--rounds", "--population=16x2", "--release",
-                 "--threshold-h", "--selection", "--children", "--release-mode", "--seeds", "--out", "--report"):
+                 "--threshold-h", "--selection", "--children", "--release-mode", "--seeds", "--out"):
         assert flag in cmd
+    assert "--report" not in cmd  # no private-data figures by default (issue 24)
     z = zipfile.ZipFile(io.BytesIO(bundle_zip(s)))
     assert sorted(z.namelist()) == sorted(f"blowfish_run/{n}" for n in bundle_files(s))
     assert bundle_zip(s) == bundle_zip(s)  # deterministic archive
@@ -205,3 +207,89 @@ def test_settings_from_request_round_trip(tmp_path):
     app_release = run_paired(req).run("bf-soft", 5).release  # what the app holds after its run
     app_release.to_csv(tmp_path / "app.csv", index=False)
     assert (tmp_path / "b" / "release.csv").read_bytes() == (tmp_path / "app.csv").read_bytes()
+
+
+# ------------------------------------------------------------------ issue 24: reading options, no report
+def _semicolon_table(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A generated XOR-3 table as a headerless ';' file with an extra text column 'note' and missing cells:
+    two in the modelled X_1 (their rows are dropped), some in 'note' (a declared missing level)."""
+    data = bc.load_preset_data(XOR).private.head(1500).astype(object)
+    data["note"] = ["a", "b", ""] * 500
+    data.loc[[7, 300], "X_1"] = ""
+    path = tmp_path / "private_semicolon.csv"
+    data.to_csv(path, index=False, header=False, sep=";")
+    return path, list(data.columns)
+
+
+def test_semicolon_csv_with_every_reading_option(tmp_path):
+    """run.sh and run.py read a headerless semicolon file with names, columns, dropped rows and a missing
+    level exactly as the CLI does (the same release, byte for byte, as the command typed by hand)."""
+    csv, names = _semicolon_table(tmp_path)
+    schema = bc.Schema.from_json(XOR.schema.to_json())
+    s = RunSettings(schema, XOR.default_policy(), ["bf-soft"], [1], tau=0.05, rho=0.01, data_path=str(csv), sep=";",
+                    names=names, columns=list(schema.names), drop_missing=["X_1"], missing_level={"note": "none"},
+                    config=TINY)
+    args = cli_args(s)
+    for flag in ("--sep", "--names", "--columns", "--drop-missing", "--missing-level"):
+        assert flag in args, flag
+    assert args[args.index("--sep") + 1] == ";" and args[args.index("--missing-level") + 1] == "note=none"
+    files = write_bundle(s, tmp_path / "b")
+    assert "READING = {'sep': ';', 'no_header': False, 'names': ['X_1'," in files["run.py"].read_text()
+    run(["sh", str(files["run.sh"])], tmp_path)
+    sh = (tmp_path / "b" / "release.csv").read_bytes()
+    (tmp_path / "b" / "release.csv").unlink()
+    run([sys.executable, str(files["run.py"])], tmp_path)
+    (tmp_path / "direct").mkdir()
+    (tmp_path / "direct" / "s.json").write_text(schema.to_json())
+    (tmp_path / "direct" / "p.json").write_text(XOR.default_policy().to_json())
+    cli = direct_cli(tmp_path, "--data", str(csv), "--sep", ";", "--names", ",".join(names), "--drop-missing", "X_1",
+                     "--missing-level", "note=none", "--schema", "s.json", "--policy", "p.json", "--method",
+                     "bf-soft", "--tau", "0.05", "--rho", "0.01", "--seeds", "1")
+    assert sh == cli == (tmp_path / "b" / "release.csv").read_bytes()
+    readme = files["README.md"].read_text()
+    assert "separator ';'" in readme and "rows with a missing X_1 dropped" in readme and "missing note read as" in readme
+
+
+def test_semicolon_file_with_the_separator_detected(tmp_path):
+    """Issue 24's failure: a semicolon file with no separator given. run.py detected nothing and read it with
+    ',' (one column); it now reads as the CLI does (detected)."""
+    data = bc.load_preset_data(XOR).private.head(1500)
+    csv = tmp_path / "semi.csv"
+    data.to_csv(csv, index=False, sep=";")
+    s = RunSettings(bc.Schema.from_json(XOR.schema.to_json()), XOR.default_policy(), ["hard"], [0], rho=0.01,
+                    data_path="semi.csv", config=TINY)
+    assert "--sep" not in cli_args(s)
+    files = write_bundle(s, tmp_path)  # the data next to the scripts (a relative data_path)
+    run(["sh", str(files["run.sh"])], tmp_path)
+    sh = (tmp_path / "release.csv").read_bytes()
+    (tmp_path / "release.csv").unlink()
+    run([sys.executable, str(files["run.py"])], tmp_path)
+    assert (tmp_path / "release.csv").read_bytes() == sh and sh.count(b"\n") == 21
+
+
+def test_report_is_written_outside_the_bundle_folder_or_not_at_all(tmp_path):
+    for inside in ("report.json", "sub/report.json", "sub/../report.json", "./r.json"):
+        with pytest.raises(BlowfishError, match="outside"):
+            bundle_files(xor_settings(report=inside))
+    files = write_bundle(xor_settings(report="../internal/report.json"), tmp_path / "b")
+    run(["sh", str(files["run.sh"])], tmp_path)
+    assert (tmp_path / "internal" / "report.json").exists()
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == sorted([*files, "release.csv"])
+    assert "outside this folder" in files["README.md"].read_text()
+
+
+def test_reading_options_refused_where_they_cannot_apply():
+    with pytest.raises(BlowfishError, match="generated table"):
+        bundle_files(xor_settings(sep=";"))
+    with pytest.raises(BlowfishError, match="drop_missing"):
+        bundle_files(xor_settings(drop_missing=["X_1"]))
+    csv = dict(preset=None, data_path="x.csv", schema=bc.Schema.from_json(XOR.schema.to_json()))
+    with pytest.raises(BlowfishError, match="columns"):
+        bundle_files(xor_settings(columns=["X_1"], **csv))
+    with pytest.raises(BlowfishError, match="comma"):
+        bundle_files(xor_settings(names=["a,b", "c"], **csv))
+    with pytest.raises(BlowfishError, match="COL=TEXT"):
+        bundle_files(xor_settings(missing_level={"a=b": "x"}, **csv))
+    assert "--drop-missing" in cli_args(xor_settings(drop_missing=True, **csv))
+    assert cli_args(xor_settings(drop_missing=True, **csv))[cli_args(xor_settings(drop_missing=True, **csv))
+                                                             .index("--drop-missing") + 1] == "all"

@@ -4,7 +4,6 @@ memory, in chunks, or on Dask workers; issue 15), and the Dask client of one run
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import sys
@@ -12,7 +11,7 @@ from typing import Any
 
 from ...base.errors import BlowfishError, DataError
 from ...base.fields import render
-from ...io.intake import IntakeResult, check_sep, domain_problems, intake_csv
+from ...io.intake import IntakeResult, check_sep, intake_csv, read_checked
 from ...model.schema import Schema
 
 
@@ -42,7 +41,7 @@ NO_SIZE_CAP = sys.maxsize
 
 def read_data(args, columns: list[str] | None = None, release_size: int | None = None,
               schema: Any = None) -> IntakeResult:
-    """--data through the intake step (blowfish_core.io.intake.intake_csv) with the intake flags.
+    """--data through the intake step (blowfish_core.io.intake.read_checked) with the intake flags.
 
     Memoized on ``args``; :func:`intake_lines` gives the separator, header, notes and warnings to
     print (after the checks, so an error stays one ``error:`` block on stderr).
@@ -82,15 +81,10 @@ def read_data(args, columns: list[str] | None = None, release_size: int | None =
     if size > DEFAULT_MAX_BYTES and not getattr(args, "quiet", False):
         print(f"note: reading {args.data} whole, in memory ({size / 2**20:.0f} MB; expect RAM of about 25x the "
               "file size). synth reads a --preset or --schema file over --in-memory-mb in chunks", file=sys.stderr)
-    res = intake_csv(args.data, sep=_sep(args), no_header=True if (getattr(args, "no_header", False) or names) else None,
-                     names=names, columns=columns, drop_missing=drop_arg,
-                     missing_level=_missing_levels(getattr(args, "missing_level", [])), release_size=release_size,
-                     max_bytes=NO_SIZE_CAP)
-    if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8)
-        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
-        res = dataclasses.replace(res, problems=tuple(sorted(res.problems + domain_problems(schema, res),
-                                                             key=lambda p: order.get(p.column, -1))))
-    res.raise_for_problems()
+    res = read_checked(args.data, sep=_sep(args), no_header=bool(getattr(args, "no_header", False)), names=names,
+                       columns=columns, drop_missing=drop_arg,
+                       missing_level=_missing_levels(getattr(args, "missing_level", [])), release_size=release_size,
+                       schema=schema, max_bytes=NO_SIZE_CAP)
     args._intake = res
     return res
 

@@ -1,0 +1,70 @@
+"""``read_checked``: a private table read with the reading options, every problem raised (issue 24).
+
+The one read of a run's ``--data``: the CLI (``synth``, ``reach``, ``schema``: cli/reading.read_data)
+and a run bundle's ``run.py`` / ``run.ipynb`` call it with the same options, so they read the same
+table: the separator (None = detect), the header (False = detect), the names of a headerless
+file, the columns to model, the missing-value handling (rows dropped, declared missing levels)
+and, with a declared schema, the cells outside its public domain as problems too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .domain_check import domain_problems
+from .pipeline import intake_csv
+from .result import IntakeResult
+
+
+def read_checked(source: Any, *, sep: str | None = None, no_header: bool = False, names: Sequence[str] | None = None,
+                 columns: Sequence[str] | None = None, drop_missing: Iterable[str] | bool = (),
+                 missing_level: Mapping[str, str] | None = None, release_size: int | None = None,
+                 schema: Any = None, max_bytes: int = sys.maxsize) -> IntakeResult:
+    """The intake (:func:`intake_csv`) with the reading options, its problems raised in one error.
+
+    Parameters
+    ----------
+    source : Any
+        A path, bytes or a binary file-like object.
+    sep : str or None
+        The separator (None: detected, as without ``--sep``).
+    no_header : bool
+        True: the file has no header row (names from ``names``, or the offered ones); False:
+        detected (as without ``--no-header``).  ``names`` implies True.
+    names : sequence of str or None
+        Column names of a headerless file.
+    columns : sequence of str or None
+        The columns to model (a declared schema's names; default: the intake's choice).
+    drop_missing : iterable of str or bool
+        Columns (True: all) whose rows with a missing cell are dropped.
+    missing_level : mapping of str to str or None
+        Column -> its declared missing level (text columns).
+    release_size : int or None
+        The planned release, for the size warnings.
+    schema : Schema, optional
+        A declared schema: its cells outside the public domain are problems too (checked on the
+        whole table, before any split), listed by column.
+    max_bytes : int
+        Largest file read (default: no cap, as the command line).
+
+    Returns
+    -------
+    IntakeResult
+        The checked table and the intake's decisions.
+
+    Raises
+    ------
+    DataError
+        Every problem in one error (IntakeResult.raise_for_problems), or an unreadable file.
+    """
+    res = intake_csv(source, sep=sep, no_header=True if (no_header or names) else None, names=names,
+                     columns=columns, drop_missing=drop_missing, missing_level=dict(missing_level or {}),
+                     release_size=release_size, max_bytes=max_bytes)
+    if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8)
+        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
+        res = dataclasses.replace(res, problems=tuple(sorted(res.problems + domain_problems(schema, res),
+                                                             key=lambda p: order.get(p.column, -1))))
+    return res.raise_for_problems()
