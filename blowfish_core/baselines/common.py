@@ -405,6 +405,8 @@ def _mirror_descent() -> Any:
     are never read (each mirror-descent step recomputes both from the potentials, and the
     convergence test starts from an infinite previous loss), so here they are zero placeholders
     of the same shapes; the expansion is one jitted function.  The iterates are mbi's exactly.
+    The final model's marginals come from the numpy joint (:func:`_joint_marginals`, exact) when
+    the domain is small enough, instead of one more compiled message passing per clique set.
     """
     if "md" in _MD:
         return _MD["md"]
@@ -414,6 +416,7 @@ def _mirror_descent() -> Any:
     from mbi import estimation
     from mbi.clique_vector import CliqueVector
     from mbi.factor import Factor
+    from mbi.markov_random_field import MarkovRandomField
 
     @functools.partial(jax.jit, static_argnames=("cliques",))
     def expand(potentials, cliques):
@@ -438,6 +441,16 @@ def _mirror_descent() -> Any:
                 pot = expand(w, cliques)
             alpha = 2.0 / (loss_fn.lipschitz * known_total)  # mbi's initial step, 2 / (L n)
             return estimation.MirrorDescentState(zeros(domain, cliques), pot, alpha, np.float64(np.inf))
+
+        def _finalize(self, state, known_total, constraints=()):
+            pot = state.potentials
+            if constraints or int(pot.domain.size()) > JOINT_MAX_CELLS:
+                return super()._finalize(state, known_total, constraints=constraints)
+            # the model's marginals from the numpy joint (exact) instead of a compiled message passing
+            margs = _joint_marginals(pot, float(known_total), pot.cliques)
+            tables = {cl: Factor(pot.domain.project(cl), margs[cl]) for cl in pot.cliques}
+            return MarkovRandomField(potentials=pot, marginals=CliqueVector(pot.domain, pot.cliques, tables),
+                                     total=known_total, constraints=tuple(constraints))
 
     _MD["md"] = LeanInitMirrorDescent
     return LeanInitMirrorDescent
@@ -502,22 +515,28 @@ def model_marginals(model: Any, cliques: list[tuple[str, ...]]) -> dict[tuple[st
     dict of tuple of str to (cells,) float64 ndarray
         Each clique's marginal counts, flattened in the clique's attribute order.
     """
-    dom = model.domain
-    attrs = list(dom.attributes)
-    if int(dom.size()) > JOINT_MAX_CELLS:
+    if int(model.domain.size()) > JOINT_MAX_CELLS:
         return {cl: np.asarray(model.project(cl).datavector(), dtype=float) for cl in cliques}
+    return {cl: m.ravel() for cl, m in _joint_marginals(model.potentials, float(model.total), cliques).items()}
+
+
+def _joint_marginals(potentials: Any, total: float, cliques) -> dict[tuple[str, ...], np.ndarray]:
+    """{clique: marginal counts, an array shaped in the clique's attribute order} from the full joint
+    exp(sum of the potentials) scaled to ``total`` (numpy; the domain must be small enough)."""
+    dom = potentials.domain
+    attrs = list(dom.attributes)
     shape = tuple(int(k) for k in dom.shape)
     logp = np.zeros(shape)
-    for cl in model.potentials.cliques:
-        f = model.potentials[cl]
+    for cl in potentials.cliques:
+        f = potentials[cl]
         axes = [attrs.index(a) for a in f.domain.attributes]
         vals = np.transpose(np.asarray(f.values, dtype=float), np.argsort(axes))
         logp = logp + vals.reshape([shape[k] if k in axes else 1 for k in range(len(shape))])
     p = np.exp(logp - logp.max())
-    p *= float(model.total) / p.sum()
+    p *= total / p.sum()
     out = {}
     for cl in cliques:
         keep = [attrs.index(a) for a in cl]
         m = p.sum(axis=tuple(k for k in range(len(shape)) if k not in keep))
-        out[cl] = np.transpose(m, np.argsort(np.argsort(keep))).ravel()
+        out[tuple(cl)] = np.transpose(m, np.argsort(np.argsort(keep)))
     return out

@@ -68,6 +68,13 @@ def test_model_marginals_equal_mbis_projections(monkeypatch, max_cells):
             assert got[cl].shape == ref.shape
             np.testing.assert_allclose(got[cl], ref, rtol=1e-9, atol=1e-9)
             assert got[cl].sum() == pytest.approx(500.0, rel=1e-9)
+        # the fitted model's own marginals (numpy joint in _finalize, or mbi's message passing) are mbi's
+        from mbi import marginal_oracles
+
+        ref = marginal_oracles.message_passing_stable(model.potentials, 500.0)
+        for cl in model.potentials.cliques:
+            np.testing.assert_allclose(np.asarray(model.marginals[cl].values), np.asarray(ref[cl].values),
+                                       rtol=1e-9, atol=1e-9)
 
 
 @needs_mbi
