@@ -30,9 +30,14 @@ Steps (zCDP budget ``rho``; T = 16 p rounds, alpha = 0.9 as in Algorithm 1):
 As for MST (see mst.py): domain and bins from the public schema (never the data);
 neighbours "replace-one" by default (noise and score sensitivities scaled by sqrt(2) and
 2; the budget formulas above are in units of sensitivity), n public; 512 released rows.
-AIM has no domain compression.  Per-round estimates use ``round_iters`` warm-started
-iterations and the final one ``iters`` (engineering choice for speed; the published code
-runs the full count every round).
+AIM has no domain compression.  Every estimate is warm-started from the previous round's
+model (its potentials, expanded to the new clique) and stops by the convergence test of
+:func:`.common.estimate`: mirror descent in blocks of 50 iterations until PATIENCE (2)
+consecutive blocks lower the loss by at most TOL (1e-4) relative, capped at ``round_iters``
+per round and ``iters`` for the final estimate (engineering choice for speed; the published
+code runs a fixed count every round).  The selection scores and the annealing test read the
+model's marginals in numpy (:func:`.common.model_marginals`, exact), not through one jax
+compilation per candidate.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from ..privacy.accounting import check_rho
 from ..base.errors import SchemaError
 from ..model.metrics import NUMERIC_BINS
 from ..model.schema import Schema
-from ._mbi import require_mbi
+from ._mbi import in_jax_scope, jax_scope, require_mbi
 from .cells import PublicCells
 from .common import (
     check_fit_args,
@@ -57,6 +62,7 @@ from .common import (
     encoded_table,
     estimate,
     fit_randomness,
+    model_marginals,
     seeded_global_numpy,
     sensitivities,
 )
@@ -68,8 +74,9 @@ ALPHA = 0.9
 ROUNDS_PER_ATTRIBUTE = 16
 #: [AIM] JT-SIZE filter: model capacity in megabytes.
 MAX_SIZE_MB = 80.0
-#: warm-started mirror-descent iterations per round (the final estimate uses ``iters``).
-ROUND_ITERS = 100
+#: cap on the warm-started mirror-descent iterations per round (the final estimate's cap is
+#: ``iters``); the convergence test of common.estimate usually stops a round earlier.
+ROUND_ITERS = 500
 
 
 def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | None,
@@ -124,6 +131,7 @@ class _Aim:
         self.answers, self.domain, self.cand, self.ncells = answers, domain, cand, ncells
         self.ledger: list[LedgerRow] = []
         self.measurements: list = []
+        self.iters_run: list[int] = []  # per estimate, in order
 
     def measure(self, r, sigma_unit, step):
         """Gaussian mechanism on marginal r; sigma_unit in units of the l2 sensitivity."""
@@ -150,8 +158,9 @@ class _Aim:
         names, cand, ncells = self.names, self.cand, self.ncells
         # quality score: quality score, bias-corrected by the expected noise of measuring r
         scores = []
+        ests = model_marginals(model, [tuple(names[i] for i in r) for r in small])
         for r in small:
-            est = np.asarray(model.project(tuple(names[i] for i in r)).datavector(), dtype=float)
+            est = ests[tuple(names[i] for i in r)]
             scores.append(cand[r] * (np.abs(self.answers[r] - est).sum() - math.sqrt(2 / math.pi) * sigma * ncells[r]))
         k = self.draws.select(np.array(scores), epsilon, score_sens)
         r = small[k]
@@ -183,9 +192,11 @@ def _rounds(st: _Aim, model: Any, rho: float, rho_used: float, sigma_u: float, e
         r, clique = st.select(model, small, sigma, epsilon, score_unit * w_max)
         st.measure(r, sigma_u, "measure")
         chosen.append(clique)
-        before = np.asarray(model.project(clique).datavector(), dtype=float)
-        model = estimate(st.mbi, st.domain, st.measurements, n, round_iters, warm_start=model)
-        after = np.asarray(model.project(clique).datavector(), dtype=float)
+        before = model_marginals(model, [clique])[clique]
+        est = estimate(st.mbi, st.domain, st.measurements, n, round_iters, warm_start=model)
+        model = est.model
+        st.iters_run.append(est.iters_run)
+        after = model_marginals(model, [clique])[clique]
         # Step 4 (budget annealing): anneal when the measured marginal barely moved the model
         if not last and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * st.ncells[r]:
             sigma_u /= 2.0
@@ -201,7 +212,7 @@ def _generator(model: Any, cells: PublicCells, names, sampling: str):
 
     def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
         """(n_rows, p) encoded records from the final model (post-processing), randomness from g."""
-        with seeded_global_numpy(int(g.integers(2 ** 32))):
+        with seeded_global_numpy(int(g.integers(2 ** 32))), jax_scope():
             synth = model.synthetic_data(rows=int(n_rows), method=sampling)
         out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
         return cells.decode(out_cells, g)
@@ -209,6 +220,7 @@ def _generator(model: Any, cells: PublicCells, names, sampling: str):
     return generate
 
 
+@in_jax_scope
 def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: int | None = DEFAULT_ROWS,
             bins: int = NUMERIC_BINS, neighbours: str = "replace-one",
             workload: Sequence[tuple[str, ...]] | None = None, workload_weights: Sequence[float] | None = None,
@@ -241,9 +253,11 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     rounds : int, optional
         T (default 16 p).
     iters : int, default DEFAULT_ITERS
-        Final estimate iterations.
+        Cap on the final estimate's iterations (warm-started from the last round).
     round_iters : int, default ROUND_ITERS
-        Per-round estimate iterations.
+        Cap on each round's warm-started estimate.  Every estimate stops earlier by
+        the convergence test of :func:`.common.estimate`; the iterations run are in
+        ``info["iters_run"]``.
     max_size_mb : float, default MAX_SIZE_MB
         Model capacity (JT-SIZE filter).
     sampling : {"round", "sample"}, default "round"
@@ -299,14 +313,18 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     rho_used = math.fsum(x.rho for x in st.ledger)
     if neighbours == "add-remove":
         n = max(1.0, float(np.mean([np.sum(np.asarray(m.noisy_measurement)) for m in st.measurements])))
-    model = estimate(mbi, domain, st.measurements, n, round_iters)
+    est = estimate(mbi, domain, st.measurements, n, round_iters)
+    model = est.model
+    st.iters_run.append(est.iters_run)
     # Step 3 (lines 5-16): rounds until the budget is spent.
     model, chosen, anneals, t = _rounds(st, model, rho, rho_used, sigma_u, epsilon, n, round_iters, max_size_mb,
                                         score_unit)
     ledger, measurements = st.ledger, st.measurements
 
     # Step 5: final estimate, sample, decode.
-    model = estimate(mbi, domain, measurements, n, iters, warm_start=model)
+    est = estimate(mbi, domain, measurements, n, iters, warm_start=model)
+    model = est.model
+    st.iters_run.append(est.iters_run)
     n_out = int(rows) if rows is not None else max(1, round(n))
 
     generate = _generator(model, cells, names, sampling)
@@ -314,7 +332,8 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     release = schema.decode(Xr)
     info = {"rounds": t, "max_rounds": T, "anneals": anneals, "selected": [list(c) for c in chosen],
             "cells": dict(zip(names, sizes)), "neighbours": neighbours, "bins": cells.bins, "total": n,
-            "iters": int(iters), "round_iters": int(round_iters), "sampling": sampling, "rows": n_out,
+            "iters": int(iters), "round_iters": int(round_iters),
+            "iters_run": list(st.iters_run), "sampling": sampling, "rows": n_out,
             "cpu_seconds": time.process_time() - c0}
     return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, "aim",
                           tuple(m.clique for m in measurements), info, sampler=generate,

@@ -9,6 +9,7 @@ study run; OpenDP noise and OS-entropy public draws for a release, DESIGN §7, i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -291,8 +292,70 @@ def seeded_global_numpy(seed: int):
         np.random.set_state(state)
 
 
-def estimate(mbi, domain, measurements, known_total: float, iters: int, warm_start=None):
-    """Private-PGM estimate (mirror descent, McKenna, Sheldon, Miklau 2019 Alg. 1).
+#: convergence test of every Private-PGM estimate (mbi's ``tol`` / ``patience``): mirror descent runs
+#: in blocks of 50 iterations and stops after PATIENCE consecutive blocks whose loss fell by at most
+#: TOL x max(|loss|, 1) (relative), or at the ``iters`` cap.
+TOL = 1e-4
+PATIENCE = 2
+#: the numpy marginals of :func:`model_marginals` build the full joint up to this many cells.
+JOINT_MAX_CELLS = 2 ** 22
+
+
+@dataclass(frozen=True)
+class CellWeights:
+    """mbi's WeightedQuery (the datavector times fixed per-cell weights), compared by value.
+
+    mbi compares its WeightedQuery by identity, and a query is static in the jit of every
+    estimate: each MST fit's compressed 1-way measurements then compile afresh even when an
+    identical program is already compiled.  Equal weights compare equal here, so they reuse it.
+    """
+
+    weights: tuple[float, ...]
+
+    def __call__(self, f: Any) -> Any:
+        """The weighted datavector of factor ``f`` (a jax array)."""
+        return f.datavector() * np.asarray(self.weights)
+
+    def op_norm_sq(self) -> float:
+        """Squared operator norm (mbi's Lipschitz bound reads it)."""
+        return max(w * w for w in self.weights)
+
+
+def by_value(measurement: Any) -> Any:
+    """``measurement`` with a WeightedQuery replaced by the equal :class:`CellWeights` (others as is).
+
+    Parameters
+    ----------
+    measurement : mbi LinearMeasurement
+        A measurement, e.g. from ``LinearMeasurement.compress``.
+
+    Returns
+    -------
+    mbi LinearMeasurement
+        The same measurement, its query compared by value.
+    """
+    w = getattr(measurement.query, "weights", None)
+    if w is None or isinstance(measurement.query, CellWeights):
+        return measurement
+    return dataclasses.replace(measurement, query=CellWeights(tuple(float(x) for x in np.asarray(w).ravel())))
+
+
+@dataclass
+class Estimate:
+    """A Private-PGM estimate: ``model`` (mbi MarkovRandomField) and the iterations it ran."""
+
+    model: Any
+    iters_run: int
+
+
+def estimate(mbi, domain, measurements, known_total: float, iters: int, warm_start=None,
+             tol: float | None = TOL) -> Estimate:
+    """Private-PGM estimate (mirror descent, McKenna, Sheldon, Miklau 2019 Alg. 1), stopped by a test.
+
+    Convergence test (mbi's ``tol``/``patience``): the iterations run in blocks of 50; the
+    estimate stops after :data:`PATIENCE` consecutive blocks whose loss (the weighted l2
+    distance to the measurements) decreased by at most ``tol`` x max(|loss|, 1), or after
+    ``iters`` iterations (the cap), whichever comes first.
 
     Parameters
     ----------
@@ -305,16 +368,175 @@ def estimate(mbi, domain, measurements, known_total: float, iters: int, warm_sta
     known_total : float
         The record count the model is fitted to.
     iters : int
-        Mirror-descent iterations.
+        The cap on mirror-descent iterations (a multiple of 50 is run).
     warm_start : mbi model, optional
-        A previous model (AIM's rounds).
+        A previous model whose potentials start the descent (AIM's rounds).
+    tol : float or None, default TOL
+        Relative loss decrease per block below which a block counts as converged; None
+        runs the full ``iters`` (mbi's fixed count).
 
     Returns
     -------
-    mbi model
-        The fitted graphical model.
+    Estimate
+        The fitted graphical model and the iterations run.
     """
     from mbi import estimation
 
-    return estimation.MirrorDescent().estimate(domain, list(measurements), known_total=float(known_total),
-                                               iters=int(iters), warm_start=warm_start)
+    blocks = [0]
+
+    def count(_value: Any) -> None:
+        blocks[0] += 1
+
+    model = _mirror_descent()().estimate(domain, list(measurements), known_total=float(known_total),
+                                                iters=int(iters), warm_start=warm_start, callback_fn=count,
+                                                tol=tol, patience=PATIENCE)
+    return Estimate(model, blocks[0] * estimation.CALLBACK_EVERY)
+
+
+_MD: dict[str, Any] = {}
+
+
+def _mirror_descent() -> Any:
+    """mbi's MirrorDescent without the compilations of its initialization (built once per process).
+
+    mbi's ``_init`` runs eagerly, op by op: the potentials' expansion (a warm start), then the
+    marginals and the loss of the starting point, some tens of small compiled programs per
+    clique structure plus a message-passing program.  The starting point's marginals and loss
+    are never read (each mirror-descent step recomputes both from the potentials, and the
+    convergence test starts from an infinite previous loss), so here they are zero placeholders
+    of the same shapes; the expansion is one jitted function.  The iterates are mbi's exactly.
+    The final model's marginals come from the numpy joint (:func:`_joint_marginals`, exact) when
+    the domain is small enough, instead of one more compiled message passing per clique set.
+    """
+    if "md" in _MD:
+        return _MD["md"]
+    import functools
+
+    import jax
+    from mbi import estimation
+    from mbi.clique_vector import CliqueVector
+    from mbi.factor import Factor
+    from mbi.markov_random_field import MarkovRandomField
+
+    @functools.partial(jax.jit, static_argnames=("cliques",))
+    def expand(potentials, cliques):
+        return potentials.expand(cliques)
+
+    def zeros(domain, cliques):
+        return CliqueVector(domain, cliques, {cl: Factor(domain.project(cl), np.zeros(domain.project(cl).shape))
+                                              for cl in cliques})
+
+    @dataclass(frozen=True)
+    class LeanInitMirrorDescent(estimation.MirrorDescent):
+        """MirrorDescent (Armijo step, mbi's default) with a compilation-free initialization."""
+
+        def _init(self, domain, loss_fn, known_total, *, warm_start=None, constraints=()):
+            if self.stepsize is not None:  # not used here: mbi's own initialization
+                return super()._init(domain, loss_fn, known_total, warm_start=warm_start, constraints=constraints)
+            cliques = tuple(loss_fn.cliques)
+            if warm_start is None:
+                pot = zeros(domain, cliques)
+            else:
+                w = warm_start if isinstance(warm_start, CliqueVector) else warm_start.potentials
+                pot = expand(w, cliques)
+            alpha = 2.0 / (loss_fn.lipschitz * known_total)  # mbi's initial step, 2 / (L n)
+            return estimation.MirrorDescentState(zeros(domain, cliques), pot, alpha, np.float64(np.inf))
+
+        def _finalize(self, state, known_total, constraints=()):
+            pot = state.potentials
+            if constraints or int(pot.domain.size()) > JOINT_MAX_CELLS:
+                return super()._finalize(state, known_total, constraints=constraints)
+            # the model's marginals from the numpy joint (exact) instead of a compiled message passing
+            margs = _joint_marginals(pot, float(known_total), pot.cliques)
+            tables = {cl: Factor(pot.domain.project(cl), margs[cl]) for cl in pot.cliques}
+            return MarkovRandomField(potentials=pot, marginals=CliqueVector(pot.domain, pot.cliques, tables),
+                                     total=known_total, constraints=tuple(constraints))
+
+    _MD["md"] = LeanInitMirrorDescent
+    return LeanInitMirrorDescent
+
+
+def independent_estimate(measurements: list[Any], total: float) -> dict[str, np.ndarray]:
+    """Private-PGM's estimate from 1-way measurements alone, solved exactly (no mirror descent).
+
+    With only 1-way measurements the model is a product of independent attributes, and the
+    l2 loss splits into one problem per attribute: minimize sum_c (w_c x_c - z_c)^2 over
+    x >= 0, sum x = total (w: the measurement's query weights, 1 without compression).  Its
+    solution is x_c = max(0, z_c / w_c - lam / w_c^2) with lam the root of sum x = total,
+    found by bisection to float64 resolution.  Mirror descent converges to the same point.
+
+    Parameters
+    ----------
+    measurements : list of mbi LinearMeasurement
+        1-way measurements, one per attribute (plain or ``by_value`` weighted).
+    total : float
+        The record count (> 0).
+
+    Returns
+    -------
+    dict of str to (cells,) float64 ndarray
+        Each attribute's estimated 1-way counts, summing to ``total``.
+    """
+    out = {}
+    for m in measurements:
+        z = np.asarray(m.noisy_measurement, dtype=float).ravel()
+        w = np.asarray(getattr(m.query, "weights", np.ones(z.size)), dtype=float).ravel()
+        t, a = z / w, w * w
+        lo, hi = float(np.min(a * (t - total))), float(np.max(a * t))  # sum x >= total at lo, 0 at hi
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if np.maximum(0.0, t - mid / a).sum() > total:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo <= 1e-15 * max(abs(lo), abs(hi), 1.0):
+                break
+        x = np.maximum(0.0, t - 0.5 * (lo + hi) / a)
+        out[m.clique[0]] = x * (total / x.sum())
+    return out
+
+
+def model_marginals(model: Any, cliques: list[tuple[str, ...]]) -> dict[tuple[str, ...], np.ndarray]:
+    """The model's marginals on ``cliques`` as float64 numpy vectors (C order of each clique).
+
+    Exact, and without a jax compilation per clique: the full joint exp(sum of the potentials),
+    scaled to the model's total, summed down to each clique (in numpy).  A domain of more than
+    :data:`JOINT_MAX_CELLS` cells falls back to mbi's own ``project`` (variable elimination).
+
+    Parameters
+    ----------
+    model : mbi MarkovRandomField
+        A fitted model.
+    cliques : list of tuple of str
+        Attribute-name cliques.
+
+    Returns
+    -------
+    dict of tuple of str to (cells,) float64 ndarray
+        Each clique's marginal counts, flattened in the clique's attribute order.
+    """
+    if int(model.domain.size()) > JOINT_MAX_CELLS:
+        return {cl: np.asarray(model.project(cl).datavector(), dtype=float) for cl in cliques}
+    return {cl: m.ravel() for cl, m in _joint_marginals(model.potentials, float(model.total), cliques).items()}
+
+
+def _joint_marginals(potentials: Any, total: float, cliques) -> dict[tuple[str, ...], np.ndarray]:
+    """{clique: marginal counts, an array shaped in the clique's attribute order} from the full joint
+    exp(sum of the potentials) scaled to ``total`` (numpy; the domain must be small enough)."""
+    dom = potentials.domain
+    attrs = list(dom.attributes)
+    shape = tuple(int(k) for k in dom.shape)
+    logp = np.zeros(shape)
+    for cl in potentials.cliques:
+        f = potentials[cl]
+        axes = [attrs.index(a) for a in f.domain.attributes]
+        vals = np.transpose(np.asarray(f.values, dtype=float), np.argsort(axes))
+        logp = logp + vals.reshape([shape[k] if k in axes else 1 for k in range(len(shape))])
+    p = np.exp(logp - logp.max())
+    p *= total / p.sum()
+    out = {}
+    for cl in cliques:
+        keep = [attrs.index(a) for a in cl]
+        m = p.sum(axis=tuple(k for k in range(len(shape)) if k not in keep))
+        out[tuple(cl)] = np.transpose(m, np.argsort(np.argsort(keep)))
+    return out
