@@ -57,12 +57,28 @@ def editor(at: AppTest):
     return eds[0]
 
 
-def edit_schema(at: AppTest, edited_rows: dict[int, dict[str, object]]) -> AppTest:
-    """Cell edits of the schema editor, as the browser sends them (AppTest seeds a keyed editor's
-    edit state before run())."""
-    key = editor(at).key
+def edit_table(at: AppTest, key: str, edited_rows: dict[int, dict[str, object]]) -> AppTest:
+    """Cell edits of the data editor ``key``, as the browser sends them (AppTest seeds a keyed
+    editor's edit state before run())."""
     at.session_state[key] = {"edited_rows": edited_rows, "added_rows": [], "deleted_rows": []}
     return ok(at.run())
+
+
+def edit_schema(at: AppTest, edited_rows: dict[int, dict[str, object]]) -> AppTest:
+    return edit_table(at, editor(at).key, edited_rows)
+
+
+def blocks_shown(at: AppTest) -> list[str]:
+    """The block column of the 'marital' block-partition editor, with the cell edits it holds."""
+    e = [e for e in at.data_editor if e.key == "pol:blocks:marital"]
+    if not e:
+        return ["<not drawn>"]
+    df = e[0].value.reset_index(drop=True)
+    for row, cells in (at.session_state[e[0].key] if e[0].key in at.session_state else {}).get(
+            "edited_rows", {}).items():
+        for col, val in cells.items():
+            df.loc[int(row), col] = val
+    return df["block"].tolist()
 
 
 def shown_schema_table(at: AppTest) -> pd.DataFrame:
@@ -180,11 +196,15 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
         c.eq("arriving on pages/policy.py", f"model {k}", model(at)[k], want[k])
     at.selectbox(key="pol:kind:age").set_value("threshold").run()
     at.slider(key="pol:theta:age").set_value(5).run()
+    at.selectbox(key="pol:kind:marital").set_value("block").run()
+    edit_table(at, "pol:blocks:marital", {0: {"block": "B2"}})  # divorced | married, single
     at.select_slider(key="designer:eps").set_value(0.5).run()
     at.selectbox(key="designer:delta").set_value(1e-6).run()
     at.select_slider(key=TAU_KEY).set_value(0.05).run()
     ok(at)
-    assert at.session_state["studio"].policy.to_dict()["attributes"]["age"] == {"type": "threshold", "theta": 5}
+    pol = at.session_state["studio"].policy.to_dict()["attributes"]
+    assert pol["age"] == {"type": "threshold", "theta": 5}
+    assert sorted(map(sorted, pol["marital"]["blocks"])) == [["divorced"], ["married", "single"]], pol["marital"]
 
     # ---- Run: the methods and the release size
     go(at, RUN)
@@ -212,6 +232,8 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
             c.eq(page, "τ slider", get(at, "select_slider", TAU_KEY), 0.05)
             c.eq(page, "policy kind of age", get(at, "selectbox", "pol:kind:age"), "threshold")
             c.eq(page, "threshold of age", get(at, "slider", "pol:theta:age"), 5)
+            c.eq(page, "policy kind of marital", get(at, "selectbox", "pol:kind:marital"), "block")
+            c.eq(page, "blocks of marital", blocks_shown(at), ["B2", "B1", "B1"])
         if page == RUN:
             check_budget_control(at, c, "rn_b", page)
             c.eq(page, "τ input", get(at, "number_input", TAU_KEY), 0.05)
@@ -229,3 +251,26 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
             tau = [ln for m in at.markdown for ln in m.value.split("\n") if "**Temperature:**" in ln]
             c.eq(page, "Home τ line", tau, ["- **Temperature:** τ = 0.05"])
     assert not c.problems, "\n".join(c.problems)
+
+
+def test_preset_source_and_table_radios_survive_the_walk():
+    """The Bank preset chosen on the Data step (its table radio too) is what the Data step shows after
+    the Policy step (which draws the same radios) and back: not the first option, XOR-3."""
+    at = ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
+    go(at, DATA)
+    at.radio(key="designer:source").set_value("bank").run()
+    at.radio(key="designer:table:bank").set_value("none").run()
+    ok(at)
+    assert at.session_state["studio"].source == "bank"
+    for page in (POLICY, DATA, RUN, POLICY, DATA):
+        go(at, page)
+        assert at.session_state["studio"].source == "bank", page
+        if page in (DATA, POLICY):
+            assert at.radio(key="designer:source").value == "bank", page
+            assert at.radio(key="designer:table:bank").value == "none", page
+    # a choice waiting for its file is kept too (and the loaded data stay in use)
+    at.radio(key="designer:source").set_value("csv").run()
+    for page in (POLICY, DATA):
+        go(at, page)
+        assert at.radio(key="designer:source").value == "csv", page
+        assert at.session_state["studio"].source == "bank", page
