@@ -245,12 +245,29 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
                  ["ε = 0.5 at δ = 10⁻⁶"])
         if page == TUNE:
             c.eq(page, "pilot δ", get(at, "number_input", "pl_delta"), 1e-6)
+            c.eq(page, "pilot release size", get(at, "number_input", "pl_release"), 300)
         if page == HOME:
             budget = [ln for m in at.markdown for ln in m.value.split("\n") if "**Budget:**" in ln]
             c.eq(page, "Home budget line", budget, ["- **Budget:** ε = 0.5 at δ = 10⁻⁶"])
             tau = [ln for m in at.markdown for ln in m.value.split("\n") if "**Temperature:**" in ln]
             c.eq(page, "Home τ line", tau, ["- **Temperature:** τ = 0.05"])
+            lines = {ln.split("**")[1]: ln for m in at.markdown for ln in m.value.split("\n") if ln.startswith("- **")}
+            c.eq(page, "Home dataset line", lines.get("Dataset:"),
+                 f"- **Dataset:** {path.name} — 144 private rows (separator semicolon (';'), rows with a missing "
+                 "job dropped)")
+            c.eq(page, "Home schema line", lines.get("Schema:"),
+                 "- **Schema:** 7 modelled attributes; domain read off the data: job, housing, y")
+            c.eq(page, "Home protected line", lines.get("Protected attributes:"),
+                 "- **Protected attributes:** age, marital")
+            c.eq(page, "Home run line", lines.get("Run:"), "- **Run:** Hard, BF-Soft; release size 300 rows")
     assert not c.problems, "\n".join(c.problems)
+    # one release size: changed on the Run step, the Tune and Release steps show the new one
+    go(at, RUN)
+    at.number_input(key="rn_release").set_value(400).run()
+    go(at, TUNE)
+    assert at.number_input(key="pl_release").value == 400
+    go(at, RELEASE)
+    assert at.number_input(key=rel.SIZE_KEY).value == 400
 
 
 def test_preset_source_and_table_radios_survive_the_walk():
