@@ -5,8 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from studio import flow
-from studio.budget_ui import session_view
-from studio.state import get_studio, get_tau
+from studio.state import get_studio
 
 studio = get_studio()
 st.title("Blowfish Studio")
@@ -35,16 +34,7 @@ for s in flow.TEACHING:
     c2.markdown(s.blurb)
 
 st.subheader("Current session")
-rows = f"{len(studio.private):,} private rows" if studio.has_rows else "no table (policy design only)"
-protected = ", ".join(studio.policy.per_attribute) or "nothing"
-view = session_view(studio)
-st.markdown(
-    f"- **Dataset:** {studio.dataset_name} — {rows}\n"
-    f"- **Protected attributes:** {protected}{' + participation edges' if studio.policy.participation else ''}\n"
-    f"- **Temperature:** τ = {get_tau():g}\n"
-    f"- **Budget:** {view.label if view else '—'}"
-    + ("" if studio.extras.get('budget', {}).get('set') else " (default, not chosen yet)")
-)
+st.markdown("\n".join(flow.session_summary(studio, st.session_state)))
 st.caption(
     "Calibration depends only on the policy, τ, the public domain and the current candidate population — never "
     "on private records. Seeded runs are for study, not for a real release."

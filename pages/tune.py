@@ -73,6 +73,11 @@ if P.get("_budget_seen") != (_sb.get("rho"), _sb.get("delta")):
     if isinstance(_sb.get("delta"), float) and 0 < _sb["delta"] < 1:
         P["pl_delta"] = float(_sb["delta"])
         st.session_state.pop("pl_delta", None)
+if P.get("_release_seen") != R["rn_release"]:  # one release size: the Run step's (runner_settings)
+    P["_release_seen"] = R["rn_release"]
+    if isinstance(R["rn_release"], int) and R["rn_release"] >= 1:
+        P["pl_release"] = int(R["rn_release"])
+        st.session_state.pop("pl_release", None)
 if P.get("_reach") != reach:  # the policy changed: refresh the grid's q = 0.2 temperature
     P["pl_grid"] = PILOT_DEFAULTS["pl_grid"]
     P["_reach"] = reach

@@ -7,6 +7,9 @@ accuracy", a delta input, a warning above epsilon = 5 (``BudgetView.warning``), 
 accountant's, ``BudgetView.label``); rho, rho per round and the paper's Eq. (1) epsilon are in
 its tooltip.  The values live in the session's budget (``studio.state.session_budget``), so
 every page opens on the same budget; the numbers come from blowfish_core.workflows.budget.
+The widgets are bound to the session budget (studio.state's pattern): seeded from it on every run
+(:func:`studio.state.seed`) and written back by their on_change callback, so a value chosen on one
+page is shown on every page and survives every navigation (issue 24); δ defaults to DEFAULT_DELTA.
 
 Widget keys: ``{prefix}:eps`` (epsilon, select_slider), ``{prefix}:delta``, ``{prefix}:use_rho``
 (toggle), ``{prefix}:rho``.
@@ -22,7 +25,7 @@ from blowfish_core.workflows.budget import BudgetView, budget_from_epsilon, budg
 from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.workflows.verdicts import fmt_sig
-from studio.state import session_budget
+from studio.state import draft, drop_drafts, get_studio, keep_draft, seed, session_budget
 
 DELTA_OPTIONS = (1e-4, DEFAULT_DELTA, 1e-6, 1e-7, 1e-8, 1e-9)  # the default delta (base.constants) among them
 
@@ -51,6 +54,38 @@ def _nearest_step(eps: Any, steps: tuple[float, ...]) -> float:
     return min(steps, key=lambda s: abs(math.log(s) - math.log(e)))
 
 
+def _delta_option(delta: Any) -> float:
+    """The δ option showing ``delta`` (DEFAULT_DELTA when it is not one of DELTA_OPTIONS)."""
+    try:
+        d = float(delta)
+    except (TypeError, ValueError):
+        return DEFAULT_DELTA
+    return d if d in DELTA_OPTIONS else DEFAULT_DELTA
+
+
+def _on_change(prefix: str, rounds: int) -> None:
+    """Callback of every widget of the control: write what the user chose into the session budget
+    (the model the widgets are seeded from) with its derived ρ or ε.  An invalid ρ (0) is kept as the
+    ρ input's draft (shown with the error) and the session budget stays the last valid one."""
+    ss = st.session_state
+    b = session_budget(get_studio())
+    rk = f"{prefix}:rho"
+    use_rho = bool(ss.get(f"{prefix}:use_rho"))
+    delta = float(ss.get(f"{prefix}:delta") or DEFAULT_DELTA)
+    try:
+        if use_rho:
+            rho = float(ss.get(rk) or 0.0)
+            eps = budget_from_rho(rho, delta, rounds).epsilon
+        else:
+            eps = float(ss.get(f"{prefix}:eps"))
+            rho = budget_from_epsilon(eps, delta, rounds).rho
+    except (BlowfishError, TypeError, ValueError):
+        keep_draft(rk)  # shown as typed, with the control's error
+        return
+    drop_drafts(rk)
+    b.update({"mode": "rho" if use_rho else "epsilon", "epsilon": eps, "rho": rho, "delta": delta, "set": True})
+
+
 def budget_control(studio: Any, prefix: str, rounds: int | None = None, container: Any = None,
                    show_metric: bool = True, stacked: bool = False) -> BudgetView | None:
     """Draw the budget control and return the BudgetView (None after a bad rho/delta, with an
@@ -63,31 +98,28 @@ def budget_control(studio: Any, prefix: str, rounds: int | None = None, containe
     steps = sc.steps
     T = int(rounds if rounds is not None else budget.get("rounds", 8))
     ek, dk, uk, rk = f"{prefix}:eps", f"{prefix}:delta", f"{prefix}:use_rho", f"{prefix}:rho"
-    # widgets follow the session budget when another page changed it
-    seen_key = f"{prefix}:_seen"
-    sig = (budget.get("mode"), budget.get("epsilon"), budget.get("rho"), budget.get("delta"))
-    if st.session_state.get(seen_key) != sig:
-        st.session_state[ek] = _nearest_step(budget.get("epsilon"), steps)
-        d = float(budget.get("delta") or DEFAULT_DELTA)
-        st.session_state[dk] = d if d in DELTA_OPTIONS else DEFAULT_DELTA
-        st.session_state[uk] = budget.get("mode") == "rho"
-        st.session_state[rk] = float(budget.get("rho") or 1e-4)
+    # the widgets show the session budget (the model), on every page and after every navigation
+    seed(ek, _nearest_step(budget.get("epsilon"), steps))
+    seed(dk, _delta_option(budget.get("delta")))
+    seed(uk, budget.get("mode") == "rho")
+    draft(rk, float(budget.get("rho") or 1e-4))  # a draft: an invalid ρ typed (shown with its error)
+    kw = {"on_change": _on_change, "args": (prefix, T)}
     use_rho = bool(st.session_state.get(uk, False))
     cols = [c, c] if stacked else c.columns([3, 1])  # stacked: for a narrow column
     eps = cols[0].select_slider(
         "Privacy budget ε (log scale)", options=list(steps), key=ek, format_func=fmt_epsilon_step,
-        disabled=use_rho, help=sc.help)
+        disabled=use_rho, help=sc.help, **kw)
     ends = cols[0].columns(2)
     ends[0].caption(f":material/arrow_back: {sc.left}")
     ends[1].html(f'<div style="text-align:right;font-size:0.875rem;opacity:0.6">{sc.right} →</div>')
     delta = cols[1].selectbox("δ", DELTA_OPTIONS, key=dk, format_func=lambda d: fmt_sig(d, 1),
                               help="The probability that the ε statement fails; keep it well below one over the "
-                                   "number of records.")
+                                   "number of records.", **kw)
     with c.expander("Advanced: give ρ (zCDP) instead of ε"):
         st.toggle("Give the budget as ρ (zCDP total)", key=uk,
-                  help="zCDP composes exactly over the rounds; the run is the same, only the entry differs.")
+                  help="zCDP composes exactly over the rounds; the run is the same, only the entry differs.", **kw)
         st.number_input("ρ (total zCDP over all rounds)", key=rk, format="%.3g", step=1e-4, disabled=not use_rho,
-                        min_value=0.0)
+                        min_value=0.0, **kw)
     try:
         if use_rho:
             view = budget_from_rho(float(st.session_state[rk]), float(delta), T)
@@ -98,7 +130,6 @@ def budget_control(studio: Any, prefix: str, rounds: int | None = None, containe
         return None
     budget.update({"mode": "rho" if use_rho else "epsilon", "epsilon": float(eps) if not use_rho else view.epsilon,
                    "rho": view.rho, "delta": float(delta), "rounds": T, "set": True})
-    st.session_state[seen_key] = (budget.get("mode"), budget.get("epsilon"), budget.get("rho"), budget.get("delta"))
     if show_metric:
         c.metric("Privacy guarantee", view.label, help=view.tooltip)
         c.caption(describe_epsilon(view.epsilon, view.delta))

@@ -18,10 +18,16 @@ from blowfish_core.io.presets import shared_path
 from studio import data_source as ds
 from studio import flow
 from studio import widgets as w
-from studio.state import Studio, get_studio, set_studio
+from studio.state import Studio, draft, drop_drafts, get_studio, keep_draft, kept_editor, seed, set_studio
 
 FLASH = "designer:flash"
 SCHEMA_REV = "designer:schema_rev"
+#: widget keys of the data section (bound to the model: studio.state's pattern)
+SOURCE_KEY = "designer:source"
+#: THE key of the separator choice (None = detect): the selector shows it, every upload uses it.
+SEP_KEY = "data:sep"
+#: the kept schema table (what the user typed, also while invalid) of schema revision ``rev``.
+SCHEMA_TABLE = "data:schema_table"
 
 
 # ------------------------------------------------------------------ messages
@@ -45,13 +51,17 @@ def _new_dataset(studio) -> None:
     set_studio(studio)
     w.reset_policy_widgets()
     st.session_state[SCHEMA_REV] = st.session_state.get(SCHEMA_REV, 0) + 1
+    drop_drafts("designer:source")  # the source and table radios show the loaded data again
+    drop_drafts("designer:table:")
 
 
 # ----------------------------------------------------------------- callbacks
 def on_source_change() -> None:
-    src = st.session_state["designer:source"]
+    src = st.session_state[SOURCE_KEY]
     if src == "csv":
-        return  # the current data stay until a CSV is loaded
+        keep_draft(SOURCE_KEY)  # a choice waiting for its file; the current data stay until a CSV is loaded
+        return
+    drop_drafts(SOURCE_KEY)
     try:
         _new_dataset(ds.studio_for_source(src, get_studio()))
     except bc.BlowfishError as e:
@@ -61,7 +71,9 @@ def on_source_change() -> None:
 def on_table_change(name: str) -> None:
     choice = st.session_state[f"designer:table:{name}"]
     if choice == "upload":
+        keep_draft(f"designer:table:{name}")
         return  # wait for the file
+    drop_drafts(f"designer:table:{name}")
     try:
         _new_dataset(ds.preset_studio(name, "shared" if choice == "shared" else None, base=get_studio()))
     except bc.BlowfishError as e:
@@ -79,7 +91,9 @@ INTAKE = "designer:intake"  # (raw bytes, file name, target, IntakeChoice, Intak
 def _load_bytes(raw: bytes, name: str, target: str, choice: ds.IntakeChoice | None = None) -> None:
     """Intake (the engine's intake_csv) with the user's choices, then load on success.
     The intake result stays in the session so the page can offer the fixes."""
-    choice = choice or ds.IntakeChoice(sep=st.session_state.get(f"{INTAKE}:sep"))
+    choice = choice or ds.IntakeChoice(sep=st.session_state.get(SEP_KEY))
+    st.session_state[SEP_KEY] = choice.sep
+    drop_drafts(f"{INTAKE}:")  # the missing-value controls show this intake's choices
     res = None
     try:
         res = ds.intake_upload(raw, name, choice)
@@ -91,11 +105,19 @@ def _load_bytes(raw: bytes, name: str, target: str, choice: ds.IntakeChoice | No
         flash("data", "error", msg + ("" if msg.endswith(".") else ".") + kept_note())
         return
     st.session_state[INTAKE] = (raw, name, target, choice, res)
+    new.reading = reading_options(res, choice)
     _new_dataset(new)
     for n in notes:
         flash("data", "warning" if n.startswith("WARNING: ") else "info", n.removeprefix("WARNING: "))
     flash("data", "success", f"Loaded {name}: {len(new.private):,} private rows, {new.schema.p} modeled columns "
                              f"(separator {res.sep_name}, {'detected' if res.sep_sniffed else 'chosen'}).")
+
+
+def reading_options(res, choice: ds.IntakeChoice) -> dict:
+    """How the table was read (Studio.reading): the separator used, the header choice, the names of a
+    headerless file, the missing-value choices."""
+    return {"sep": res.sep, "no_header": not res.header, "names": None if res.header else list(res.frame.columns),
+            "drop_missing": list(choice.drop_missing), "missing_level": dict(choice.missing_level)}
 
 
 def on_upload(target: str) -> None:
@@ -115,7 +137,8 @@ def _reintake(**change) -> None:
 
 
 def on_intake_sep() -> None:
-    _reintake(sep=st.session_state.get(f"{INTAKE}:sep"))
+    st.session_state[SEP_KEY] = st.session_state.get(f"{INTAKE}:sep")
+    _reintake(sep=st.session_state[SEP_KEY])
 
 
 def on_use_names() -> None:
@@ -136,6 +159,7 @@ def on_missing_apply(columns: list[str]) -> None:
 def intake_panel(target: str) -> None:
     """Separator selector, header fix, per-column missing-value choices and the intake's
     notes / warnings / problems for the last upload to ``target``."""
+    seed(f"{INTAKE}:sep", st.session_state.get(SEP_KEY))  # None: the first option, "detect"
     st.selectbox("Separator", ds.SEP_CHOICES, format_func=ds.sep_label, key=f"{INTAKE}:sep",
                  on_change=on_intake_sep, help="detect: the intake picks among , ; tab | and ', ' and says which")
     last = st.session_state.get(INTAKE)
@@ -150,10 +174,15 @@ def intake_panel(target: str) -> None:
     missing += [c for c in last[3].drop_missing if c not in missing]
     if missing:
         with st.expander("Missing values", expanded=any(p.kind == "missing" for p in res.problems)):
+            levels = dict(last[3].missing_level)
             for c in missing:
                 a, b = st.columns(2)
-                a.selectbox(f"'{c}'", ["(choose)", *ds.MISSING_CHOICES], key=f"{INTAKE}:missing:{c}")
-                b.text_input(f"missing level for '{c}'", value="missing", key=f"{INTAKE}:level:{c}")
+                mk, lk = f"{INTAKE}:missing:{c}", f"{INTAKE}:level:{c}"
+                draft(mk, "drop rows" if c in last[3].drop_missing else
+                      "declared missing level" if c in levels else "(choose)")
+                draft(lk, levels.get(c, "missing"))
+                a.selectbox(f"'{c}'", ["(choose)", *ds.MISSING_CHOICES], key=mk, on_change=keep_draft, args=(mk,))
+                b.text_input(f"missing level for '{c}'", key=lk, on_change=keep_draft, args=(lk,))
             st.button("Apply the missing-value choices", key=f"{INTAKE}:missing_apply", on_click=on_missing_apply,
                       args=(missing,))
     for p in res.problems:
@@ -177,10 +206,9 @@ def data_section() -> Studio:
     flow.tutorial("Choose where the data come from. The public domain (the schema: bounds and levels) must be public "
                   "knowledge; only the synthesis reads the private rows.")
     show_flash("data")
-    src_key = "designer:source"
-    if src_key not in st.session_state:
-        st.session_state[src_key] = studio.source if studio.source in ds.PRESET_LABELS else "csv"
-    source = st.radio("Data source", list(ds.PRESET_LABELS), format_func=ds.PRESET_LABELS.get, key=src_key,
+    # the radios show the loaded data (the model), or a choice waiting for its file (a draft)
+    draft(SOURCE_KEY, studio.source if studio.source in ds.PRESET_LABELS else "csv")
+    source = st.radio("Data source", list(ds.PRESET_LABELS), format_func=ds.PRESET_LABELS.get, key=SOURCE_KEY,
                       horizontal=True, on_change=on_source_change)
 
     if source in ("adult", "bank"):
@@ -190,9 +218,8 @@ def data_section() -> Studio:
         labels = {"shared": f"../shared/data/{preset.csv_name}", "upload": f"Upload {preset.csv_name}",
                   "none": "No table (policy design only)"}
         tkey = f"designer:table:{source}"
-        if tkey not in st.session_state:
-            cur = studio.table_source if studio.source == source else ("shared" if found else "none")
-            st.session_state[tkey] = cur if cur in opts else opts[0]
+        cur = studio.table_source if studio.source == source else ("shared" if found else "none")
+        draft(tkey, cur if cur in opts else opts[0])
         choice = st.radio("Table", opts, format_func=labels.get, key=tkey, horizontal=True,
                           on_change=on_table_change, args=(source,))
         if choice == "upload":
@@ -200,15 +227,18 @@ def data_section() -> Studio:
                              key=f"designer:upload:{source}", on_change=on_upload, args=(source,))
             intake_panel(source)
             with st.expander("…or paste CSV text"):
-                st.text_area("CSV text", key=f"designer:paste:{source}", height=120)
+                draft(f"designer:paste:{source}", "")
+                st.text_area("CSV text", key=f"designer:paste:{source}", height=120, on_change=keep_draft,
+                             args=(f"designer:paste:{source}",))
                 st.button("Load pasted CSV", key=f"designer:paste_btn:{source}", on_click=on_paste, args=(source,))
     elif source == "csv":
         st.file_uploader("Upload a table (CSV, TSV, TXT or .data; UTF-8; the separator and header are detected)",
                          type=ds.UPLOAD_TYPES, key="designer:upload:csv", on_change=on_upload, args=("csv",))
         intake_panel("csv")
         with st.expander("…or paste CSV text"):
-            st.text_area("CSV text", key="designer:paste:csv", height=120,
-                         placeholder="age,sex,income\n34,F,<=50K\n51,M,>50K")
+            draft("designer:paste:csv", "")
+            st.text_area("CSV text", key="designer:paste:csv", height=120, on_change=keep_draft,
+                         args=("designer:paste:csv",), placeholder="age,sex,income\n34,F,<=50K\n51,M,>50K")
             st.button("Load pasted CSV", key="designer:paste_btn:csv", on_click=on_paste, args=("csv",))
         if studio.source != "csv":
             st.info(f"No CSV loaded yet: the read-outs below still use **{studio.dataset_name}**.")
@@ -223,17 +253,18 @@ def data_section() -> Studio:
 
     if studio.source == "csv":
         rev = st.session_state.get(SCHEMA_REV, 0)
-        base_key = f"designer:schemabase:{rev}"
-        if base_key not in st.session_state:
-            st.session_state[base_key] = ds.schema_table(studio.private, studio.schema, studio.inferred_schema)
+        table_key = f"{SCHEMA_TABLE}:{rev}"
+        for k in [k for k in st.session_state if str(k).startswith(SCHEMA_TABLE) and k != table_key]:
+            del st.session_state[k]  # an earlier dataset's table
         st.subheader("Schema (public domain)")
         st.caption("One row per column: tick *model*, pick the type, and declare public bounds (numeric) or levels "
                    f"separated by ‘{ds.LEVEL_SEP}’ (in order for ordinal). A dash ({ds.BLANK}) "
                    "leaves a cell blank: not applicable, or weight 1/p. Tick *declared public* "
                    "only if the inferred domain really is public knowledge.")
-        edited = st.data_editor(
-            st.session_state[base_key], key=f"designer:schema_editor:{rev}", hide_index=True, num_rows="fixed",
-            disabled=["column"], column_order=[c for c in ds.SCHEMA_TABLE_COLUMNS if c != "domain"],
+        _studio = studio
+        edited = kept_editor(
+            table_key, lambda: ds.schema_table(_studio.private, _studio.schema, _studio.inferred_schema),
+            key=f"designer:schema_editor:{rev}", hide_index=True, disabled=["column"], column_order=[c for c in ds.SCHEMA_TABLE_COLUMNS if c != "domain"],
             column_config={
                 "type": st.column_config.SelectboxColumn("type", options=ds.EDITABLE_KINDS, required=True),
                 "lo": st.column_config.TextColumn("lo", help=f"public lower bound (numeric types; {ds.BLANK} = none)"),

@@ -109,6 +109,38 @@ def step_status(studio: Any, state: Any) -> dict[str, tuple[bool, str]]:
     return out
 
 
+def session_summary(studio: Any, state: Any) -> list[str]:
+    """Home's "Current session": one markdown line per setting, read from the session-state model
+    (studio.state): the data and how they were read, the schema, the policy, τ, the budget, the run's
+    methods and release size."""
+    from blowfish_core.algorithm.methods import METHOD_LABELS
+    from studio.budget_ui import session_view
+    from studio.data_source import sep_label
+    from studio.runner_ui import RUNNER_DEFAULTS
+    from studio.state import get_tau, session_budget
+
+    rows = f"{len(studio.private):,} private rows" if studio.has_rows else "no table (policy design only)"
+    read = getattr(studio, "reading", None)
+    how = ""
+    if read:
+        how = f" (separator {sep_label(read['sep'])}" + (", no header row" if read.get("no_header") else "") + (
+            f", rows with a missing {', '.join(read['drop_missing'])} dropped" if read.get("drop_missing") else "") + ")"
+    schema = studio.schema
+    derived = list(schema.data_derived_columns or []) if schema.data_derived else []
+    cols = f"{schema.p} modelled attributes" + (f"; domain read off the data: {', '.join(derived)}" if derived else "")
+    protected = ", ".join(studio.policy.per_attribute) or "nothing"
+    view = session_view(studio)
+    chosen = "" if session_budget(studio).get("set") else " (default, not chosen yet)"
+    run = state.get("runner_settings") or RUNNER_DEFAULTS  # read only: the Run step creates it
+    methods = ", ".join(METHOD_LABELS.get(m, m) for m in run["rn_methods"]) or "none"
+    return [f"- **Dataset:** {studio.dataset_name} — {rows}{how}",
+            f"- **Schema:** {cols}",
+            f"- **Protected attributes:** {protected}{' + participation edges' if studio.policy.participation else ''}",
+            f"- **Temperature:** τ = {get_tau():g}",
+            f"- **Budget:** {view.label if view else '—'}{chosen}",
+            f"- **Run:** {methods}; release size {int(run['rn_release']):,} rows"]
+
+
 def release_missing(studio: Any, state: Any) -> list[str]:
     """What the Release step still needs ([] = ready): a table with rows (schema + data), a policy
     that protects something, and a budget chosen on a budget control (Policy or Run step)."""

@@ -1,8 +1,41 @@
-"""Shared session state of the Streamlit app.
+"""Shared session state of the Streamlit app: THE session-state model (issue 24).
 
-Every page reads the dataset, schema and policy chosen in the Policy Designer
-from ``st.session_state["studio"]`` through :func:`get_studio`.  The default is
-the built-in XOR-3 preset (generated, no file needed).
+Every setting has ONE key, survives every navigation, and every page shows it the same way:
+
+======================  ==========================================================================
+setting                 the one key (a plain, non-widget session value)
+======================  ==========================================================================
+data source, table      ``st.session_state["studio"]`` (:class:`Studio`: source, table_source,
+                        private/public tables, dataset_name); a choice waiting for its file
+                        ("Upload a CSV", a preset's "Upload") is the draft ``designer:source`` /
+                        ``designer:table:<preset>`` (:func:`draft`)
+reading options         ``studio.reading`` (how the loaded table was read: sep, no_header, names,
+                        drop_missing, missing_level); the separator control's choice SEP_KEY; the
+                        missing-value choices not yet applied are drafts
+schema edits            ``studio.schema``; the edited schema table (what the user typed, also while
+                        invalid) ``data:schema_table`` (studio.data_ui)
+policy                  ``studio.policy`` (block / adjacency tables: ``pol:blockbase:*``,
+                        ``pol:adjbase:*``, kept with their edits)
+ε/δ or ρ                ``studio.extras["budget"]`` (:func:`session_budget`)
+τ                       TAU_KEY (a widget key kept by :func:`keep_tau`, see below)
+methods, release size   ``runner_settings`` (studio.runner_ui.runner_settings: rn_methods,
+                        rn_release, ...); the Release step's method ``release_choice``
+======================  ==========================================================================
+
+The pattern (Streamlit deletes the key of a widget not drawn in a run, and a widget with the same
+key on another page is another widget: its value is not carried over): the value lives in the
+non-widget key above; a widget is bound to it by :func:`seed` (the model's value is written into
+the widget's key on every run, before the widget is drawn) and writes it back in its ``on_change``
+callback.  A control whose value is not part of the model yet (a draft: text being typed, a choice
+applied by a button) keeps it in ``DRAFTS`` (:func:`draft` / :func:`keep_draft`).  A fixed-row
+``st.data_editor`` is drawn on its kept table and the table it returns is kept (:func:`kept_editor`).
+The one exception is τ: its widgets (Policy, Run, Voronoi) use TAU_KEY itself as their key, and
+:func:`keep_tau` re-assigns ``st.session_state[TAU_KEY] = st.session_state[TAU_KEY]`` at the top of
+every page run (get_studio), Streamlit's idiom for a widget key shared by pages.  Decision recorded
+in docs/DECISIONS.md ("One session-state model").
+
+Every page reads the dataset, schema and policy from ``st.session_state["studio"]`` through
+:func:`get_studio`.  The default is the built-in XOR-3 preset (generated, no file needed).
 
 The temperature tau is not in the Studio: it is the session key TAU_KEY (get_tau / set_tau), the
 one key every tau widget is bound to (Policy, Run, Voronoi) and Tune τ's carry writes.
@@ -22,6 +55,11 @@ Contract (used by all pages):
                                          studio.budget_ui; "set" = a person has seen/chosen it);
                                          extras["tau_source"] = where the tau came from (set_tau,
                                          on_tau_change)
+    studio.reading      : dict | None    how an uploaded table was read (None: generated or shared):
+                                         {"sep": the separator used, "no_header": bool, "names":
+                                         list | None (of a headerless file), "drop_missing": list,
+                                         "missing_level": {column: text}} (the run bundle's reading
+                                         options; studio.data_ui writes it on a successful load)
 
 Added by the Policy Designer (all with defaults, so older constructors keep working):
     studio.source       : "xor3" | "adult" | "bank" | "csv"   where the dataset came from
@@ -91,6 +129,7 @@ class Studio:
     source: str = "xor3"
     table_source: str = "generated"
     inferred_schema: bc.Schema | None = None
+    reading: dict[str, Any] | None = None
 
     @property
     def has_rows(self) -> bool:
@@ -169,6 +208,59 @@ def set_tau(studio: Studio, tau: float, source: str) -> bool:
     st.session_state[TAU_KEY] = tau
     studio.extras["tau_source"] = source
     return True
+
+
+# ------------------------------------------------------------------ binding widgets to the model
+#: non-widget dict {widget key: value} of the drafts: controls whose value is not in the model yet.
+DRAFTS = "ui:drafts"
+
+
+def seed(key: str, value: Any) -> None:
+    """Bind a widget to the model: write the model's ``value`` into the widget's ``key`` before the
+    widget is drawn in this run (the widget then shows it, on every page; see the module docstring).
+    ``value`` None removes the key (the widget shows its first option).  A widget already drawn in
+    this run keeps its value (Streamlit refuses the write)."""
+    try:
+        if value is None:
+            st.session_state.pop(key, None)
+        else:
+            st.session_state[key] = value
+    except st.errors.StreamlitAPIException:
+        pass
+
+
+def draft(key: str, default: Any) -> Any:
+    """The value a draft control shows (DRAFTS[key], else ``default``), seeded into its ``key``.
+    Pair with :func:`keep_draft` in the widget's on_change."""
+    value = st.session_state.setdefault(DRAFTS, {}).get(key, default)
+    seed(key, value)
+    return value
+
+
+def keep_draft(key: str) -> None:
+    """Widget callback (or part of one): keep the widget's value as its draft."""
+    st.session_state.setdefault(DRAFTS, {})[key] = st.session_state.get(key)
+
+
+def drop_drafts(prefix: str) -> None:
+    """Forget the drafts whose widget key starts with ``prefix`` (their controls show the model again)."""
+    d = st.session_state.setdefault(DRAFTS, {})
+    for k in [k for k in d if str(k).startswith(prefix)]:
+        del d[k]
+
+
+def kept_editor(table_key: str, make: Any, key: str, **kwargs: Any) -> pd.DataFrame:
+    """A fixed-row ``st.data_editor`` whose table survives navigation: drawn on the kept table
+    ``st.session_state[table_key]`` (``make()`` builds it the first time) and the edited table it
+    returns is kept there.  A keyed fixed-row editor keeps its identity while only values change, so
+    its cell edits (absolute values) overlay the kept table idempotently; after a navigation the
+    editor is new and shows the kept table.  Returns the edited table."""
+    if table_key not in st.session_state:
+        st.session_state[table_key] = make()
+    edited = st.data_editor(st.session_state[table_key], key=key, num_rows="fixed", **kwargs)
+    if not edited.equals(st.session_state[table_key]):
+        st.session_state[table_key] = edited.copy()
+    return edited
 
 
 def get_studio() -> Studio:

@@ -27,6 +27,7 @@ from blowfish_core.analysis.graphs import CLUSTERS_PER_ROW, policy_graph_data
 from blowfish_core.model.policy import AttributePolicy, value_edges
 from blowfish_core.model.schema import _fmt
 from studio.plots import HIGHLIGHT, NEUTRAL, OKABE_ITO  # one palette: Okabe-Ito
+from studio.state import kept_editor
 
 POLICY_KEY_PREFIX = "pol:"
 KIND_LABELS = {
@@ -156,9 +157,9 @@ def _block_widget(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy | No
             {"value": labels, "block": [names.get(x, "B1") for x in labels]})
     st.caption("Assign each value to a block: values in the same block are protected from each other "
                "(complete inside each block); a blank block is an error.")
-    edited = st.data_editor(
-        st.session_state[base_key], key=f"{POLICY_KEY_PREFIX}blocks:{a.name}", hide_index=True,
-        disabled=["value"], num_rows="fixed",
+    edited = kept_editor(  # the table is kept with its edits (survives navigation: studio.state)
+        base_key, lambda: st.session_state[base_key], key=f"{POLICY_KEY_PREFIX}blocks:{a.name}", hide_index=True,
+        disabled=["value"],
         column_config={"block": st.column_config.TextColumn("block", help="any name; same name = same block")},
     )
     by_label = dict(zip(labels, vals))
@@ -190,7 +191,7 @@ def _edges_widget(a: bc.Attribute, ap: AttributePolicy) -> list[list[Any]] | Non
         st.session_state[base_key] = pd.DataFrame(M, index=labels, columns=labels)
     st.caption("Tick a cell to protect that pair (either triangle; the diagonal is ignored). "
                "The table starts from the attribute's current graph.")
-    edited = st.data_editor(st.session_state[base_key], key=f"{POLICY_KEY_PREFIX}adj:{a.name}", num_rows="fixed")
+    edited = kept_editor(base_key, lambda: st.session_state[base_key], key=f"{POLICY_KEY_PREFIX}adj:{a.name}")
     M = edited.to_numpy(dtype=bool)
     M = M | M.T
     i0, i1 = np.nonzero(np.triu(M, 1))
