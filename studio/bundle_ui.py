@@ -20,7 +20,6 @@ from blowfish_core.algorithm.methods import BF_SOFT, HARD
 from blowfish_core.io.presets import shared_path
 from blowfish_core.interfaces.run_bundle import RunSettings, settings_from_request
 from studio import runner_ui as ui
-from studio.data_ui import INTAKE
 from studio.state import session_budget
 
 
@@ -33,21 +32,19 @@ def _file_name(studio: Any) -> str:
 
 
 def reading_kwargs(state: Any, studio: Any) -> dict[str, Any]:
-    """The reading options of the studio's uploaded table, as the Data step's last intake read it.
+    """The reading options of the studio's uploaded table, as the Data step read it (``studio.reading``,
+    the session-state model's one record of them; ``state`` is kept for the callers' signature).
 
     The separator the intake used (chosen or detected: stated, so the scripts do not detect it
     again), the header choice, the missing-value choices and, for an arbitrary CSV, the modelled
-    columns.  {} for a generated or shared table, or when the last intake is not this table's.
+    columns.  {} for a generated or shared table.
     """
-    if state is None or studio.table_source != "upload":
+    r = getattr(studio, "reading", None)
+    if studio.table_source != "upload" or not r:
         return {}
-    last = state.get(INTAKE)
-    if not last or last[4] is None or last[2] != studio.source or last[1] != _file_name(studio):
-        return {}
-    _, _, target, choice, res = last
-    out: dict[str, Any] = {"sep": res.sep, "no_header": bool(choice.no_header), "drop_missing": list(choice.drop_missing),
-                           "missing_level": dict(choice.missing_level)}
-    if target == "csv":
+    out: dict[str, Any] = {"sep": r["sep"], "no_header": bool(r["no_header"]), "drop_missing": list(r["drop_missing"]),
+                           "missing_level": dict(r["missing_level"])}
+    if studio.source == "csv":
         out["columns"] = list(studio.schema.names)
     return out
 
