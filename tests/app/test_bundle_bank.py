@@ -24,7 +24,7 @@ from blowfish_core.io.presets import shared_path
 from studio import data_source as ds
 from studio import runner_ui as ui
 from studio.bundle_ui import release_request
-from studio.data_ui import INTAKE
+from studio.data_ui import INTAKE, reading_options
 from tests.bundle_helpers import execute_notebook, run, write_uci_semicolon
 
 BANK = bc.get_preset("bank")
@@ -41,6 +41,7 @@ def test_semicolon_bank_study_bundle_gives_the_app_release_byte_for_byte(tmp_pat
     choice = ds.IntakeChoice()
     res = ds.intake_upload(raw, name, choice)
     studio, _ = ds.studio_from_intake(res, name, "bank")
+    studio.reading = reading_options(res, choice)  # as _load_bytes records it (the session-state model)
     assert res.sep == ";" and res.sep_sniffed and len(studio.private) == 27_126
     state = {INTAKE: (raw, name, "bank", choice, res),
              "runner_settings": dict(ui.RUNNER_DEFAULTS, rn_rounds=2, rn_population="16x2", rn_release=30)}
@@ -88,6 +89,7 @@ def test_uploaded_semicolon_csv_bundle_carries_the_data_step_choices(tmp_path):
     choice = ds.IntakeChoice(drop_missing=("X_1",))
     res = ds.intake_upload(raw, name, choice)
     studio, _ = ds.studio_from_intake(res, name, "csv")
+    studio.reading = reading_options(res, choice)  # as _load_bytes records it (the session-state model)
     studio = ds.with_policy(studio, bc.Policy.from_dict({"attributes": {"X_1": {"type": "threshold", "theta": 1}}}))
     studio.extras["budget"] = {"mode": "epsilon", "epsilon": 1.0, "delta": 1e-5, "set": True}
     state = {INTAKE: (raw, name, "csv", choice, res),
