@@ -318,10 +318,11 @@ def markdown(summ: dict, ref: dict, budgets, seeds, methods, wall: float, run_se
              "during these runs), so they overstate the cost several times; most of an MST/AIM run is jax compiling "
              "each new model shape (an MST run costs about 3-6 CPU seconds on an idle core).")
     L.append("")
-    L.append("Reproducibility: every MST run re-executed from the cache matched bit for bit; AIM's release "
-             "also depends on Python's string-hash seed (mbi's junction-tree code orders clique variables by "
-             "set iteration), so one Bank AIM run (rho = 1e-3, seed 0) gives PWErr 0.133-0.145 by process; "
-             "`PYTHONHASHSEED=0` makes AIM bit-reproducible (docs/DECISIONS.md).")
+    L.append("Reproducibility: every MST run re-executed from the cache matched bit for bit. The cached AIM "
+             "runs predate a fix: AIM's release then also depended on Python's string-hash seed (mbi ordered "
+             "cliques through sets of attribute names), so one Bank AIM run (rho = 1e-3, seed 0) gave PWErr "
+             "0.133-0.145 by process. MST and AIM now give mbi integer attribute names: a seeded release "
+             "repeats in every process (docs/DECISIONS.md).")
     L.append("")
     L.append("**Which step follows which source.** [MST] McKenna, Miklau, Sheldon (2021), J. Privacy and "
              "Confidentiality 11(3); [AIM] McKenna, Mullins, Sheldon, Miklau (2022), PVLDB 15(11); [PGM] McKenna, "

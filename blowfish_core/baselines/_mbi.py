@@ -14,7 +14,7 @@ import importlib
 import importlib.util
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Callable, TypeVar
 
@@ -191,3 +191,64 @@ def mbi_available() -> bool:
     except MissingDependencyError:
         return False
     return True
+
+
+# --- mbi's attribute names ------------------------------------------------------------------------
+# mbi orders cliques and variables through Python sets of attribute names (junction_tree.py:
+# greedy_order, _triangulated, message_passing_order; MarkovRandomField.synthetic_data: the parent
+# columns of each sampled column are ``tuple(set)``).  str hashes change with every process
+# (PYTHONHASHSEED), int hashes do not: MST and AIM hand mbi the column indices 0..p-1 as attribute
+# names, so the estimate's summation order and the sampler's draws, hence a seeded release, repeat in
+# every process.  The schema's names come back at the edges (ledger rows, cliques of the result).
+
+
+def mbi_domain(mbi: ModuleType, sizes: Sequence[int]) -> Any:
+    """The mbi Domain of a fit: attributes 0..p-1 (the schema's column indices), ``sizes`` cells.
+
+    Parameters
+    ----------
+    mbi : module
+        The mbi package.
+    sizes : sequence of int
+        Cells of every attribute, in schema order.
+
+    Returns
+    -------
+    mbi.Domain
+        Integer attribute names (hash-seed independent, see above).
+    """
+    return mbi.Domain(tuple(range(len(sizes))), tuple(int(k) for k in sizes))
+
+
+def mbi_clique(cols: Iterable[int]) -> tuple[int, ...]:
+    """An mbi clique from column indices: plain Python ints (mbi tests ``isinstance(a, int)``).
+
+    Parameters
+    ----------
+    cols : iterable of int
+        Column indices (numpy integers allowed).
+
+    Returns
+    -------
+    tuple of int
+        The clique, in the given order.
+    """
+    return tuple(int(c) for c in cols)
+
+
+def named_cliques(names: Sequence[str], cliques: Iterable[Iterable[int]]) -> tuple[tuple[str, ...], ...]:
+    """mbi cliques (column indices) in the schema's attribute names.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The schema's attribute names.
+    cliques : iterable of iterable of int
+        mbi cliques.
+
+    Returns
+    -------
+    tuple of tuple of str
+        The same cliques, named.
+    """
+    return tuple(tuple(names[int(c)] for c in cl) for cl in cliques)

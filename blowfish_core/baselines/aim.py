@@ -54,7 +54,7 @@ from ..privacy.accounting import check_rho
 from ..base.errors import SchemaError
 from ..model.metrics import NUMERIC_BINS
 from ..model.schema import Schema
-from ._mbi import in_jax_scope, jax_scope, require_mbi
+from ._mbi import in_jax_scope, jax_scope, mbi_clique, mbi_domain, named_cliques, require_mbi
 from .cells import PublicCells
 from .common import (
     check_fit_args,
@@ -141,14 +141,13 @@ class _Aim:
         clique = tuple(names[i] for i in r)
         self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, sens, sigma,
                                      sens ** 2 / (2 * sigma ** 2), candidates=int(y.size)))
-        self.measurements.append(self.mbi.LinearMeasurement(y, clique, stddev=sigma))
+        self.measurements.append(self.mbi.LinearMeasurement(y, mbi_clique(r), stddev=sigma))
 
     def fitting(self, limit: float) -> list:
         """JT-SIZE: the candidates whose junction tree with the current cliques stays under ``limit`` MB."""
-        names, cand = self.names, self.cand
+        cand = self.cand
         current = [m.clique for m in self.measurements]
-        small = [r for r in cand
-                 if self.model_size(self.domain, current + [tuple(names[i] for i in r)]) <= limit]
+        small = [r for r in cand if self.model_size(self.domain, current + [mbi_clique(r)]) <= limit]
         if not small:  # nothing fits (cannot happen with the 1-ways): measure the cheapest
             small = [min(cand, key=lambda r: self.ncells[r])]
         return small
@@ -158,9 +157,9 @@ class _Aim:
         names, cand, ncells = self.names, self.cand, self.ncells
         # quality score: quality score, bias-corrected by the expected noise of measuring r
         scores = []
-        ests = model_marginals(model, [tuple(names[i] for i in r) for r in small])
+        ests = model_marginals(model, [mbi_clique(r) for r in small])
         for r in small:
-            est = ests[tuple(names[i] for i in r)]
+            est = ests[mbi_clique(r)]
             scores.append(cand[r] * (np.abs(self.answers[r] - est).sum() - math.sqrt(2 / math.pi) * sigma * ncells[r]))
         k = self.draws.select(np.array(scores), epsilon, score_sens)
         r = small[k]
@@ -192,11 +191,12 @@ def _rounds(st: _Aim, model: Any, rho: float, rho_used: float, sigma_u: float, e
         r, clique = st.select(model, small, sigma, epsilon, score_unit * w_max)
         st.measure(r, sigma_u, "measure")
         chosen.append(clique)
-        before = model_marginals(model, [clique])[clique]
+        key = mbi_clique(r)
+        before = model_marginals(model, [key])[key]
         est = estimate(st.mbi, st.domain, st.measurements, n, round_iters, warm_start=model)
         model = est.model
         st.iters_run.append(est.iters_run)
-        after = model_marginals(model, [clique])[clique]
+        after = model_marginals(model, [key])[key]
         # Step 4 (budget annealing): anneal when the measured marginal barely moved the model
         if not last and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * st.ncells[r]:
             sigma_u /= 2.0
@@ -207,14 +207,14 @@ def _rounds(st: _Aim, model: Any, rho: float, rho_used: float, sigma_u: float, e
     return model, chosen, anneals, t
 
 
-def _generator(model: Any, cells: PublicCells, names, sampling: str):
+def _generator(model: Any, cells: PublicCells, sampling: str):
     """``generate(n_rows, g)``: (n_rows, p) encoded records from the final model (post-processing)."""
 
     def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
         """(n_rows, p) encoded records from the final model (post-processing), randomness from g."""
         with seeded_global_numpy(int(g.integers(2 ** 32))), jax_scope():
             synth = model.synthetic_data(rows=int(n_rows), method=sampling)
-        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+        out_cells = np.column_stack([np.asarray(synth.data[i], dtype=np.int64) for i in range(len(cells.sizes))])
         return cells.decode(out_cells, g)
 
     return generate
@@ -297,7 +297,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     X = encoded_table(schema, data)
     cells = PublicCells.from_schema(schema, bins)
     codes, sizes = cells.encode(X), cells.sizes
-    domain = mbi.Domain(names, sizes)
+    domain = mbi_domain(mbi, sizes)
     n = float(X.shape[0])  # replace-one: n public
     draws = fit_randomness(seed, streams, 0x41494D)  # "AIM"
     rng = draws.rng  # public draws (and, seeded, the noise: the order the study fit always drew in)
@@ -327,7 +327,7 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     st.iters_run.append(est.iters_run)
     n_out = int(rows) if rows is not None else max(1, round(n))
 
-    generate = _generator(model, cells, names, sampling)
+    generate = _generator(model, cells, sampling)
     Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     info = {"rounds": t, "max_rounds": T, "anneals": anneals, "selected": [list(c) for c in chosen],
@@ -336,5 +336,5 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
             "iters_run": list(st.iters_run), "sampling": sampling, "rows": n_out,
             "cpu_seconds": time.process_time() - c0}
     return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, "aim",
-                          tuple(m.clique for m in measurements), info, sampler=generate,
+                          named_cliques(names, [m.clique for m in measurements]), info, sampler=generate,
                           noise_sampler=draws.noise_sampler)

@@ -456,7 +456,7 @@ def _mirror_descent() -> Any:
     return LeanInitMirrorDescent
 
 
-def independent_estimate(measurements: list[Any], total: float) -> dict[str, np.ndarray]:
+def independent_estimate(measurements: list[Any], total: float) -> dict[Any, np.ndarray]:
     """Private-PGM's estimate from 1-way measurements alone, solved exactly (no mirror descent).
 
     With only 1-way measurements the model is a product of independent attributes, and the
@@ -474,8 +474,9 @@ def independent_estimate(measurements: list[Any], total: float) -> dict[str, np.
 
     Returns
     -------
-    dict of str to (cells,) float64 ndarray
-        Each attribute's estimated 1-way counts, summing to ``total``.
+    dict of attribute to (cells,) float64 ndarray
+        Each attribute's estimated 1-way counts, summing to ``total`` (keyed by the mbi attribute
+        name: the column index in MST and AIM).
     """
     out = {}
     for m in measurements:
@@ -496,7 +497,7 @@ def independent_estimate(measurements: list[Any], total: float) -> dict[str, np.
     return out
 
 
-def model_marginals(model: Any, cliques: list[tuple[str, ...]]) -> dict[tuple[str, ...], np.ndarray]:
+def model_marginals(model: Any, cliques: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], np.ndarray]:
     """The model's marginals on ``cliques`` as float64 numpy vectors (C order of each clique).
 
     Exact, and without a jax compilation per clique: the full joint exp(sum of the potentials),
@@ -507,12 +508,12 @@ def model_marginals(model: Any, cliques: list[tuple[str, ...]]) -> dict[tuple[st
     ----------
     model : mbi MarkovRandomField
         A fitted model.
-    cliques : list of tuple of str
-        Attribute-name cliques.
+    cliques : list of tuple
+        Cliques of the model's (mbi) attribute names; MST and AIM name attributes by column index.
 
     Returns
     -------
-    dict of tuple of str to (cells,) float64 ndarray
+    dict of tuple to (cells,) float64 ndarray
         Each clique's marginal counts, flattened in the clique's attribute order.
     """
     if int(model.domain.size()) > JOINT_MAX_CELLS:
@@ -520,7 +521,7 @@ def model_marginals(model: Any, cliques: list[tuple[str, ...]]) -> dict[tuple[st
     return {cl: m.ravel() for cl, m in _joint_marginals(model.potentials, float(model.total), cliques).items()}
 
 
-def _joint_marginals(potentials: Any, total: float, cliques) -> dict[tuple[str, ...], np.ndarray]:
+def _joint_marginals(potentials: Any, total: float, cliques) -> dict[tuple[Any, ...], np.ndarray]:
     """{clique: marginal counts, an array shaped in the clique's attribute order} from the full joint
     exp(sum of the potentials) scaled to ``total`` (numpy; the domain must be small enough)."""
     dom = potentials.domain

@@ -56,7 +56,7 @@ import numpy as np
 from ..privacy.accounting import check_rho, gaussian_sigma
 from ..model.metrics import NUMERIC_BINS
 from ..model.schema import Schema
-from ._mbi import in_jax_scope, jax_scope, require_mbi
+from ._mbi import in_jax_scope, jax_scope, mbi_clique, mbi_domain, named_cliques, require_mbi
 from .cells import PublicCells
 from .common import (
     FitRandomness,
@@ -95,7 +95,7 @@ class _Measurer:
         clique = tuple(self.names[c] for c in cols)
         self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, self.sens, sigma,
                                      self.sens ** 2 / (2.0 * sigma ** 2), candidates=int(x.size)))
-        return self.mbi.LinearMeasurement(y, clique, stddev=sigma), y
+        return self.mbi.LinearMeasurement(y, mbi_clique(cols), stddev=sigma), y
 
 
 def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
@@ -135,24 +135,25 @@ def _total(X: np.ndarray, ones: list, sigma1: float, sizes, neighbours: str) -> 
     return max(1.0, float(np.average(est, weights=1.0 / np.asarray(var))))
 
 
-def _compress(mbi: Any, names, sizes, codes: np.ndarray, ones: list, sigma1: float, compress: bool):
+def _compress(mbi: Any, sizes, codes: np.ndarray, ones: list, sigma1: float, compress: bool):
     """Step 2: merge rare cells of the noisy 1-way marginals (post-processing). Returns (mapping,
-    compressed codes, compressed sizes, the compressed mbi Domain, the compressed 1-way measurements)."""
-    full_domain = mbi.Domain(names, sizes)
-    mapping: dict[str, np.ndarray] = {}
+    compressed codes, compressed sizes, the compressed mbi Domain, the compressed 1-way measurements);
+    mbi's attributes and the mapping's keys are the column indices (common.mbi_domain)."""
+    full_domain = mbi_domain(mbi, sizes)
+    mapping: dict[int, np.ndarray] = {}
     if compress:
         for i, (_, y) in enumerate(ones):
             m = compress_mapping(y, sigma1)
             if m is not None:
-                mapping[names[i]] = m
+                mapping[i] = m
     ccodes = codes.copy()
     sizes_c = list(sizes)
-    for i, a in enumerate(names):
-        if a in mapping:
-            ccodes[:, i] = mapping[a][codes[:, i]]
-            sizes_c[i] = int(mapping[a].max()) + 1
+    for i in range(len(sizes)):
+        if i in mapping:
+            ccodes[:, i] = mapping[i][codes[:, i]]
+            sizes_c[i] = int(mapping[i].max()) + 1
     csizes = tuple(sizes_c)
-    domain = mbi.Domain(names, csizes)
+    domain = mbi_domain(mbi, csizes)
     log1 = [by_value(m.compress(mapping, full_domain)) if m.clique[0] in mapping else m for m, _ in ones]
     return mapping, ccodes, csizes, domain, log1
 
@@ -168,7 +169,7 @@ def _select_tree(mbi: Any, domain: Any, log1: list, total: float, iters: int, cc
     weight = {}
     for i, j in pairs:
         x = counts(ccodes, csizes, (i, j))
-        xhat = np.outer(ones[names[i]], ones[names[j]]).ravel() / total
+        xhat = np.outer(ones[i], ones[j]).ravel() / total
         weight[(i, j)] = float(np.abs(x - xhat).sum())
     import networkx as nx
 
@@ -187,7 +188,7 @@ def _select_tree(mbi: Any, domain: Any, log1: list, total: float, iters: int, cc
     return tree
 
 
-def _generator(model: Any, mapping: dict, cells: PublicCells, names, sampling: str):
+def _generator(model: Any, mapping: dict, cells: PublicCells, sampling: str):
     """``generate(n_rows, g)``: (n_rows, p) encoded records from the model (post-processing)."""
 
     def generate(n_rows: int, g: np.random.Generator) -> np.ndarray:
@@ -196,7 +197,7 @@ def _generator(model: Any, mapping: dict, cells: PublicCells, names, sampling: s
             synth = model.synthetic_data(rows=int(n_rows), method=sampling)
             if mapping:
                 synth = synth.decompress(mapping)
-        out_cells = np.column_stack([np.asarray(synth.data[a], dtype=np.int64) for a in names])
+        out_cells = np.column_stack([np.asarray(synth.data[i], dtype=np.int64) for i in range(len(cells.sizes))])
         return cells.decode(out_cells, g)
 
     return generate
@@ -283,7 +284,7 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     total = _total(X, ones, sigma1, sizes, neighbours)
 
     # Step 2 ([MST] "compress domain"): compress rare cells (post-processing of step 1).
-    mapping, ccodes, csizes, domain, log1 = _compress(mbi, names, sizes, codes, ones, sigma1, compress)
+    mapping, ccodes, csizes, domain, log1 = _compress(mbi, sizes, codes, ones, sigma1, compress)
 
     # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over p-1 picks.
     tree = _select_tree(mbi, domain, log1, total, iters, ccodes, csizes, names, rho, draws, score_sens, ledger)
@@ -296,11 +297,11 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     model = est.model
     n_out = int(rows) if rows is not None else max(1, round(total))
 
-    generate = _generator(model, mapping, cells, names, sampling)
+    generate = _generator(model, mapping, cells, sampling)
     Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     seconds = time.perf_counter() - t0
-    cliques = tuple(m.clique for m in log1) + tuple(m.clique for m in log2)
+    cliques = named_cliques(names, [m.clique for m in log1 + log2])
     info = {"tree": [[names[i], names[j]] for i, j in tree], "cells": dict(zip(names, sizes)),
             "compressed_cells": dict(zip(names, csizes)), "neighbours": neighbours, "bins": cells.bins,
             "total": total, "iters": int(iters),
