@@ -26,14 +26,15 @@ from blowfish_core.synthesis.report import ledger_text, policy_summary
 from blowfish_core.algorithm.methods import BF_SOFT, HARD, METHOD_LABELS
 from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
 from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
+from blowfish_core.workflows.progress import ProgressClock, run_plan, sweep_plan
 from blowfish_core.workflows.ranking import ranking_verdict_from_report
-from blowfish_core.workflows.verdicts import run_verdict_from_report, sweep_verdict_from_result
+from blowfish_core.workflows.verdicts import fmt_sig, run_verdict_from_report, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
 from studio.budget_ui import budget_control
 from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
-from studio.run_ui import RunStatus, fmt_seconds, sweep_figure, sweep_frame
+from studio.run_ui import RunStatus, current_text, fmt_seconds, run_with_clock, sweep_figure, sweep_frame
 from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
 from studio.widgets import fmt_q, fmt_reach
 
@@ -468,14 +469,14 @@ def do_run() -> None:
         st.session_state["rn_busy"] = st.session_state["rn_armed"] = None
         _pin_inputs()
         st.rerun()
-    total = len(req.seeds) * len(req.methods)
     next_id = int(st.session_state.get("runner_next_id", 1))
+    # live progress (issue 24): the run works in a thread, the box redraws every half second
+    clock = ProgressClock(run_plan(list(req.methods), list(req.seeds), req.config.rounds))
     with RunStatus("Run", status) as rs:
-        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
-            frac, f"run {min(runs + 1, total)} of {total}: {METHOD_LABELS[ev['method']]}, seed {ev['seed']}, "
-                  f"round {ev['round']} of {ev['rounds']}"))
         try:
-            rec = ui.execute_run(store, next_id, req, studio, progress=progress, should_stop=_should_stop)
+            rec = run_with_clock(lambda progress, stop: ui.execute_run(store, next_id, req, studio, progress=progress,
+                                                                      should_stop=stop),
+                                 clock, lambda snap: rs.show(snap, current_text(snap)), _should_stop)
         except RunStopped:
             st.session_state["runner_stop"] = False
             _finish("Run", "stopped", "Run stopped. Nothing partial was kept; the results below are from earlier "
@@ -501,15 +502,15 @@ def do_sweep() -> None:
             raise BlowfishError("the private table has no rows. Fix: load the table in the Policy Designer")
     except BlowfishError as e:
         _finish("Budget sweep", "failed", f"Cannot run the sweep: {e}")
-    total = len(rhos) * len(seeds) * 2
+    clock = ProgressClock(sweep_plan([f"ρ = {fmt_sig(r, 2)} ({k} of {len(rhos)})" for k, r in enumerate(rhos, 1)],
+                                     [HARD.name, BF_SOFT.name], seeds, cfg.rounds))
+    metric = studio.metric_fn()
     with RunStatus("Budget sweep", status) as rs:
-        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
-            frac, f"rho = {ev['rho']:.3g} ({ev['point']} of {ev['points']}): {METHOD_LABELS[ev['method']]}, "
-                  f"seed {ev['seed']}, round {ev['round']}/{ev['rounds']}"))
         try:
-            res = budget_sweep(studio.schema, studio.policy, studio.private, rhos, float(S2["rn_tau"]), seeds, cfg,
-                               studio.metric_fn(), delta, data_source=studio.dataset_name, progress=progress,
-                               should_stop=_should_stop)
+            res = run_with_clock(lambda progress, stop: budget_sweep(
+                studio.schema, studio.policy, studio.private, rhos, float(S2["rn_tau"]), seeds, cfg, metric, delta,
+                data_source=studio.dataset_name, progress=progress, should_stop=stop),
+                clock, lambda snap: rs.show(snap, current_text(snap)), _should_stop)
         except RunStopped:
             st.session_state["runner_stop"] = False
             _finish("Budget sweep", "stopped", "Sweep stopped. Nothing partial was kept.", rs.elapsed)

@@ -1,0 +1,77 @@
+"""Live progress on the Run step (issue 24 "Progress and speed"): the per-method lines, the bar's
+text and the worker thread that keeps the clock running while one long fit gives no event."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from blowfish_core.workflows.progress import ProgressClock, run_plan
+from studio.run_ui import current_text, left_text, method_line, progress_lines, run_with_clock
+
+
+def _clock(methods, seeds, rounds):
+    return ProgressClock(run_plan(methods, seeds, rounds)).start(now=0.0)
+
+
+def test_method_lines_say_seeds_done_the_running_round_and_the_rate():
+    c = _clock(["hard", "mst"], [0, 1], 8)
+    for r in range(1, 9):
+        c.observe({"method": "hard", "seed": 0, "round": r, "rounds": 8}, now=0.5 * r)
+    c.observe({"method": "mst", "seed": 0, "round": 13, "rounds": 13}, now=14.0)  # one fit of 10 s
+    c.observe({"method": "hard", "seed": 1, "round": 1, "rounds": 8}, now=14.5)
+    snap = c.snapshot(now=14.75)
+    hard, mst = progress_lines(snap)  # Hard: 8 x 0.5 s, then 0.5 s and 0.25 s into round 2 of seed 1
+    assert hard == "**Hard**: 1 of 2 seeds done · now seed 1, round 2 of 8 · 5 s so far · 0.5 s per round"
+    assert mst == "**MST**: 1 of 2 seeds done · 10 s so far · 10 s per fit"
+    assert current_text(snap) == "run 3 of 4: Hard, seed 1, round 2 of 8"
+    # a reference fit not started yet: its expected cost, from the cost model
+    fresh = _clock(["hard", "mst"], [0], 2).snapshot(now=0.0)
+    assert method_line(fresh.methods[1]).startswith("**MST**: 0 of 1 seed done · about ")
+    assert method_line(fresh.methods[1]).endswith(" per fit expected")
+    assert left_text(0.4) == "finishing" and left_text(65) == "about 1 min 05 s left"
+
+
+def test_the_clock_runs_while_one_long_fit_gives_no_event():
+    """The worker sleeps through one 'fit' with no event: the page thread still redraws, with the
+    elapsed time growing and the estimate moving (the frozen 'about 8 min 20 s left' of issue 24)."""
+    plan = run_plan(["mst"], [0, 1], 8)
+    shown = []
+
+    def work(progress, should_stop):
+        time.sleep(0.3)
+        progress({"method": "mst", "seed": 0, "round": 13, "rounds": 13})
+        time.sleep(0.9)  # the second fit: no event for a while
+        progress({"method": "mst", "seed": 1, "round": 13, "rounds": 13})
+        return "done"
+
+    assert run_with_clock(work, ProgressClock(plan), shown.append, tick=0.05) == "done"
+    during = [s for s in shown if s.units_done == 1]
+    assert len(during) >= 5
+    elapsed = [s.elapsed for s in during]
+    assert elapsed == sorted(elapsed) and elapsed[-1] > elapsed[0]
+    lefts = [s.seconds_left for s in during]
+    assert len(set(lefts)) > 1  # it moves: down while on time, then up as the fit runs late
+    assert shown[-1].units_done == 2 and shown[-1].seconds_left == 0.0
+
+
+def test_a_stop_request_reaches_the_worker_and_errors_come_back_to_the_page():
+    seen = threading.Event()
+
+    def work(progress, should_stop):
+        while not should_stop():
+            time.sleep(0.01)
+        seen.set()
+        raise RuntimeError("stopped by the page")
+
+    asked = {"n": 0}
+
+    def stop_requested():
+        asked["n"] += 1
+        return asked["n"] >= 2
+
+    with pytest.raises(RuntimeError, match="stopped by the page"):
+        run_with_clock(work, ProgressClock(run_plan(["hard"], [0], 2)), lambda s: None, stop_requested, tick=0.02)
+    assert seen.is_set()
