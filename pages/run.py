@@ -28,7 +28,7 @@ from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, ma
 from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
 from blowfish_core.workflows.progress import ProgressClock, run_plan, sweep_plan
 from blowfish_core.workflows.ranking import ranking_verdict_from_report
-from blowfish_core.workflows.verdicts import fmt_sig, run_verdict_from_report, sweep_verdict_from_result
+from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig, run_verdict_from_report, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
 from studio.budget_ui import budget_control
@@ -129,7 +129,7 @@ with c1:
         _kept, _dropped = ui.drop_unavailable(list(st.session_state.get("rn_methods", [])), noise)
         if _dropped:
             st.session_state["rn_methods"] = _kept
-            st.session_state["rn_dropped_note"] = [METHOD_LABELS[m] for m in _dropped]
+            st.session_state["rn_dropped_note"] = list(_dropped)
     st.multiselect("Methods", ui.available_methods(noise) if sampling else list(ui.USER_METHODS),
                    format_func=lambda m: METHOD_LABELS[m], key="rn_methods", disabled=lock,
                    help="Tab-PE: sqrt(2) noise (standard DP). Hard: exact policy sensitivity per population "
@@ -140,12 +140,12 @@ with c1:
             if not _ok:
                 st.checkbox(f"{METHOD_LABELS[_m]} (not available with {ui.mechanism_label(noise)})",
                             value=False, disabled=True, key=f"rn_na_{_m}", help=_why)
-        _na = [(METHOD_LABELS[m], why) for m, ok, why in ui.method_availability(noise) if not ok]
-        if _na:
-            st.caption(f"Greyed out: {', '.join(n for n, _ in _na)}. Reason: {_na[0][1]}.")
+        _na = [m for m, ok, _why in ui.method_availability(noise) if not ok]
+        if _na:  # each method's own reason (the method table's), not the first one's for all
+            st.caption(f"Greyed out: {', '.join(METHOD_LABELS[m] for m in _na)}. "
+                       f"Reasons: {ui.unavailable_text(_na, noise)}.")
         if st.session_state.get("rn_dropped_note"):
-            st.info(f"Removed from the methods: {', '.join(st.session_state.pop('rn_dropped_note'))} "
-                    f"(soft votes are not covered by {ui.SAMPLING_LABELS}).")
+            st.info(ui.removed_note(st.session_state.pop("rn_dropped_note"), noise))
     st.checkbox("Decomposition (§6.2.3): also run the soft vote with Hard's noise", key="rn_decomp",
                 disabled=lock or sampling,
                 help="Adds Hard, BF-Soft and the soft vote with Hard's noise: smoothing cost C, noise "
@@ -451,7 +451,8 @@ if sweep:
     chart_with_table(sweep_figure(res), sweep_frame(res), key="rn_sweep_fig")
     x1, x2 = st.columns(2)
     x1.metric("Crossing budget rho", "none on this grid" if res.crossing_rho is None else f"{res.crossing_rho:.4g}")
-    x2.metric("Crossing epsilon (exact)", "—" if res.crossing_epsilon_exact is None else f"{res.crossing_epsilon_exact:.4g}")
+    x2.metric("Crossing epsilon (exact)", fmt_crossing(res.crossing_epsilon_exact),
+              help=None if res.crossing_epsilon_exact is None else f"ε = {res.crossing_epsilon_exact:.4g} exactly")
     st.caption(res.crossing_text())
 
 

@@ -27,7 +27,7 @@ import streamlit as st
 
 from blowfish_core.algorithm.methods import METHOD_LABELS, get_method
 from blowfish_core.workflows.progress import MethodProgress, ProgressClock, ProgressSnapshot
-from blowfish_core.workflows.verdicts import fmt_sig
+from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
 from studio.plots import base_layout, log_axis_range, mark_x, method_style
 
 
@@ -224,7 +224,7 @@ def sweep_figure(result: Any) -> go.Figure:
                 f"mean {metric} (lower is better)", height=380)
     fig.update_xaxes(type="log", range=log_axis_range(tab["epsilon (exact)"]))
     if result.crossing_epsilon_exact is not None:
-        mark_x(fig, float(result.crossing_epsilon_exact), f"crossing ε ≈ {fmt_sig(result.crossing_epsilon_exact, 2)}")
+        mark_x(fig, float(result.crossing_epsilon_exact), f"crossing ε ≈ {fmt_crossing(result.crossing_epsilon_exact)}")
     return fig
 
 

@@ -245,6 +245,25 @@ def method_availability(noise: str | None) -> list[tuple[str, bool, str]]:
     return [(m, *supports(mech, method_table.METHODS[m])) for m in USER_METHODS]
 
 
+def unavailable_text(methods: list[str], noise: str | None) -> str:
+    """Why ``methods`` cannot run with the noise step, each reason once, from the method table
+    (pubmix.supports: soft votes are outside Theorem 4.1; MST/AIM run only with the Gaussian
+    mechanism), e.g. "BF-Soft: Theorem 4.1 ... not soft votes; MST, AIM: a reference method (not
+    Algorithm 1): it runs only with the Gaussian mechanism"; '' when every method can run."""
+    why = {m: r for m, ok, r in method_availability(noise) if not ok}
+    groups: dict[str, list[str]] = {}
+    for m in methods:
+        if m in why:
+            groups.setdefault(why[m], []).append(method_table.METHODS[m].short_label)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in groups.items())
+
+
+def removed_note(methods: list[str], noise: str | None) -> str:
+    """The notice when switching the noise step drops ``methods``: their names and their reasons."""
+    names = ", ".join(method_table.METHODS[m].short_label for m in methods)
+    return f"Removed from the methods: {names} ({unavailable_text(methods, noise)})."
+
+
 def available_methods(noise: str | None) -> list[str]:
     """The user methods the noise step can run (PubMix/LinMix: the hard-vote methods)."""
     return [m for m, ok, _ in method_availability(noise) if ok]

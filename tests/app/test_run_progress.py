@@ -75,3 +75,18 @@ def test_a_stop_request_reaches_the_worker_and_errors_come_back_to_the_page():
     with pytest.raises(RuntimeError, match="stopped by the page"):
         run_with_clock(work, ProgressClock(run_plan(["hard"], [0], 2)), lambda s: None, stop_requested, tick=0.02)
     assert seen.is_set()
+
+
+def test_the_sweep_chart_marks_the_crossing_the_headline_says():
+    """Issue 24 item 8: 'wins below ε ≈ 0.1' over a chart marked 0.15."""
+    from blowfish_core.privacy.accounting import epsilon_exact
+    from blowfish_core.workflows.sweeps import SweepPoint, SweepResult
+    from blowfish_core.workflows.verdicts import sweep_verdict_from_result
+    from studio.run_ui import sweep_figure
+
+    pts = [SweepPoint(r, epsilon_exact(r, 1e-5), {"mean": h, "ci95": [None, None]}, {"mean": s, "ci95": [None, None]},
+                      None) for r, h, s in [(1e-4, 0.6, 0.4), (6e-4, 0.25, 0.3), (3e-3, 0.1, 0.2)]]
+    sw = SweepResult("pwerr", 0.03, 1e-5, [0], pts, 2.7e-4, 0.149, None, 0.0)
+    mark = sweep_figure(sw).layout.annotations[0].text
+    assert mark == "crossing ε ≈ 0.15"
+    assert sweep_verdict_from_result(sw).headline.startswith(f"BF-Soft wins below epsilon ≈ {mark.split('≈ ')[1]} ")
