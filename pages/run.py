@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.privacy.accounting import check_delta
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
@@ -24,7 +25,7 @@ from blowfish_core.synthesis.spec import MAX_SEEDS
 from blowfish_core.synthesis.experiment import PairedResult
 from blowfish_core.synthesis.report import ledger_text, policy_summary
 from blowfish_core.algorithm.methods import BF_SOFT, HARD, METHOD_LABELS
-from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
+from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison
 from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
 from blowfish_core.workflows.progress import ProgressClock, run_plan, sweep_plan
 from blowfish_core.workflows.ranking import ranking_verdict_from_report
@@ -426,15 +427,35 @@ elif not busy:
 
 # ------------------------------------------------------------------ budget sweep
 st.header("Budget sweep")
-st.caption(f"{ui.NOISE_STEPS[ui.DEFAULT_NOISE]} noise step. Hard and BF-Soft over a small grid of rho with the "
-           "settings above "
+st.caption(f"{ui.NOISE_STEPS[ui.DEFAULT_NOISE]} noise step. Hard and BF-Soft over a small grid of budgets (ε at "
+           "the run's δ, or ρ) with the settings above "
            "(tau, delta, rounds, schedule, "
            "release, H, selection) and paired seeds; the crossing budget is interpolated linearly in log rho "
            "where mean(E_S - E_H) changes sign (App. F.3).")
-s1, s2 = st.columns(2)
-s1.text_input("Budget grid (rho)", key="rn_sweep_grid", disabled=lock)
+try:  # the delta the sweep will use (do_sweep): the session's, or the Advanced entry's
+    _sweep_delta = float(ui.session_budget_settings(ui.run_inputs(st.session_state, S), budget_view)["rn_delta"])
+except (BlowfishError, TypeError, ValueError):
+    _sweep_delta = DEFAULT_DELTA
+
+
+def _convert_grid(delta: float) -> None:
+    """The unit radio changed: the grid box keeps the same budgets, written in the new unit."""
+    new = st.session_state["rn_sweep_unit"]
+    st.session_state["rn_sweep_grid"] = ui.convert_sweep_grid(st.session_state["rn_sweep_grid"],
+                                                              S.get("rn_sweep_unit", "rho"), new, delta)
+    S["rn_sweep_unit"] = new
+
+
+s0, s1, s2 = st.columns([1, 2, 1])
+s0.radio("Grid given as", list(ui.SWEEP_UNITS), format_func=lambda k: ui.SWEEP_UNITS[k], key="rn_sweep_unit",
+         disabled=lock, on_change=_convert_grid, args=(_sweep_delta,),
+         help="ε at the run's δ (exact Gaussian curve, the sweep's ε axis) or zCDP ρ; switching rewrites the grid "
+              "in the other unit")
+s1.text_input("Budget grid", key="rn_sweep_grid", disabled=lock,
+              help="budgets separated by commas, in the unit chosen (ε like 0.05, 0.1, 0.5; ρ like 1e-4, 1e-3)")
 s2.number_input("Paired seeds per budget", key="rn_sweep_seeds", step=1, disabled=lock)
 S["rn_sweep_grid"] = st.session_state["rn_sweep_grid"]
+S["rn_sweep_unit"] = st.session_state["rn_sweep_unit"]
 S["rn_sweep_seeds"] = st.session_state["rn_sweep_seeds"]
 st.button("Run budget sweep", key="rn_sweep_btn", on_click=_start, args=("sweep",), disabled=lock)
 sweep_status = st.container()
@@ -495,10 +516,10 @@ def do_run() -> None:
 def do_sweep() -> None:
     try:
         S2 = ui.session_budget_settings(ui.run_inputs(st.session_state, S), budget_view)
-        rhos = parse_rho_grid(S2["rn_sweep_grid"])
+        delta = check_delta(S2["rn_delta"])
+        rhos = ui.sweep_rhos(S2["rn_sweep_grid"], S2.get("rn_sweep_unit", "rho"), delta)
         seeds = ui.seeds_from_inputs(S2["rn_sweep_seeds"], S2["rn_first_seed"])
         cfg = ui.config_from_inputs(S2)
-        delta = check_delta(S2["rn_delta"])
         if not getattr(studio, "has_rows", len(studio.private) > 0):
             raise BlowfishError("the private table has no rows. Fix: load the table in the Policy Designer")
     except BlowfishError as e:

@@ -35,10 +35,11 @@ from blowfish_core.synthesis.experiment import PairedResult, run_paired
 from blowfish_core.synthesis.spec import RunRequest, RunSpec
 from blowfish_core.algorithm import methods as method_table
 from blowfish_core.synthesis import parsing
+from blowfish_core.privacy.accounting import epsilon_exact
 from blowfish_core.privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from blowfish_core.privacy.mechanisms.pubmix import supports
 from blowfish_core.algorithm.methods import METHOD_LABELS
-from blowfish_core.workflows.sweeps import round_errors
+from blowfish_core.workflows.sweeps import parse_epsilon_grid, parse_rho_grid, round_errors
 
 #: methods the user picks; 'soft-hard-noise' is added by the decomposition option.
 #: every method of the engine's table, in its order; the decomposition method is added by its checkbox.
@@ -153,8 +154,30 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_seeds": 6,
     "rn_first_seed": 0,
     "rn_sweep_grid": "1e-4, 6e-4, 3e-3, 1e-2",
+    "rn_sweep_unit": "rho",  # the grid's unit (SWEEP_UNITS): rho, or epsilon at the run's delta (issue 24)
     "rn_sweep_seeds": 3,
 }
+#: the budget sweep grid's units: key -> label.
+SWEEP_UNITS = {"rho": "ρ (zCDP)", "epsilon": "ε (at the run's δ)"}
+
+
+def sweep_rhos(text: str, unit: str, delta: float) -> list[float]:
+    """The sweep's rho grid from the grid box in ``unit`` (SWEEP_UNITS; epsilon at ``delta``, the exact
+    Gaussian curve the sweep reports). Raises BudgetError naming the bad entry."""
+    return parse_epsilon_grid(text, delta) if unit == "epsilon" else parse_rho_grid(text)
+
+
+def convert_sweep_grid(text: str, unit_from: str, unit_to: str, delta: float) -> str:
+    """The grid box's text in the other unit (the same budgets: rho <-> epsilon at ``delta``), 3
+    significant figures; the text unchanged when it does not parse or the unit is the same."""
+    if unit_from == unit_to:
+        return text
+    try:
+        rhos = sweep_rhos(text, unit_from, delta)
+    except BlowfishError:
+        return text
+    vals = [float(epsilon_exact(r, delta)) for r in rhos] if unit_to == "epsilon" else rhos
+    return ", ".join(f"{v:.3g}" for v in vals)
 
 #: the Runner's "Advanced: schedule" choices, straight from the engine's tables.
 SCHEDULE_CHOICES = list(SCHEDULES)

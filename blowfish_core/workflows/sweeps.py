@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
-from ..privacy.accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact
+from ..privacy.accounting import check_delta, check_epsilon, check_rho, epsilon_eq1, epsilon_exact, rho_from_epsilon_exact
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.events import RoundEvent
@@ -49,6 +49,40 @@ MAX_RHO_GRID = 12
 # --------------------------------------------------------------------------
 # Budget sweep
 # --------------------------------------------------------------------------
+
+def parse_epsilon_grid(text: str, delta: float = DEFAULT_DELTA) -> list[float]:
+    """Budgets given as epsilon at ``delta`` ("0.05, 0.1, 0.5") -> the sweep's rho grid (issue 24).
+
+    Each epsilon is converted with the exact Gaussian curve, the curve the sweep reports its
+    epsilon axis with, so the points sit at the epsilons typed.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated budgets (epsilon > 0).
+    delta : float, default DEFAULT_DELTA
+        The sweep's DP delta, in (0, 1).
+
+    Returns
+    -------
+    list of float
+        The budgets as zCDP rho, ascending.
+
+    Raises
+    ------
+    BudgetError
+        Naming the bad entry (not a number, epsilon <= 0), a bad delta, fewer than 2 budgets or
+        more than MAX_RHO_GRID.
+    """
+    delta = check_delta(delta)
+    eps = parse_positive_grid(text, "budget grid", "epsilon", "budgets like 0.05, 0.1, 0.5",
+                              lambda e: check_epsilon(e, name="epsilon"))
+    if len(eps) < 2:
+        raise BudgetError(f"budget grid needs at least 2 distinct budgets (got {len(eps)}). Fix: e.g. 0.05, 0.1, 0.5")
+    if len(eps) > MAX_RHO_GRID:
+        raise BudgetError(f"budget grid: at most {MAX_RHO_GRID} budgets (got {len(eps)})")
+    return sorted(float(rho_from_epsilon_exact(e, delta)) for e in eps)
+
 
 def parse_rho_grid(text: str) -> list[float]:
     """Budgets from text like "1e-4, 6e-4, 3e-3" -> sorted distinct floats.
