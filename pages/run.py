@@ -35,7 +35,8 @@ from studio import runner_ui as ui
 from studio.budget_ui import budget_control
 from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
-from studio.run_ui import RunStatus, current_text, fmt_seconds, run_with_clock, sweep_figure, sweep_frame
+from studio.run_ui import (RunStatus, current_text, expected_text, fmt_seconds, run_with_clock, sweep_figure,
+                           sweep_frame)
 from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
 from studio.widgets import fmt_q, fmt_reach
 
@@ -215,6 +216,15 @@ with c3:
                           "records once; sample: drawn proportionally to the counts")
     st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", disabled=lock, step=1)
     st.number_input("First seed", key="rn_first_seed", disabled=lock, step=1)
+    try:  # before running: the expected time when it is long (MST/AIM fits), from the progress cost model
+        _expect = expected_text(ui.methods_from_inputs(list(st.session_state["rn_methods"]),
+                                                       bool(st.session_state["rn_decomp"]) and not sampling),
+                                ui.seeds_from_inputs(st.session_state["rn_seeds"], st.session_state["rn_first_seed"]),
+                                st.session_state["rn_rounds"])
+    except (BlowfishError, TypeError, ValueError):
+        _expect = None
+    if _expect:
+        st.caption(_expect)
 for _k in S:
     if not _k.startswith("_") and _k in st.session_state:
         S[_k] = st.session_state[_k]

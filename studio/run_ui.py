@@ -26,7 +26,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from blowfish_core.algorithm.methods import METHOD_LABELS, get_method
-from blowfish_core.workflows.progress import MethodProgress, ProgressClock, ProgressSnapshot
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.workflows.progress import (PRIOR_SECONDS_PER_STEP, MethodProgress, ProgressClock, ProgressSnapshot,
+                                              run_plan)
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
 from studio.plots import base_layout, log_axis_range, mark_x, method_style
 
@@ -159,6 +161,24 @@ def current_text(snap: ProgressSnapshot) -> str:
     seed = "" if u.seed is None else f", seed {u.seed}"
     step = "" if u.steps == 1 else f", round {snap.current_step} of {u.steps}"
     return f"{where}run {snap.units_done + 1} of {snap.units}: {get_method(u.method).short_label}{seed}{step}"
+
+
+def expected_text(methods: list[str], seeds: list[int], rounds: int, at_least: float = 30.0) -> str | None:
+    """Before a run: its expected time from the cost model (PRIOR_SECONDS_PER_STEP, no work done yet),
+    when it includes a reference method or exceeds ``at_least`` seconds, with what one seed costs;
+    None for a quick run or bad settings."""
+    try:
+        plan = run_plan(methods, seeds, rounds)
+    except BlowfishError:
+        return None
+    left = ProgressClock(plan).snapshot(now=0.0).seconds_left
+    slow = [get_method(u.method).short_label for u in plan if u.runner == "baseline" and u.seed == plan[0].seed]
+    if left < at_least and not slow:
+        return None
+    per_seed = left / max(len(seeds), 1)
+    why = f" ({', '.join(slow)}: about {fmt_rate(PRIOR_SECONDS_PER_STEP['baseline'])} per fit)" if slow else ""
+    return (f"Expected: about {fmt_seconds(left)} for {len(plan)} runs{why}; each paired seed adds about "
+            f"{fmt_seconds(per_seed)}. A rough cost model: the progress line refines it from the run's own pace.")
 
 
 def run_with_clock(work: Callable[[Callable[[Any], None], Callable[[], bool]], Any], clock: ProgressClock,

@@ -90,3 +90,15 @@ def test_the_sweep_chart_marks_the_crossing_the_headline_says():
     mark = sweep_figure(sw).layout.annotations[0].text
     assert mark == "crossing ε ≈ 0.15"
     assert sweep_verdict_from_result(sw).headline.startswith(f"BF-Soft wins below epsilon ≈ {mark.split('≈ ')[1]} ")
+
+
+def test_before_a_long_run_the_page_says_what_to_expect():
+    from blowfish_core.workflows.progress import PRIOR_SECONDS_PER_STEP as P
+    from studio.run_ui import expected_text, fmt_seconds
+
+    assert expected_text(["tab-pe", "hard", "bf-soft"], list(range(6)), 8) is None  # the default Run: quick
+    text = expected_text(["hard", "mst"], [0, 1], 8)
+    total = 2 * (8 * P["evolution"] + P["baseline"])  # the cost model, no work done yet
+    assert text.startswith(f"Expected: about {fmt_seconds(total)} for 4 runs (MST: about 15 s per fit); each paired "
+                           f"seed adds about {fmt_seconds(total / 2)}.")
+    assert expected_text(["hard"], [0], 0) is None  # bad rounds: nothing to say
