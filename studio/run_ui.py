@@ -200,15 +200,19 @@ def run_with_clock(work: Callable[[Callable[[Any], None], Callable[[], bool]], A
         except BaseException as e:  # handed to the page thread, raised there
             out["error"] = e
 
+    def poll_stop() -> None:
+        if stop_requested is not None and stop_requested():
+            stop.set()
+
     clock.start()
+    poll_stop()  # a Stop already asked for: the work stops at its first check
     worker = threading.Thread(target=target, name="blowfish-run", daemon=True)
     worker.start()
     try:
         while worker.is_alive():
             worker.join(tick)
+            poll_stop()
             show(clock.snapshot())
-            if stop_requested is not None and stop_requested():
-                stop.set()
     finally:
         if worker.is_alive():  # this thread was interrupted (a Stop click's rerun): stop the work too
             stop.set()
