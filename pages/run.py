@@ -504,11 +504,13 @@ def do_run() -> None:
     next_id = int(st.session_state.get("runner_next_id", 1))
     # live progress (issue 24): the run works in a thread, the box redraws every half second
     clock = ProgressClock(run_plan(list(req.methods), list(req.seeds), req.config.rounds))
+    scratch: dict = {}  # the worker stores here; the record joins the session's only if this thread goes on
     with RunStatus("Run", status) as rs:
         try:
-            rec = run_with_clock(lambda progress, stop: ui.execute_run(store, next_id, req, studio, progress=progress,
-                                                                      should_stop=stop),
+            rec = run_with_clock(lambda progress, stop: ui.execute_run(scratch, next_id, req, studio,
+                                                                      progress=progress, should_stop=stop),
                                  clock, lambda snap: rs.show(snap, current_text(snap)), _should_stop)
+            ui.keep_record(store, rec)
         except RunStopped:
             st.session_state["runner_stop"] = False
             _finish("Run", "stopped", "Run stopped. Nothing partial was kept; the results below are from earlier "

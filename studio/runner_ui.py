@@ -427,10 +427,15 @@ def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: R
         "dataset": getattr(studio, "dataset_name", ""),
         "fingerprint": fingerprint(req, getattr(studio, "version", 0), getattr(studio, "dataset_name", "")),
     }
-    store[int(next_id)] = rec
+    keep_record(store, rec)
+    return rec
+
+
+def keep_record(store: MutableMapping[int, dict[str, Any]], rec: dict[str, Any]) -> None:
+    """Store a finished run's record under its id and keep the last MAX_KEPT runs."""
+    store[int(rec["id"])] = rec
     for old in sorted(store)[:-MAX_KEPT]:
         del store[old]
-    return rec
 
 
 def find_identical(store: MutableMapping[int, dict[str, Any]], fp: str) -> dict[str, Any] | None:
