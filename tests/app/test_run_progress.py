@@ -102,3 +102,28 @@ def test_before_a_long_run_the_page_says_what_to_expect():
     assert text.startswith(f"Expected: about {fmt_seconds(total)} for 4 runs (MST: about 15 s per fit); each paired "
                            f"seed adds about {fmt_seconds(total / 2)}.")
     assert expected_text(["hard"], [0], 0) is None  # bad rounds: nothing to say
+
+
+def _running_app():
+    from blowfish_core.workflows.progress import ProgressClock, run_plan
+    from studio.run_ui import RunStatus, current_text
+
+    c = ProgressClock(run_plan(["hard", "bf-soft"], [0, 1], 4)).start(now=0.0)
+    for r in (1, 2):
+        c.observe({"method": "hard", "seed": 0, "round": r, "rounds": 4}, now=float(r))
+    snap = c.snapshot(now=2.2)
+    rs = RunStatus("Run").__enter__()  # left running: the state a person sees during the run
+    rs.show(snap, current_text(snap))
+
+
+def test_the_running_box_shows_the_clock_the_estimate_and_a_line_per_method():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_running_app, default_timeout=60).run()
+    assert not at.exception
+    # Hard 1 s per round: 0.8 + 1 s left of seed 0 + 4 s of seed 1; BF-Soft not started: Hard's rate, 8 rounds
+    assert at.status[0].label == "Run: running — 2 s elapsed, about 14 s left"  # 13.8 s
+    assert at.get("progress")[0].proto.text == "run 1 of 4: Hard, seed 0, round 3 of 4"
+    lines = [m.value for m in at.markdown if "**Hard**" in m.value]
+    assert lines and "**Hard**: 0 of 2 seeds done · now seed 0, round 3 of 4 · 2 s so far · 1 s per round" in lines[0]
+    assert "**BF-Soft**: 0 of 2 seeds done · about 1 s per round expected" in lines[0]
