@@ -46,8 +46,10 @@ class RunStatus:
     """``with RunStatus("Run", container) as rs: ... rs.progress(frac, text) ... rs.done(msg)``.
 
     States: 'running' while inside, then exactly one of done() / failed() / stopped() (an
-    exception leaving the block without one marks it failed).  Elapsed time and the estimate of
-    the remaining time (elapsed × (1 − f) / f at fraction f) are in the label."""
+    exception leaving the block without one marks it failed).  ``progress(frac, text)``: elapsed time
+    and the estimate elapsed × (1 − f) / f at fraction f in the label (the pilot, the accuracy-first
+    search); ``show(snapshot, text)``: a ProgressClock snapshot's clock, estimate and per-method lines
+    (the Run and the budget sweep, driven by run_with_clock)."""
 
     def __init__(self, what: str, container: Any = None) -> None:
         self.what = what
