@@ -503,7 +503,7 @@ def do_run() -> None:
         st.rerun()
     next_id = int(st.session_state.get("runner_next_id", 1))
     # live progress (issue 24): the run works in a thread, the box redraws every half second
-    clock = ProgressClock(run_plan(list(req.methods), list(req.seeds), req.config.rounds))
+    clock = ProgressClock(run_plan(list(req.methods), list(req.seeds), req.config.rounds, round_errors=True))
     scratch: dict = {}  # the worker stores here; the record joins the session's only if this thread goes on
     with RunStatus("Run", status) as rs:
         try:

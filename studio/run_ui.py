@@ -27,8 +27,8 @@ import streamlit as st
 
 from blowfish_core.algorithm.methods import METHOD_LABELS, get_method
 from blowfish_core.base.errors import BlowfishError
-from blowfish_core.workflows.progress import (PRIOR_SECONDS_PER_STEP, MethodProgress, ProgressClock, ProgressSnapshot,
-                                              run_plan)
+from blowfish_core.workflows.progress import (ANALYSIS, PRIOR_SECONDS_PER_STEP, MethodProgress, ProgressClock,
+                                              ProgressSnapshot, run_plan)
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
 from studio.plots import base_layout, log_axis_range, mark_x, method_style
 
@@ -135,6 +135,11 @@ def fmt_rate(seconds: float) -> str:
 def method_line(mp: MethodProgress) -> str:
     """One method's progress: "**Hard**: 2 of 6 seeds done · now seed 2, round 3 of 8 · 4 s so far ·
     0.05 s per round"; a method not started shows its expected cost ("about 15 s per fit expected")."""
+    if mp.runner == ANALYSIS:  # the step after the runs: errors of every round, one step per run
+        parts = [f"**{mp.method.capitalize()}**: {mp.steps_done} of {mp.steps} runs done"]
+        if mp.seconds > 0 or mp.running is not None:
+            parts.append(f"{fmt_seconds(mp.seconds)} so far")
+        return " · ".join(parts)
     label = get_method(mp.method).short_label
     step = "fit" if mp.reference else "round"
     parts = [f"**{label}**: {mp.units_done} of {mp.units} seed{'s' if mp.units != 1 else ''} done"]
@@ -160,6 +165,8 @@ def current_text(snap: ProgressSnapshot) -> str:
     if u is None:
         return f"all {snap.units} runs done: finishing"
     where = f"{u.group} · " if u.group else ""
+    if u.runner == ANALYSIS:
+        return f"{where}{u.method} of every run: run {snap.current_step} of {u.steps}"
     seed = "" if u.seed is None else f", seed {u.seed}"
     step = "" if u.steps == 1 else f", round {snap.current_step} of {u.steps}"
     return f"{where}run {snap.units_done + 1} of {snap.units}: {get_method(u.method).short_label}{seed}{step}"

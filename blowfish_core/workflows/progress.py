@@ -31,11 +31,15 @@ from typing import Any
 
 from ..algorithm.methods import get_method
 from ..base.errors import BlowfishError
+from .sweeps import ROUND_ERRORS_STEP
 
 #: the cost model (seconds per step on the project's 2-core machine under load, issue 24's
 #: benchmarks/bench_runner.py): an Algorithm 1 round on Adult / Bank takes 0.02-0.08 s; a
 #: reference fit (MST, AIM on jax) 5-26 s.  Only used until a method of the run has finished a step.
-PRIOR_SECONDS_PER_STEP: dict[str, float] = {"evolution": 0.05, "baseline": 15.0}
+PRIOR_SECONDS_PER_STEP: dict[str, float] = {"evolution": 0.05, "baseline": 15.0, "analysis": 0.07}
+#: the runner of the step after the runs: the error of every round of every run (sweeps.round_errors,
+#: one step per run; about 0.07 s per run on XOR-3, Adult and Bank).
+ANALYSIS = "analysis"
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class MethodProgress:
     running_step: int
     steps: int
     reference: bool
+    runner: str = "evolution"
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ class ProgressSnapshot:
 
 
 def run_plan(methods: Sequence[str], seeds: Sequence[int | None], rounds: int,
-             group: str = "") -> list[Unit]:
+             group: str = "", round_errors: bool = False) -> list[Unit]:
     """The units of run_paired in its order: seeds outer, methods inner.
 
     Parameters
@@ -105,11 +110,14 @@ def run_plan(methods: Sequence[str], seeds: Sequence[int | None], rounds: int,
         Rounds T of an Algorithm 1 fit (>= 1); a reference method's fit is one step.
     group : str, default ''
         Label of the units (a sweep's budget point).
+    round_errors : bool, default False
+        Add the step after the runs: the error of every round of every run (sweeps.round_errors,
+        one step per run; the Run step's "Error by round").
 
     Returns
     -------
     list of Unit
-        One per (seed, method).
+        One per (seed, method), then the round errors' unit if asked.
 
     Raises
     ------
@@ -121,7 +129,10 @@ def run_plan(methods: Sequence[str], seeds: Sequence[int | None], rounds: int,
     if not methods or not seeds:
         raise BlowfishError("a run needs at least one method and one seed")
     kinds = {m: get_method(m).runner for m in methods}
-    return [Unit(m, s, 1 if kinds[m] == "baseline" else rounds, kinds[m], group) for s in seeds for m in methods]
+    units = [Unit(m, s, 1 if kinds[m] == "baseline" else rounds, kinds[m], group) for s in seeds for m in methods]
+    if round_errors:
+        units.append(Unit(ROUND_ERRORS_STEP, None, len(units), ANALYSIS, group))
+    return units
 
 
 def sweep_plan(groups: Sequence[str], methods: Sequence[str], seeds: Sequence[int | None],
@@ -266,5 +277,5 @@ class ProgressClock:
             out.append(MethodProgress(
                 m, sum(1 for k in mine if k < self.index), len(mine), self.steps.get(m, 0),
                 self.spent.get(m, 0.0) + (in_step if running else 0.0), rates[m][0], rates[m][1], running,
-                self.done_in_unit + 1 if running else 0, u0.steps, u0.runner == "baseline"))
+                self.done_in_unit + 1 if running else 0, u0.steps, u0.runner == "baseline", u0.runner))
         return tuple(out)

@@ -44,6 +44,8 @@ _HARD, _SOFT = BASELINE.name, SOFT.name  # the swept pair (method table roles)
 DEFAULT_RHO_GRID: tuple[float, ...] = (1e-4, 6e-4, 3e-3, 1e-2)
 #: at most this many budgets per sweep.
 MAX_RHO_GRID = 12
+#: the name round_errors' progress events carry (the step after the runs: workflows.progress.ANALYSIS).
+ROUND_ERRORS_STEP = "errors by round"
 
 
 # --------------------------------------------------------------------------
@@ -327,7 +329,8 @@ def decomposition_table(report: dict[str, Any]) -> pd.DataFrame | None:
 # --------------------------------------------------------------------------
 
 def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResult],
-                 metric_fn: Callable[[Schema, np.ndarray, np.ndarray], float]) -> pd.DataFrame:
+                 metric_fn: Callable[[Schema, np.ndarray, np.ndarray], float],
+                 progress: Callable[[dict[str, Any]], None] | None = None) -> pd.DataFrame:
     """Error of every round's candidate population C_t and of the release.
 
     The population error is unweighted (every candidate counts once); the release is drawn from
@@ -343,6 +346,9 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
         SynthResults produced with keep_populations=True.
     metric_fn : callable
         metric_fn(schema, X_ref, C) -> float, the error of a population.
+    progress : callable, optional
+        Called after each result with {'method': ROUND_ERRORS_STEP, 'seed': None, 'round': k,
+        'rounds': len(results)} (a live progress line, workflows.progress).
 
     Returns
     -------
@@ -356,7 +362,7 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
         For a result run without keep_populations=True.
     """
     rows = []
-    for res in results:
+    for k, res in enumerate(results, start=1):
         if res.populations is None:
             raise BlowfishError("per-round errors need the populations: run with keep_populations=True")
         for t, C in enumerate(res.populations, start=1):
@@ -364,6 +370,8 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
                          "error": float(metric_fn(schema, X_ref, C))})
         rows.append({"method": res.method, "seed": res.seed, "round": len(res.populations) + 1,
                      "what": "release", "error": float(metric_fn(schema, X_ref, res.release))})
+        if progress is not None:
+            progress({"method": ROUND_ERRORS_STEP, "seed": None, "round": k, "rounds": len(results)})
     return pd.DataFrame(rows, columns=["method", "seed", "round", "what", "error"])
 
 

@@ -128,3 +128,22 @@ def test_the_clock_reads_its_time_source_when_no_time_is_given():
     c = ProgressClock(run_plan(["hard"], [0], 2), clock=now).start()
     c.observe(_ev("hard", 0, 1, 2))  # at 1.0
     assert c.snapshot().seconds_left == pytest.approx(0.5)  # at 1.5: 1 s per round, half of round 2 done
+
+
+def test_the_round_errors_after_the_runs_are_a_unit_of_their_own():
+    """The Run step computes every round's error after the runs (sweeps.round_errors, one event per
+    run): the estimate counts it, so the label does not sit at 'finishing' while it works."""
+    from blowfish_core.workflows.progress import ANALYSIS
+    from blowfish_core.workflows.sweeps import ROUND_ERRORS_STEP
+
+    plan = run_plan(["hard"], [0, 1], 2, round_errors=True)
+    assert plan[-1] == Unit(ROUND_ERRORS_STEP, None, 2, ANALYSIS)
+    c = ProgressClock(plan, priors={"evolution": 1.0, "baseline": 10.0, ANALYSIS: 0.5}).start(now=0.0)
+    for k, t in enumerate((1.0, 2.0, 3.0, 4.0)):
+        c.observe(_ev("hard", k // 2, k % 2 + 1, 2), now=t)
+    assert c.snapshot(now=4.0).seconds_left == pytest.approx(2 * 0.5)  # the prior: no analysis step done yet
+    c.observe({"method": ROUND_ERRORS_STEP, "seed": None, "round": 1, "rounds": 2}, now=4.25)
+    s = c.snapshot(now=4.25)
+    assert s.seconds_left == pytest.approx(0.25) and s.methods[-1].runner == ANALYSIS
+    c.observe({"method": ROUND_ERRORS_STEP, "seed": None, "round": 2, "rounds": 2}, now=4.5)
+    assert c.snapshot(now=4.5).current is None
