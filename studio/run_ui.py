@@ -82,7 +82,7 @@ class RunStatus:
         the estimate in the label, one line per method below (progress_lines)."""
         self.bar.progress(min(max(float(snap.fraction), 0.0), 1.0), text=text)
         self.box.update(label=f"{self.what}: running — {fmt_seconds(snap.elapsed)} elapsed, "
-                              f"{left_text(snap.seconds_left)}")
+                              f"{left_text(snap.seconds_left)}", expanded=True)  # the lines stay in view
         if self.detail is None:
             self.detail = self.box.empty()
         self.detail.markdown("  \n".join(progress_lines(snap)))
@@ -162,14 +162,15 @@ def current_text(snap: ProgressSnapshot) -> str:
     """The bar's text: 'run 3 of 12: Hard, seed 1, round 4 of 8' (with the unit's group, e.g. a
     sweep's 'ρ = 0.0006 · '); 'finishing' when every unit is done."""
     u = snap.current
+    runs = snap.units - sum(1 for m in snap.methods if m.runner == ANALYSIS)  # fits, not the step after them
     if u is None:
-        return f"all {snap.units} runs done: finishing"
+        return f"all {runs} runs done: finishing"
     where = f"{u.group} · " if u.group else ""
     if u.runner == ANALYSIS:
         return f"{where}{u.method} of every run: run {snap.current_step} of {u.steps}"
     seed = "" if u.seed is None else f", seed {u.seed}"
     step = "" if u.steps == 1 else f", round {snap.current_step} of {u.steps}"
-    return f"{where}run {snap.units_done + 1} of {snap.units}: {get_method(u.method).short_label}{seed}{step}"
+    return f"{where}run {snap.units_done + 1} of {runs}: {get_method(u.method).short_label}{seed}{step}"
 
 
 def expected_text(methods: list[str], seeds: list[int], rounds: int, at_least: float = 30.0) -> str | None:

@@ -127,3 +127,16 @@ def test_the_running_box_shows_the_clock_the_estimate_and_a_line_per_method():
     lines = [m.value for m in at.markdown if "**Hard**" in m.value]
     assert lines and "**Hard**: 0 of 2 seeds done · now seed 0, round 3 of 4 · 2 s so far · 1 s per round" in lines[0]
     assert "**BF-Soft**: 0 of 2 seeds done · about 1 s per round expected" in lines[0]
+
+
+def test_the_step_after_the_runs_has_its_own_line_and_bar_text():
+    from blowfish_core.workflows.sweeps import ROUND_ERRORS_STEP
+
+    c = ProgressClock(run_plan(["hard"], [0], 1, round_errors=True)).start(now=0.0)
+    c.observe({"method": "hard", "seed": 0, "round": 1, "rounds": 1}, now=1.0)
+    snap = c.snapshot(now=1.5)
+    assert current_text(snap) == "errors by round of every run: run 1 of 1"
+    assert progress_lines(snap)[-1] == "**Errors by round**: 0 of 1 runs done · 0 s so far"
+    c.observe({"method": ROUND_ERRORS_STEP, "seed": None, "round": 1, "rounds": 1}, now=2.0)
+    assert current_text(c.snapshot(now=2.0)) == "all 1 runs done: finishing"
+    assert current_text(_clock(["hard"], [0, 1], 2).snapshot(now=0.0)) == "run 1 of 2: Hard, seed 0, round 1 of 2"
