@@ -1,4 +1,5 @@
-"""Wall time of the Synthesis Runner's default setting (target: under 30 s on XOR-3).
+"""Wall time of the Synthesis Runner's default setting (targets: under 30 s on XOR-3, and the default
+Run under 2 minutes on Adult and Bank, issue 24 "Progress and speed").
 
 The default setting (studio.runner_ui.RUNNER_DEFAULTS) is the paper's (8 rounds,
 512 candidates in rounds 1-3 and 1024 after, release 512, hybrid selection, H = 0)
@@ -10,10 +11,13 @@ Measured two ways:
   page    streamlit AppTest: click Run on pages/run.py and wait for the
           results to be drawn (adds Streamlit and plotly rendering).
 
-    python benchmarks/bench_runner.py [--datasets xor3,adult] [--repeat 3] [--no-page]
+    python benchmarks/bench_runner.py [--datasets xor3,adult,bank] [--repeat 3] [--no-page]
 
-Adult uses ../shared/data/adult.csv (skipped with a message when absent).
-The machine is shared (2 cores): the best and the median of --repeat runs are printed.
+Adult uses ../shared/data/adult.csv and Bank ../shared/data/bank-full.csv (UCI's semicolon file;
+skipped with a message when absent).  The page timing runs the Run step on each dataset (the
+session's studio set to it, the app's default methods, seeds and budget).
+The machine is shared (2 cores): the best and the median of --repeat runs are printed, each line
+with the 1-minute load average when it was measured (os.getloadavg).
 """
 
 from __future__ import annotations
@@ -33,6 +37,17 @@ from studio import runner_ui as ui  # noqa: E402
 from studio.state import Studio  # noqa: E402
 
 TARGET_S = 30.0
+#: the default Run on the real tables (issue 24): under 2 minutes, page included.
+TARGET_REAL_S = 120.0
+
+
+def target_of(name: str) -> float:
+    return TARGET_S if name == "xor3" else TARGET_REAL_S
+
+
+def load() -> str:
+    """'load 2.31' (the 1-minute load average; the machine has 2 cores)."""
+    return f"load {os.getloadavg()[0]:.2f}"
 
 
 def make_studio(name: str) -> Studio | None:
@@ -51,10 +66,14 @@ def bench_engine(studio: Studio) -> tuple[float, dict]:
     return time.perf_counter() - t0, rec
 
 
-def bench_page() -> float:
+def bench_page(studio: Studio | None = None) -> float:
+    """Seconds from clicking Run on pages/run.py to the results drawn (AppTest), on ``studio``
+    (default: the app's default, XOR-3)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(os.path.join(ROOT, "pages", "run.py"), default_timeout=600)
+    if studio is not None:
+        at.session_state["studio"] = studio
     at.run()
     t0 = time.perf_counter()
     at.button(key="rn_run_btn").click().run()
@@ -66,14 +85,15 @@ def bench_page() -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", default="xor3,adult")
+    ap.add_argument("--datasets", default="xor3,adult,bank")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-page", action="store_true", help="skip the AppTest end-to-end timing")
     args = ap.parse_args()
     s = ui.RUNNER_DEFAULTS
     print(f"default Runner setting: methods {s['rn_methods']}, rho {s['rn_rho']:g}, tau 0.03, rounds "
-          f"{s['rn_rounds']}, population 512x3,1024x5, release {s['rn_release']}, {s['rn_seeds']} paired seeds")
-    print(f"{'dataset':<8} {'rows':>7} {'runs':>5} {'best s':>8} {'median s':>9}  target < {TARGET_S:.0f} s")
+          f"{s['rn_rounds']}, population 512x3,1024x5, release {s['rn_release']}, {s['rn_seeds']} paired seeds; "
+          f"{os.cpu_count()} cores, {load()} at the start")
+    print(f"{'dataset':<8} {'what':<7} {'rows':>7} {'runs':>5} {'best s':>8} {'median s':>9}  target")
     ok = True
     for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         studio = make_studio(name)
@@ -87,15 +107,18 @@ def main() -> int:
             times.append(dt)
         runs = len(rec["report"]["runs"])
         best, med = min(times), statistics.median(times)
-        flag = ("OK" if med < TARGET_S else "SLOW") if name == "xor3" else "(info: the target is for XOR-3)"
-        ok &= med < TARGET_S or name != "xor3"
-        print(f"{name:<8} {len(studio.private):>7,} {runs:>5} {best:>8.2f} {med:>9.2f}  {flag}")
+        tgt = target_of(name)
+        ok &= med < tgt
+        print(f"{name:<8} {'engine':<7} {len(studio.private):>7,} {runs:>5} {best:>8.2f} {med:>9.2f}  "
+              f"< {tgt:.0f} s {'OK' if med < tgt else 'SLOW'} ({load()})")
         means = {m: f"{v['mean']:.4f}" for m, v in rec["report"]["summary"]["per_method"].items()}
         print(f"{'':<8} mean {rec['report']['metric']['name']}: {means}")
-    if not args.no_page:
-        times = [bench_page() for _ in range(args.repeat)]
-        print(f"page (AppTest, XOR-3, click Run -> results drawn): best {min(times):.2f} s, "
-              f"median {statistics.median(times):.2f} s")
+        if not args.no_page:
+            times = [bench_page(None if name == "xor3" else studio) for _ in range(args.repeat)]
+            best, med = min(times), statistics.median(times)
+            ok &= med < tgt
+            print(f"{name:<8} {'page':<7} {len(studio.private):>7,} {runs:>5} {best:>8.2f} {med:>9.2f}  "
+                  f"< {tgt:.0f} s {'OK' if med < tgt else 'SLOW'} ({load()}; AppTest: click Run -> results drawn)")
     return 0 if ok else 1
 
 

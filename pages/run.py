@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
+from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.privacy.accounting import check_delta
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
@@ -24,16 +25,18 @@ from blowfish_core.synthesis.spec import MAX_SEEDS
 from blowfish_core.synthesis.experiment import PairedResult
 from blowfish_core.synthesis.report import ledger_text, policy_summary
 from blowfish_core.algorithm.methods import BF_SOFT, HARD, METHOD_LABELS
-from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison, parse_rho_grid
+from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, marginal_comparison
 from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
+from blowfish_core.workflows.progress import ProgressClock, run_plan, sweep_plan
 from blowfish_core.workflows.ranking import ranking_verdict_from_report
-from blowfish_core.workflows.verdicts import run_verdict_from_report, sweep_verdict_from_result
+from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig, run_verdict_from_report, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
 from studio.budget_ui import budget_control
 from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
-from studio.run_ui import RunStatus, fmt_seconds, sweep_figure, sweep_frame
+from studio.run_ui import (RunStatus, current_text, expected_text, fmt_seconds, run_with_clock, sweep_figure,
+                           sweep_frame)
 from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
 from studio.widgets import fmt_q, fmt_reach
 
@@ -128,7 +131,7 @@ with c1:
         _kept, _dropped = ui.drop_unavailable(list(st.session_state.get("rn_methods", [])), noise)
         if _dropped:
             st.session_state["rn_methods"] = _kept
-            st.session_state["rn_dropped_note"] = [METHOD_LABELS[m] for m in _dropped]
+            st.session_state["rn_dropped_note"] = list(_dropped)
     st.multiselect("Methods", ui.available_methods(noise) if sampling else list(ui.USER_METHODS),
                    format_func=lambda m: METHOD_LABELS[m], key="rn_methods", disabled=lock,
                    help="Tab-PE: sqrt(2) noise (standard DP). Hard: exact policy sensitivity per population "
@@ -139,12 +142,12 @@ with c1:
             if not _ok:
                 st.checkbox(f"{METHOD_LABELS[_m]} (not available with {ui.mechanism_label(noise)})",
                             value=False, disabled=True, key=f"rn_na_{_m}", help=_why)
-        _na = [(METHOD_LABELS[m], why) for m, ok, why in ui.method_availability(noise) if not ok]
-        if _na:
-            st.caption(f"Greyed out: {', '.join(n for n, _ in _na)}. Reason: {_na[0][1]}.")
+        _na = [m for m, ok, _why in ui.method_availability(noise) if not ok]
+        if _na:  # each method's own reason (the method table's), not the first one's for all
+            st.caption(f"Greyed out: {', '.join(METHOD_LABELS[m] for m in _na)}. "
+                       f"Reasons: {ui.unavailable_text(_na, noise)}.")
         if st.session_state.get("rn_dropped_note"):
-            st.info(f"Removed from the methods: {', '.join(st.session_state.pop('rn_dropped_note'))} "
-                    f"(soft votes are not covered by {ui.SAMPLING_LABELS}).")
+            st.info(ui.removed_note(st.session_state.pop("rn_dropped_note"), noise))
     st.checkbox("Decomposition (§6.2.3): also run the soft vote with Hard's noise", key="rn_decomp",
                 disabled=lock or sampling,
                 help="Adds Hard, BF-Soft and the soft vote with Hard's noise: smoothing cost C, noise "
@@ -213,6 +216,15 @@ with c3:
                           "records once; sample: drawn proportionally to the counts")
     st.number_input(f"Paired seeds (at most {MAX_SEEDS})", key="rn_seeds", disabled=lock, step=1)
     st.number_input("First seed", key="rn_first_seed", disabled=lock, step=1)
+    try:  # before running: the expected time when it is long (MST/AIM fits), from the progress cost model
+        _expect = expected_text(ui.methods_from_inputs(list(st.session_state["rn_methods"]),
+                                                       bool(st.session_state["rn_decomp"]) and not sampling),
+                                ui.seeds_from_inputs(st.session_state["rn_seeds"], st.session_state["rn_first_seed"]),
+                                st.session_state["rn_rounds"])
+    except (BlowfishError, TypeError, ValueError):
+        _expect = None
+    if _expect:
+        st.caption(_expect)
 for _k in S:
     if not _k.startswith("_") and _k in st.session_state:
         S[_k] = st.session_state[_k]
@@ -426,15 +438,35 @@ elif not busy:
 
 # ------------------------------------------------------------------ budget sweep
 st.header("Budget sweep")
-st.caption(f"{ui.NOISE_STEPS[ui.DEFAULT_NOISE]} noise step. Hard and BF-Soft over a small grid of rho with the "
-           "settings above "
+st.caption(f"{ui.NOISE_STEPS[ui.DEFAULT_NOISE]} noise step. Hard and BF-Soft over a small grid of budgets (ε at "
+           "the run's δ, or ρ) with the settings above "
            "(tau, delta, rounds, schedule, "
            "release, H, selection) and paired seeds; the crossing budget is interpolated linearly in log rho "
            "where mean(E_S - E_H) changes sign (App. F.3).")
-s1, s2 = st.columns(2)
-s1.text_input("Budget grid (rho)", key="rn_sweep_grid", disabled=lock)
+try:  # the delta the sweep will use (do_sweep): the session's, or the Advanced entry's
+    _sweep_delta = float(ui.session_budget_settings(ui.run_inputs(st.session_state, S), budget_view)["rn_delta"])
+except (BlowfishError, TypeError, ValueError):
+    _sweep_delta = DEFAULT_DELTA
+
+
+def _convert_grid(delta: float) -> None:
+    """The unit radio changed: the grid box keeps the same budgets, written in the new unit."""
+    new = st.session_state["rn_sweep_unit"]
+    st.session_state["rn_sweep_grid"] = ui.convert_sweep_grid(st.session_state["rn_sweep_grid"],
+                                                              S.get("rn_sweep_unit", "rho"), new, delta)
+    S["rn_sweep_unit"] = new
+
+
+s0, s1, s2 = st.columns([1, 2, 1])
+s0.radio("Grid given as", list(ui.SWEEP_UNITS), format_func=lambda k: ui.SWEEP_UNITS[k], key="rn_sweep_unit",
+         disabled=lock, on_change=_convert_grid, args=(_sweep_delta,),
+         help="ε at the run's δ (exact Gaussian curve, the sweep's ε axis) or zCDP ρ; switching rewrites the grid "
+              "in the other unit")
+s1.text_input("Budget grid", key="rn_sweep_grid", disabled=lock,
+              help="budgets separated by commas, in the unit chosen (ε like 0.05, 0.1, 0.5; ρ like 1e-4, 1e-3)")
 s2.number_input("Paired seeds per budget", key="rn_sweep_seeds", step=1, disabled=lock)
 S["rn_sweep_grid"] = st.session_state["rn_sweep_grid"]
+S["rn_sweep_unit"] = st.session_state["rn_sweep_unit"]
 S["rn_sweep_seeds"] = st.session_state["rn_sweep_seeds"]
 st.button("Run budget sweep", key="rn_sweep_btn", on_click=_start, args=("sweep",), disabled=lock)
 sweep_status = st.container()
@@ -451,7 +483,8 @@ if sweep:
     chart_with_table(sweep_figure(res), sweep_frame(res), key="rn_sweep_fig")
     x1, x2 = st.columns(2)
     x1.metric("Crossing budget rho", "none on this grid" if res.crossing_rho is None else f"{res.crossing_rho:.4g}")
-    x2.metric("Crossing epsilon (exact)", "—" if res.crossing_epsilon_exact is None else f"{res.crossing_epsilon_exact:.4g}")
+    x2.metric("Crossing epsilon (exact)", fmt_crossing(res.crossing_epsilon_exact),
+              help=None if res.crossing_epsilon_exact is None else f"ε = {res.crossing_epsilon_exact:.4g} exactly")
     st.caption(res.crossing_text())
 
 
@@ -469,14 +502,16 @@ def do_run() -> None:
         st.session_state["rn_busy"] = st.session_state["rn_armed"] = None
         _pin_inputs()
         st.rerun()
-    total = len(req.seeds) * len(req.methods)
     next_id = int(st.session_state.get("runner_next_id", 1))
+    # live progress (issue 24): the run works in a thread, the box redraws every half second
+    clock = ProgressClock(run_plan(list(req.methods), list(req.seeds), req.config.rounds, round_errors=True))
+    scratch: dict = {}  # the worker stores here; the record joins the session's only if this thread goes on
     with RunStatus("Run", status) as rs:
-        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
-            frac, f"run {min(runs + 1, total)} of {total}: {METHOD_LABELS[ev['method']]}, seed {ev['seed']}, "
-                  f"round {ev['round']} of {ev['rounds']}"))
         try:
-            rec = ui.execute_run(store, next_id, req, studio, progress=progress, should_stop=_should_stop)
+            rec = run_with_clock(lambda progress, stop: ui.execute_run(scratch, next_id, req, studio,
+                                                                      progress=progress, should_stop=stop),
+                                 clock, lambda snap: rs.show(snap, current_text(snap)), _should_stop)
+            ui.keep_record(store, rec)
         except RunStopped:
             st.session_state["runner_stop"] = False
             _finish("Run", "stopped", "Run stopped. Nothing partial was kept; the results below are from earlier "
@@ -494,23 +529,23 @@ def do_run() -> None:
 def do_sweep() -> None:
     try:
         S2 = ui.session_budget_settings(ui.run_inputs(st.session_state, S), budget_view)
-        rhos = parse_rho_grid(S2["rn_sweep_grid"])
+        delta = check_delta(S2["rn_delta"])
+        rhos = ui.sweep_rhos(S2["rn_sweep_grid"], S2.get("rn_sweep_unit", "rho"), delta)
         seeds = ui.seeds_from_inputs(S2["rn_sweep_seeds"], S2["rn_first_seed"])
         cfg = ui.config_from_inputs(S2)
-        delta = check_delta(S2["rn_delta"])
         if not getattr(studio, "has_rows", len(studio.private) > 0):
             raise BlowfishError("the private table has no rows. Fix: load the table in the Policy Designer")
     except BlowfishError as e:
         _finish("Budget sweep", "failed", f"Cannot run the sweep: {e}")
-    total = len(rhos) * len(seeds) * 2
+    clock = ProgressClock(sweep_plan([f"ρ = {fmt_sig(r, 2)} ({k} of {len(rhos)})" for k, r in enumerate(rhos, 1)],
+                                     [HARD.name, BF_SOFT.name], seeds, cfg.rounds))
+    metric = studio.metric_fn()
     with RunStatus("Budget sweep", status) as rs:
-        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
-            frac, f"rho = {ev['rho']:.3g} ({ev['point']} of {ev['points']}): {METHOD_LABELS[ev['method']]}, "
-                  f"seed {ev['seed']}, round {ev['round']}/{ev['rounds']}"))
         try:
-            res = budget_sweep(studio.schema, studio.policy, studio.private, rhos, float(S2["rn_tau"]), seeds, cfg,
-                               studio.metric_fn(), delta, data_source=studio.dataset_name, progress=progress,
-                               should_stop=_should_stop)
+            res = run_with_clock(lambda progress, stop: budget_sweep(
+                studio.schema, studio.policy, studio.private, rhos, float(S2["rn_tau"]), seeds, cfg, metric, delta,
+                data_source=studio.dataset_name, progress=progress, should_stop=stop),
+                clock, lambda snap: rs.show(snap, current_text(snap)), _should_stop)
         except RunStopped:
             st.session_state["runner_stop"] = False
             _finish("Budget sweep", "stopped", "Sweep stopped. Nothing partial was kept.", rs.elapsed)

@@ -385,9 +385,13 @@ if _acc_cfg is not None and isinstance(n_t, int) and n_t > 0:
     if _last is None:
         st.caption(f"No pilot yet: the search uses the session's τ = {get_tau():g} for BF-Soft (run the pilot "
                    "above for its recommendation).")
+    # the default target comes from this pilot's attainable range (same public rows, schedule and seeds)
+    _same = _last is not None and _last["studio_version"] == studio.version and \
+        getattr(_last["result"], "public_source", None) == public_source
     accuracy_first_section(studio, public, int(n_t), _rec_tau, _acc_seeds, _acc_cfg, studio.metric_fn(),
                            public_source=public_source,
-                           should_stop=lambda: bool(st.session_state.get("pilot_stop")))
+                           should_stop=lambda: bool(st.session_state.get("pilot_stop")),
+                           pilot=_last["result"] if _same else None)
 
 
 # ------------------------------------------------------------------ private choice (optional, off by default)

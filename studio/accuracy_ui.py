@@ -3,6 +3,13 @@ pilot (blowfish_core.workflows.accuracy_budget.accuracy_first_budget, Eq. (4) sc
 budget at which Hard and the recommended BF-Soft reach it, and "Use this budget" makes it the
 session's budget.  Only public rows and the private table's row COUNT are passed in; the page
 says so (accuracy_budget.PUBLIC_ONLY_NOTE).
+
+Issue 24: the default target comes from the pilot's attainable range (accuracy_budget.attainable_target;
+no pilot, no default: the box is empty until one is typed), and the search's ε cap is a visible
+control (CAP_LABEL), the one an unreached target's fix names.
+
+Session keys: acc:target (the target box), acc:cap (the cap), acc:target_default (the default last
+put in the box), acc:result (the last search).
 """
 
 from __future__ import annotations
@@ -13,7 +20,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from blowfish_core.workflows.accuracy_budget import METRIC_NAMES, PUBLIC_ONLY_NOTE, accuracy_first_budget
+from blowfish_core.workflows.accuracy_budget import (EPSILON_MAX, EPSILON_MIN, METRIC_NAMES, PUBLIC_ONLY_NOTE,
+                                                     accuracy_first_budget, attainable_target)
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
 from blowfish_core.workflows.verdicts import fmt_sig
@@ -22,6 +30,22 @@ from studio.run_ui import RunStatus
 from studio.state import session_budget
 
 RESULT_KEY = "acc:result"
+TARGET_KEY, CAP_KEY, DEFAULT_KEY = "acc:target", "acc:cap", "acc:target_default"
+#: the ε cap control's label; an unreached target's fix names it (cap_name).
+CAP_LABEL = "ε cap (largest ε searched)"
+CAP_NAME = f'the "{CAP_LABEL}" input'
+
+
+def default_target(state: Any, pilot: Any) -> tuple[float, float, float] | None:
+    """Put the pilot's default target (attainable_target) in the target box before it is drawn:
+    when the box is empty or still holds the previous default (a typed target stays).
+    Returns (target, low, high) or None without a pilot."""
+    att = attainable_target(pilot)
+    if att is not None and state.get(DEFAULT_KEY) != att[0]:
+        if state.get(TARGET_KEY) is None or state.get(TARGET_KEY) == state.get(DEFAULT_KEY):
+            state[TARGET_KEY] = att[0]
+        state[DEFAULT_KEY] = att[0]
+    return att
 
 
 def use_budget(studio: Any, rho: float, epsilon: float, delta: float) -> None:
@@ -54,20 +78,44 @@ def accuracy_figure(res: Any) -> tuple[go.Figure, pd.DataFrame]:
 
 def accuracy_first_section(studio: Any, public_df: pd.DataFrame | None, n_target: int, tau: float | None,
                            seeds: list[int], config: Any, metric: tuple[str, Any] | None,
-                           public_source: str = "", should_stop: Any = None) -> None:
-    """Draw the accuracy-first section (target input, search, result, 'Use this budget')."""
+                           public_source: str = "", should_stop: Any = None, pilot: Any = None) -> None:
+    """Draw the accuracy-first section (target input, ε cap, search, result, 'Use this budget').
+
+    pilot: the Tune step's pilot result on the same public rows and schedule (its attainable range
+    gives the default target), or None."""
     st.subheader("Accuracy first: the budget for a target error")
     st.caption(PUBLIC_ONLY_NOTE)
     if public_df is None or len(public_df) == 0:
         st.info("Needs public rows: choose the public data above.")
         return
-    c1, c2 = st.columns([1, 2])
+    c1, c2, c3 = st.columns([1, 1, 2])
     metric_name = METRIC_NAMES.get((metric or ("pwerr",))[0], "PWErr")
+    att = default_target(st.session_state, pilot)
     target = c1.number_input(f"Target error ({metric_name}, lower is better)", min_value=0.0001, max_value=2.0,
-                             value=0.05, step=0.005, format="%.4f", key="acc:target")
-    c2.caption(f"Searched for Hard and for BF-Soft at τ = {fmt_sig(tau, 2)} (the pilot's recommendation)"
+                             value=None, step=0.005, format="%.4f", key=TARGET_KEY,
+                             placeholder="run the pilot, or type one")
+    cap = c2.number_input(CAP_LABEL, min_value=2 * EPSILON_MIN, max_value=100.0, value=EPSILON_MAX, step=1.0,
+                          format="%g", key=CAP_KEY,
+                          help=f"The search looks for the budget from ε = {fmt_sig(EPSILON_MIN, 1)} up to this cap "
+                               f"(at the session's δ); a target not reached by then is reported with the lowest "
+                               "error seen.")
+    c3.caption(f"Searched for Hard and for BF-Soft at τ = {fmt_sig(tau, 2)} (the pilot's recommendation)"
                if tau is not None else "Searched for Hard (the pilot recommended Hard).")
-    if st.button("Find the budget", key="acc:run"):
+    if att is not None:
+        eps_p = getattr(getattr(pilot, "scaling", None), "epsilon_target", None)
+        at_eps = "" if eps_p is None else f" at ε ≈ {fmt_sig(eps_p, 2)}"
+        c3.caption(f"Default target {fmt_sig(att[0], 3)}: what the pilot's recommendation ({pilot.recommendation.label}"
+                   f") reached{at_eps}; the pilot's candidates reached {fmt_sig(att[1], 3)} to "
+                   f"{fmt_sig(att[2], 3)} there.")
+        if eps_p is not None and cap is not None and float(eps_p) > float(cap):
+            c3.warning(f"The cap ε = {fmt_sig(cap, 2)} is below the pilot's budget ε ≈ {fmt_sig(eps_p, 2)}: the "
+                       "default target may not be reached within it.")
+    else:
+        c3.caption("No pilot yet: run the pilot above for a default target inside what it finds attainable, or type "
+                   "a target.")
+    clicked = st.button("Find the budget", key="acc:run", disabled=target is None or cap is None,
+                        help="Type a target error first." if target is None else None)
+    if clicked and target is not None and cap is not None:
         with RunStatus("Accuracy-first search") as rs:
             def _progress(ev: dict[str, Any]) -> None:
                 rs.progress(min(0.99, float(ev.get("round", 0)) / max(int(ev.get("rounds", 1)), 1)),
@@ -76,7 +124,8 @@ def accuracy_first_section(studio: Any, public_df: pd.DataFrame | None, n_target
                 res = accuracy_first_budget(studio.schema, studio.policy, public_df, float(target), int(n_target),
                                             tau, seeds=seeds, config=config, metric=metric,
                                             delta=float(session_budget(studio)["delta"]), public_source=public_source,
-                                            progress=_progress, should_stop=should_stop)
+                                            progress=_progress, should_stop=should_stop, epsilon_max=float(cap),
+                                            cap_name=CAP_NAME)
             except RunStopped:
                 rs.stopped("Stopped. Nothing partial was kept.")
             except BlowfishError as e:

@@ -4,6 +4,9 @@
 * :class:`RunStatus`: one status box per run — running (progress, elapsed time and an estimate
   of what is left), then done / failed / stopped; the progress bars live inside the box and are
   removed when it closes, so no frozen bar stays above an error.
+* :func:`run_with_clock`: the run's work in a worker thread while the page redraws the box every
+  half second from a blowfish_core.workflows.progress.ProgressClock (a running clock, one line per
+  method and seed, an estimate that moves even while one long fit gives no event; issue 24).
 * :func:`sweep_figure`: Hard and BF-Soft mean error against epsilon (exact Gaussian curve at the
   sweep's delta; log axis kept to the data), 95% intervals, a marker and dash per method, the
   crossing marked inside the plot; with its data table.
@@ -13,15 +16,20 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from blowfish_core.algorithm.methods import METHOD_LABELS
-from blowfish_core.workflows.verdicts import fmt_sig
+from blowfish_core.algorithm.methods import METHOD_LABELS, get_method
+from blowfish_core.base.errors import BlowfishError
+from blowfish_core.workflows.progress import (ANALYSIS, PRIOR_SECONDS_PER_STEP, MethodProgress, ProgressClock,
+                                              ProgressSnapshot, run_plan)
+from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
 from studio.plots import base_layout, log_axis_range, mark_x, method_style
 
 
@@ -38,8 +46,10 @@ class RunStatus:
     """``with RunStatus("Run", container) as rs: ... rs.progress(frac, text) ... rs.done(msg)``.
 
     States: 'running' while inside, then exactly one of done() / failed() / stopped() (an
-    exception leaving the block without one marks it failed).  Elapsed time and the estimate of
-    the remaining time (elapsed × (1 − f) / f at fraction f) are in the label."""
+    exception leaving the block without one marks it failed).  ``progress(frac, text)``: elapsed time
+    and the estimate elapsed × (1 − f) / f at fraction f in the label (the pilot, the accuracy-first
+    search); ``show(snapshot, text)``: a ProgressClock snapshot's clock, estimate and per-method lines
+    (the Run and the budget sweep, driven by run_with_clock)."""
 
     def __init__(self, what: str, container: Any = None) -> None:
         self.what = what
@@ -48,6 +58,7 @@ class RunStatus:
         self.t0 = 0.0
         self.box = None
         self.bar = None
+        self.detail = None
 
     def __enter__(self) -> RunStatus:
         self.t0 = time.monotonic()
@@ -66,10 +77,22 @@ class RunStatus:
         self.bar.progress(frac, text=text)
         self.box.update(label=f"{self.what}: running — {fmt_seconds(self.elapsed)} elapsed{left}")
 
+    def show(self, snap: ProgressSnapshot, text: str) -> None:
+        """Draw a ProgressClock snapshot: the bar at its fraction with ``text``, the running clock and
+        the estimate in the label, one line per method below (progress_lines)."""
+        self.bar.progress(min(max(float(snap.fraction), 0.0), 1.0), text=text)
+        self.box.update(label=f"{self.what}: running — {fmt_seconds(snap.elapsed)} elapsed, "
+                              f"{left_text(snap.seconds_left)}", expanded=True)  # the lines stay in view
+        if self.detail is None:
+            self.detail = self.box.empty()
+        self.detail.markdown("  \n".join(progress_lines(snap)))
+
     def _close(self, state: str, label: str, box_state: str, message: str | None, kind: str) -> None:
         self.state = state
         if self.bar is not None:
             self.bar.empty()
+        if self.detail is not None:
+            self.detail.empty()
         self.box.update(label=f"{self.what}: {label} after {fmt_seconds(self.elapsed)}", state=box_state,
                         expanded=bool(message))
         if message:
@@ -96,6 +119,116 @@ class RunStatus:
 def _is_streamlit_control(exc: BaseException) -> bool:
     """st.rerun / st.stop raise control-flow exceptions that are not failures."""
     return type(exc).__name__ in ("RerunException", "StopException")
+
+
+# ------------------------------------------------------------------ live progress (issue 24)
+def left_text(seconds: float) -> str:
+    """'about 1 min 05 s left'; 'finishing' under a second."""
+    return "finishing" if seconds < 1 else f"about {fmt_seconds(seconds)} left"
+
+
+def fmt_rate(seconds: float) -> str:
+    """Seconds per step: '0.05 s', '12 s', '1 min 05 s'."""
+    return f"{fmt_sig(seconds, 2)} s" if seconds < 10 else fmt_seconds(seconds)
+
+
+def method_line(mp: MethodProgress) -> str:
+    """One method's progress: "**Hard**: 2 of 6 seeds done · now seed 2, round 3 of 8 · 4 s so far ·
+    0.05 s per round"; a method not started shows its expected cost ("about 15 s per fit expected")."""
+    if mp.runner == ANALYSIS:  # the step after the runs: errors of every round, one step per run
+        parts = [f"**{mp.method.capitalize()}**: {mp.steps_done} of {mp.steps} runs done"]
+        if mp.seconds > 0 or mp.running is not None:
+            parts.append(f"{fmt_seconds(mp.seconds)} so far")
+        return " · ".join(parts)
+    label = get_method(mp.method).short_label
+    step = "fit" if mp.reference else "round"
+    parts = [f"**{label}**: {mp.units_done} of {mp.units} seed{'s' if mp.units != 1 else ''} done"]
+    if mp.running is not None:
+        seed = "" if mp.running.seed is None else f" seed {mp.running.seed}"
+        parts.append(f"now{seed}" + (", fitting" if mp.reference else f", round {mp.running_step} of {mp.steps}"))
+    if mp.seconds > 0 or mp.running is not None:
+        parts.append(f"{fmt_seconds(mp.seconds)} so far")
+    parts.append(f"{fmt_rate(mp.per_step)} per {step}" if mp.observed else
+                 f"about {fmt_rate(mp.per_step)} per {step} expected")
+    return " · ".join(parts)
+
+
+def progress_lines(snap: ProgressSnapshot) -> list[str]:
+    """The per-method lines of a snapshot (method_line), in the run's order."""
+    return [method_line(mp) for mp in snap.methods]
+
+
+def current_text(snap: ProgressSnapshot) -> str:
+    """The bar's text: 'run 3 of 12: Hard, seed 1, round 4 of 8' (with the unit's group, e.g. a
+    sweep's 'ρ = 0.0006 · '); 'finishing' when every unit is done."""
+    u = snap.current
+    runs = snap.units - sum(1 for m in snap.methods if m.runner == ANALYSIS)  # fits, not the step after them
+    if u is None:
+        return f"all {runs} runs done: finishing"
+    where = f"{u.group} · " if u.group else ""
+    if u.runner == ANALYSIS:
+        return f"{where}{u.method} of every run: run {snap.current_step} of {u.steps}"
+    seed = "" if u.seed is None else f", seed {u.seed}"
+    step = "" if u.steps == 1 else f", round {snap.current_step} of {u.steps}"
+    return f"{where}run {snap.units_done + 1} of {runs}: {get_method(u.method).short_label}{seed}{step}"
+
+
+def expected_text(methods: list[str], seeds: list[int], rounds: int, at_least: float = 30.0) -> str | None:
+    """Before a run: its expected time from the cost model (PRIOR_SECONDS_PER_STEP, no work done yet),
+    when it includes a reference method or exceeds ``at_least`` seconds, with what one seed costs;
+    None for a quick run or bad settings."""
+    try:
+        plan = run_plan(methods, seeds, rounds)
+    except BlowfishError:
+        return None
+    left = ProgressClock(plan).snapshot(now=0.0).seconds_left
+    slow = [get_method(u.method).short_label for u in plan if u.runner == "baseline" and u.seed == plan[0].seed]
+    if left < at_least and not slow:
+        return None
+    per_seed = left / max(len(seeds), 1)
+    why = f" ({', '.join(slow)}: about {fmt_rate(PRIOR_SECONDS_PER_STEP['baseline'])} per fit)" if slow else ""
+    return (f"Expected: about {fmt_seconds(left)} for {len(plan)} runs{why}; each paired seed adds about "
+            f"{fmt_seconds(per_seed)}. A rough cost model: the progress line refines it from the run's own pace.")
+
+
+def run_with_clock(work: Callable[[Callable[[Any], None], Callable[[], bool]], Any], clock: ProgressClock,
+                   show: Callable[[ProgressSnapshot], None], stop_requested: Callable[[], bool] | None = None,
+                   tick: float = 0.5) -> Any:
+    """``work(progress, should_stop)`` in a worker thread; this thread redraws ``show(snapshot)`` every
+    ``tick`` seconds until it ends, then returns its result (or raises its exception).
+
+    The worker only feeds ``clock`` (progress = clock.observe) and polls ``should_stop``; it never
+    touches Streamlit.  ``stop_requested`` is polled here; a Stop click also interrupts this
+    thread's next redraw (Streamlit's rerun), and then the worker is told to stop at its next round.
+    """
+    stop = threading.Event()
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = work(clock.observe, stop.is_set)
+        except BaseException as e:  # handed to the page thread, raised there
+            out["error"] = e
+
+    def poll_stop() -> None:
+        if stop_requested is not None and stop_requested():
+            stop.set()
+
+    clock.start()
+    poll_stop()  # a Stop already asked for: the work stops at its first check
+    worker = threading.Thread(target=target, name="blowfish-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(tick)
+            poll_stop()
+            show(clock.snapshot())
+    finally:
+        if worker.is_alive():  # this thread was interrupted (a Stop click's rerun): stop the work too
+            stop.set()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
 
 
 # ------------------------------------------------------------------ sweep figure
@@ -125,7 +258,7 @@ def sweep_figure(result: Any) -> go.Figure:
                 f"mean {metric} (lower is better)", height=380)
     fig.update_xaxes(type="log", range=log_axis_range(tab["epsilon (exact)"]))
     if result.crossing_epsilon_exact is not None:
-        mark_x(fig, float(result.crossing_epsilon_exact), f"crossing ε ≈ {fmt_sig(result.crossing_epsilon_exact, 2)}")
+        mark_x(fig, float(result.crossing_epsilon_exact), f"crossing ε ≈ {fmt_crossing(result.crossing_epsilon_exact)}")
     return fig
 
 

@@ -35,10 +35,11 @@ from blowfish_core.synthesis.experiment import PairedResult, run_paired
 from blowfish_core.synthesis.spec import RunRequest, RunSpec
 from blowfish_core.algorithm import methods as method_table
 from blowfish_core.synthesis import parsing
+from blowfish_core.privacy.accounting import epsilon_exact
 from blowfish_core.privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from blowfish_core.privacy.mechanisms.pubmix import supports
 from blowfish_core.algorithm.methods import METHOD_LABELS
-from blowfish_core.workflows.sweeps import round_errors
+from blowfish_core.workflows.sweeps import parse_epsilon_grid, parse_rho_grid, round_errors
 
 #: methods the user picks; 'soft-hard-noise' is added by the decomposition option.
 #: every method of the engine's table, in its order; the decomposition method is added by its checkbox.
@@ -153,8 +154,30 @@ RUNNER_DEFAULTS: dict[str, Any] = {
     "rn_seeds": 6,
     "rn_first_seed": 0,
     "rn_sweep_grid": "1e-4, 6e-4, 3e-3, 1e-2",
+    "rn_sweep_unit": "rho",  # the grid's unit (SWEEP_UNITS): rho, or epsilon at the run's delta (issue 24)
     "rn_sweep_seeds": 3,
 }
+#: the budget sweep grid's units: key -> label.
+SWEEP_UNITS = {"rho": "ρ (zCDP)", "epsilon": "ε (at the run's δ)"}
+
+
+def sweep_rhos(text: str, unit: str, delta: float) -> list[float]:
+    """The sweep's rho grid from the grid box in ``unit`` (SWEEP_UNITS; epsilon at ``delta``, the exact
+    Gaussian curve the sweep reports). Raises BudgetError naming the bad entry."""
+    return parse_epsilon_grid(text, delta) if unit == "epsilon" else parse_rho_grid(text)
+
+
+def convert_sweep_grid(text: str, unit_from: str, unit_to: str, delta: float) -> str:
+    """The grid box's text in the other unit (the same budgets: rho <-> epsilon at ``delta``), 3
+    significant figures; the text unchanged when it does not parse or the unit is the same."""
+    if unit_from == unit_to:
+        return text
+    try:
+        rhos = sweep_rhos(text, unit_from, delta)
+    except BlowfishError:
+        return text
+    vals = [float(epsilon_exact(r, delta)) for r in rhos] if unit_to == "epsilon" else rhos
+    return ", ".join(f"{v:.3g}" for v in vals)
 
 #: the Runner's "Advanced: schedule" choices, straight from the engine's tables.
 SCHEDULE_CHOICES = list(SCHEDULES)
@@ -243,6 +266,25 @@ def method_availability(noise: str | None) -> list[tuple[str, bool, str]]:
     """(method, available, reason) for every user method under the noise step (read from the method table)."""
     mech = get_mechanism(noise or DEFAULT_MECHANISM)
     return [(m, *supports(mech, method_table.METHODS[m])) for m in USER_METHODS]
+
+
+def unavailable_text(methods: list[str], noise: str | None) -> str:
+    """Why ``methods`` cannot run with the noise step, each reason once, from the method table
+    (pubmix.supports: soft votes are outside Theorem 4.1; MST/AIM run only with the Gaussian
+    mechanism), e.g. "BF-Soft: Theorem 4.1 ... not soft votes; MST, AIM: a reference method (not
+    Algorithm 1): it runs only with the Gaussian mechanism"; '' when every method can run."""
+    why = {m: r for m, ok, r in method_availability(noise) if not ok}
+    groups: dict[str, list[str]] = {}
+    for m in methods:
+        if m in why:
+            groups.setdefault(why[m], []).append(method_table.METHODS[m].short_label)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in groups.items())
+
+
+def removed_note(methods: list[str], noise: str | None) -> str:
+    """The notice when switching the noise step drops ``methods``: their names and their reasons."""
+    names = ", ".join(method_table.METHODS[m].short_label for m in methods)
+    return f"Removed from the methods: {names} ({unavailable_text(methods, noise)})."
 
 
 def available_methods(noise: str | None) -> list[str]:
@@ -370,7 +412,7 @@ def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: R
     if fn is None:
         from blowfish_core.model.metrics import pwerr as fn  # noqa: N813
     X_ref = req.schema.encode(req.data if req.reference is None else req.reference)
-    rerr = round_errors(req.schema, X_ref, result.results, fn)
+    rerr = round_errors(req.schema, X_ref, result.results, fn, progress=progress)
     rec = {
         "id": int(next_id),
         "result": result,
@@ -385,10 +427,15 @@ def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: R
         "dataset": getattr(studio, "dataset_name", ""),
         "fingerprint": fingerprint(req, getattr(studio, "version", 0), getattr(studio, "dataset_name", "")),
     }
-    store[int(next_id)] = rec
+    keep_record(store, rec)
+    return rec
+
+
+def keep_record(store: MutableMapping[int, dict[str, Any]], rec: dict[str, Any]) -> None:
+    """Store a finished run's record under its id and keep the last MAX_KEPT runs."""
+    store[int(rec["id"])] = rec
     for old in sorted(store)[:-MAX_KEPT]:
         del store[old]
-    return rec
 
 
 def find_identical(store: MutableMapping[int, dict[str, Any]], fp: str) -> dict[str, Any] | None:

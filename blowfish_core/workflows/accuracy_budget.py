@@ -196,6 +196,37 @@ class AccuracyBudget:
                 "note": self.note, "config": self.config}
 
 
+def attainable_target(pilot: Any) -> tuple[float, float, float] | None:
+    """A default target error inside what the public pilot found attainable (issue 24).
+
+    The pilot (pilot.run_pilot) ran Hard and BF-Soft on the same public rows, schedule and seeds the
+    search uses, at the session's budget: its candidates' mean errors span [low, high] there, and
+    its recommendation reached its own mean.  The default is that mean rounded up to two
+    significant figures (a round number the recommended method reaches at the session's budget),
+    kept within [low, high].
+
+    Parameters
+    ----------
+    pilot : PilotResult or None
+        The pilot's result (its ``recommendation.mean`` and ``candidates``' means), or None.
+
+    Returns
+    -------
+    tuple of (float, float, float) or None
+        (target, low, high); None without a pilot or with no finite mean.
+    """
+    if pilot is None:
+        return None
+    means = [float(c.mean) for c in getattr(pilot, "candidates", []) if math.isfinite(float(c.mean))]
+    rec = float(getattr(getattr(pilot, "recommendation", None), "mean", math.nan))
+    if not means or not math.isfinite(rec) or rec <= 0:
+        return None
+    lo, hi = min(means), max(means)
+    step = 10.0 ** (math.floor(math.log10(rec)) - 1)
+    up = float(f"{math.ceil(rec / step - 1e-9) * step:.2g}")
+    return min(max(up, rec), max(hi, rec)), lo, hi
+
+
 def _whole(x: Any, name: str, lo: int, hi: int | None = None) -> int:
     v = int(x) if isinstance(x, numbers.Integral) and not isinstance(x, bool) else None
     if v is None or v < lo or (hi is not None and v > hi):
@@ -241,6 +272,7 @@ def accuracy_first_budget(
     public_source: str = "",
     progress: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    cap_name: str = "the cap (epsilon_max)",
 ) -> AccuracyBudget:
     """Smallest budget at which Hard and the recommended BF-Soft reach ``target_error`` on the pilot.
 
@@ -279,6 +311,9 @@ def accuracy_first_budget(
         progress(event): run_synthesis events plus 'phase' ('grid' | 'refine'), 'method', 'rho'.
     should_stop : callable, optional
         Polled during the runs; True stops the search.
+    cap_name : str, default 'the cap (epsilon_max)'
+        How the front end names epsilon_max, for the fix of an unreached target (the app: its
+        control's label).
 
     Returns
     -------
@@ -315,7 +350,7 @@ def accuracy_first_budget(
 
     reachable = [mb for mb in per.values() if mb.reachable]
     if not reachable:
-        raise _not_reached(per, metric_name, target, e_hi, delta)
+        raise _not_reached(per, metric_name, target, e_hi, delta, cap_name)
     chosen = min(reachable, key=lambda mb: (mb.rho, mb.method != HARD))
     # a reachable search has its budget (_method_budget sets rho and epsilon with reachable)
     rho, epsilon = cast(float, chosen.rho), cast(float, chosen.epsilon)
@@ -414,7 +449,7 @@ def _method_budget(m, grid, evaluated, evaluate, target, refine_steps, seeds, ta
                         ivl, eivl, pts)
 
 
-def _not_reached(per, metric_name, target, e_hi, delta) -> BudgetError:
+def _not_reached(per, metric_name, target, e_hi, delta, cap_name) -> BudgetError:
     """The refusal when no method reaches the target within the cap: the lowest mean error seen."""
     best = min(per.values(), key=lambda mb: mb.best_mean)
     bp = min(best.points, key=lambda p: p.mean)
@@ -422,4 +457,4 @@ def _not_reached(per, metric_name, target, e_hi, delta) -> BudgetError:
         f"target {metric_name} <= {fmt_sig(target, 3)} is not reached on the public pilot within "
         f"epsilon <= {fmt_sig(e_hi, 2)} (delta = {fmt_sig(delta, 2)}): the lowest mean error was "
         f"{fmt_sig(bp.mean, 3)} ({best.label} at epsilon {fmt_sig(bp.epsilon, 2)}). Fix: raise the target "
-        "error above that, or raise the cap (epsilon_max)")
+        f"error above that, or raise {cap_name}")

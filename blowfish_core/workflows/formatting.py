@@ -134,6 +134,28 @@ def fmt_sig(x: float | None, digits: int = 2) -> str:
     return fmt_power(mant, e)
 
 
+def fmt_crossing(epsilon: float | None) -> str:
+    """The crossing epsilon of a budget sweep, as every place shows it (the sweep's verdict headline,
+    the chart's marker, the metric): two significant figures, one formatting (issue 24).
+
+    Parameters
+    ----------
+    epsilon : float or None
+        The crossing epsilon (sweeps.SweepResult.crossing_epsilon_exact).
+
+    Returns
+    -------
+    str
+        E.g. '0.15'; '—' for None.
+
+    Raises
+    ------
+    BlowfishError
+        For NaN (:func:`fmt_sig`).
+    """
+    return fmt_sig(epsilon, 2)
+
+
 def fmt_gap(x: float | None, digits: int = 3) -> str:
     """A difference that is exactly zero in theory: '0 (exact)' when |x| < 1e-12 (no 2.22e-16).
 

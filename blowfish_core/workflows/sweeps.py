@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
-from ..privacy.accounting import check_delta, check_rho, epsilon_eq1, epsilon_exact
+from ..privacy.accounting import check_delta, check_epsilon, check_rho, epsilon_eq1, epsilon_exact, rho_from_epsilon_exact
 from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError, BudgetError
 from ..algorithm.events import RoundEvent
@@ -44,11 +44,47 @@ _HARD, _SOFT = BASELINE.name, SOFT.name  # the swept pair (method table roles)
 DEFAULT_RHO_GRID: tuple[float, ...] = (1e-4, 6e-4, 3e-3, 1e-2)
 #: at most this many budgets per sweep.
 MAX_RHO_GRID = 12
+#: the name round_errors' progress events carry (the step after the runs: workflows.progress.ANALYSIS).
+ROUND_ERRORS_STEP = "errors by round"
 
 
 # --------------------------------------------------------------------------
 # Budget sweep
 # --------------------------------------------------------------------------
+
+def parse_epsilon_grid(text: str, delta: float = DEFAULT_DELTA) -> list[float]:
+    """Budgets given as epsilon at ``delta`` ("0.05, 0.1, 0.5") -> the sweep's rho grid (issue 24).
+
+    Each epsilon is converted with the exact Gaussian curve, the curve the sweep reports its
+    epsilon axis with, so the points sit at the epsilons typed.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated budgets (epsilon > 0).
+    delta : float, default DEFAULT_DELTA
+        The sweep's DP delta, in (0, 1).
+
+    Returns
+    -------
+    list of float
+        The budgets as zCDP rho, ascending.
+
+    Raises
+    ------
+    BudgetError
+        Naming the bad entry (not a number, epsilon <= 0), a bad delta, fewer than 2 budgets or
+        more than MAX_RHO_GRID.
+    """
+    delta = check_delta(delta)
+    eps = parse_positive_grid(text, "budget grid", "epsilon", "budgets like 0.05, 0.1, 0.5",
+                              lambda e: check_epsilon(e, name="epsilon"))
+    if len(eps) < 2:
+        raise BudgetError(f"budget grid needs at least 2 distinct budgets (got {len(eps)}). Fix: e.g. 0.05, 0.1, 0.5")
+    if len(eps) > MAX_RHO_GRID:
+        raise BudgetError(f"budget grid: at most {MAX_RHO_GRID} budgets (got {len(eps)})")
+    return sorted(float(rho_from_epsilon_exact(e, delta)) for e in eps)
+
 
 def parse_rho_grid(text: str) -> list[float]:
     """Budgets from text like "1e-4, 6e-4, 3e-3" -> sorted distinct floats.
@@ -293,7 +329,8 @@ def decomposition_table(report: dict[str, Any]) -> pd.DataFrame | None:
 # --------------------------------------------------------------------------
 
 def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResult],
-                 metric_fn: Callable[[Schema, np.ndarray, np.ndarray], float]) -> pd.DataFrame:
+                 metric_fn: Callable[[Schema, np.ndarray, np.ndarray], float],
+                 progress: Callable[[dict[str, Any]], None] | None = None) -> pd.DataFrame:
     """Error of every round's candidate population C_t and of the release.
 
     The population error is unweighted (every candidate counts once); the release is drawn from
@@ -309,6 +346,9 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
         SynthResults produced with keep_populations=True.
     metric_fn : callable
         metric_fn(schema, X_ref, C) -> float, the error of a population.
+    progress : callable, optional
+        Called after each result with {'method': ROUND_ERRORS_STEP, 'seed': None, 'round': k,
+        'rounds': len(results)} (a live progress line, workflows.progress).
 
     Returns
     -------
@@ -322,7 +362,7 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
         For a result run without keep_populations=True.
     """
     rows = []
-    for res in results:
+    for k, res in enumerate(results, start=1):
         if res.populations is None:
             raise BlowfishError("per-round errors need the populations: run with keep_populations=True")
         for t, C in enumerate(res.populations, start=1):
@@ -330,6 +370,8 @@ def round_errors(schema: Schema, X_ref: np.ndarray, results: Sequence[SynthResul
                          "error": float(metric_fn(schema, X_ref, C))})
         rows.append({"method": res.method, "seed": res.seed, "round": len(res.populations) + 1,
                      "what": "release", "error": float(metric_fn(schema, X_ref, res.release))})
+        if progress is not None:
+            progress({"method": ROUND_ERRORS_STEP, "seed": None, "round": k, "rounds": len(results)})
     return pd.DataFrame(rows, columns=["method", "seed", "round", "what", "error"])
 
 

@@ -40,7 +40,7 @@ from ..model.schema import Attribute, Schema, _fmt
 from ..model.sensitivity import SQRT2, noise_ratio, tau_for_noise_ratio
 from ..model.votes import check_tau
 from .formatting import (  # noqa: F401  (re-exported)
-    EXACT_ZERO, _finite, _MINUS, _plain, _SUPERSCRIPT, fmt_gap, fmt_interval, fmt_percent, fmt_power, fmt_q, fmt_sig,
+    EXACT_ZERO, _finite, _MINUS, _plain, _SUPERSCRIPT, fmt_crossing, fmt_gap, fmt_interval, fmt_percent, fmt_power, fmt_q, fmt_sig,
     fmt_tau, fmt_tolerance, round_sig, tau_grid_for_people,
 )
 
@@ -195,9 +195,7 @@ def policy_verdict(schema: Schema, policy: Policy, tau: float) -> Verdict:
     if q_eff >= Q_NO_GAIN:
         at_diameter = [n for n in setters if attribute_reach(schema[n], policy.policy_for(n)) >= 1.0 - 1e-12]
         if at_diameter:
-            how = (f"A protected pair at {_join(at_diameter)}'s full distance puts a floor on the reach; raising "
-                   "τ lowers q only by blurring the vote. To gain, drop it from the policy or protect fewer of "
-                   "its pairs.")
+            how = _diameter_advice(schema, at_diameter)
         else:
             how = (f"τ = {fmt_tau(tau)} is small against the reach: τ = "
                    f"{fmt_tau(tau_for_noise_ratio(reach, SUGGESTED_Q))} halves the noise (q = {SUGGESTED_Q:g}); "
@@ -217,6 +215,29 @@ def policy_verdict(schema: Schema, policy: Policy, tau: float) -> Verdict:
         f"{fmt_q(q_eff)} for every candidate population. Less noise is not always less error: the soft vote "
         f"also blurs, and the pilot (Tune τ) or a budget sweep shows which wins.{floor_text}",
         reach_cause)
+
+
+def _diameter_advice(schema: Schema, names: Sequence[str]) -> str:
+    """What can lower a reach set by protected pairs at the attributes' full distance, read from
+    each attribute's capabilities: a graded distance (``graded``) has closer pairs to protect
+    instead (its ``policy_kinds``: a threshold, siblings in a hierarchy); an ungraded one (a flat
+    categorical, a binary) has every distinct pair at the full distance (``diameter_reason``), so
+    only dropping it from the policy helps."""
+    graded = [n for n in names if schema[n].graded]
+    flat = [n for n in names if not schema[n].graded]
+    out = []
+    if graded:
+        kinds = {k for n in graded for k in schema[n].policy_kinds}
+        closer = ("siblings under one parent, the hierarchy policy, or pairs within a threshold"
+                  if "hierarchy" in kinds else "pairs within a threshold below the full range")
+        out.append(f"A protected pair at {_join(graded)}'s full distance puts a floor on the reach; raising τ "
+                   f"lowers q only by blurring the vote. To gain, drop {'it' if len(graded) == 1 else 'them'} from "
+                   f"the policy or protect only closer pairs ({closer}).")
+    for n in flat:
+        out.append(f"For {n}, {schema[n].diameter_reason}: every protected pair sits at its full distance, so "
+                   f"protecting fewer of its pairs cannot lower the reach while any stays protected; to gain, drop "
+                   f"{n} from the policy.")
+    return " ".join(out)
 
 
 # =================================================================== run verdict
@@ -296,7 +317,8 @@ def _means(errors_by_method: Mapping[str, Sequence[Any]], key: str, n: int) -> l
 
 
 def sweep_verdict(rhos: Sequence[float], errors_by_method: Mapping[str, Sequence[Any]], delta: float,
-                  crossing: float | None, method_a: str = SOFT.name, method_b: str = BASELINE.name) -> Verdict:
+                  crossing: float | None, method_a: str = SOFT.name, method_b: str = BASELINE.name,
+                  crossing_epsilon: float | None = None) -> Verdict:
     """Below which budget does BF-Soft win?  (App. F.3 crossing; epsilon on the exact Gaussian curve.)
 
     Parameters
@@ -315,6 +337,9 @@ def sweep_verdict(rhos: Sequence[float], errors_by_method: Mapping[str, Sequence
         The method expected to win at small budgets ('bf-soft').
     method_b : str, default BASELINE.name
         The method compared against ('hard').
+    crossing_epsilon : float or None, default None
+        The crossing's epsilon as the caller computed it (sweeps.SweepResult.crossing_epsilon_exact,
+        the number the chart marks); None: epsilon_exact(crossing, delta).
 
     Returns
     -------
@@ -355,15 +380,15 @@ def sweep_verdict(rhos: Sequence[float], errors_by_method: Mapping[str, Sequence
         return Verdict("neutral", f"{la} and {lb} tie on this sweep", f"Mean errors are equal or one side ties "
                        f"({span}).", None)
     crossing = check_rho(crossing, name="crossing")
-    eps_c = epsilon_exact(crossing, delta)
+    eps_c = float(epsilon_exact(crossing, delta) if crossing_epsilon is None else crossing_epsilon)
     low_wins = g[0] < 0 or (g[0] == 0 and any(v > 0 for v in g[1:]))
     side = "below" if low_wins else "above"
     other = "above" if low_wins else "below"
     changes = sum(1 for u, v in zip(g, g[1:]) if u * v < 0)
     extra = " The curves cross more than once on this grid; this is the first crossing." if changes > 1 else ""
     return Verdict(
-        "neutral", f"{la} wins {side} epsilon ≈ {fmt_sig(eps_c, 1)} on this table and policy",
-        f"The mean errors cross at ρ ≈ {fmt_sig(crossing, 2)} (ε = {fmt_sig(eps_c, 2)} at δ = "
+        "neutral", f"{la} wins {side} epsilon ≈ {fmt_crossing(eps_c)} on this table and policy",
+        f"The mean errors cross at ρ ≈ {fmt_sig(crossing, 2)} (ε ≈ {fmt_crossing(eps_c)} at δ = "
         f"{fmt_sig(delta, 2)}, exact Gaussian curve): {side} it {la}'s error is lower, {other} it {lb}'s. "
         f"The crossing is interpolated between grid points; more seeds make it firmer.{extra}",
         f"crossing at ρ ≈ {fmt_sig(crossing, 2)}")
@@ -415,4 +440,5 @@ def sweep_verdict_from_result(result: Any) -> Verdict:
     """
     rhos = [p.rho for p in result.points]
     errs = {SOFT.name: [p.soft["mean"] for p in result.points], BASELINE.name: [p.hard["mean"] for p in result.points]}
-    return sweep_verdict(rhos, errs, result.delta, result.crossing_rho)
+    return sweep_verdict(rhos, errs, result.delta, result.crossing_rho,
+                         crossing_epsilon=getattr(result, "crossing_epsilon_exact", None))

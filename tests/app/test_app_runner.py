@@ -14,8 +14,9 @@ import blowfish_core as bc
 from blowfish_core.interfaces.cli.main import main as cli_main
 from blowfish_core.algorithm.evolution import RunStopped
 from blowfish_core.io.presets import load_preset_data
+from blowfish_core.privacy.accounting import epsilon_exact
 from blowfish_core.synthesis.spec import MAX_SEEDS
-from blowfish_core.workflows.verdicts import sweep_verdict_from_result
+from blowfish_core.workflows.verdicts import fmt_crossing, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
 from studio.state import Studio
@@ -275,11 +276,33 @@ def test_decomposition_and_sweep():
         assert metrics["Crossing budget rho"] == "none on this grid"
     else:
         assert metrics["Crossing budget rho"] == f"{res.crossing_rho:.4g}"
-        assert metrics["Crossing epsilon (exact)"] == f"{res.crossing_epsilon_exact:.4g}"
+        # the number the verdict headline and the chart show (issue 24 item 8: one formatting)
+        assert metrics["Crossing epsilon (exact)"] == fmt_crossing(res.crossing_epsilon_exact)
     tab = [d.value for d in at.dataframe if "BF-Soft mean" in d.value.columns][0]
     assert list(tab["rho"]) == [1e-4, 1e-2]
     # the decomposition run is still shown (earlier results intact)
     assert sorted(at.session_state["runner_results"]) == sorted(store)
+
+
+def test_sweep_grid_given_in_epsilon():
+    """Issue 24: the sweep grid can be given in ε (at the run's δ); switching the unit rewrites the grid."""
+    at = _page()
+    assert at.radio(key="rn_sweep_unit").value == "rho"
+    at.text_input(key="rn_sweep_grid").set_value("1e-4, 1e-2").run()
+    at.radio(key="rn_sweep_unit").set_value("epsilon").run()
+    assert not at.exception
+    delta = at.session_state["studio"].extras["budget"]["delta"]
+    shown = [float(x) for x in at.text_input(key="rn_sweep_grid").value.split(",")]
+    assert shown == [float(f"{epsilon_exact(r, delta):.3g}") for r in (1e-4, 1e-2)]
+    _set(at, rn_rounds=2, rn_population="32x2", rn_release=40)
+    _set(at, rn_sweep_grid="0.05, 0.5", rn_sweep_seeds=1)
+    at.button(key="rn_sweep_btn").click().run()
+    assert not at.exception and not [e for e in at.error if not flow.is_verdict(e)], [e.value for e in at.error]
+    res = at.session_state["runner_sweep"]["result"]
+    assert [p.epsilon_exact for p in res.points] == pytest.approx([0.05, 0.5], rel=1e-6)  # the points sit at the ε typed
+    _set(at, rn_sweep_grid="0.05, -1")
+    at.button(key="rn_sweep_btn").click().run()
+    assert any("budget grid" in e.value and "epsilon" in e.value for e in at.error)
 
 
 def test_studio_without_rows_and_tau_from_the_studio():

@@ -136,3 +136,44 @@ def test_adult_held_out_pilot_split():
                                 epsilon_min=0.03, epsilon_max=3.0, grid_points=4, refine_steps=3)
     assert res.factor == pytest.approx((26048 / 3000) ** 2) and res.metric == "pwerr"
     check_result(res, adult.schema, pol, public, n_target, adult.metric_fn(), 0.55)
+
+
+# ------------------------------------------------------------------ issue 24: default target, the cap's name
+def test_attainable_target_rounds_the_recommendations_mean_up_within_the_pilots_range():
+    from types import SimpleNamespace as NS
+
+    def pilot(rec, *others):
+        return NS(recommendation=NS(mean=rec), candidates=[NS(mean=m) for m in (rec, *others)])
+
+    assert ab.attainable_target(pilot(0.4321, 0.5, 0.61)) == (0.44, 0.4321, 0.61)
+    assert ab.attainable_target(pilot(0.44, 0.5)) == (0.44, 0.44, 0.5)  # already round: kept
+    assert ab.attainable_target(pilot(0.4321, 0.435)) == (0.435, 0.4321, 0.435)  # rounding up left the range
+    assert ab.attainable_target(pilot(1.234, 1.9)) == (1.3, 1.234, 1.9)
+    assert ab.attainable_target(pilot(0.0123, 0.2)) == (0.013, 0.0123, 0.2)
+    assert ab.attainable_target(None) is None
+    assert ab.attainable_target(NS(recommendation=NS(mean=math.nan), candidates=[NS(mean=math.nan)])) is None
+
+
+def test_the_default_target_is_reached_by_the_search_on_the_same_pilot_setting(xor_split):
+    """The 'target 0.05 fails after 41 s' of issue 24: the default now comes from what the pilot
+    reached on the same public rows, schedule and seeds, so the search finds a budget for it."""
+    from blowfish_core.privacy.accounting import rho_from_epsilon_exact
+    from blowfish_core.workflows.pilot import run_pilot
+
+    pub, n_t, pol = xor_split.public.iloc[:600], 12000, XOR.default_policy()
+    cfg = SynthConfig(rounds=2, population=[64, 64], release=32)
+    rho = rho_from_epsilon_exact(1.0, 1e-5)
+    pilot = run_pilot(XOR.schema, pol, pub, rho, n_t, [0.03, 0.3], [0, 1], cfg, metric=XOR.metric_fn())
+    target, lo, hi = ab.attainable_target(pilot)
+    assert lo <= pilot.recommendation.mean <= target <= hi
+    tau = pilot.recommendation.tau
+    res = accuracy_first_budget(XOR.schema, pol, pub, target, n_t, tau, seeds=(0, 1), config=cfg,
+                                metric=XOR.metric_fn(), grid_points=4, refine_steps=1)
+    assert res.per_method[res.method].point(res.rho).mean <= target
+
+
+def test_an_unreached_target_names_the_cap_as_the_front_end_calls_it(xor_split):
+    with pytest.raises(BudgetError, match=r'Fix: raise the target error above that, or raise the "ε cap" input$'):
+        accuracy_first_budget(XOR.schema, XOR.default_policy(), xor_split.public, 0.001, 12000, None,
+                              seeds=(0,), metric=XOR.metric_fn(), epsilon_max=1.0, grid_points=2, refine_steps=0,
+                              cap_name='the "ε cap" input')

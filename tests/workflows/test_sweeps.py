@@ -229,3 +229,20 @@ def test_single_seed_summaries_without_interval_do_not_crash():
     res = SweepResult("pwerr", 0.03, 1e-5, [0], [pt], None, None, None, 0.0)
     tab = res.table()
     assert tab["Hard ci_low"].isna().all() and tab["BF-Soft ci_high"].isna().all()
+
+
+def test_epsilon_grid_is_the_rho_grid_at_the_sweeps_delta():
+    """Issue 24: the sweep grid can be given in ε (exact Gaussian curve at δ, the curve of its ε axis)."""
+    from blowfish_core.base.errors import BudgetError
+    from blowfish_core.privacy.accounting import epsilon_exact
+    from blowfish_core.workflows.sweeps import parse_epsilon_grid
+
+    rhos = parse_epsilon_grid("0.5, 0.05; 0.1", 1e-5)
+    assert [epsilon_exact(r, 1e-5) for r in rhos] == pytest.approx([0.05, 0.1, 0.5], rel=1e-9)
+    assert rhos == sorted(rhos)
+    for bad, msg in (("0.1", "at least 2"), ("0.1, x", "budget grid"), ("0.1, -2", "epsilon"),
+                     (", ".join(str(0.01 * k) for k in range(1, 20)), "at most")):
+        with pytest.raises(BudgetError, match=msg):
+            parse_epsilon_grid(bad, 1e-5)
+    with pytest.raises(BudgetError):
+        parse_epsilon_grid("0.1, 0.2", 2.0)  # delta outside (0, 1)

@@ -16,6 +16,7 @@ from blowfish_core.privacy.accounting import epsilon_exact
 from blowfish_core.base.errors import BlowfishError, BudgetError
 from blowfish_core.workflows.verdicts import (
     Verdict,
+    fmt_crossing,
     fmt_gap,
     fmt_percent,
     fmt_q,
@@ -51,6 +52,30 @@ def test_policy_verdict_q_near_one_names_the_block_partition():
     assert v.headline == "workclass's block partition sets the reach to 0.2: no gain"
     assert v.cause == "workclass's block partition sets the reach to 0.2"
     assert "1.00× Hard's noise" in v.detail and "full distance" in v.detail
+
+
+@pytest.mark.parametrize("name, kind, fits, unfit", [
+    ("workclass", "block", "drop workclass from the policy", "protect only closer pairs"),  # flat categorical
+    ("y", "complete", "drop y from the policy", "protect only closer pairs"),  # binary
+    ("age", "threshold", "protect only closer pairs (pairs within a threshold below the full range)", "For age"),
+    ("job", "complete", "siblings under one parent, the hierarchy policy", "For job"),  # a tree
+])
+def test_policy_verdict_at_the_diameter_advises_what_fits_the_attribute(name, kind, fits, unfit):
+    """Issue 24 item 8: 'protect fewer of its pairs' cannot help a flat categorical (every distinct
+    pair is at Gower term 1); the advice is read from the attribute's capabilities (graded)."""
+    from blowfish_core.model.attribute_policy import AttributePolicy
+    from blowfish_core.model.policy import Policy
+
+    schema = (ADULT if name == "workclass" else bc.get_preset("bank")).schema
+    if kind == "block":
+        levels = list(schema[name].levels)
+        ap = AttributePolicy("block", blocks=[levels])
+    else:
+        ap = AttributePolicy(kind, theta=1000) if kind == "threshold" else AttributePolicy(kind)
+    v = policy_verdict(schema, Policy({name: ap}), 0.03)
+    assert v.level == "bad" and fits in v.detail and unfit not in v.detail
+    if not schema[name].graded:
+        assert schema[name].diameter_reason in v.detail and "cannot lower the reach" in v.detail
 
 
 def test_policy_verdict_two_setters_and_complete_graph():
@@ -144,8 +169,23 @@ def test_sweep_verdict_crossing_epsilon_from_the_exact_curve():
     rhos = [1e-4, 6e-4, 3e-3]
     v = sweep_verdict(rhos, {"bf-soft": [0.4, 0.3, 0.2], "hard": [0.6, 0.25, 0.1]}, 1e-5, 2.7e-4)
     assert round(epsilon_exact(2.7e-4, 1e-5), 3) == 0.069
-    assert v.level == "neutral" and v.headline == "BF-Soft wins below epsilon ≈ 0.07 on this table and policy"
-    assert "ε = 0.069" in v.detail and "ρ ≈ 0.00027" in v.detail
+    assert v.level == "neutral" and v.headline == "BF-Soft wins below epsilon ≈ 0.069 on this table and policy"
+    assert "ε ≈ 0.069" in v.detail and "ρ ≈ 0.00027" in v.detail
+
+
+def test_sweep_headline_says_the_crossing_epsilon_the_chart_marks():
+    """Issue 24 item 8: the headline said 'wins below ε ≈ 0.1' while the chart said 0.15 (one
+    figure rounded to 1 significant figure, the other to 2). One number, one formatting (the chart:
+    tests/app/test_run_progress.py)."""
+    from blowfish_core.workflows.sweeps import SweepPoint, SweepResult
+    from blowfish_core.workflows.verdicts import sweep_verdict_from_result
+
+    pts = [SweepPoint(r, epsilon_exact(r, 1e-5), {"mean": h, "ci95": [None, None]}, {"mean": s, "ci95": [None, None]},
+                      None) for r, h, s in [(1e-4, 0.6, 0.4), (6e-4, 0.25, 0.3), (3e-3, 0.1, 0.2)]]
+    sw = SweepResult("pwerr", 0.03, 1e-5, [0], pts, 2.7e-4, 0.149, None, 0.0)
+    v = sweep_verdict_from_result(sw)
+    assert v.headline == "BF-Soft wins below epsilon ≈ 0.15 on this table and policy"
+    assert fmt_crossing(0.149) == "0.15" and "ε ≈ 0.15 " in v.detail
 
 
 def test_sweep_verdict_computes_the_crossing_when_not_given_and_other_cases():
@@ -219,4 +259,4 @@ def test_verdicts_from_engine_results():
     pts = [SweepPoint(r, 0.0, {"mean": h}, {"mean": s}, None) for r, h, s in
            [(1e-4, 0.6, 0.4), (6e-4, 0.25, 0.3), (3e-3, 0.1, 0.2)]]
     sw = SweepResult("pwerr", 0.03, 1e-5, [0], pts, 2.7e-4, None, None, 0.0)
-    assert sweep_verdict_from_result(sw).headline == "BF-Soft wins below epsilon ≈ 0.07 on this table and policy"
+    assert sweep_verdict_from_result(sw).headline == "BF-Soft wins below epsilon ≈ 0.069 on this table and policy"

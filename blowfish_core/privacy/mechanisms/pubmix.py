@@ -49,7 +49,7 @@ from ...base.errors import BlowfishError, BudgetError
 from ..ledger import LedgerRow, _required
 from ..pubmix import beta_min, exact_mixture_sample, linmix_noise, pubmix_pld, pubmix_sample, water_fill
 from ...model.sensitivity import Calibration
-from .registry import register
+from .registry import MECHANISMS, register
 
 #: why a soft-vote method is refused (the issue's wording; shown by CLI, API and the Runner page).
 SOFT_VOTE_REASON = "Theorem 4.1 (papers/003) covers histograms of labels (hard votes), not soft votes"
@@ -396,7 +396,8 @@ def supports(mech: Any, method: Any) -> tuple[bool, str]:
     if not mech.samples:
         return True, ""
     if getattr(method, "mechanisms", None) is not None and mech.name not in method.mechanisms:
-        return False, f"{method.label} is not an Algorithm 1 method: it runs only with {' or '.join(method.mechanisms)}"
+        only = " or ".join(str(getattr(MECHANISMS.get(m), "label", m)) for m in method.mechanisms)
+        return False, f"a reference method (not Algorithm 1): it runs only with the {only} mechanism"
     if method.vote is None or not method.vote.whole_counts:
         return False, SOFT_VOTE_REASON
     return True, ""
