@@ -61,6 +61,9 @@ with st.expander("In the paper's notation (papers/003)"):
     "marginal."
     )
 
+#: the takeaway and its picture, filled in below once a result exists: first thing on the page
+summary_box = st.container()
+
 # ------------------------------------------------------------------ inputs
 st.header("Marginal, public data and budget")
 st.multiselect("Attributes (k-way marginal over the schema's public bins)", names, key="ps_attrs")
@@ -170,19 +173,23 @@ else:
     st.header("Study preview")
     st.warning(f"{SEEDED_NOTE}: drawn from Seed {int(st.session_state['ps_seed'])} with numpy's sampler; anyone "
                "who knows the seed can recompute these rows. Use 'Make a release' for rows to publish.")
-# the one-line takeaway and its picture: what each released row is drawn from
-st.markdown(f"**Takeaway:** each of the {res.n_samples:,} rows is drawn from the private table with probability "
-            f"{1 - res.beta:.1%} and from noise made of public data with probability {res.beta:.1%} (β). That small "
-            f"share of noise is the whole price of ε = {res.epsilon:g} here; releasing more rows needs a larger share.")
-mix = go.Figure()
-mix.add_bar(y=["each released row"], x=[1 - res.beta], orientation="h", name="from the private table (1 − β)",
-            marker_color=OKABE_ITO["blue"], text=[f"private table {1 - res.beta:.1%}"], textposition="inside")
-mix.add_bar(y=["each released row"], x=[res.beta], orientation="h", name="from public-data noise (β)",
-            marker_color=OKABE_ITO["orange"], text=[f"public noise {res.beta:.1%}"], textposition="outside")
-mix.update_layout(barmode="stack", height=190, margin=dict(l=10, r=10, t=30, b=10), showlegend=True,
-                  xaxis=dict(title="share of the draws", range=[0, 1], tickformat=".0%"),
-                  legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
-st.plotly_chart(for_projector(mix), use_container_width=True, key="ps_fig_mix")
+with summary_box:
+    # the one-line takeaway and its picture: what each released row is drawn from
+    st.caption("From the release below." if pub is not None else f"From the study preview below ({SEEDED_NOTE}).")
+    st.markdown(f"**Takeaway:** each of the {res.n_samples:,} rows is drawn from the private table with probability "
+                f"{1 - res.beta:.1%} and from noise made of public data with probability {res.beta:.1%} (β). That small "
+                f"share of noise is the whole price of ε = {res.epsilon:g} here; releasing more rows needs a larger share.")
+    mix = go.Figure()
+    mix.add_bar(y=["each released row"], x=[1 - res.beta], orientation="h", name="from the private table (1 − β)",
+                marker_color=OKABE_ITO["blue"], text=[f"private table {1 - res.beta:.1%}"], textposition="inside")
+    mix.add_bar(y=["each released row"], x=[res.beta], orientation="h", name="from public-data noise (β)",
+                marker_color=OKABE_ITO["orange"])
+    mix.update_layout(barmode="stack", height=190, margin=dict(l=10, r=10, t=30, b=10), showlegend=True,
+                      xaxis=dict(title="share of the draws", range=[0, 1], tickformat=".0%"),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, traceorder="normal"))
+    b_col, mix_col = st.columns([1, 3])
+    b_col.metric("beta (mixing weight)", f"{res.beta:.6g}", help="β: the share of draws from public-data noise")
+    mix_col.plotly_chart(for_projector(mix), use_container_width=True, key="ps_fig_mix")
 st.dataframe(res.rows.head(200), use_container_width=True)
 if pub is not None:
     st.download_button("Download the released rows (CSV)", res.rows.to_csv(index=False).encode(),
@@ -192,8 +199,7 @@ else:
                        file_name=f"{res.method}_study_preview_seeded.csv", mime="text/csv", key="ps_download")
 details = st.expander("Details: β, the noise floor and the paper's figures")
 with details:
-    m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("beta (mixing weight)", f"{res.beta:.6g}")
+    m2, m3, m4, m5 = st.columns(4)
     m2.metric("Noise floor min P_nse", f"{res.floor:.4g}")
     m3.metric("Cells d", f"{res.d:,}")
     m4.metric("Private rows n", f"{res.n:,}")

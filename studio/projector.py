@@ -21,6 +21,8 @@ from studio.state import PROJECTOR_KEY, seed
 WIDGET_KEY = "ui:projector_toggle"
 #: projector sizes: base font, title font (px) and the factors for marker sizes and line widths.
 FONT, TITLE_FONT, MARKER_SCALE, LINE_SCALE = 20, 26, 1.6, 1.5
+#: titles longer than this many characters are wrapped in projector mode (a half-width panel at 26 px).
+TITLE_WRAP = 30
 #: plotly's default marker size (px), scaled when a trace leaves it unset.
 DEFAULT_MARKER = 6
 #: the page's base text size in projector mode (the default is 16 px).
@@ -65,6 +67,32 @@ def _scaled(value: Any, factor: float) -> Any:
         return value
 
 
+def wrap_title(text: str, width: int = 0) -> str:
+    """``text`` broken into lines of at most ``width`` characters (default TITLE_WRAP) at spaces, joined
+    with plotly's ``<br>``.
+
+    Parameters
+    ----------
+    text : str
+        A figure title.
+    width : int, optional
+        Characters per line (0: TITLE_WRAP).
+
+    Returns
+    -------
+    str
+        The wrapped title.
+    """
+    width = width or TITLE_WRAP
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
 def for_projector(fig: go.Figure, on: bool | None = None) -> go.Figure:
     """``fig`` itself when projector mode is off, else a copy with larger fonts, markers and lines.
 
@@ -83,8 +111,16 @@ def for_projector(fig: go.Figure, on: bool | None = None) -> go.Figure:
     if not (projector_on() if on is None else on):
         return fig
     f = go.Figure(fig)
+    title = f.layout.title.text
+    if title and len(title) > TITLE_WRAP and "<br>" not in title:  # the larger font would clip a long title
+        f.layout.title.text = wrap_title(title)
+        extra = (TITLE_FONT + 6) * f.layout.title.text.count("<br>")
+        f.update_layout(margin=dict(t=(f.layout.margin.t if f.layout.margin.t is not None else 80) + extra))
     f.update_layout(font=dict(size=FONT), title_font=dict(size=TITLE_FONT), legend_font=dict(size=FONT),
                     hoverlabel=dict(font_size=FONT))
+    # axis titles and ticks explicitly: Streamlit's plotly theme sets them and would keep them small
+    f.update_xaxes(title_font_size=FONT, tickfont_size=FONT - 2)
+    f.update_yaxes(title_font_size=FONT, tickfont_size=FONT - 2)
     for tr in f.data:
         marker = getattr(tr, "marker", None)
         if marker is not None and "size" in marker:

@@ -373,6 +373,8 @@ def test_projector_mode_enlarges_fonts_and_markers():
     assert not at.exception
     big = _spec(at)
     assert big["layout"]["font"]["size"] == 20 and big["layout"]["title"]["font"]["size"] == 26
+    assert big["layout"]["xaxis"]["tickfont"]["size"] == 18 and big["layout"]["yaxis"]["title"]["font"]["size"] == 20
+    assert "<br>" in big["layout"]["title"]["text"]          # a long title wraps instead of being clipped
     assert big["data"][_curves(at)["cand"]]["marker"]["size"] == pytest.approx(stars["marker"]["size"] * 1.6)
     # kept in the session: on across the teaching pages and after returning
     at.switch_page("pages/selection_lab.py").run()
