@@ -24,6 +24,8 @@ from blowfish_core.algorithm.evolution import SEEDED_NOTE
 from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_aware_sample, release_marginal_samples
 from blowfish_core.synthesis.gate import GateError, total_text, unprotected_text
 from studio import flow
+from studio.plots import OKABE_ITO
+from studio.projector import for_projector, projector_toggle
 from studio.state import get_studio
 
 st.set_page_config(page_title="Public-aware Sampler · Blowfish Studio", layout="wide")
@@ -38,18 +40,29 @@ if not set(st.session_state.get("ps_attrs", [])) <= set(names):
     st.session_state["ps_attrs"] = names[:2]
 st.session_state.setdefault("ps_attrs", names[:2])
 
+projector_toggle()
 st.title("Public-aware sampler")
 flow.tutorial("PubMix releases rows drawn from a mixture of the private histogram and a noise distribution "
               "built from public rows; beta, the mixing weight, is the smallest that makes a release from OS "
               "entropy (ε, δ)-DP. A seeded preview is for study only.")
 st.caption(
+    "Releases rows that follow the private table's counts over a few attributes: each released row is drawn "
+    "from the private table or, with a small probability β, from noise built from public data. Only the rows are "
+    "released. It opens on a seeded study preview of the dataset's own public rows; change the settings and press "
+    "a button below."
+)
+with st.expander("In the paper's notation (papers/003)"):
+    st.caption(
     "PubMix (papers/003, Alg. 1): n_samples rows drawn i.i.d. from (1 - beta) P_prv + beta P_nse, where P_prv is "
     "the private k-way marginal and P_nse a floor-raised public histogram (Remark 4.5; LinMix: uniform). beta is the "
     "exact minimum of Thm 4.1 under replace-one neighbours (n public). 'Make a release' draws from OS entropy with "
     "exact integer sampling through the release gate; 'Study preview (seeded)' uses the Seed and numpy's sampler: "
     "seeded: for study, not for publication. Only the rows are released: the mixture would reveal the private "
     "marginal."
-)
+    )
+
+#: the takeaway and its picture, filled in below once a result exists: first thing on the page
+summary_box = st.container()
 
 # ------------------------------------------------------------------ inputs
 st.header("Marginal, public data and budget")
@@ -130,6 +143,19 @@ if b2.button("Study preview (seeded)", key="ps_run",
     except BlowfishError as e:
         st.error(f"No preview: {e}")
 
+# The page opens on a result (issue 24): a seeded study preview of the current settings on the dataset's own
+# public rows, drawn once per dataset (again when the dataset changes); the buttons replace it.
+_prev = st.session_state.get("ps_result")
+if (_prev is None and st.session_state.get("ps_auto") != studio.version) or \
+        (_prev is not None and _prev.get("auto") and _prev["version"] != studio.version):
+    st.session_state["ps_auto"] = studio.version
+    try:
+        st.session_state["ps_result"] = {"res": public_aware_sample(**_inputs(), seed=int(st.session_state["ps_seed"])),
+                                         "version": studio.version, "publication": None, "auto": True}
+    except BlowfishError as e:
+        st.session_state.pop("ps_result", None)
+        st.info(f"Nothing to preview yet: {e}.")
+
 # ------------------------------------------------------------------ results
 out = st.session_state.get("ps_result")
 if out is None:
@@ -147,15 +173,23 @@ else:
     st.header("Study preview")
     st.warning(f"{SEEDED_NOTE}: drawn from Seed {int(st.session_state['ps_seed'])} with numpy's sampler; anyone "
                "who knows the seed can recompute these rows. Use 'Make a release' for rows to publish.")
-m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric("beta (mixing weight)", f"{res.beta:.6g}")
-m2.metric("Noise floor min P_nse", f"{res.floor:.4g}")
-m3.metric("Cells d", f"{res.d:,}")
-m4.metric("Private rows n", f"{res.n:,}")
-m5.metric("gamma", f"{res.gamma:.3g}")
-st.caption(f"{res.method}: noise = {res.which} at floor t = {res.t:.4g}; gamma: {res.gamma_source}; "
-           f"(epsilon, delta) = ({res.epsilon:g}, {res.delta:g}) for these {res.n_samples:,} rows"
-           + (" (a release: exact sampler, OS entropy)." if pub is not None else f" ({SEEDED_NOTE})."))
+with summary_box:
+    # the one-line takeaway and its picture: what each released row is drawn from
+    st.caption("From the release below." if pub is not None else f"From the study preview below ({SEEDED_NOTE}).")
+    st.markdown(f"**Takeaway:** each of the {res.n_samples:,} rows is drawn from the private table with probability "
+                f"{1 - res.beta:.1%} and from noise made of public data with probability {res.beta:.1%} (β). That small "
+                f"share of noise is the whole price of ε = {res.epsilon:g} here; releasing more rows needs a larger share.")
+    mix = go.Figure()
+    mix.add_bar(y=["each released row"], x=[1 - res.beta], orientation="h", name="from the private table (1 − β)",
+                marker_color=OKABE_ITO["blue"], text=[f"private table {1 - res.beta:.1%}"], textposition="inside")
+    mix.add_bar(y=["each released row"], x=[res.beta], orientation="h", name="from public-data noise (β)",
+                marker_color=OKABE_ITO["orange"])
+    mix.update_layout(barmode="stack", height=190, margin=dict(l=10, r=10, t=30, b=10), showlegend=True,
+                      xaxis=dict(title="share of the draws", range=[0, 1], tickformat=".0%"),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, traceorder="normal"))
+    b_col, mix_col = st.columns([1, 3])
+    b_col.metric("beta (mixing weight)", f"{res.beta:.6g}", help="β: the share of draws from public-data noise")
+    mix_col.plotly_chart(for_projector(mix), use_container_width=True, key="ps_fig_mix")
 st.dataframe(res.rows.head(200), use_container_width=True)
 if pub is not None:
     st.download_button("Download the released rows (CSV)", res.rows.to_csv(index=False).encode(),
@@ -163,24 +197,33 @@ if pub is not None:
 else:
     st.download_button(f"Download the preview rows (CSV; {SEEDED_NOTE})", res.rows.to_csv(index=False).encode(),
                        file_name=f"{res.method}_study_preview_seeded.csv", mime="text/csv", key="ps_download")
-
-f1, f2 = st.columns(2)
-fig = go.Figure()
-if res.curve.get("pubmix") is not None:
-    fig.add_scatter(x=res.curve["n_samples"], y=res.curve["pubmix"], mode="lines+markers",
-                    name=f"PubMix floor {res.floor:.3g}")
-fig.add_scatter(x=res.curve["n_samples"], y=res.curve["linmix"], mode="lines+markers", name="LinMix floor 1/d")
-fig.add_vline(x=res.n_samples, line_dash="dot")
-fig.update_layout(title="beta_min vs n_samples (Fig. 2 analogue)", xaxis_title="n_samples", xaxis_type="log",
-                  yaxis_title="beta_min", height=360)
-f1.plotly_chart(fig, use_container_width=True)
-fig = go.Figure()
-fig.add_bar(x=list(range(res.d)), y=res.p_public, name="public histogram", opacity=0.6)
-fig.add_bar(x=list(range(res.d)), y=res.p_noise, name=f"P_nse ({res.which})", opacity=0.6)
-fig.add_hline(y=res.floor, line_dash="dot", annotation_text="floor")
-fig.update_layout(title="Floor raising over the public histogram", xaxis_title="cell", barmode="overlay",
-                  yaxis_title="probability", height=360)
-f2.plotly_chart(fig, use_container_width=True)
+details = st.expander("Details: β, the noise floor and the paper's figures")
+with details:
+    m2, m3, m4, m5 = st.columns(4)
+    m2.metric("Noise floor min P_nse", f"{res.floor:.4g}")
+    m3.metric("Cells d", f"{res.d:,}")
+    m4.metric("Private rows n", f"{res.n:,}")
+    m5.metric("gamma", f"{res.gamma:.3g}")
+    st.caption(f"{res.method}: noise = {res.which} at floor t = {res.t:.4g}; gamma: {res.gamma_source}; "
+               f"(epsilon, delta) = ({res.epsilon:g}, {res.delta:g}) for these {res.n_samples:,} rows"
+               + (" (a release: exact sampler, OS entropy)." if pub is not None else f" ({SEEDED_NOTE})."))
+    f1, f2 = st.columns(2)
+    fig = go.Figure()
+    if res.curve.get("pubmix") is not None:
+        fig.add_scatter(x=res.curve["n_samples"], y=res.curve["pubmix"], mode="lines+markers",
+                        name=f"PubMix floor {res.floor:.3g}")
+    fig.add_scatter(x=res.curve["n_samples"], y=res.curve["linmix"], mode="lines+markers", name="LinMix floor 1/d")
+    fig.add_vline(x=res.n_samples, line_dash="dot")
+    fig.update_layout(title="beta_min vs n_samples (Fig. 2 analogue)", xaxis_title="n_samples", xaxis_type="log",
+                      yaxis_title="beta_min", height=360)
+    f1.plotly_chart(for_projector(fig), use_container_width=True)
+    fig = go.Figure()
+    fig.add_bar(x=list(range(res.d)), y=res.p_public, name="public histogram", opacity=0.6)
+    fig.add_bar(x=list(range(res.d)), y=res.p_noise, name=f"P_nse ({res.which})", opacity=0.6)
+    fig.add_hline(y=res.floor, line_dash="dot", annotation_text="floor")
+    fig.update_layout(title="Floor raising over the public histogram", xaxis_title="cell", barmode="overlay",
+                      yaxis_title="probability", height=360)
+    f2.plotly_chart(for_projector(fig), use_container_width=True)
 
 ev = res.evaluation
 if ev:
@@ -193,4 +236,4 @@ if ev:
         fig.add_scatter(x=ev["n_samples"], y=ev[key], mode="lines+markers", name=label)
     fig.update_layout(title="TV(private marginal, draws) -- evaluation only", xaxis_title="n_samples",
                       xaxis_type="log", yaxis_title="TV", height=360)
-    st.plotly_chart(fig, use_container_width=True)
+    st.plotly_chart(for_projector(fig), use_container_width=True)

@@ -20,6 +20,7 @@ from blowfish_core.base.errors import BlowfishError
 from blowfish_core.privacy.selection import BROKEN_SCALE_RULES, NOT_PRIVATE, VALID_SCALE_RULES
 from blowfish_core.analysis.selection_lab import PRESET_BROKEN, selection_lab
 from studio import flow
+from studio.projector import for_projector, projector_toggle
 
 st.set_page_config(page_title="Selection Lab · Blowfish Studio", layout="wide")
 
@@ -46,6 +47,7 @@ def fmt_num(v: float) -> str:
     return "∞" if math.isinf(v) else f"{v:.4g}"
 
 
+projector_toggle()
 st.title("Selection Lab")
 flow.tutorial("Two neighbouring datasets with identical scores: if the two selection laws differ by more than "
               "the claim allows, the calibration leaks. Switch 'fix it' to see the valid calibrations.")
@@ -147,7 +149,7 @@ with left:
                       title=(f"Gibbs laws on {x} and {xp}<br><sup>" + CAL_LABELS[name]
                              + ("" if row.private else f" — {NOT_PRIVATE}") + "</sup>"),
                       legend=dict(orientation="h", y=-0.15))
-    st.plotly_chart(fig, key="sel_fig_laws", width="stretch")
+    st.plotly_chart(for_projector(fig), key="sel_fig_laws", width="stretch")
 with right:
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=view.curve_epsilon, y=view.curve_delta, mode="lines", name="exact δ(ε)"))
@@ -155,7 +157,7 @@ with right:
                              name="claimed (ε, δ)"))
     fig.update_layout(height=380, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="ε", yaxis_title="δ(ε)",
                       title=f"Exact δ(ε) on {x} ∼ {xp}", legend=dict(orientation="h", y=-0.15))
-    st.plotly_chart(fig, key="sel_fig_curve", width="stretch")
+    st.plotly_chart(for_projector(fig), key="sel_fig_curve", width="stretch")
 st.caption("A point of the curve above the red cross means the claim is false. Laws of grouped candidates show the "
            "total mass of the group.")
 

@@ -27,7 +27,8 @@ from blowfish_core.workflows.verdicts import fmt_gap
 from studio import flow
 from studio.plots import HIGHLIGHT, OKABE_ITO, SEQUENCE, chart_with_table
 from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
-from studio.voronoi_ui import takeaway, toggle_candidate
+from studio.projector import for_projector, projector_toggle
+from studio.voronoi_ui import CLICK_RADIUS, click_radius, takeaway, toggle_candidate
 
 st.set_page_config(page_title="Voronoi Explorer · Blowfish Studio", layout="wide")
 
@@ -46,6 +47,8 @@ AXES = ("x", "y")
 #: click-to-add targets (one per grid point) are drawn up to this many grid points.
 MAX_CLICK_POINTS = 2_500
 CLICK_KEY, CLICK_REV = "v_click_pop", "v_click_rev"
+#: the candidate count after a click, written into the m widget ("v_m") at the top of the next run.
+M_PENDING = "v_m_pending"
 #: session key of the tightness expander's open state (lazy: its content runs only while it is open).
 TIGHT_KEY = "v_tight_open"
 
@@ -57,6 +60,7 @@ def fmt(v: float) -> str:
 
 # -------------------------------------------------------------------- inputs
 studio = get_studio()
+projector_toggle()
 st.title("Voronoi Explorer")
 st.caption(
     "A protected policy edge either stays inside one decision region (Voronoi cell) of the candidates — the hard "
@@ -116,8 +120,14 @@ thetas = {"x": k2.number_input(f"θ: protected distance on x ({unit_x})", min_va
                                key="v_x_theta", help="values of x within θ are a protected pair; θ on y is in "
                                "'Domain, distance and policy'"),
           "y": theta_y}
-m_rand = k3.number_input("candidates m", min_value=1, max_value=MAX_CANDIDATES, value=5, step=1, key="v_m",
-                         help="size of the random candidate population (click the plot to add or remove one)")
+# the m read-out counts the candidates shown: a click that adds or removes one writes the new count here
+# (M_PENDING, applied before the widget is drawn on the rerun); typing another m draws a new random population.
+if M_PENDING in st.session_state:
+    st.session_state["v_m"] = st.session_state.pop(M_PENDING)
+st.session_state.setdefault("v_m", 5)
+m_rand = k3.number_input("candidates m", min_value=1, max_value=MAX_CANDIDATES, step=1, key="v_m",
+                         help="number of candidates shown (click the plot to add or remove one; a new m draws a "
+                              "new random population)")
 
 # ------------------------------------------------------------ schema, policy
 try:
@@ -138,6 +148,9 @@ except BlowfishError as e:
     st.stop()
 
 grid = {ax: specs[ax]["grid"] for ax in AXES}
+#: each axis's (lo, hi) in plot units: the click radius is a fraction of it (CLICK_RADIUS).
+axis_ranges = {a.name: ((float(a.lo), float(a.hi)) if a.bounded else (0.0, float(len(a.levels) - 1)))
+               for a in schema.attributes}
 n_points = grid["x"] * grid["y"]
 if n_points > MAX_GRID_POINTS:
     st.error(
@@ -164,9 +177,9 @@ def random_population(schema: Schema, m: int, seed: int) -> pd.DataFrame:
 
 
 base = random_population(schema, m_rand, seed)
-base_sig = (source, int(seed), int(m_rand), schema.to_json())
+base_sig = (source, int(seed), schema.to_json())
 _ov = st.session_state.get(CLICK_KEY)
-if _ov is not None and _ov["base"] != base_sig:
+if _ov is not None and (_ov["base"] != base_sig or _ov.get("m") != int(m_rand)):
     st.session_state.pop(CLICK_KEY, None)
     _ov = None
 if source == "Edit table":
@@ -406,18 +419,19 @@ left, right = st.columns(2)
 with left:
     pop_xy = (tuple(pop["x"].astype(float)), tuple(pop["y"].astype(float)))
     fig_h, curves_h = panel(akey, pop_xy, "hard", "Hard vote: 0 inside a cell, √2 across a boundary", clickable=True)
-    event = chart_with_table(fig_h, edge_table("hard" if hard is not None else None), key=f"v_fig_hard_{rev}",
+    event = chart_with_table(for_projector(fig_h), edge_table("hard" if hard is not None else None), key=f"v_fig_hard_{rev}",
                              on_select="rerun", selection_mode="points", width="stretch")
     if hard is not None:
         st.caption(f"{hard.crossing_edges} of {hard.edges} protected edges cross a decision boundary and cost √2; "
                    "the others cost 0. One crossing is enough: shortening θ does not lower the hard vote's "
                    "sensitivity while any edge still crosses.")
-    st.caption("Click a star to remove that candidate; click an empty spot to add one there"
+    st.caption(f"Click on or near a star (within {CLICK_RADIUS:.0%} of each axis's range) to remove that candidate; "
+               "click an empty spot to add one there"
                + ("" if n_points <= MAX_CLICK_POINTS else f" (adding works up to {MAX_CLICK_POINTS:,} grid points)")
                + ".")
 with right:
     fig_s, _ = panel(akey, pop_xy, "soft", f"Soft vote at τ = {tau:g}: graded cost")
-    chart_with_table(fig_s, edge_table("soft" if soft is not None else None), key="v_fig_soft", width="stretch")
+    chart_with_table(for_projector(fig_s), edge_table("soft" if soft is not None else None), key="v_fig_soft", width="stretch")
     if len(edges):
         inside = edges.loc[~edges["crossing"], "soft"]
         across = edges.loc[edges["crossing"], "soft"]
@@ -431,11 +445,13 @@ with right:
 
 _points = list(((event or {}).get("selection") or {}).get("points") or [])
 if _points:
-    _new, _msg = toggle_candidate(pop, _points[0], curves_h["cand"], curves_h["grid"])
+    _new, _msg = toggle_candidate(pop, _points[0], curves_h["cand"], curves_h["grid"], ranges=axis_ranges,
+                                  radius=click_radius(grid))
     if _msg:
         st.session_state["v_click_msg"] = _msg
     if len(_new) != len(pop):
-        st.session_state[CLICK_KEY] = {"base": base_sig, "pop": _new}
+        st.session_state[CLICK_KEY] = {"base": base_sig, "pop": _new, "m": len(_new)}
+        st.session_state[M_PENDING] = len(_new)
     st.session_state[CLICK_REV] = rev + 1
     st.rerun()
 if st.session_state.get("v_click_msg"):
@@ -499,7 +515,7 @@ def tightness_panel() -> None:
     k2.metric("Bound √2·tanh(θ/2τ)", fmt(tc.bound))
     k3.metric("Gap", fmt_gap(tc.gap), help="bound − attained; '0 (exact)' below 10⁻¹² (floating-point rounding)")
     f1, table1 = tightness_figure(float(t_theta), float(t_tau), int(t_m), float(t_R) if t_m > 2 else None)
-    chart_with_table(f1, table1, key="v_fig_tight", width="stretch")
+    chart_with_table(for_projector(f1), table1, key="v_fig_tight", width="stretch")
 
 
 # Lazy (on_change="rerun"): the construction, its numbers and its chart are computed and sent only while the

@@ -18,6 +18,7 @@ policy                  ``studio.policy`` (block / adjacency tables: ``pol:block
                         ``pol:adjbase:*``, kept with their edits)
 ε/δ or ρ                ``studio.extras["budget"]`` (:func:`session_budget`)
 τ                       TAU_KEY (a widget key kept by :func:`keep_tau`, see below)
+projector mode          PROJECTOR_KEY (studio.projector: the teaching pages' toggle, bound by seed)
 methods, release size   ``runner_settings`` (studio.runner_ui.runner_settings: rn_methods,
                         rn_release, ...); the Release step's method ``release_choice``
 ======================  ==========================================================================
@@ -175,6 +176,8 @@ def session_budget(studio: Studio) -> dict[str, Any]:
 #: it with set_tau.  get_studio keeps it across pages (a widget key not drawn on a page would be
 #: dropped at the end of that page's run).
 TAU_KEY = "tau"
+#: the plain session key of the teaching pages' projector mode (studio.projector).
+PROJECTOR_KEY = "ui:projector"
 
 
 def get_tau() -> float:

@@ -14,30 +14,62 @@ SQRT2 = math.sqrt(2.0)
 MAX_CANDIDATES = 200
 
 
+#: a click within this fraction of each axis's range of a candidate removes it (plot units scaled by the
+#: axis range, so it is the same on-screen distance on a 0..10 and a 0..1000 axis); capped below half a
+#: grid step so the neighbouring grid point still adds a candidate.
+CLICK_RADIUS = 0.03
+
+
+def click_radius(steps: dict[str, int]) -> float:
+    """The removal radius (fraction of each axis's range) for a lattice of ``steps`` points per axis:
+    CLICK_RADIUS, or 0.49 of the finest grid step when that is smaller."""
+    finest = min(1.0 / max(int(g) - 1, 1) for g in steps.values())
+    return min(CLICK_RADIUS, 0.49 * finest)
+
+
+def nearest_within(pop: pd.DataFrame, x: float, y: float, ranges: dict[str, tuple[float, float]],
+                   radius: float) -> int | None:
+    """Index of the candidate nearest to the click (x, y) when it lies within ``radius`` (a fraction
+    of each axis's range ``ranges[ax] = (lo, hi)``), else None."""
+    if not len(pop):
+        return None
+    sx = max(ranges["x"][1] - ranges["x"][0], 1e-12)
+    sy = max(ranges["y"][1] - ranges["y"][0], 1e-12)
+    d = ((pop["x"].astype(float).to_numpy() - x) / sx) ** 2 + ((pop["y"].astype(float).to_numpy() - y) / sy) ** 2
+    i = int(d.argmin())
+    return i if d[i] <= radius**2 else None
+
+
 def toggle_candidate(pop: pd.DataFrame, point: dict, cand_curve: int, grid_curve: int | None,
-                     limit: int = MAX_CANDIDATES) -> tuple[pd.DataFrame, str]:
-    """The population after a click on the plot: a click on candidate #i removes it (never the last
-    one), a click on a grid point adds a candidate there (not a duplicate, at most ``limit``).
+                     limit: int = MAX_CANDIDATES, ranges: dict[str, tuple[float, float]] | None = None,
+                     radius: float = CLICK_RADIUS) -> tuple[pd.DataFrame, str]:
+    """The population after a click on the plot: a click on or near candidate #i (within ``radius``
+    of each axis's range ``ranges``) removes it (never the last one), a click on a grid point farther
+    away adds a candidate there (at most ``limit``).
     point: a plotly selection point {'curve_number', 'point_index', 'x', 'y'}.  Returns (population,
     message)."""
     pop = pd.DataFrame(pop).reset_index(drop=True)
     curve = point.get("curve_number")
-    if curve == cand_curve:
+    if curve not in (cand_curve, grid_curve) or curve is None:
+        return pop, ""
+    i: int | None = None
+    if "x" in point and "y" in point and ranges is not None:
+        i = nearest_within(pop, float(point["x"]), float(point["y"]), ranges, radius)
+    if i is None and curve == cand_curve:
         i = int(point.get("point_index", point.get("point_number", -1)))
         if not 0 <= i < len(pop):
             return pop, ""
+    if i is not None:
         if len(pop) == 1:
             return pop, "The last candidate stays: a population needs at least one."
         return pop.drop(index=i).reset_index(drop=True), f"Removed candidate #{i}."
-    if grid_curve is not None and curve == grid_curve:
-        x, y = float(point["x"]), float(point["y"])
-        if ((pop["x"].astype(float) == x) & (pop["y"].astype(float) == y)).any():
-            return pop, f"({x:g}, {y:g}) is already a candidate."
-        if len(pop) >= limit:
-            return pop, f"At most {limit} candidates."
-        return pd.concat([pop, pd.DataFrame({"x": [x], "y": [y]})], ignore_index=True), \
-            f"Added candidate #{len(pop)} at ({x:g}, {y:g})."
-    return pop, ""
+    x, y = float(point["x"]), float(point["y"])
+    if ((pop["x"].astype(float) == x) & (pop["y"].astype(float) == y)).any():  # no ranges given
+        return pop, f"({x:g}, {y:g}) is already a candidate."
+    if len(pop) >= limit:
+        return pop, f"At most {limit} candidates."
+    return pd.concat([pop, pd.DataFrame({"x": [x], "y": [y]})], ignore_index=True), \
+        f"Added candidate #{len(pop)} at ({x:g}, {y:g})."
 
 
 def takeaway(hard_l2: float | None, soft_l2: float | None, closed_l2: float) -> str:

@@ -8,6 +8,7 @@ fixed source would make them equal), and held-out public rows are named as unpro
 
 from __future__ import annotations
 
+import json
 import os
 
 from streamlit.testing.v1 import AppTest
@@ -159,10 +160,10 @@ def test_release_button_publishes_through_the_gate_from_os_entropy(monkeypatch):
     def no_numpy(*a, **k):
         raise AssertionError("numpy's pubmix_sample used by the release")
 
+    at = _page()  # opens on a seeded study preview (numpy's sampler): patch the release path after it
     monkeypatch.setattr(gate, "publish", publish)
     monkeypatch.setattr(pm, "_os_bytes", os_bytes)
     monkeypatch.setattr(ps, "pubmix_sample", no_numpy)
-    at = _page()
     at.number_input(key="ps_n").set_value(256)
     a = _release_rows(at)
     assert calls["publish"] == 1 and calls["bytes"] >= 1
@@ -182,3 +183,41 @@ def test_a_release_from_a_fixed_source_would_be_caught(monkeypatch):
     at = _page()
     at.number_input(key="ps_n").set_value(256)
     assert np.array_equal(_release_rows(at), _release_rows(at))
+
+
+# ------------------------------------------------------------------ issue 24: opens on a result, plain words first
+def test_opens_on_a_preview_of_the_presets_public_rows():
+    """No upload and no click needed: the page opens on a seeded study preview of the dataset's public rows,
+    with a one-line takeaway in plain words and its picture; the paper's notation sits in expanders."""
+    at = _page()
+    assert not at.error
+    assert at.radio(key="ps_source").value == "Public rows of the dataset"
+    assert any(h.value == "Study preview" for h in at.header)
+    assert any(w.value.startswith(SEEDED_NOTE) for w in at.warning)
+    s = default_studio()
+    ref = public_aware_sample(s.schema, ["X_1", "X_2"], s.private, s.public, 1.0, 1e-5, 512, evaluate=False)
+    assert _metrics(at)["beta (mixing weight)"] == f"{ref.beta:.6g}"
+    take = [m.value for m in at.markdown if m.value.startswith("**Takeaway:**")]
+    assert len(take) == 1 and f"{ref.beta:.1%}" in take[0] and "P_nse" not in take[0] and "beta" not in take[0]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert [d["name"] for d in spec["data"]] == ["from the private table (1 − β)", "from public-data noise (β)"]
+    assert spec["data"][1]["x"] == [ref.beta]
+    labels = [e.label for e in at.expander]
+    assert "In the paper's notation (papers/003)" in labels
+    assert "Details: β, the noise floor and the paper's figures" in labels
+    # the paper's notation is not in the page's opening text
+    assert not any("papers/003" in c.value for c in at.main.caption[:1])
+    # the upload stays an option
+    at.radio(key="ps_source").set_value("Upload a public CSV").run()
+    assert not at.exception
+
+
+def test_projector_mode_enlarges_the_sampler_figures():
+    at = _page()
+    before = json.loads(at.get("plotly_chart")[0].proto.spec)
+    at.toggle(key="ui:projector_toggle").set_value(True).run()
+    assert not at.exception
+    after = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert after["layout"]["font"]["size"] == 20 and before["layout"].get("font", {}).get("size") != 20
+    curve = json.loads(at.get("plotly_chart")[1].proto.spec)  # beta_min curve: lines+markers, default size 6
+    assert curve["data"][0]["marker"]["size"] == 6 * 1.6

@@ -118,3 +118,20 @@ def test_g_one_local_pair_passes_but_stays_flagged():
     assert m == expected(selection_lab("path", "local", G=1.0))
     assert m["Exact δ at claimed ε"] == "0" and m["Verdict"] == "pass" and verdict_note(at) == NOT_PRIVATE
     assert any(NOT_PRIVATE in w.value for w in at.warning)
+
+
+def test_projector_mode_enlarges_fonts_and_markers():
+    """Issue 24: one projector toggle (sidebar, kept in the session) enlarges the figures' fonts and markers."""
+    import json
+
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    curve = json.loads(at.get("plotly_chart")[1].proto.spec)
+    point = next(d for d in curve["data"] if d.get("mode") == "markers")
+    assert curve["layout"].get("font", {}).get("size") != 20
+    at.toggle(key="ui:projector_toggle").set_value(True).run()
+    assert not at.exception
+    assert at.session_state["ui:projector"] is True
+    for i in (0, 1):
+        assert json.loads(at.get("plotly_chart")[i].proto.spec)["layout"]["font"]["size"] == 20
+    big = next(d for d in json.loads(at.get("plotly_chart")[1].proto.spec)["data"] if d.get("mode") == "markers")
+    assert big["marker"]["size"] == pytest.approx(point["marker"]["size"] * 1.6)

@@ -274,3 +274,113 @@ def test_tiny_bounds_are_displayed_with_significant_figures():
     at.run()
     assert at.number_input(key="v_x_lo").proto.format == "%g"
     assert at.number_input(key="v_x_hi").proto.format == "%g"
+
+
+# ---------------------------------------------------------------- issue 24: clicks, m, tau, projector
+def _curves(at: AppTest) -> dict[str, int]:
+    """Curve numbers of the hard panel's click targets (grid points) and candidates (stars)."""
+    import json
+
+    names = [d.get("name") for d in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    return {"grid": names.index("add a candidate here"), "cand": names.index("candidates")}
+
+
+def _click(at: AppTest, curve: int, x: float, y: float, index: int = 0) -> AppTest:
+    """A click on the hard panel, as Streamlit's plotly selection event reports it (one point)."""
+    rev = int(at.session_state["v_click_rev"]) if "v_click_rev" in at.session_state else 0
+    at.session_state[f"v_fig_hard_{rev}"] = {"selection": {"points": [
+        {"curve_number": curve, "point_index": index, "x": x, "y": y}]}}
+    return at.run()
+
+
+def _shown(at: AppTest) -> pd.DataFrame:
+    return at.session_state["voronoi:last"]["population"]
+
+
+def test_click_on_a_candidate_centre_removes_it():
+    """Issue 24: a click on a star's centre (which is also a grid point, the add-target on top) removed
+    nothing ('already a candidate'); now a click on or within 3% of the axis range of a candidate removes it."""
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    paste(at, "2, 2\n7, 3\n4, 8")
+    c = _curves(at)
+    _click(at, c["grid"], 2.0, 2.0, index=24)            # the grid point under candidate #0
+    assert not at.exception
+    assert _shown(at).to_dict("list") == {"x": [7.0, 4.0], "y": [3.0, 8.0]}
+    _click(at, c["cand"], 7.25, 3.1, index=0)             # 0.25 units off-centre on a 0..10 axis: still removes
+    assert _shown(at).to_dict("list") == {"x": [4.0], "y": [8.0]}
+    _click(at, c["grid"], 5.0, 5.0, index=60)             # far from every candidate: adds one
+    assert _shown(at).to_dict("list") == {"x": [4.0, 5.0], "y": [8.0, 5.0]}
+    assert any("within 3% of each axis's range" in x.value for x in at.caption)
+
+
+def test_click_radius_is_a_fraction_of_the_axis_range():
+    from studio.voronoi_ui import CLICK_RADIUS, click_radius, toggle_candidate
+
+    pop = pd.DataFrame({"x": [200.0, 700.0], "y": [20.0, 30.0]})
+    ranges = {"x": (0.0, 1000.0), "y": (0.0, 100.0)}
+    assert click_radius({"x": 11, "y": 11}) == CLICK_RADIUS == 0.03
+    assert click_radius({"x": 101, "y": 11}) == pytest.approx(0.49 / 100)   # below half a grid step
+    near, msg = toggle_candidate(pop, {"curve_number": 1, "x": 225.0, "y": 21.0}, 3, 1, ranges=ranges)
+    assert msg == "Removed candidate #0." and len(near) == 1
+    far, msg = toggle_candidate(pop, {"curve_number": 1, "x": 240.0, "y": 20.0}, 3, 1, ranges=ranges)
+    assert msg.startswith("Added candidate #2") and len(far) == 3
+
+
+def test_m_counts_the_candidates_shown():
+    """Issue 24: 'candidates m' stayed 5 with 6 candidates on the plot."""
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT).run()
+    assert at.number_input(key="v_m").value == 5 and len(_shown(at)) == 5
+    base = _shown(at).copy()
+    far = next((float(x), float(y)) for x in range(11) for y in range(11)
+               if ((base["x"] - x) ** 2 + (base["y"] - y) ** 2).min() > 1.0)
+    _click(at, _curves(at)["grid"], *far)
+    assert not at.exception
+    assert len(_shown(at)) == 6 and at.number_input(key="v_m").value == 6
+    assert _shown(at).iloc[:5].equals(base)                 # the clicked population, not a new random one
+    _click(at, _curves(at)["cand"], float(base.x[0]), float(base.y[0]))
+    assert len(_shown(at)) == 5 and at.number_input(key="v_m").value == 5
+    at.number_input(key="v_m").set_value(7).run()            # typing m draws a new random population of m
+    assert len(_shown(at)) == 7 and at.number_input(key="v_m").value == 7
+
+
+def test_tau_is_the_sessions_and_survives_navigation():
+    """Issue 24: τ on the Voronoi page is the session's τ and survives leaving and returning (through every
+    teaching page and a step)."""
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/voronoi.py").run()
+    at.select_slider(key="tau").set_value(0.2).run()
+    for page in ("pages/selection_lab.py", "pages/public_sampler.py", "pages/run.py", "pages/home.py"):
+        at.switch_page(page).run()
+        assert not at.exception
+        at.switch_page("pages/voronoi.py").run()
+        assert at.select_slider(key="tau").value == 0.2, page
+        assert at.session_state["voronoi:last"]["tau"] == 0.2
+
+
+def _spec(at: AppTest, i: int = 0) -> dict:
+    import json
+
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def test_projector_mode_enlarges_fonts_and_markers():
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/voronoi.py").run()
+    plain = _spec(at)
+    stars = plain["data"][_curves(at)["cand"]]
+    assert "font" not in plain["layout"] or plain["layout"]["font"].get("size") in (None, 12)
+    at.toggle(key="ui:projector_toggle").set_value(True).run()
+    assert not at.exception
+    big = _spec(at)
+    assert big["layout"]["font"]["size"] == 20 and big["layout"]["title"]["font"]["size"] == 26
+    assert big["layout"]["xaxis"]["tickfont"]["size"] == 18 and big["layout"]["yaxis"]["title"]["font"]["size"] == 20
+    assert "<br>" in big["layout"]["title"]["text"]          # a long title wraps instead of being clipped
+    assert big["data"][_curves(at)["cand"]]["marker"]["size"] == pytest.approx(stars["marker"]["size"] * 1.6)
+    # kept in the session: on across the teaching pages and after returning
+    at.switch_page("pages/selection_lab.py").run()
+    assert at.toggle(key="ui:projector_toggle").value is True and _spec(at)["layout"]["font"]["size"] == 20
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/voronoi.py").run()
+    assert at.toggle(key="ui:projector_toggle").value is True and _spec(at)["layout"]["font"]["size"] == 20
+    at.toggle(key="ui:projector_toggle").set_value(False).run()
+    assert _spec(at)["data"][_curves(at)["cand"]]["marker"]["size"] == stars["marker"]["size"]
