@@ -9,7 +9,11 @@ edits of the schema editor (untick a column, type bounds), the way the browser s
   batched    the editor is in a form (after issue 24): a cell edit sends nothing (no rerun); the one
              submit runs the page once with all K edits; that run is timed.
 
-    PYTHONPATH=. python benchmarks/bench_schema_edit.py [--csv PATH] [--edits 3] [--repeat 2]
+    PYTHONPATH=. python benchmarks/bench_schema_edit.py [--csv PATH] [--edits 3] [--repeat 2] [--browser]
+
+--browser also times the wait in a real browser (Debian's chromium through playwright, against a
+`streamlit run` server, helpers of tests/app/test_browser.py): from a cell edit (per-edit) or the
+submit click (batched) until Streamlit's running indicator is gone, on the Data step.
 
 The mode is read off the page (is there an "Apply schema edits" button?), so the same script times
 the code before and after the change (run it in a checkout of the earlier commit for "before").
@@ -94,11 +98,72 @@ def one_session(csv_path: str, k: int, page: str) -> dict:
     return {"mode": "batched (form)" if batched else "per-edit", "runs": runs, "rows": len(at.session_state["studio"].private)}
 
 
+def browser_session(csv_path: str, k: int) -> dict:
+    """The Data step in chromium: upload the table, untick ``k`` columns (rows 1..k); the wait after
+    each edit (per-edit) or after the submit (batched), until the app is idle."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.app import test_browser as tb
+
+    gen = tb.server.__wrapped__() if hasattr(tb.server, "__wrapped__") else None
+    if gen is None:
+        raise SystemExit("tests/app/test_browser.server is not a plain fixture function")
+    url = next(gen)
+    try:
+        with sync_playwright() as p, tempfile.TemporaryDirectory():
+            browser = p.chromium.launch(executable_path=tb.CHROMIUM, args=tb.CHROMIUM_ARGS, headless=True)
+            page = browser.new_page(viewport={"width": 1400, "height": 2400})
+            page.set_default_timeout(TIMEOUT_S * 1000)
+            page.goto(url, timeout=TIMEOUT_S * 1000)
+            tb._wait_idle(page, TIMEOUT_S * 1000)
+            tb._step_link(page, "Data").click()
+            tb._wait_idle(page, TIMEOUT_S * 1000)
+            page.get_by_text("Upload a CSV", exact=True).click()
+            tb._wait_idle(page, TIMEOUT_S * 1000)
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(csv_path)
+            tb._wait_idle(page, TIMEOUT_S * 1000)
+            grid = page.locator('[data-testid="stDataFrame"]').filter(has=page.locator("#glide-cell-0-0")).first
+            grid.wait_for()
+            batched = page.get_by_role("button", name=APPLY).count() > 0
+            waits = []
+            tb._grid_select(page, grid, 1, 1)
+            for row in range(1, k + 1):
+                if row > 1 and batched:
+                    page.keyboard.press("ArrowDown")  # the selection stays on the toggled cell
+                    page.wait_for_timeout(300)
+                elif row > 1:  # a rerun redrew the grid: select the cell afresh
+                    tb._grid_select(page, grid, 1, row)
+                t0 = time.perf_counter()
+                page.keyboard.press(" ")
+                if not batched:
+                    tb._wait_idle(page, TIMEOUT_S * 1000)
+                    waits.append(time.perf_counter() - t0)
+            if batched:
+                t0 = time.perf_counter()
+                page.get_by_role("button", name=APPLY).click()
+                tb._wait_idle(page, TIMEOUT_S * 1000)
+                waits.append(time.perf_counter() - t0)
+            unticked = [tb._grid_cell(grid, 1, r) for r in range(1, k + 1)]
+            browser.close()
+    finally:
+        try:
+            next(gen)
+        except StopIteration:
+            pass
+    if unticked != ["false"] * k:
+        raise SystemExit(f"the browser edits did not take: model cells {unticked}")
+    # _wait_idle waits 300 ms for a rerun to start and needs 3 quiet polls of 200 ms: ~0.9 s of floor
+    return {"mode": "batched (form)" if batched else "per-edit", "runs": waits}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--csv", default=DEFAULT_CSV, help="the table to upload (default: ../shared/data/bank-full.csv)")
     ap.add_argument("--edits", type=int, default=3, help="schema cell edits per session (default 3)")
     ap.add_argument("--repeat", type=int, default=2, help="sessions per page (default 2)")
+    ap.add_argument("--browser", action="store_true", help="also time the wait in chromium (Data step)")
     ap.add_argument("--pages", default="pages/data.py,pages/policy.py",
                     help="comma list of the pages whose schema editor is timed (default: Data and Policy)")
     args = ap.parse_args()
@@ -106,7 +171,7 @@ def main() -> int:
     os.chdir(ROOT)
     print(f"schema edits: {os.path.basename(args.csv)}, {args.edits} cell edits per session, {args.repeat} "
           f"sessions per page, code at {ROOT}")
-    for page in args.pages.split(","):
+    for page in filter(None, args.pages.split(",")):
         load0 = os.getloadavg()
         sessions = [one_session(args.csv, args.edits, page) for _ in range(args.repeat)]
         load1 = os.getloadavg()
@@ -118,6 +183,19 @@ def main() -> int:
               f"{', '.join(f'{r:.2f}' for r in runs)})")
         print(f"  user's wait for {args.edits} edits (sum of reruns): median {statistics.median(waits):.2f} s, "
               f"max {max(waits):.2f} s")
+        print(f"  load average (1, 5, 15 min): before {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
+              f"after {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}  (2 cores, shared)")
+    if args.browser:
+        load0 = os.getloadavg()
+        sessions = [browser_session(args.csv, args.edits) for _ in range(args.repeat)]
+        load1 = os.getloadavg()
+        runs = [r for s in sessions for r in s["runs"]]
+        print(f"\nchromium, Data step: mode {sessions[0]['mode']}; waits for {args.edits} edits: "
+              f"{len(sessions[0]['runs'])} (each includes ~0.9 s of the idle detector's floor)")
+        print(f"  seconds per wait: median {statistics.median(runs):.2f}, max {max(runs):.2f}  (all: "
+              f"{', '.join(f'{r:.2f}' for r in runs)})")
+        print(f"  user's wait for {args.edits} edits: median "
+              f"{statistics.median(sum(s['runs']) for s in sessions):.2f} s")
         print(f"  load average (1, 5, 15 min): before {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
               f"after {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}  (2 cores, shared)")
     return 0
