@@ -130,7 +130,6 @@ def browser_session(csv_path: str, k: int) -> dict:
             waits = []
             for row in range(1, k + 1):
                 tb._grid_select(page, grid, 1, row)
-                page.wait_for_timeout(300)
                 t0 = time.perf_counter()
                 page.keyboard.press(" ")
                 if not batched:
