@@ -447,8 +447,8 @@ def test_schema_edits_and_budget_survive_the_walk_in_chromium(server, tmp_path):
                     print("no textarea:", page.evaluate("() => document.activeElement?.outerHTML.slice(0, 300)"))
                     page.keyboard.press("Escape")
                     continue
-                page.keyboard.press("ControlOrMeta+a")
-                page.keyboard.type("90")
+                page.locator("textarea:focus").fill("90")  # sets the value and fires React's input event
+                page.wait_for_timeout(200)
                 page.keyboard.press("Enter")
                 page.wait_for_timeout(500)
                 if _grid_cell(grid, hi_col, 0) == "90":
