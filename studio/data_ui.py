@@ -28,6 +28,9 @@ SOURCE_KEY = "designer:source"
 SEP_KEY = "data:sep"
 #: the kept schema table (what the user typed, also while invalid) of schema revision ``rev``.
 SCHEMA_TABLE = "data:schema_table"
+#: the form that batches the schema editor's cell edits (issue 24) and its submit button's label.
+SCHEMA_FORM = "data:schema_form"
+APPLY_SCHEMA = "Apply schema edits"
 
 
 # ------------------------------------------------------------------ messages
@@ -244,9 +247,7 @@ def data_section() -> Studio:
             st.info(f"No CSV loaded yet: the read-outs below still use **{studio.dataset_name}**.")
 
     studio = get_studio()
-    rows = f"{len(studio.private):,} private rows" if studio.has_rows else "no table"
-    st.markdown(f"**Dataset:** {studio.dataset_name} — {rows}, {studio.schema.p} modeled attributes "
-                f"({', '.join(studio.schema.names)}).")
+    dataset_line = st.empty()  # filled below, after the schema edits of this run are applied
     if not studio.has_rows:
         st.info("Policy design needs only the public schema and policy. **Synthesis needs the table**: choose "
                 "“Upload” above (or put the file in ../shared/data) before using the Synthesis Runner.")
@@ -260,17 +261,23 @@ def data_section() -> Studio:
         st.caption("One row per column: tick *model*, pick the type, and declare public bounds (numeric) or levels "
                    f"separated by ‘{ds.LEVEL_SEP}’ (in order for ordinal). A dash ({ds.BLANK}) "
                    "leaves a cell blank: not applicable, or weight 1/p. Tick *declared public* "
-                   "only if the inferred domain really is public knowledge.")
+                   "only if the inferred domain really is public knowledge. Then press *Apply schema edits*.")
         _studio = studio
-        edited = kept_editor(
-            table_key, lambda: ds.schema_table(_studio.private, _studio.schema, _studio.inferred_schema),
-            key=f"designer:schema_editor:{rev}", hide_index=True, disabled=["column"], column_order=[c for c in ds.SCHEMA_TABLE_COLUMNS if c != "domain"],
-            column_config={
-                "type": st.column_config.SelectboxColumn("type", options=ds.EDITABLE_KINDS, required=True),
-                "lo": st.column_config.TextColumn("lo", help=f"public lower bound (numeric types; {ds.BLANK} = none)"),
-                "hi": st.column_config.TextColumn("hi", help=f"public upper bound (numeric types; {ds.BLANK} = none)"),
-                "weight": st.column_config.TextColumn("weight", help=f"Gower weight ({ds.BLANK} = 1/p)"),
-            })
+        # issue 24: the cell edits are batched in a form; one edit no longer reruns the page, the
+        # submit button applies them all in one run (the kept table then holds them, as before)
+        with st.form(f"{SCHEMA_FORM}:{rev}", border=False):
+            edited = kept_editor(
+                table_key, lambda: ds.schema_table(_studio.private, _studio.schema, _studio.inferred_schema),
+                key=f"designer:schema_editor:{rev}", hide_index=True, disabled=["column"],
+                column_order=[c for c in ds.SCHEMA_TABLE_COLUMNS if c != "domain"],
+                column_config={
+                    "type": st.column_config.SelectboxColumn("type", options=ds.EDITABLE_KINDS, required=True),
+                    "lo": st.column_config.TextColumn("lo", help=f"public lower bound (numeric types; {ds.BLANK} = none)"),
+                    "hi": st.column_config.TextColumn("hi", help=f"public upper bound (numeric types; {ds.BLANK} = none)"),
+                    "weight": st.column_config.TextColumn("weight", help=f"Gower weight ({ds.BLANK} = 1/p)"),
+                })
+            st.form_submit_button(APPLY_SCHEMA, help="Cell edits take effect together when you press this "
+                                  "(one page run for all of them).")
         try:
             new_schema = ds.schema_from_table(edited, studio.private, studio.schema, studio.inferred_schema)
             if new_schema.to_dict() != studio.schema.to_dict():
@@ -283,6 +290,9 @@ def data_section() -> Studio:
         except bc.BlowfishError as e:
             st.error(f"Schema not applied: {e}")
 
+    rows = f"{len(studio.private):,} private rows" if studio.has_rows else "no table"
+    dataset_line.markdown(f"**Dataset:** {studio.dataset_name} — {rows}, {studio.schema.p} modeled attributes "
+                          f"({', '.join(studio.schema.names)}).")
     if studio.schema.data_derived:
         cols = ", ".join(studio.schema.data_derived_columns) or "some columns"
         st.markdown(f":red[**Data-derived domain: {cols}.**] These bounds or categories were read off the private "

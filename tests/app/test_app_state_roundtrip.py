@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from studio import data_source as ds
 from studio import release_ui as rel
+from studio.data_ui import APPLY_SCHEMA
 from studio.state import TAU_KEY
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -65,7 +66,11 @@ def edit_table(at: AppTest, key: str, edited_rows: dict[int, dict[str, object]])
 
 
 def edit_schema(at: AppTest, edited_rows: dict[int, dict[str, object]]) -> AppTest:
-    return edit_table(at, editor(at).key, edited_rows)
+    """Cell edits of the schema editor, then its form's submit button (the edits are batched: issue 24)."""
+    at.session_state[editor(at).key] = {"edited_rows": edited_rows, "added_rows": [], "deleted_rows": []}
+    apply = [b for b in at.button if b.label == APPLY_SCHEMA]
+    assert len(apply) == 1, [b.label for b in at.button]
+    return ok(apply[0].click().run())
 
 
 def blocks_shown(at: AppTest) -> list[str]:

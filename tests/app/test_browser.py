@@ -361,3 +361,151 @@ def test_voronoi_click_adds_a_candidate_in_chromium(server):
             page.screenshot(path=os.path.join(ARTIFACTS, "voronoi_click_added.png"), full_page=True)
         finally:
             browser.close()
+
+
+# ------------------------------------------- issue 24: schema edits and the budget survive the walk
+def _small_csv() -> str:
+    """A 120-row comma-separated table with no missing values: two numeric and three text columns."""
+    rows = [f"{20 + i % 50},{'abc'[i % 3]},{i * 37 % 3000 - 200},{['jan', 'feb', 'mar'][i % 3]},"
+            f"{'yes' if i % 4 else 'no'}" for i in range(120)]
+    return "age,job,balance,month,y\n" + "\n".join(rows) + "\n"
+
+
+def _schema_grid(page):
+    """The schema editor (a glide data grid inside the 'Apply schema edits' form)."""
+    grid = page.locator('[data-testid="stForm"] [data-testid="stDataFrame"]').first
+    grid.wait_for(timeout=PAGE_TIMEOUT_MS)
+    return grid
+
+
+def _grid_cell(grid, col: int, row: int) -> str:
+    """The text of a cell, read off the grid's accessibility table (glide-cell-<col>-<row>)."""
+    return grid.locator(f"#glide-cell-{col}-{row}").inner_text().strip()
+
+
+def _grid_select(page, grid, col: int, row: int) -> None:
+    """Select a cell by keyboard: a click on the first cell (the disabled 'column' of row 0), then arrows
+    (no pixel arithmetic beyond the header height, which is fixed)."""
+    page.wait_for_timeout(700)  # two clicks on one spot in quick succession would be a double click
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 20, box["y"] + 35 + 17)
+    for _ in range(row):
+        page.keyboard.press("ArrowDown")
+    for _ in range(col):
+        page.keyboard.press("ArrowRight")
+
+
+def _dataset_line(page) -> str:
+    return page.get_by_text("Dataset:").first.locator("..").inner_text().strip()
+
+
+def _budget_shown(page) -> tuple[str | None, str]:
+    """The budget control as drawn: the ε slider's value and the δ box's text."""
+    eps = page.get_by_role("slider", name="Privacy budget ε (log scale)").first.get_attribute("aria-valuetext")
+    delta = page.get_by_role("combobox", name="δ", exact=True).first.input_value()
+    return eps, delta.strip()
+
+
+def test_schema_edits_and_budget_survive_the_walk_in_chromium(server, tmp_path):
+    """Issue 24, Must-show 1: upload a CSV on the Data step, untick a column and change a bound in the
+    schema editor (batched: nothing applies until "Apply schema edits"), set ε and δ on the Policy
+    step, walk Tune τ → Run → Release → Data → Policy and read the edits and the budget off every page."""
+    from playwright.sync_api import sync_playwright
+
+    csv = tmp_path / "small.csv"
+    csv.write_text(_small_csv(), encoding="utf-8")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 2400})
+            page.set_default_timeout(PAGE_TIMEOUT_MS)
+            # from the root: a deep link on a fresh server can race the router ("Page not found" dialog)
+            page.goto(server, timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            _step_link(page, "Data").click()
+            _wait_idle(page)
+            page.get_by_text("Upload a CSV", exact=True).click()
+            _wait_idle(page)
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(csv))
+            _wait_idle(page)
+            page.get_by_text("Schema (public domain)").first.wait_for()
+            _assert_no_exception(page, "walk_data_loaded")
+            assert "5 modeled attributes (age, job, balance, month, y)" in _dataset_line(page), _dataset_line(page)
+            grid = _schema_grid(page)
+            names = [_grid_cell(grid, 0, r) for r in range(5)]
+            assert names == ["age", "job", "balance", "month", "y"], names
+            model_col, hi_col = 1, 4  # studio.data_source.SCHEMA_TABLE_COLUMNS (domain hidden)
+            assert _grid_cell(grid, model_col, 2) == "true" and _grid_cell(grid, hi_col, 0) == "69"
+
+            # two cell edits: untick 'balance', type the public upper bound 90 for 'age'
+            for _ in range(3):  # the grid's text editor opens asynchronously; retry a lost keystroke
+                _grid_select(page, grid, hi_col, 0)
+                page.keyboard.press("Enter")  # opens the cell's text editor (an overlay)
+                try:
+                    page.wait_for_function("() => document.activeElement?.tagName === 'TEXTAREA'", timeout=5_000)
+                except Exception:  # noqa: BLE001 - playwright's TimeoutError: try again
+                    print("no textarea:", page.evaluate("() => document.activeElement?.outerHTML.slice(0, 300)"))
+                    page.keyboard.press("Escape")
+                    continue
+                page.locator("textarea:focus").fill("90")  # sets the value and fires React's input event
+                page.wait_for_timeout(200)
+                page.keyboard.press("Enter")
+                page.wait_for_timeout(500)
+                if _grid_cell(grid, hi_col, 0) == "90":
+                    break
+                page.screenshot(path=os.path.join(ARTIFACTS, "walk_debug_text_edit.png"))
+            _grid_select(page, grid, model_col, 2)
+            page.keyboard.press(" ")
+            page.wait_for_timeout(500)
+            _wait_idle(page)
+            assert _grid_cell(grid, model_col, 2) == "false" and _grid_cell(grid, hi_col, 0) == "90"
+            # batched: the edits have not rerun the page (the schema in use is unchanged)
+            assert "5 modeled attributes" in _dataset_line(page), _dataset_line(page)
+            page.screenshot(path=os.path.join(ARTIFACTS, "walk_1_data_edited.png"), full_page=True)
+            page.get_by_role("button", name="Apply schema edits").click()
+            _wait_idle(page)
+            _assert_no_exception(page, "walk_data_applied")
+            applied = "4 modeled attributes (age, job, month, y)"
+            assert applied in _dataset_line(page), _dataset_line(page)
+            page.screenshot(path=os.path.join(ARTIFACTS, "walk_2_data_applied.png"), full_page=True)
+
+            # the budget on the Policy step: ε two steps up the log slider, δ = 10⁻⁶
+            _step_link(page, "Policy_Designer").click()
+            _wait_idle(page)
+            page.get_by_text("Live read-outs").first.wait_for()
+            slider = page.get_by_role("slider", name="Privacy budget ε (log scale)").first
+            slider.focus()
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowRight")
+            _wait_idle(page)
+            page.get_by_role("combobox", name="δ", exact=True).first.click()
+            page.get_by_role("option", name="10⁻⁶", exact=True).click()
+            _wait_idle(page)
+            _assert_no_exception(page, "walk_policy")
+            eps, delta = _budget_shown(page)
+            assert eps not in (None, "0.1") and delta == "10⁻⁶", (eps, delta)
+            guarantee = _metric_value(page, "Privacy guarantee")
+            assert guarantee == f"ε = {eps} at δ = 10⁻⁶", guarantee
+            page.screenshot(path=os.path.join(ARTIFACTS, "walk_3_policy_budget.png"), full_page=True)
+
+            # every step and back; each shows no exception; Run shows the same budget
+            for path, name in (("Temperature_Pilot", "walk_4_tune"), ("Synthesis_Runner", "walk_5_run"),
+                               ("Release", "walk_6_release"), ("Data", "walk_7_data_again"),
+                               ("Policy_Designer", "walk_8_policy_again")):
+                _step_link(page, path).click()
+                _wait_idle(page)
+                _assert_no_exception(page, name)
+                page.screenshot(path=os.path.join(ARTIFACTS, f"{name}.png"), full_page=True)
+                if name == "walk_5_run":
+                    assert _budget_shown(page) == (eps, delta), (name, _budget_shown(page))
+                if name == "walk_7_data_again":
+                    assert page.get_by_role("radio", name="Upload a CSV").is_checked()
+                    assert applied in _dataset_line(page), _dataset_line(page)
+                    grid = _schema_grid(page)
+                    assert _grid_cell(grid, model_col, 2) == "false", "the unticked column came back"
+                    assert _grid_cell(grid, hi_col, 0) == "90", "the typed bound was lost"
+                if name == "walk_8_policy_again":
+                    assert _budget_shown(page) == (eps, delta), (name, _budget_shown(page))
+                    assert _metric_value(page, "Privacy guarantee") == guarantee
+        finally:
+            browser.close()
