@@ -260,3 +260,11 @@ def test_report_section_comes_from_the_stored_baseline_results(tmp_path):
     assert "run with the default schedule (DESIGN §3" in text and "| our step | source |" in text
     assert "### Adult" in text and "### Bank" in text and text.count("MST is lower at all") == 2
     assert "a seeded release repeats in every process" in text and "PYTHONHASHSEED" not in text
+
+
+def test_the_refusal_names_the_flag_given(tmp_path, capsys):
+    """--noise pubmix with MST is refused naming --noise, the flag the user typed (a new user's find)."""
+    rc = main(["synth", "--preset", "xor3", "--method", "mst", "--noise", "pubmix", "--epsilon", "1",
+               "--seeds", "0", "--out", str(tmp_path / "x.csv"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--noise pubmix: MST" in err and "Fix: use --noise gaussian" in err and "--mechanism" not in err

@@ -165,8 +165,9 @@ def _parse_method_and_budget(args) -> tuple[list[str], Any, Choice]:
                             "Fix: drop it or add --noise pubmix")
     meths = tuple(get_method(m) for m in methods)
     budget = parse_budget(args.rho, args.epsilon, args.delta, mech, args.conversion, methods=meths)
+    flag = "--noise" if args.noise and not args.mechanism else "--mechanism"  # the flag the user gave
     for meth in meths:  # reference methods (mst, aim) run in zCDP only
-        meth.check_mechanism(budget.mechanism, "--mechanism")
+        meth.check_mechanism(budget.mechanism, flag)
     tau = require_tau(methods, args.tau)
     return methods, budget, Choice(meths, mech, budget.rho, budget.epsilon, budget.delta or DEFAULT_DELTA, tau)
 
