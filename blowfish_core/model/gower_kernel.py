@@ -127,10 +127,7 @@ class GowerKernel(GowerTables):
         the smallest per record, lowest candidate index on exact ties.  Empties the lists."""
         if not pend_r:
             return
-        rec = np.concatenate(pend_r)
-        jj = np.concatenate(pend_j)
-        pend_r.clear()
-        pend_j.clear()
+        rec, jj = _take_pending(pend_r, pend_j)
         vals = self._exact(X, I, rec, jj)
         order = np.lexsort((jj, vals, rec))  # by record, then distance, then index
         rs = rec[order]
@@ -322,10 +319,7 @@ class GowerKernel(GowerTables):
         near-tie records are built.  Empties the lists."""
         if not pend_r:
             return
-        rec = np.concatenate(pend_r)
-        jj = np.concatenate(pend_j)
-        pend_r.clear()
-        pend_j.clear()
+        rec, jj = _take_pending(pend_r, pend_j)
         rows, local = np.unique(rec, return_inverse=True)
         R = Z[rows // codes.size].copy()
         R[:, attr] = codes[rows % codes.size]
@@ -394,3 +388,11 @@ def _context_tiles(live: np.ndarray, L: int, budget: int) -> Iterator[tuple[int,
             z1 += 1
         yield z0, z1, np.flatnonzero(mask)
         z0 = z1
+
+
+def _take_pending(pend_r: list, pend_j: list) -> tuple[np.ndarray, np.ndarray]:
+    """The pending near-tie (record, candidate) pairs as two flat arrays; empties both lists."""
+    rec, jj = np.concatenate(pend_r), np.concatenate(pend_j)
+    pend_r.clear()
+    pend_j.clear()
+    return rec, jj

@@ -23,13 +23,7 @@ from blowfish_core.model.metrics import NUMERIC_BINS, bin_codes, pwerr
 from blowfish_core.io.presets import get_preset, load_preset_data
 from blowfish_core.model.schema import Attribute, Schema
 
-try:
-    _mbi.require_mbi()
-    HAVE_MBI, WHY = True, ""
-except MissingDependencyError as e:  # pragma: no cover - depends on the environment
-    HAVE_MBI, WHY = False, f"optional extra mbi/jax not installed: {e}"
-
-needs_mbi = pytest.mark.skipif(not HAVE_MBI, reason=WHY or "mbi not installed")
+from tests.mbi_marks import HAVE_MBI, WHY, needs_mbi  # noqa: F401
 
 
 @pytest.fixture(scope="module")

@@ -17,13 +17,9 @@ import sys
 
 import pytest
 
-from blowfish_core.baselines import MissingDependencyError, _mbi
+from blowfish_core.baselines import _mbi
 
-try:
-    _mbi.require_mbi()
-    HAVE_MBI, WHY = True, ""
-except MissingDependencyError as e:  # pragma: no cover - depends on the environment
-    HAVE_MBI, WHY = False, f"optional extra mbi/jax not installed: {e}"
+from tests.mbi_marks import HAVE_MBI, WHY, needs_mbi  # noqa: F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -64,7 +60,7 @@ def _run(hashseed: str) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAVE_MBI, reason=WHY or "mbi not installed")
+@needs_mbi
 def test_mst_and_aim_releases_are_byte_identical_across_hash_seeds():
     one, four = _run("1"), _run("4")
     for method in ("aim", "mst"):

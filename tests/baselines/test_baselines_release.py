@@ -23,19 +23,15 @@ import pytest
 import blowfish_core as bc
 from blowfish_core.synthesis import gate as release_gate
 from blowfish_core.synthesis.release import release_synthesis
-from blowfish_core.baselines import MissingDependencyError, _mbi, fit_mst
+from blowfish_core.baselines import fit_mst
 from blowfish_core.algorithm.evolution import RANDOMNESS, SEEDED_NOTE, SeededStreams, SynthConfig
 from blowfish_core.synthesis.spec import RunSpec
 from blowfish_core.privacy.mechanisms import opendp_samplers
 from blowfish_core.privacy.mechanisms.exponential import Exponential
 
-try:
-    _mbi.require_mbi()
-    HAVE_MBI, WHY = True, ""
-except MissingDependencyError as e:  # pragma: no cover - depends on the environment
-    HAVE_MBI, WHY = False, f"optional extra mbi/jax not installed: {e}"
+from tests.mbi_marks import HAVE_MBI, WHY, needs_mbi  # noqa: F401
 
-pytestmark = pytest.mark.skipif(not HAVE_MBI, reason=WHY or "mbi not installed")
+pytestmark = needs_mbi
 
 XOR = bc.get_preset("xor3")
 ROWS = 1500

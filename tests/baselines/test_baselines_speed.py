@@ -7,16 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blowfish_core.baselines import MissingDependencyError, _mbi
+from blowfish_core.baselines import _mbi
 from blowfish_core.io.presets import get_preset, load_preset_data
 
-try:
-    _mbi.require_mbi()
-    HAVE_MBI, WHY = True, ""
-except MissingDependencyError as e:  # pragma: no cover - depends on the environment
-    HAVE_MBI, WHY = False, f"optional extra mbi/jax not installed: {e}"
-
-needs_mbi = pytest.mark.skipif(not HAVE_MBI, reason=WHY or "mbi not installed")
+from tests.mbi_marks import HAVE_MBI, WHY, needs_mbi  # noqa: F401
 
 
 def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):

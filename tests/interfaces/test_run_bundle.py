@@ -6,9 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import io
-import os
 import shlex
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -20,6 +18,7 @@ import blowfish_core as bc
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import SynthConfig
 from blowfish_core.io.presets import shared_path
+from tests.bundle_helpers import env, run  # noqa: F401 (env: used by the tests below)
 from blowfish_core.interfaces.run_bundle import (
     RunSettings,
     bundle_files,
@@ -34,19 +33,6 @@ REPO = Path(__file__).resolve().parents[2]
 XOR = bc.get_preset("xor3")
 TINY = SynthConfig(rounds=2, population=[16, 16], release=20)
 TINY_ARGS = ["--rounds", "2", "--population", "16x2", "--release", "20", "--quiet"]
-
-
-def env() -> dict[str, str]:
-    e = dict(os.environ)
-    e["PYTHONPATH"] = str(REPO) + os.pathsep + e.get("PYTHONPATH", "")
-    e["PYTHON"] = sys.executable
-    return e
-
-
-def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    p = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr + p.stdout
-    return p
 
 
 def direct_cli(tmp_path: Path, *args: str) -> bytes:

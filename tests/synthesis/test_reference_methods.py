@@ -28,13 +28,7 @@ from blowfish_core.privacy.totals import privacy_totals
 from blowfish_core.algorithm.methods import METHODS, get_method
 from blowfish_core.model.policy import Policy
 
-try:
-    _mbi.require_mbi()
-    HAVE_MBI, WHY = True, ""
-except MissingDependencyError as e:  # pragma: no cover - depends on the environment
-    HAVE_MBI, WHY = False, f"optional extra mbi/jax not installed: {e}"
-
-needs_mbi = pytest.mark.skipif(not HAVE_MBI, reason=WHY or "mbi not installed")
+from tests.mbi_marks import HAVE_MBI, WHY, needs_mbi  # noqa: F401
 XOR = bc.get_preset("xor3")
 RHO = 0.05
 SEED = 3
