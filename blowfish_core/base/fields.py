@@ -88,6 +88,9 @@ PHRASES: dict[str, tuple[str, str, str]] = {
     "columns_arg": ("--columns a,b,...", "columns=[...]", "columns=[...]"),
     "pick_columns": ("pick the columns to model ({columns_arg})", "pick the columns to model ({columns_arg})",
                      "tick 'model' in the schema table"),
+    # model one column the intake did not model (an identifier guess: its values become categorical levels)
+    "model_column": ("name it in --columns (e.g. --columns {col},...)", "name it in columns=['{col}', ...]",
+                     "tick 'model' for '{col}' in the schema table (type categorical)"),
 }
 
 

@@ -26,6 +26,9 @@ from .result import ColumnGuess
 MAX_CATEGORIES = 50
 #: an all-distinct column of at least this many values is flagged as an identifier.
 MIN_IDENTIFIER_ROWS = 10
+#: codes with leading zeros (zip codes) are categorical when they have at most this share of the
+#: rows as distinct values (each code repeats on average), else an identifier (docs/DECISIONS.md).
+MAX_CODE_SHARE = 0.5
 #: cells that mean "missing" in a column that is otherwise numbers (besides empty cells).
 MISSING_TOKENS = frozenset({"?", "NA", "N/A", "n/a", "na", "null", "NULL", "Null", "None", "none", "nan", "NaN",
                             "NAN", "-", ".", "#N/A"})
@@ -247,7 +250,7 @@ def _numbers_kind(c, col, keep, used, texts, rownum, max_categories, probs):
         kind, modelled, reason = "numeric", True, "numbers with some cells that are not numbers"
     elif digits_v[used].all() and (lead := _leading_zero(col)[vcodes]).any():
         ex = col.text(vcodes[int(np.argmax(lead))])
-        kind, modelled, reason, levels = _code_kind(vcodes, texts(), max_categories, ex)
+        kind, modelled, reason, levels = _code_kind(vcodes, texts(), max_categories, ex, c)
     else:
         big_v = np.zeros(col.m, dtype=bool)  # whole numbers beyond 64 bits: 19 characters or more
         long_v = pc.binary_length(col.values).to_numpy(zero_copy_only=False) >= 19
@@ -288,26 +291,29 @@ def _leading_zero(col: TextColumn) -> np.ndarray:
             & pc.utf8_is_decimal(second).to_numpy(zero_copy_only=False))
 
 
-def _code_kind(vals, distinct, max_categories, ex):
-    """Digits with leading zeros (``ex`` the first one): an identifier when all distinct, else
-    codes kept as text."""
-    nd = len(distinct)
-    kind, levels = "code", tuple(sorted(distinct))
-    if nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS:
-        kind, modelled, levels = "identifier", False, None
-        reason = f"codes with leading zeros (e.g. {ex!r}), all distinct: an identifier, not modelled"
-    elif nd > max_categories:
-        modelled, reason = False, f"codes with leading zeros (e.g. {ex!r}): {nd} distinct (> {max_categories})"
-    else:
-        modelled, reason = True, f"codes with leading zeros (e.g. {ex!r}) kept as text"
-    return kind, modelled, reason, levels
+def _code_kind(vals, distinct, max_categories, ex, c):
+    """Digits with leading zeros (``ex`` the first one), always kept as text (never numbers):
+    categorical when they repeat (at most ``max_categories`` distinct values and at most
+    MAX_CODE_SHARE of the rows, or fewer than MIN_IDENTIFIER_ROWS distinct), else an identifier.
+    The distinct values are the levels either way, so a picked identifier is modelled as
+    categorical text (:meth:`IntakeResult.attribute`)."""
+    nd, n = len(distinct), len(vals)
+    levels = tuple(sorted(distinct))
+    if nd < MIN_IDENTIFIER_ROWS or (nd <= max_categories and nd <= MAX_CODE_SHARE * n):
+        return "code", True, f"codes with leading zeros (e.g. {ex!r}) kept as text", levels
+    why = "all distinct" if nd == n else f"{nd} distinct values (> {max_categories})" if nd > max_categories \
+        else f"{nd} distinct values in {n} rows (more than {MAX_CODE_SHARE:.0%} of them)"
+    reason = (f"codes with leading zeros (e.g. {ex!r}), {why}: an identifier, not modelled. To model it as "
+              "categorical text (its values as levels, leading zeros kept), " + Text("{model_column}", col=c))
+    return "identifier", False, reason, levels
 
 
 def _text_kind(vals, texts, max_categories):
-    """A text column: an identifier (all distinct), free text (too many values) or categorical."""
+    """A text column: an identifier (all distinct; its values kept as the levels of a pick), free
+    text (too many values) or categorical."""
     nd = len(texts)
-    if nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS:
-        return "identifier", False, f"all {nd} values distinct: an identifier, not modelled", None
+    if nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS:  # its levels kept: a picked identifier is categorical
+        return "identifier", False, f"all {nd} values distinct: an identifier, not modelled", tuple(sorted(texts()))
     if nd > max_categories:
         return "text", False, f"{nd} distinct values (> {max_categories}): not modelled by default", None
     return "categorical", True, f"{nd} distinct values", tuple(sorted(texts()))

@@ -179,8 +179,13 @@ def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_proble
             if g.kind == "empty":  # picked (or in the schema) but empty in every row: nothing to model
                 col_problems[c] = [Problem(c, "missing", n, tuple(rownum[:MAX_ROWS_LISTED].tolist()),
                                            f"column '{c}' is empty in every row ({n} rows). Fix: " + empty_column_fix())]
+            elif not g.modelled and g.can.picked_levels and g.levels is not None:
+                notes.append(f"column '{c}' is modelled because it was picked: categorical text with its "
+                             f"{len(g.levels)} distinct values as levels (as written, leading zeros kept); the "
+                             f"intake guessed {g.kind}")
             elif not g.modelled:
-                notes.append(f"column '{c}' is modelled because it was picked, although it is {g.kind} ({g.reason})")
+                notes.append(f"column '{c}' is modelled because it was picked, although it is {g.kind} (" + g.reason
+                             + ")")
         return chosen, "not picked"
     cand = [c for c in cols if guesses[c].modelled]
     chosen = cand[:max_columns]
@@ -225,7 +230,7 @@ def final_guesses(cols: list[str], guesses: dict[str, ColumnGuess], chosen: list
         g = guesses[c]
         m = c in chosen
         if m != g.modelled:
-            g = ColumnGuess(g.name, g.kind, m, g.reason if m else f"{reason_out}; {g.reason}", g.integer, g.levels,
+            g = ColumnGuess(g.name, g.kind, m, g.reason if m else reason_out + "; " + g.reason, g.integer, g.levels,
                             g.n_missing, g.n_distinct)
         final.append(g)
         if m:
@@ -235,5 +240,5 @@ def final_guesses(cols: list[str], guesses: dict[str, ColumnGuess], chosen: list
                          "(" + col_problems[c][0].message + ")")
     for g in final:
         if g.can.noted and not g.modelled:
-            notes.append(f"column '{g.name}' is not modelled: {g.reason}")
+            notes.append(f"column '{g.name}' is not modelled: " + g.reason)  # a fields.Text stays one
     return final

@@ -20,12 +20,14 @@ class GuessKind:
 
     numbers: its cells are numbers (a numeric attribute, binary when they are 0/1); levels: its
     distinct values are the levels of a binary or categorical attribute; noted: unmodelled, the
-    reason is stated in the notes.
+    reason is stated in the notes; picked_levels: when picked, its distinct values (kept as text,
+    when the guess kept them) are the levels of a categorical attribute (issue 27: zip codes).
     """
 
     numbers: bool = False
     levels: bool = False
     noted: bool = False
+    picked_levels: bool = False
 
 
 #: every kind intake_csv guesses, with what it can become.
@@ -34,7 +36,7 @@ GUESS_KINDS = {
     "boolean": GuessKind(levels=True),
     "code": GuessKind(levels=True),
     "categorical": GuessKind(levels=True),
-    "identifier": GuessKind(noted=True),
+    "identifier": GuessKind(noted=True, picked_levels=True),
     "date": GuessKind(noted=True),
     "text": GuessKind(noted=True),
     "empty": GuessKind(noted=True),
@@ -129,37 +131,58 @@ class IntakeResult:
         return self.frame[list(self.modelled)].copy()
 
     def schema(self) -> Schema:
-        """A data-derived Schema (DESIGN §3) for the modelled columns.
+        """A data-derived Schema (DESIGN §3) for the modelled columns (:meth:`attribute` of each).
 
-        numeric -> numeric [min, max] (integer when whole; {0, 1} -> binary);
-        boolean / code / categorical -> binary (2 values) or categorical with the values in
-        their original spelling.  Flagged data_derived with every modelled column.
-        Raises SchemaError when there are problems, or a picked column holds dates,
-        identifiers or free text (declare an ordinal or numeric domain for it instead).
+        Flagged data_derived with every modelled column.  Raises SchemaError when there are
+        problems, or as :meth:`attribute` for a picked column it cannot model.
         """
         if self.problems:
             raise SchemaError(f"{self.source}: fix the intake problems first (" + self.problems[0].message + ")")
-        attrs = []
-        for name in self.modelled:
-            g = self.guess(name)
-            s = self.frame[name].dropna()
-            if g.can.numbers:
-                x = s.to_numpy(dtype=float)
-                distinct = np.unique(x)
-                if len(distinct) == 2 and set(distinct.tolist()) <= {0.0, 1.0}:
-                    attrs.append(Attribute(name, "binary", levels=[0, 1]))
-                    continue
-                lo, hi = float(x.min()), float(x.max())
-                attrs.append(Attribute(name, "numeric", lo=lo, hi=hi if hi > lo else lo + 1.0, integer=g.integer))
-            elif g.can.levels:
-                levels = list(g.levels or ())
-                attrs.append(Attribute(name, "binary" if len(levels) == 2 else "categorical", levels=levels))
-            else:
-                raise SchemaError(
-                    f"column '{name}' is {g.kind} ({g.reason}). Fix: declare an ordinal (levels in order) or "
-                    "numeric domain for it in a schema file, or leave it out of the modelled columns"
-                )
+        attrs = [self.attribute(name) for name in self.modelled]
         return Schema(attrs, data_derived=True, data_derived_columns=list(self.modelled))
+
+    def attribute(self, name: str) -> Attribute:
+        """The data-derived Attribute of column ``name`` when it is modelled (the one rule of the
+        CLI's ``--columns``, the API's ``columns=`` and the app's schema table).
+
+        numeric -> numeric [min, max] (integer when whole; {0, 1} -> binary); boolean / code /
+        categorical, and an identifier whose values were kept as text (codes with leading zeros,
+        all-distinct text) -> binary (2 values) or categorical with the values in their original
+        spelling (leading zeros kept).
+
+        Raises
+        ------
+        SchemaError
+            For a column of dates, free text or whole-number identifiers (declare an ordinal or
+            numeric domain for it instead); DataError for an unknown column.
+        """
+        g = self.guess(name)
+        if g.can.numbers:
+            x = self.frame[name].dropna().to_numpy(dtype=float)
+            distinct = np.unique(x)
+            if len(distinct) == 2 and set(distinct.tolist()) <= {0.0, 1.0}:
+                return Attribute(name, "binary", levels=[0, 1])
+            lo, hi = float(x.min()), float(x.max())
+            return Attribute(name, "numeric", lo=lo, hi=hi if hi > lo else lo + 1.0, integer=g.integer)
+        if g.can.levels or (g.can.picked_levels and g.levels is not None):
+            levels = list(g.levels or ())
+            return Attribute(name, "binary" if len(levels) == 2 else "categorical", levels=levels)
+        raise SchemaError(
+            f"column '{name}' is {g.kind} (" + g.reason + "). Fix: declare an ordinal (levels in order) or "
+            "numeric domain for it in a schema file, or leave it out of the modelled columns"
+        )
+
+    def offered_schema(self) -> Schema | None:
+        """The data-derived Schema of every column :meth:`attribute` can model, modelled or not (in file
+        order; None when there is none): what a column becomes when the user picks it (the app's schema
+        table offers these)."""
+        attrs = []
+        for g in self.columns:
+            try:
+                attrs.append(self.attribute(g.name))
+            except (SchemaError, ValueError):  # not modellable as read (dates, free text; cells not numbers)
+                continue
+        return Schema(attrs, data_derived=True, data_derived_columns=[a.name for a in attrs]) if attrs else None
 
     def summary_lines(self) -> list[str]:
         """Plain-text lines: separator, header, modelled columns, notes, warnings, problems (each a
