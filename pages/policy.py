@@ -326,5 +326,7 @@ if rel is not None:
     with st.expander(internal["label"], expanded=False):
         st.warning(internal["label"])
         m = internal["metric"]["name"]
+        if internal["metric"].get("skipped"):  # one modelled column: PWErr skipped (issue 27)
+            st.info(internal["metric"]["skipped"])
         st.json({"n_unique": internal["n_unique"], m: internal["runs"][0][m],
                  "seconds": internal["seconds_total"]})

@@ -25,14 +25,15 @@ from blowfish_core.base.errors import DataError, PolicyError, SchemaError
 from blowfish_core.base.input_checks import check_integer_bounds
 from blowfish_core.io.exports import to_csv_safe
 from blowfish_core.base.fields import render
-from blowfish_core.io.intake import SEP_NAMES, IntakeResult, intake_csv
+from blowfish_core.io.intake import SEP_NAMES, IntakeResult, intake_csv, separator_hint
 from blowfish_core.io.presets import shared_path
 from blowfish_core.model.schema import _fmt
 
 from .state import Studio, _preset_tables, default_studio, get_tau
 
-#: a table needs this many columns: PWErr compares pairs of attributes (DESIGN §3 "Metrics").
-MIN_COLUMNS = 2
+#: a table needs this many modelled columns.  One is enough (issue 27): with one, PWErr (pairs of
+#: attributes, DESIGN §3 "Metrics") is skipped with a note (metrics.PWERR_SKIPPED), never a refusal.
+MIN_COLUMNS = 1
 
 PRESET_LABELS = {"xor3": "XOR-3 (built-in)", "adult": "Adult preset", "bank": "Bank preset", "csv": "Upload a CSV"}
 
@@ -123,13 +124,17 @@ def read_csv_bytes(raw: bytes, name: str = "uploaded file", choice: IntakeChoice
         raise DataError(f"{name}: " + (probs[0] if len(probs) == 1 else
                                        f"{len(probs)} problem(s) found: " + " | ".join(probs)))
     df = res.frame
-    if df.shape[1] < MIN_COLUMNS:
-        raise DataError(
-            f"{name}: the table has only one column ('{df.columns[0]}'). The studio models at least "
-            f"{MIN_COLUMNS} columns (the error metric PWErr compares pairs of attributes). "
-            "Fix: upload a table with two or more columns (a one-column table may also be using another separator)"
-        )
+    _check_one_column(df, name)
     return df
+
+
+def _check_one_column(df: pd.DataFrame, name: str) -> None:
+    """A one-column table whose name holds a separator (';', tab, '|', ',') was read with the wrong
+    separator: DataError saying so.  Any other one-column table loads (issue 27)."""
+    if df.shape[1] == 1 and separator_hint(list(df.columns)):
+        raise DataError(
+            f"{name}: the table has only one column ('{df.columns[0]}'), and its name holds a separator: the file "
+            "is probably separated by another character. Fix: choose the separator in the Separator box")
 
 
 def download_csv(df: pd.DataFrame, raw: bool = False) -> str:
@@ -200,17 +205,19 @@ def infer_editable_schema(df: pd.DataFrame) -> tuple[bc.Schema, list[str]]:
     if len(attrs) < MIN_COLUMNS:
         raise SchemaError(
             f"only {len(attrs)} column(s) could be modeled ({'; '.join(notes) or 'none'}). "
-            f"Fix: the studio needs at least {MIN_COLUMNS} columns with usable values"
+            f"Fix: the studio needs at least one column with usable values"
         )
     return bc.Schema(attrs, data_derived=True, data_derived_columns=derived), notes
 
 
 def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None,
-               schema: bc.Schema | None = None) -> tuple[Studio, list[str]]:
+               schema: bc.Schema | None = None, offered: bc.Schema | None = None) -> tuple[Studio, list[str]]:
     """Studio for an arbitrary uploaded table: inferred (data-derived) schema, empty policy.
 
     schema: the intake's schema (IntakeResult.schema(); modelled columns only), else one
-    inferred column by column (infer_editable_schema)."""
+    inferred column by column (infer_editable_schema).  offered: what every column becomes when
+    ticked in the schema table (IntakeResult.offered_schema(): the engine's rule, the CLI's
+    --columns; e.g. an identifier-guessed zip code as categorical text), default ``schema``."""
     if schema is None:
         schema, notes = infer_editable_schema(df)
     else:
@@ -218,11 +225,11 @@ def csv_studio(df: pd.DataFrame, name: str, base: Studio | None = None,
         if schema.p < MIN_COLUMNS:
             raise SchemaError(
                 f"only {schema.p} column(s) can be modeled ({', '.join(schema.names) or 'none'}). "
-                f"Fix: the studio needs at least {MIN_COLUMNS} columns with usable values")
+                f"Fix: the studio needs at least one column with usable values")
     check_integer_bounds(schema)  # the engine's check (the CLI's message), before any widget sees the bounds
     extras = dict(base.extras) if base is not None else {}
     st_ = Studio(name, None, df, None, schema, bc.Policy(), metric="pwerr", extras=extras,
-                 source="csv", table_source="upload", inferred_schema=schema)
+                 source="csv", table_source="upload", inferred_schema=offered or schema)
     return st_, notes
 
 
@@ -239,22 +246,18 @@ def studio_from_intake(res: IntakeResult, name: str, target: str,
     df = res.frame
     notes = [app_message(n) for n in res.notes]
     warns = ["WARNING: " + app_message(w) for w in res.warnings]
-    if df.shape[1] < MIN_COLUMNS:
-        raise DataError(
-            f"{name}: the table has only one column ('{df.columns[0]}'). The studio models at least "
-            f"{MIN_COLUMNS} columns (the error metric PWErr compares pairs of attributes). "
-            "Fix: upload a table with two or more columns (a one-column table may also be using another separator)"
-        )
+    _check_one_column(df, name)
     if target in ("adult", "bank"):
         return preset_studio(target, df, base=current, label=f"{target.capitalize()} ({name})"), warns
     if target == "csv":
         if len(res.modelled) < MIN_COLUMNS:
-            why = "; ".join(f"column '{g.name}' is not modelled: {g.reason}" for g in res.columns if not g.modelled)
+            why = "; ".join(app_message(f"column '{g.name}' is not modelled: " + g.reason)
+                            for g in res.columns if not g.modelled)
             raise SchemaError(
                 f"only {len(res.modelled)} column(s) can be modeled ({', '.join(res.modelled) or 'none'})"
-                + (f"; {why}" if why else "") + f". Fix: the studio needs at least {MIN_COLUMNS} columns with "
+                + (f"; {why}" if why else "") + f". Fix: the studio needs at least one column with "
                 "usable values")
-        st_, more = csv_studio(df, name, base=current, schema=res.schema())
+        st_, more = csv_studio(df, name, base=current, schema=res.schema(), offered=res.offered_schema())
         return st_, notes + more + warns
     raise DataError(f"unknown upload target {target!r}")
 
@@ -408,9 +411,11 @@ def _blank(v: Any) -> bool:
 
 
 def _observed_levels(s: pd.Series) -> list[Any]:
+    """The distinct values of a column: numbers (sorted) for a numeric column, else its texts as
+    written (sorted; a text column of digits such as zip codes keeps its leading zeros)."""
     vals = s.dropna().unique().tolist()
     num = pd.to_numeric(pd.Series(vals, dtype=object), errors="coerce")
-    if len(vals) and not num.isna().any():
+    if len(vals) and pd.api.types.is_numeric_dtype(s) and not num.isna().any():
         keyed = sorted(zip(num.tolist(), vals), key=lambda t: t[0])
         return [int(v) if float(v).is_integer() else float(v) for v, _ in keyed]
     return sorted({_fmt(v) for v in vals})

@@ -19,6 +19,11 @@ from .schema import Schema
 NUMERIC_BINS = 20
 
 
+#: the note of a run whose schema models fewer than two columns: PWErr (pairwise marginals) is skipped,
+#: never a refusal (issue 27; reports' metric "skipped", the CLI's and the app's evaluation lines).
+PWERR_SKIPPED = "PWErr needs two modelled columns; skipped"
+
+
 def bin_codes(schema: Schema, X: np.ndarray, bins: int | str = NUMERIC_BINS) -> tuple[np.ndarray, list[int]]:
     """Discretize encoded records for marginals.
 

@@ -29,6 +29,7 @@ from ..privacy.ledger import LedgerRow
 from ..privacy.totals import _privacy_totals
 from ..algorithm.methods import Method, get_method
 from ..model.policy import Policy
+from ..model.metrics import PWERR_SKIPPED
 from ..model.schema import Schema
 from .report import build_internal, build_public, build_report, summarize
 from .spec import RunRequest
@@ -144,6 +145,9 @@ class PairedResult:
     n_unique: int
     privacy: dict[str, Any]
     seconds_total: float
+    #: why the metric was not computed (metrics.PWERR_SKIPPED for fewer than two modelled columns;
+    #: the errors are then NaN and the reports say null), else "".
+    metric_note: str = ""
 
     def attach_publication(self, publication: Any) -> None:
         """Record the release gate's Publication (release.release_synthesis).
@@ -208,6 +212,8 @@ class PairedResult:
     @cached_property
     def summary(self) -> dict[str, Any]:
         """Per-method mean and 95% t-interval, paired R_s and the decomposition (report.summarize)."""
+        if self.metric_note:  # nothing to summarize: the note instead (issue 27)
+            return {"per_method": {}, "note": self.metric_note}
         rows = [{"method": r.method, "seed": r.seed, self.metric_name: r.error} for r in self.runs]
         return summarize(rows, self.metric_name, list(self.request.methods))
 
@@ -306,6 +312,9 @@ def run_paired(req: RunRequest, progress: Callable[[RoundEvent], None] | None = 
     schema = req.schema
     metric_fn: Callable[..., Any] | None
     metric_name, metric_fn = req.metric or ("pwerr", None)
+    note = PWERR_SKIPPED if metric_name == "pwerr" and schema.p < 2 else ""
+    if note:  # PWErr compares pairs of columns: skipped with a note, never a refusal (issue 27)
+        metric_fn = _skipped_metric
     if req.grouped is not None:  # a table read in chunks (issue 15): only its distinct records
         U, counts = (req.grouped.U, req.grouped.counts) if hasattr(req.grouped, "U") else req.grouped
         X = U
@@ -347,4 +356,12 @@ def run_paired(req: RunRequest, progress: Callable[[RoundEvent], None] | None = 
                                   res.seconds, res))
     privacy = {**paired_privacy(runs, req), "budget_source": req.budget_source}
     return PairedResult(req, tuple(runs), metric_name, int(round(float(counts.sum()))), int(U.shape[0]), privacy,
-                        round(time.perf_counter() - t0, 3))
+                        round(time.perf_counter() - t0, 3), note)
+
+
+def _skipped_metric(schema: Any, real: Any, synthetic: Any) -> float:
+    """The metric of a run whose metric is skipped (PWERR_SKIPPED): NaN, reported as null."""
+    return float("nan")
+
+
+_skipped_metric.grouped_ok = True  # type: ignore[attr-defined]  # reads no rows

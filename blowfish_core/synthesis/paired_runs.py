@@ -34,6 +34,9 @@ class PairedRuns(Protocol):
     @property
     def seconds_total(self) -> float: ...
 
+    @property
+    def metric_note(self) -> str: ...
+
     def run(self, method: str, seed: int | None = None) -> Any: ...
 
     @property

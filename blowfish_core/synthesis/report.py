@@ -218,7 +218,7 @@ def build_internal(result: PairedRuns) -> dict[str, Any]:
         "n_private": result.n_private,
         "n_unique": result.n_unique,
         "metric": _metric(result),
-        "runs": [{"method": r.method, "seed": r.seed, result.metric_name: r.error, "seconds": round(r.seconds, 4),
+        "runs": [{"method": r.method, "seed": r.seed, result.metric_name: _error(result, r), "seconds": round(r.seconds, 4),
                   "round_seconds": [round(float(x), 4) for x in r.synth.round_seconds]} for r in result.runs],
         "summary": result.summary,
         "seconds_total": result.seconds_total,
@@ -255,11 +255,17 @@ def _config(req: RunRequest, result: PairedRuns | None = None) -> dict[str, Any]
 
 def _metric(result: PairedRuns) -> dict[str, Any]:
     req = result.request
+    skipped = getattr(result, "metric_note", "")
     return {"name": result.metric_name, "numeric_bins": NUMERIC_BINS,
             "reference": "private table" if req.reference is None else "reference table",
             "note": "evaluation only: computed against real data, not part of the release; "
                     "95% t-intervals over seeds, low end clipped at 0 (errors are nonnegative); "
-                    "null with fewer than 2 seeds"}
+                    "null with fewer than 2 seeds", **({"skipped": skipped} if skipped else {})}
+
+
+def _error(result: PairedRuns, run: Any) -> float | None:
+    """A run's metric in a report: None (JSON null) when the metric was skipped (metric_note)."""
+    return None if getattr(result, "metric_note", "") else run.error
 
 
 def build_report(result: PairedRuns) -> dict[str, Any]:
@@ -284,7 +290,7 @@ def build_report(result: PairedRuns) -> dict[str, Any]:
         "method": r.method,
         "label": c.method(r.method).label,
         "seed": r.seed,
-        result.metric_name: r.error,
+        result.metric_name: _error(result, r),
         "seconds": round(r.seconds, 4),
         "vote_precision": r.synth.vote_precision,
         "rounds": [row.to_dict() for row in r.ledger],

@@ -434,11 +434,7 @@ def _validate(req: RunRequest, choice: Choice | None = None) -> Checked:
     req.config.validate()
     req.policy.validate(req.schema)
     check_integer_bounds(req.schema)
-    if (req.metric is None or req.metric[0] == "pwerr") and req.schema.p < 2:
-        raise BlowfishError(
-            f"PWErr needs at least two modeled attributes (the schema has {req.schema.p}). "
-            "Fix: model two or more columns"
-        )
+    # fewer than two modelled columns: PWErr is skipped with a note (run_paired), never a refusal (issue 27)
     reach = record_reach(req.schema, req.policy)
     if (any(m.policy_aware for m in meths) and not req.allow_empty_policy
             and _protects_nothing(req.policy, reach)):

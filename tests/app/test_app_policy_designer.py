@@ -227,7 +227,7 @@ BAD_UPLOADS = [
     ("ragged.csv", b"a,b\n1,2,3,4\n3,4\n", "1 row(s) have 4 fields instead of 2 (row 2)"),
     ("empty.csv", b"", "the file is empty"),
     ("header_only.csv", b"a,b\n", "no data rows"),
-    ("one_column.csv", b"x\n1\n2\n", "only one column"),
+    # a one-column table loads (issue 27: PWErr is skipped with a note; tests/app/test_app_messy_files.py)
 ]
 
 
@@ -367,8 +367,10 @@ def test_schema_table_type_change_fills_and_flags():
     s = ds.schema_from_table(table, df, inferred, inferred)
     with pytest.raises(bc.SchemaError, match="not numbers"):
         ds.with_schema(ds.csv_studio(df, "t.csv")[0], s)
-    table.loc[table["column"] == "y", "model"] = False
-    with pytest.raises(bc.SchemaError, match="at least 2"):
+    table.loc[table["column"] == "y", "model"] = False  # one modelled column is enough (issue 27)
+    assert ds.schema_from_table(table, df, inferred, inferred).names == ["x"]
+    table.loc[table["column"] == "x", "model"] = False
+    with pytest.raises(bc.SchemaError, match="no column is modeled"):
         ds.schema_from_table(table, df, inferred, inferred)
 
 

@@ -46,11 +46,10 @@ def designer():
         ("", "paste"),                                   # empty
         ("a,b\n", "no data rows"),                       # header only
         ("a,a\n1,2\n3,4\n", "column 'a' appears twice"),  # duplicate column names
-        ("a,b\n1,\n2,\n", "column 'b' is not modelled: every cell is empty"),  # all-missing column
         ("a,b\n1,inf\n2,3\n", "not numbers (e.g. ['inf']) in row 2"),  # infinity in a numeric column
         ("a,b\n1,x\n2,3\n3,4\n", "not numbers (e.g. ['x']) in row 2"),  # one non-number, with its row
         ("a,b\n1,2,3\n", "no row has the 2 fields of the first row"),  # malformed row
-        ("a\n1\n2\n", "one column"),                     # one column
+        ("a;b\n1;2;3\n", "only one column ('a;b'), and its name holds a separator"),  # wrong separator
     ],
 )
 def test_paste_catalogue_gives_st_error_and_keeps_data(designer, text, needle):
@@ -63,6 +62,22 @@ def test_paste_catalogue_gives_st_error_and_keeps_data(designer, text, needle):
     after = designer.session_state["studio"]
     assert after is before
     pd.testing.assert_frame_equal(after.private, before_private)
+
+
+def test_one_modelled_column_is_accepted_with_a_note(designer):
+    """Issue 27: one modelled column loads (PWErr is skipped with a note at run time), never a refusal."""
+    from studio.flow import is_verdict  # the page's verdict banners are not messages
+
+    def errors() -> list[str]:
+        return [e.value for e in designer.error if not is_verdict(e)]
+
+    _paste(designer, "a,b\n1,\n2,\n")  # 'b' is empty in every row
+    assert not designer.exception and not errors(), errors()
+    assert designer.session_state["studio"].schema.names == ["a"]
+    assert "column 'b' is not modelled: every cell is empty" in [e.value for e in designer.info]
+    _paste(designer, "a\n1\n2\n")  # a one-column table
+    assert not errors(), errors()
+    assert designer.session_state["studio"].schema.names == ["a"]
 
 
 def test_single_distinct_value_and_one_record_are_accepted(designer):

@@ -103,11 +103,16 @@ def test_reach_huge_tau_no_inf(capsys):
     assert code == 0 and "inf" not in out.out and "more than 1e300x" in out.out
 
 
-def test_pwerr_one_attribute_refused_up_front(tmp_path):
+def test_pwerr_one_attribute_is_skipped_with_a_note(tmp_path):
+    """Issue 27: one modelled column runs; PWErr (pairs of columns) is skipped with a note, never a refusal."""
     s = Schema([Attribute("age", "numeric", lo=0, hi=99)])
-    req = RunRequest(s, Policy(), pd.DataFrame({"age": [30, 40, 50]}), ["tab-pe"], rho=1.0, config=TINY)
-    with pytest.raises(BlowfishError, match="PWErr needs at least two modeled attributes"):
-        validate_request(req)
+    req = RunRequest(s, Policy(), pd.DataFrame({"age": [30, 40, 50]}), ["tab-pe"], rho=1.0, config=TINY, seeds=[0])
+    validate_request(req)  # no refusal
+    res = run_paired(req)
+    assert res.metric_note == "PWErr needs two modelled columns; skipped"
+    assert res.report["metric"]["skipped"] == res.metric_note and res.report["runs"][0]["pwerr"] is None
+    assert res.report["summary"] == {"per_method": {}, "note": res.metric_note}
+    json.dumps(res.report, allow_nan=False)  # no NaN in the report
 
 
 def test_budget_upper_limits():

@@ -302,7 +302,10 @@ def _print_summary(args, result, policy, seeds: list[int] | None, data_lines: li
     if policy.participation:  # n is private with participation edges: the data lines are internal
         for line in data_lines:
             print(line)
-    print(f"{metric_name} by method (mean over {n_runs}, 95% t-interval, low end clipped at 0):")
+    if rep["metric"].get("skipped"):  # fewer than two modelled columns (issue 27)
+        print(f"evaluation: {rep['metric']['skipped']}")
+    else:
+        print(f"{metric_name} by method (mean over {n_runs}, 95% t-interval, low end clipped at 0):")
     for m, v in rep["summary"]["per_method"].items():
         print(f"  {m:<16} {v['mean']:.4f}  {_ci_text(v['ci95'], '.4f')}")
     rr = rep["summary"].get("relative_reduction_bf_soft_vs_hard")
