@@ -44,6 +44,10 @@ NOT_DP_LABEL = "domain read from the private data: this release is not different
 RELEASE_LABEL = "public: DP outputs and public parameters only; may be published with the release"
 #: floating-point-safe samplers a published noise vector or draw may come from.
 SAFE_SAMPLERS = frozenset({"opendp", "opendp-gumbel", "exact"})
+#: a private table of at most this many rows is never released with a domain read from it, even with
+#: allow_data_domain: the inferred bounds and levels would be the records themselves (issue 27;
+#: docs/PRIVACY.md "Tiny tables").  With a declared domain it releases with the tiny-table warning.
+TINY_TABLE_ROWS = 3
 
 
 class GateError(BlowfishError):
@@ -72,7 +76,8 @@ class Claim:
     seeded: True for a seeded (study) request, which the gate refuses; allow_data_domain: release
     with a data-derived domain anyway (labelled NOT_DP_LABEL); unprotected_rows: rows of the
     sensitive table used as public data (named as unprotected); delta: the DP delta of the
-    (epsilon, delta) statements of the total.
+    (epsilon, delta) statements of the total; private_rows: the private table's rows (None when
+    unknown), for the tiny-table rule (TINY_TABLE_ROWS).
     """
 
     what: str
@@ -84,6 +89,7 @@ class Claim:
     allow_data_domain: bool = False
     unprotected_rows: int = 0
     delta: float = DEFAULT_DELTA
+    private_rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -290,7 +296,10 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
                 out.append(("calibration", f"the selection calibration {c!r} is not private ({why}; papers/001 "
                             "Prop. 4.1, Thm 4.3)", "use the global calibration"))
     schema = claim.schema
-    if schema is not None and getattr(schema, "data_derived", False) and not claim.allow_data_domain:
+    tiny = claim.private_rows is not None and claim.private_rows <= TINY_TABLE_ROWS
+    if schema is not None and getattr(schema, "data_derived", False) and tiny:  # allow_data_domain cannot lift it
+        out.append(tiny_table_problem(int(claim.private_rows or 0)))
+    elif schema is not None and getattr(schema, "data_derived", False) and not claim.allow_data_domain:
         cols = ", ".join(getattr(schema, "data_derived_columns", ()) or ()) or "some columns"
         cols = cols.replace("{", "{{").replace("}", "}}")  # user data, never a template
         out.append(("schema", f"the public domain of {cols} was read off the private table (its bounds and levels "
@@ -300,6 +309,24 @@ def problems_of(claim: Claim) -> list[tuple[str, str, str]]:
         out.append(("allow_data_domain", "the domain is declared public (not read from the data), so this would be "
                     "ignored", "drop {allow_data_domain}"))
     return out
+
+
+def tiny_table_problem(n: int) -> tuple[str, str, str]:
+    """The gate's (field, problem, fix) for a domain inferred from a table of ``n`` <= TINY_TABLE_ROWS rows.
+
+    Parameters
+    ----------
+    n : int
+        The private table's rows.
+
+    Returns
+    -------
+    tuple of (str, str, str)
+        ('schema', problem, fix); allow_data_domain does not lift it.
+    """
+    return ("schema", f"the private table has only {n} row(s) and its public domain was inferred from it: the "
+            f"inferred domain would be the records themselves (with at most {TINY_TABLE_ROWS} rows its bounds and "
+            "levels are the rows' values), so {allow_data_domain} cannot release it", "{declare_domain}")
 
 
 def check(claim: Claim) -> None:

@@ -78,4 +78,15 @@ def claim_of(spec: Any) -> Claim:
         mechs.update(meth.release_mechanisms)
     return Claim("synthetic table", spec.schema, tuple(spec.methods), tuple(sorted(mechs)), (),
                  spec.seeds is not None, bool(getattr(spec, "allow_data_domain", False)),
-                 int(getattr(spec, "unprotected_rows", 0) or 0), float(spec.delta))
+                 int(getattr(spec, "unprotected_rows", 0) or 0), float(spec.delta), private_rows(spec))
+
+
+def private_rows(spec: Any) -> int | None:
+    """The rows of a spec's private table (a DataFrame's length, a grouped table's count total), None
+    when neither is known."""
+    grouped = getattr(spec, "grouped", None)
+    if grouped is not None:
+        counts = grouped.counts if hasattr(grouped, "counts") else grouped[1]
+        return int(round(float(sum(counts))))
+    data = getattr(spec, "data", None)
+    return None if data is None else len(data)

@@ -239,7 +239,8 @@ def release_claim(schema: Schema, plan: PrivatePilotPlan, *, allow_data_domain: 
     from ..synthesis.gate import Claim
 
     return Claim("tau choice", schema, tuple(dict.fromkeys(m for m, _ in plan.settings)),
-                 ("gaussian", "exponential"), ("global",), False, bool(allow_data_domain), 0, float(plan.delta))
+                 ("gaussian", "exponential"), ("global",), False, bool(allow_data_domain), 0, float(plan.delta),
+                 int(plan.n))
 
 
 def release_tau_choice(

@@ -363,7 +363,8 @@ def release_marginal_samples(schema: Schema, attrs: Sequence[str], private_df: p
     if nu < 0:
         raise DataError(f"unprotected_rows must be >= 0 (got {unprotected_rows!r})")
     dl = check_delta(delta)
-    claim = Claim("marginal samples", schema, (), (method,), (), False, bool(allow_data_domain), nu, dl)
+    claim = Claim("marginal samples", schema, (), (method,), (), False, bool(allow_data_domain), nu, dl,
+                  len(private_df) if hasattr(private_df, "__len__") else None)
 
     def produce(entropy):
         streams = entropy()  # the gate's OS entropy; the exact sampler reads the OS CSPRNG itself

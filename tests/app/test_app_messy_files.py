@@ -14,6 +14,7 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
+from blowfish_core.synthesis.gate import RELEASE_LABEL
 from studio.data_ui import APPLY_SCHEMA
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -76,3 +77,85 @@ def test_zip_codes_keep_their_leading_zeros_and_are_modelled_from_the_schema_tab
     assert "zip" in s.schema.data_derived_columns  # read off the table: not yet declared public
     back = s.schema.decode(s.schema.encode(s.private))
     assert back["zip"].tolist() == ZIPS  # 00501 stays 00501 through the encoding
+
+
+# ------------------------------------------------- 2-3: the release of the Policy page (section 4)
+POLICY = os.path.join(ROOT, "pages", "policy.py")
+
+
+def _release_page(studio) -> AppTest:
+    at = AppTest.from_file(POLICY, default_timeout=TIMEOUT)
+    at.session_state["studio"] = studio
+    at = ok(at.run())
+    at.selectbox(key="designer:release:method").set_value("hard")
+    at.number_input(key="designer:release:rounds").set_value(2)
+    at.number_input(key="designer:release:size").set_value(3)
+    return ok(at.number_input(key="designer:release:rho").set_value(1e-2).run())
+
+
+def _loaded(raw: bytes, name: str):
+    """The Studio the Data step makes of ``raw`` (the engine's intake), with a complete policy on 'color'."""
+    import dataclasses
+
+    import blowfish_core as bc
+    from studio import data_source as ds
+
+    studio, notes = ds.handle_upload(raw, name, "csv")
+    return dataclasses.replace(studio, policy=bc.Policy({"color": bc.AttributePolicy("complete")})), notes
+
+
+def test_a_one_column_table_releases_with_pwerr_skipped():
+    from blowfish_core.model.metrics import PWERR_SKIPPED
+
+    raw = ("color\n" + "".join(f"{'rgb'[i % 3]}\n" for i in range(30))).encode()
+    at = upload(raw, "one.csv")  # the Data step loads a one-column table (no refusal)
+    assert at.session_state["studio"].schema.names == ["color"] and not texts(at.error), texts(at.error)
+    studio, _ = _loaded(raw, "one.csv")
+    at = _release_page(studio)
+    at.checkbox(key="designer:release:allow_data_domain").check()
+    at = ok(at.button(key="designer:release:go").click().run())
+    assert not texts(at.error), texts(at.error)
+    made = at.session_state["designer:release"]
+    assert len(made.runs[0].release) == 3 and made.publication is not None
+    assert PWERR_SKIPPED == "PWErr needs two modelled columns; skipped"
+    assert made.eval_report["metric"]["skipped"] == PWERR_SKIPPED and made.eval_report["runs"][0]["pwerr"] is None
+    assert made.summary == {"per_method": {}, "note": PWERR_SKIPPED}
+    assert PWERR_SKIPPED in texts(at.info)
+
+
+TINY = b"age,color\n30,r\n41,g\n52,b\n"
+
+
+def test_a_tiny_table_with_its_domain_inferred_is_refused_by_the_gate():
+    studio, notes = _loaded(TINY, "tiny.csv")
+    assert studio.schema.data_derived
+    assert any(n.startswith("WARNING: the table has only 3 rows (under 1,000)") for n in notes)
+    at = _release_page(studio)
+    at.checkbox(key="designer:release:allow_data_domain").check()
+    at = ok(at.button(key="designer:release:go").click().run())
+    assert "designer:release" not in at.session_state
+    assert texts(at.error) == [
+        "No release made: the release gate refused this release: the Data step's schema table: the private table "
+        "has only 3 row(s) and its public domain was inferred from it: the inferred domain would be the records "
+        "themselves (with at most 3 rows its bounds and levels are the rows' values), so the 'release with a "
+        "data-derived domain' checkbox cannot release it. Fix: type public bounds or levels in the Data step's "
+        "schema table, or tick 'declared public'"]
+
+
+def test_a_tiny_table_with_a_declared_domain_releases_with_the_warning():
+    import dataclasses
+
+    import blowfish_core as bc
+
+    studio, notes = _loaded(TINY, "tiny.csv")
+    declared = bc.Schema([bc.Attribute("age", "numeric", lo=0, hi=100, integer=True),
+                          bc.Attribute("color", "categorical", levels=["b", "g", "r"])])
+    assert not declared.data_derived
+    at = _release_page(dataclasses.replace(studio, schema=declared))
+    at = ok(at.button(key="designer:release:go").click().run())
+    assert not texts(at.error), texts(at.error)
+    made = at.session_state["designer:release"]
+    assert made.publication.label == RELEASE_LABEL
+    assert len(made.runs[0].release) == 3 and not made.publication.data_domain
+    assert ("WARNING: the table has only 3 rows (under 1,000): the noise will dominate the vote histogram and the "
+            "synthetic data will be of little use") in notes
