@@ -278,72 +278,75 @@ def draw_results() -> None:
     if rec["studio_version"] != studio.version or rec["dataset"] != studio.dataset_name:
         st.warning("These results were computed on an earlier dataset or policy; run again to refresh them.")
 
-    st.subheader(f"Mean {metric.upper()} over {len(seeds)} paired seed(s), 95% t-interval")
-    summ = ui.summary_frame(res)
-    st.dataframe(ui.styled(summ.drop(columns="key"), {f"mean {metric}": ".4f", "ci95 low": ".4f", "ci95 high": ".4f"},
-                           na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
-    _ranked = ranking_verdict_from_report(rep)  # every private method ranked, a baseline's win said in words
-    if _ranked is not None:
-        flow.verdict_banner(_ranked)
-    _verdict = run_verdict_from_report(rep)  # BF-Soft vs Hard: the paired reduction R_s (App. F.2)
-    if _verdict is not None:
-        flow.verdict_banner(_verdict)
-    if summ[["ci95 low", "ci95 high"]].isna().any().any():
-        st.caption(f"95% t-intervals: {ui.NA_CI} (one paired seed gives no spread to estimate).")
-    cols = st.columns(max(len(summ), 1))
-    for col, (_, row) in zip(cols, summ.iterrows()):
-        col.metric(f"{row['method']} mean {metric.upper()}", f"{row[f'mean {metric}']:.4f}",
-                   help=f"95% t-interval {_fmt_ci(row['ci95 low'], row['ci95 high'])}")
-    rr = res.summary.get("relative_reduction_bf_soft_vs_hard")
-    if rr:
-        st.metric("BF-Soft vs Hard: paired reduction R_s", f"{rr['mean_percent']:.1f}%",
-                  help="R_s = 100 (E_H - E_S) / E_H per seed, averaged (App. F.2); positive favours BF-Soft")
-        rr_ci = list(rr.get("ci95") or [None, None])
-        st.caption(f"R_s 95% t-interval {ui.fmt_ci(rr_ci[0], rr_ci[1], spec='.1f', unit='%')}; per seed: "
-                   + ", ".join(f"{v:.1f}%" for v in rr["per_seed"]))
-    with st.expander("Error of every run (method x seed)"):
-        st.dataframe(ui.styled(ui.runs_frame(res).drop(columns="key"), {metric: ".4f", "seconds": ".3g"}),
-                     hide_index=True)
+    if res.metric_note:  # fewer than two modelled columns: PWErr skipped (issue 27)
+        st.info(res.metric_note)
+    else:
+        st.subheader(f"Mean {metric.upper()} over {len(seeds)} paired seed(s), 95% t-interval")
+        summ = ui.summary_frame(res)
+        st.dataframe(ui.styled(summ.drop(columns="key"), {f"mean {metric}": ".4f", "ci95 low": ".4f", "ci95 high": ".4f"},
+                               na={"ci95 low": ui.NA_CI, "ci95 high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
+        _ranked = ranking_verdict_from_report(rep)  # every private method ranked, a baseline's win said in words
+        if _ranked is not None:
+            flow.verdict_banner(_ranked)
+        _verdict = run_verdict_from_report(rep)  # BF-Soft vs Hard: the paired reduction R_s (App. F.2)
+        if _verdict is not None:
+            flow.verdict_banner(_verdict)
+        if summ[["ci95 low", "ci95 high"]].isna().any().any():
+            st.caption(f"95% t-intervals: {ui.NA_CI} (one paired seed gives no spread to estimate).")
+        cols = st.columns(max(len(summ), 1))
+        for col, (_, row) in zip(cols, summ.iterrows()):
+            col.metric(f"{row['method']} mean {metric.upper()}", f"{row[f'mean {metric}']:.4f}",
+                       help=f"95% t-interval {_fmt_ci(row['ci95 low'], row['ci95 high'])}")
+        rr = res.summary.get("relative_reduction_bf_soft_vs_hard")
+        if rr:
+            st.metric("BF-Soft vs Hard: paired reduction R_s", f"{rr['mean_percent']:.1f}%",
+                      help="R_s = 100 (E_H - E_S) / E_H per seed, averaged (App. F.2); positive favours BF-Soft")
+            rr_ci = list(rr.get("ci95") or [None, None])
+            st.caption(f"R_s 95% t-interval {ui.fmt_ci(rr_ci[0], rr_ci[1], spec='.1f', unit='%')}; per seed: "
+                       + ", ".join(f"{v:.1f}%" for v in rr["per_seed"]))
+        with st.expander("Error of every run (method x seed)"):
+            st.dataframe(ui.styled(ui.runs_frame(res).drop(columns="key"), {metric: ".4f", "seconds": ".3g"}),
+                         hide_index=True)
 
-    dec = decomposition_table({"summary": res.summary})
-    if dec is not None:
-        st.subheader("Decomposition (§6.2.3): smoothing cost C, noise benefit N, gain G = N - C")
-        st.dataframe(ui.styled(dec, {c: ".4g" for c in ("mean", "ci_low", "ci_high")},
-                               na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
-        _hi = (dec["ci_high"].astype(float) - dec["mean"]).fillna(0)
-        _lo = (dec["mean"] - dec["ci_low"].astype(float)).fillna(0)
-        fig = go.Figure(go.Bar(x=dec["term"], y=dec["mean"], marker_color=OKABE_ITO["blue"],
-                               error_y=dict(type="data", symmetric=False, array=_hi, arrayminus=_lo)))
-        fig.update_layout(height=300, xaxis_title="term (C smoothing cost, N noise benefit, G gain)",
-                          yaxis_title=f"{metric.upper()} difference", margin=dict(t=20, b=20))
-        chart_with_table(fig, dec, key=f"rn_dec_fig_{rid}")
-        st.caption("E_M is the soft vote with Hard's noise. BF-Soft wins iff N > C.")
+        dec = decomposition_table({"summary": res.summary})
+        if dec is not None:
+            st.subheader("Decomposition (§6.2.3): smoothing cost C, noise benefit N, gain G = N - C")
+            st.dataframe(ui.styled(dec, {c: ".4g" for c in ("mean", "ci_low", "ci_high")},
+                                   na={"ci_low": ui.NA_CI, "ci_high": ui.NA_CI}), hide_index=True, placeholder=ui.NA_CI)
+            _hi = (dec["ci_high"].astype(float) - dec["mean"]).fillna(0)
+            _lo = (dec["mean"] - dec["ci_low"].astype(float)).fillna(0)
+            fig = go.Figure(go.Bar(x=dec["term"], y=dec["mean"], marker_color=OKABE_ITO["blue"],
+                                   error_y=dict(type="data", symmetric=False, array=_hi, arrayminus=_lo)))
+            fig.update_layout(height=300, xaxis_title="term (C smoothing cost, N noise benefit, G gain)",
+                              yaxis_title=f"{metric.upper()} difference", margin=dict(t=20, b=20))
+            chart_with_table(fig, dec, key=f"rn_dec_fig_{rid}")
+            st.caption("E_M is the soft vote with Hard's noise. BF-Soft wins iff N > C.")
 
-    st.subheader("Error by round")
-    re_ = rec["round_errors"]
-    T = res.request.config.rounds
-    g = re_.groupby(["method", "round", "what"], as_index=False)["error"].mean()
-    g["method"] = g["method"].map(METHOD_LABELS)
-    g["step"] = g["round"].map(lambda r: f"round {r}" if r <= T else "release")
-    order = [METHOD_LABELS[m] for m in ui.METHOD_ORDER]
-    fig = px.line(g, x="round", y="error", color="method", line_dash="method", symbol="method", markers=True,
-                  category_orders={"method": order}, hover_data=["step"], labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
-    fig.update_traces(marker_size=9, line_width=2.5)
-    style_methods(fig)  # Okabe-Ito colour, marker and dash per method
-    fig.update_layout(height=350, margin=dict(t=40, b=20), legend=dict(orientation="h", yanchor="bottom", y=1.02,
-                                                                      x=0, title=None))
-    fig.update_xaxes(dtick=1)
-    chart_with_table(fig, g[["method", "round", "step", "error"]], key=f"rn_round_fig_{rid}")
-    st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
-               f"seeds; point {T + 1}: the released records ("
-               + (f"the round-{T} {ui.mechanism_label(res.request.mechanism)} draws" if ui.is_sampling(
-                   res.request.mechanism) else f"drawn from C_{T} by the last noisy counts") + "). "
-               "Each method has its own dash style and marker.")
-    for a, b in ui.identical_lines(re_):
-        why = (" Every round of Hard certified sensitivity sqrt(2) (a protected edge crosses a cell boundary), "
-               "so Hard drew exactly Tab-PE's noise on the same seeds." if {a, b} == {"tab-pe", "hard"} else "")
-        st.caption(f"**{METHOD_LABELS[a]} and {METHOD_LABELS[b]} coincide**: their lines are identical, so one "
-                   f"lies on top of the other.{why}")
+        st.subheader("Error by round")
+        re_ = rec["round_errors"]
+        T = res.request.config.rounds
+        g = re_.groupby(["method", "round", "what"], as_index=False)["error"].mean()
+        g["method"] = g["method"].map(METHOD_LABELS)
+        g["step"] = g["round"].map(lambda r: f"round {r}" if r <= T else "release")
+        order = [METHOD_LABELS[m] for m in ui.METHOD_ORDER]
+        fig = px.line(g, x="round", y="error", color="method", line_dash="method", symbol="method", markers=True,
+                      category_orders={"method": order}, hover_data=["step"], labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
+        fig.update_traces(marker_size=9, line_width=2.5)
+        style_methods(fig)  # Okabe-Ito colour, marker and dash per method
+        fig.update_layout(height=350, margin=dict(t=40, b=20), legend=dict(orientation="h", yanchor="bottom", y=1.02,
+                                                                          x=0, title=None))
+        fig.update_xaxes(dtick=1)
+        chart_with_table(fig, g[["method", "round", "step", "error"]], key=f"rn_round_fig_{rid}")
+        st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
+                   f"seeds; point {T + 1}: the released records ("
+                   + (f"the round-{T} {ui.mechanism_label(res.request.mechanism)} draws" if ui.is_sampling(
+                       res.request.mechanism) else f"drawn from C_{T} by the last noisy counts") + "). "
+                   "Each method has its own dash style and marker.")
+        for a, b in ui.identical_lines(re_):
+            why = (" Every round of Hard certified sensitivity sqrt(2) (a protected edge crosses a cell boundary), "
+                   "so Hard drew exactly Tab-PE's noise on the same seeds." if {a, b} == {"tab-pe", "hard"} else "")
+            st.caption(f"**{METHOD_LABELS[a]} and {METHOD_LABELS[b]} coincide**: their lines are identical, so one "
+                       f"lies on top of the other.{why}")
 
     st.subheader("Per-round ledger")
     seed = st.selectbox("Seed", seeds, key=f"rn_round_seed_{rid}")

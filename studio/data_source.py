@@ -255,7 +255,7 @@ def studio_from_intake(res: IntakeResult, name: str, target: str,
                             for g in res.columns if not g.modelled)
             raise SchemaError(
                 f"only {len(res.modelled)} column(s) can be modeled ({', '.join(res.modelled) or 'none'})"
-                + (f"; {why}" if why else "") + f". Fix: the studio needs at least one column with "
+                + (f"; {why}" if why else "") + ". Fix: the studio needs at least one column with "
                 "usable values")
         st_, more = csv_studio(df, name, base=current, schema=res.schema(), offered=res.offered_schema())
         return st_, notes + more + warns
@@ -296,11 +296,6 @@ def with_schema(studio: Studio, schema: bc.Schema) -> tuple[Studio, list[str]]:
 
     Raises SchemaError naming the column and the problem.
     """
-    if schema.p < MIN_COLUMNS:
-        raise SchemaError(
-            f"the schema models only {schema.p} attribute ('{schema.names[0]}'). "
-            f"Fix: model at least {MIN_COLUMNS} columns (PWErr compares pairs of attributes)"
-        )
     check_integer_bounds(schema)  # bounds beyond +-2^53: the CLI's and the API's message (issue 21)
     if studio.has_rows:
         schema.check_columns(studio.private)
@@ -484,11 +479,7 @@ def schema_from_table(table: pd.DataFrame, df: pd.DataFrame, current: bc.Schema,
             derived.append(name)
         attrs.append(a)
     if not attrs:
-        raise SchemaError("no column is modeled. Fix: tick 'model' for at least two columns")
-    if len(attrs) < MIN_COLUMNS:
-        raise SchemaError(
-            f"only one column is modeled ('{attrs[0].name}'). Fix: tick 'model' for at least {MIN_COLUMNS} columns"
-        )
+        raise SchemaError("no column is modeled. Fix: tick 'model' for at least one column")
     return bc.Schema(attrs, data_derived=bool(derived), data_derived_columns=derived)
 
 

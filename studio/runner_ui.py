@@ -412,7 +412,8 @@ def execute_run(store: MutableMapping[int, dict[str, Any]], next_id: int, req: R
     if fn is None:
         from blowfish_core.model.metrics import pwerr as fn  # noqa: N813
     X_ref = req.schema.encode(req.data if req.reference is None else req.reference)
-    rerr = round_errors(req.schema, X_ref, result.results, fn, progress=progress)
+    rerr = pd.DataFrame(columns=["method", "seed", "round", "what", "error"]) if result.metric_note else \
+        round_errors(req.schema, X_ref, result.results, fn, progress=progress)  # PWErr skipped: none (issue 27)
     rec = {
         "id": int(next_id),
         "result": result,

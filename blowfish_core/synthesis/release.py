@@ -82,8 +82,18 @@ def claim_of(spec: Any) -> Claim:
 
 
 def private_rows(spec: Any) -> int | None:
-    """The rows of a spec's private table (a DataFrame's length, a grouped table's count total), None
-    when neither is known."""
+    """The rows of a spec's private table, for the gate's tiny-table rule (gate.TINY_TABLE_ROWS).
+
+    Parameters
+    ----------
+    spec : RunSpec
+        The run spec (its ``grouped`` table or its ``data``).
+
+    Returns
+    -------
+    int or None
+        A grouped table's count total, else the DataFrame's length; None when neither is known.
+    """
     grouped = getattr(spec, "grouped", None)
     if grouped is not None:
         counts = grouped.counts if hasattr(grouped, "counts") else grouped[1]

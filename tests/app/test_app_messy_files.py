@@ -159,3 +159,28 @@ def test_a_tiny_table_with_a_declared_domain_releases_with_the_warning():
     assert len(made.runs[0].release) == 3 and not made.publication.data_domain
     assert ("WARNING: the table has only 3 rows (under 1,000): the noise will dominate the vote histogram and the "
             "synthetic data will be of little use") in notes
+
+
+def test_a_one_column_run_and_release_step_show_the_note():
+    """The Run step of a one-column table: the note instead of the error tables; the Release step releases it."""
+    from blowfish_core.model.metrics import PWERR_SKIPPED
+    raw = ("color\n" + "".join(f"{'rgb'[i % 3]}\n" for i in range(30))).encode()
+    studio, _ = _loaded(raw, "one.csv")
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=TIMEOUT)
+    at.session_state["studio"] = studio
+    ok(at.run())
+    ok(at.switch_page("pages/run.py").run())
+    at.multiselect(key="rn_methods").set_value(["hard"])
+    for k, v in {"rn_rounds": 2, "rn_release": 10, "rn_seeds": 2}.items():
+        at.number_input(key=k).set_value(v)
+    at.text_input(key="rn_population").set_value("16x2")
+    ok(at.button(key="rn_run_btn").click().run())
+    rec = at.session_state["runner_results"][max(at.session_state["runner_results"])]
+    assert rec["result"].metric_note == PWERR_SKIPPED and rec["round_errors"].empty
+    assert PWERR_SKIPPED in texts(at.info)
+    ok(at.switch_page("pages/release.py").run())
+    at.checkbox(key=[c.key for c in at.checkbox if c.key and "domain" in c.key][0]).check().run()
+    ok(at.button(key="release:make").click().run())
+    assert not at.session_state.get("release:error"), at.session_state.get("release:error")
+    made = at.session_state["release:result"]
+    assert len(made.runs[0].release) == 10 and made.eval_report["metric"]["skipped"] == PWERR_SKIPPED

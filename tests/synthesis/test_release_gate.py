@@ -392,3 +392,25 @@ def test_pilot_without_a_preset_reads_its_data(tmp_path, capsys):
     assert main(["pilot", "--private", "--preset", "xor3", "--rho", "1e-3", "--rho-sel", "1e-3", "--seeds", "-1",
                  "--dry-run"]) == 2
     assert "--seeds: seeds must be whole numbers >= 0 (got -1)" in capsys.readouterr().err
+
+
+def test_tiny_table_rule_reads_the_declared_flag_and_the_row_count():
+    """Issue 27: a domain inferred from <= 3 rows is refused even with allow_data_domain; 4 rows, or a
+    declared domain, pass."""
+    attrs = [bc.Attribute("age", "numeric", lo=0, hi=100)]
+    derived = bc.Schema(attrs, data_derived=True, data_derived_columns=["age"])
+    declared = bc.Schema(attrs)
+    assert release_gate.TINY_TABLE_ROWS == 3
+
+    def fields(schema, rows, allow):
+        c = release_gate.Claim("synthetic table", schema, ("hard",), ("gaussian",), allow_data_domain=allow,
+                               private_rows=rows)
+        return [f for f, _, _ in release_gate.problems_of(c)]
+
+    for n in (1, 3):
+        assert fields(derived, n, True) == ["schema"] and fields(derived, n, False) == ["schema"]
+    assert release_gate.tiny_table_problem(1)[1].startswith(
+        "the private table has only 1 row(s) and its public domain was inferred from it: the inferred domain "
+        "would be the records themselves")
+    assert fields(derived, 4, True) == [] and fields(derived, None, True) == []
+    assert fields(declared, 1, False) == []
