@@ -277,7 +277,7 @@ with st.expander("Schema and policy files", expanded=False):
 if flow.current_step() == "Policy_Designer":  # in the flow, the release is the Release step's
     st.divider()
     flow.link("Release", label="Next: Tune τ and Run, then make the release on the Release step")
-    st.stop()
+    flow.stop()
 RELEASE = "designer:release"
 st.header("4 · Make a release")
 st.caption("An unseeded release: randomness from the operating system, noise from OpenDP's floating-point-safe "
