@@ -37,7 +37,7 @@ from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
 from studio.run_ui import (RunStatus, current_text, expected_text, fmt_seconds, run_with_clock, sweep_figure,
                            sweep_frame)
-from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
+from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change, seed as seed_widget
 from studio.widgets import fmt_q, fmt_reach
 
 st.set_page_config(page_title="Synthesis Runner · Blowfish Studio", layout="wide")
@@ -452,12 +452,13 @@ except (BlowfishError, TypeError, ValueError):
 def _convert_grid(delta: float) -> None:
     """The unit radio changed: the grid box keeps the same budgets, written in the new unit."""
     new = st.session_state["rn_sweep_unit"]
-    st.session_state["rn_sweep_grid"] = ui.convert_sweep_grid(st.session_state["rn_sweep_grid"],
-                                                              S.get("rn_sweep_unit", "rho"), new, delta)
+    S["rn_sweep_grid"] = st.session_state["rn_sweep_grid"] = ui.convert_sweep_grid(
+        st.session_state["rn_sweep_grid"], S.get("rn_sweep_unit", "rho"), new, delta)
     S["rn_sweep_unit"] = new
 
 
 s0, s1, s2 = st.columns([1, 2, 1])
+seed_widget("rn_sweep_unit", S["rn_sweep_unit"])  # bound to the Runner's settings (studio.state's model)
 s0.radio("Grid given as", list(ui.SWEEP_UNITS), format_func=lambda k: ui.SWEEP_UNITS[k], key="rn_sweep_unit",
          disabled=lock, on_change=_convert_grid, args=(_sweep_delta,),
          help="ε at the run's δ (exact Gaussian curve, the sweep's ε axis) or zCDP ρ; switching rewrites the grid "

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from studio import data_source as ds
 from studio import release_ui as rel
+from studio import runner_ui as ui
 from studio.data_ui import APPLY_SCHEMA
 from studio.state import TAU_KEY
 
@@ -112,6 +113,7 @@ def model(at: AppTest) -> dict[str, object]:
         "tau": at.session_state[TAU_KEY],
         "methods": list(runner.get("rn_methods", [])),
         "release": runner.get("rn_release"),
+        "sweep": (runner.get("rn_sweep_unit"), runner.get("rn_sweep_grid")),
     }
 
 
@@ -215,13 +217,17 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
     go(at, RUN)
     at.multiselect(key="rn_methods").set_value(["hard", "bf-soft"]).run()
     at.number_input(key="rn_release").set_value(300).run()
+    at.radio(key="rn_sweep_unit").set_value("epsilon").run()  # the sweep grid is rewritten in ε
     ok(at)
+    grid = at.text_input(key="rn_sweep_grid").value
+    assert grid != ui.RUNNER_DEFAULTS["rn_sweep_grid"], grid
 
     for k in data_keys:
         c.eq("after the Policy step", f"model {k}", model(at)[k], want[k])
     want = model(at)
     assert want["budget"] == ("epsilon", 0.5, 1e-6, True) and want["tau"] == 0.05
     assert want["methods"] == ["hard", "bf-soft"] and want["release"] == 300
+    assert want["sweep"] == ("epsilon", grid)
     assert want["reading"] == ds.IntakeChoice(sep=";", drop_missing=("job",))
 
     # ---- the walk: every step and back; the model never changes and every control shows it
@@ -244,6 +250,8 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
             c.eq(page, "τ input", get(at, "number_input", TAU_KEY), 0.05)
             c.eq(page, "methods", get(at, "multiselect", "rn_methods"), ["hard", "bf-soft"])
             c.eq(page, "release size", get(at, "number_input", "rn_release"), 300)
+            c.eq(page, "sweep grid unit", get(at, "radio", "rn_sweep_unit"), "epsilon")
+            c.eq(page, "sweep grid", get(at, "text_input", "rn_sweep_grid"), grid)
         if page == RELEASE:
             c.eq(page, "release size", get(at, "number_input", rel.SIZE_KEY), 300)
             c.eq(page, "privacy guarantee", [m.value for m in at.metric if m.label == "Privacy guarantee"][:1],
@@ -296,3 +304,26 @@ def test_preset_source_and_table_radios_survive_the_walk():
         go(at, page)
         assert at.radio(key="designer:source").value == "csv", page
         assert at.session_state["studio"].source == "bank", page
+
+
+def test_accuracy_first_target_and_cap_survive_the_walk():
+    """Tune τ's accuracy-first target and ε cap (studio.accuracy_ui: the plain key acc:settings, the
+    boxes bound to it) are the same after Data → Policy → Tune → Run → Release → Data → Tune."""
+    from studio.accuracy_ui import SETTINGS_KEY
+
+    at = ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
+    go(at, TUNE)
+    assert at.number_input(key="acc:target").value is None and at.number_input(key="acc:cap").value == 10.0
+    at.number_input(key="acc:target").set_value(0.3).run()
+    at.number_input(key="acc:cap").set_value(3.0).run()
+    ok(at)
+    c = Checks()
+    for page in (DATA, POLICY, TUNE, RUN, RELEASE, DATA, TUNE):
+        go(at, page)
+        m = at.session_state[SETTINGS_KEY]
+        c.eq(page, "model target", m["target"], 0.3)
+        c.eq(page, "model cap", m["cap"], 3.0)
+        if page == TUNE:
+            c.eq(page, "target box", get(at, "number_input", "acc:target"), 0.3)
+            c.eq(page, "ε cap box", get(at, "number_input", "acc:cap"), 3.0)
+    assert not c.problems, "\n".join(c.problems)
