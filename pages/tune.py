@@ -78,6 +78,11 @@ if P.get("_release_seen") != R["rn_release"]:  # one release size: the Run step'
     if isinstance(R["rn_release"], int) and R["rn_release"] >= 1:
         P["pl_release"] = int(R["rn_release"])
         st.session_state.pop("pl_release", None)
+if P.get("_rounds_seen") != R["rn_rounds"]:  # one T: the session's (Policy and Run steps), when it changes
+    P["_rounds_seen"] = R["rn_rounds"]
+    if isinstance(R["rn_rounds"], int) and R["rn_rounds"] >= 1:
+        P["pl_rounds"] = int(R["rn_rounds"])
+        st.session_state.pop("pl_rounds", None)
 if P.get("_reach") != reach:  # the policy changed: refresh the grid's q = 0.2 temperature
     P["pl_grid"] = PILOT_DEFAULTS["pl_grid"]
     P["_reach"] = reach
