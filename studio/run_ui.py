@@ -174,7 +174,8 @@ def fmt_rate(seconds: float) -> str:
 
 def method_line(mp: MethodProgress) -> str:
     """One method's progress: "**Hard**: 2 of 6 seeds done · now seed 2, round 3 of 8 · 4 s so far ·
-    0.05 s per round"; a method not started shows its expected cost ("about 15 s per fit expected")."""
+    0.05 s per round" ("runs" when the method has several fits per seed: the pilot's BF-Soft at every
+    tau); a method not started shows its expected cost ("about 15 s per fit expected")."""
     if mp.runner == ANALYSIS:  # the step after the runs: errors of every round, one step per run
         parts = [f"**{mp.method.capitalize()}**: {mp.steps_done} of {mp.steps} runs done"]
         if mp.seconds > 0 or mp.running is not None:
@@ -182,7 +183,8 @@ def method_line(mp: MethodProgress) -> str:
         return " · ".join(parts)
     label = get_method(mp.method).short_label
     step = "fit" if mp.reference else "round"
-    parts = [f"**{label}**: {mp.units_done} of {mp.units} seed{'s' if mp.units != 1 else ''} done"]
+    what = "run" if mp.seeds and mp.seeds != mp.units else "seed"  # several settings per seed (the pilot)
+    parts = [f"**{label}**: {mp.units_done} of {mp.units} {what}{'s' if mp.units != 1 else ''} done"]
     if mp.running is not None:
         seed = "" if mp.running.seed is None else f" seed {mp.running.seed}"
         parts.append(f"now{seed}" + (", fitting" if mp.reference else f", round {mp.running_step} of {mp.steps}"))
