@@ -30,13 +30,13 @@ from studio import flow
 from studio import widgets as w
 from studio.budget_ui import budget_control
 from studio.plots import chart_with_table
+from studio.run_ui import ROUNDS_LABEL, rounds_input, session_rounds
 from studio.data_ui import SCHEMA_REV, flash, show_flash
-from studio.state import DEFAULTS, TAU_KEY, get_studio, get_tau, on_tau_change, session_budget, set_studio
+from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change, session_budget, set_studio
 
 st.set_page_config(page_title="Policy Designer · Blowfish Studio", layout="wide")
 
 TAU_GRID = sorted({round(m * 10.0 ** e, 10) for e in (-3, -2, -1) for m in (1, 1.5, 2, 3, 4, 5, 6, 8)} | {1.0})
-ROUNDS_DEFAULT = DEFAULTS["rounds"]
 
 
 def _apply_schema_text(text: str, name: str) -> None:
@@ -142,10 +142,8 @@ with right:
     except bc.BlowfishError as e:
         st.error(str(e))
 
-    _rounds = int(session_budget(studio).get("rounds", ROUNDS_DEFAULT))
-    st.session_state.setdefault("designer:rounds", min(max(_rounds, 1), 100))
-    view = budget_control(studio, "designer", rounds=int(st.session_state["designer:rounds"]))
-    st.number_input("Rounds T (for the noise per round)", key="designer:rounds", min_value=1, max_value=100, step=1)
+    view = budget_control(studio, "designer", rounds=session_rounds(st.session_state))
+    rounds_input(budget=session_budget(studio), show_error=True)  # the one T (the Run step shows the same)
     flow.tutorial("ε is the privacy budget of the whole run: smaller is more private and noisier. The noise per "
                   "round below splits it over the T rounds.")
     if view is not None and view.rho is not None:
@@ -277,7 +275,7 @@ with st.expander("Schema and policy files", expanded=False):
 if flow.current_step() == "Policy_Designer":  # in the flow, the release is the Release step's
     st.divider()
     flow.link("Release", label="Next: Tune τ and Run, then make the release on the Release step")
-    st.stop()
+    flow.stop()
 RELEASE = "designer:release"
 st.header("4 · Make a release")
 st.caption("An unseeded release: randomness from the operating system, noise from OpenDP's floating-point-safe "
@@ -289,7 +287,7 @@ def on_make_release() -> None:
     ss = st.session_state
     try:
         res = ds.make_release(get_studio(), ss[f"{RELEASE}:method"], float(ss[f"{RELEASE}:rho"]),
-                              int(ss[f"{RELEASE}:rounds"]), int(ss[f"{RELEASE}:size"]),
+                              session_rounds(ss), int(ss[f"{RELEASE}:size"]),
                               allow_data_domain=bool(ss.get(f"{RELEASE}:allow_data_domain"))
                               and get_studio().schema.data_derived)
     except GateError as e:  # the gate's refusal, naming this app's controls
@@ -308,7 +306,7 @@ r1, r2, r3, r4 = st.columns(4)
 r1.selectbox("Method", ds.RELEASE_METHODS, key=f"{RELEASE}:method")
 r2.number_input("ρ (zCDP)", min_value=1e-8, value=float(session_budget(studio)["rho"]), format="%.2e",
                 key=f"{RELEASE}:rho")
-r3.number_input("Rounds", min_value=1, max_value=50, value=ROUNDS_DEFAULT, key=f"{RELEASE}:rounds")
+r3.metric(ROUNDS_LABEL, session_rounds(st.session_state), help="the session's T (the box above)")
 r4.number_input("Released records", min_value=1, max_value=100_000, value=ds.DEFAULT_RELEASE, key=f"{RELEASE}:size")
 if studio.schema.data_derived:
     st.checkbox("Release with a domain read from the private data (NOT differentially private)",

@@ -59,7 +59,7 @@ if missing:
         todo += ["Policy_Designer"] if any("policy" in m or "budget" in m for m in missing) else []
         for key in todo:
             flow.link(key, label=f"Go to the {flow.step(key).title} step")
-    st.stop()
+    flow.stop()
 
 options = rel.release_options(st.session_state, studio)
 st.session_state[rel.METHOD_KEY] = rel.chosen_method(st.session_state, options)
@@ -68,7 +68,7 @@ try:
     req, settings = release_request(st.session_state, studio, st.session_state[rel.METHOD_KEY])
 except BlowfishError as e:
     st.error(f"Release settings: {e}")
-    st.stop()
+    flow.stop()
 
 view = session_view(studio, rounds=settings.config.rounds)
 st.subheader("Privacy budget")
@@ -117,7 +117,7 @@ try:
     release_total = planned_total(settings)
 except BlowfishError as e:
     st.error(f"Release settings: {e}")
-    st.stop()
+    flow.stop()
 
 st.subheader("Privacy ledger in words")
 st.code(total_text(release_total, 1) + "\n" + ledger_text(planned_report(settings)), language=None,

@@ -35,9 +35,9 @@ from studio import runner_ui as ui
 from studio.budget_ui import budget_control
 from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
-from studio.run_ui import (RunStatus, current_text, expected_text, fmt_seconds, run_with_clock, sweep_figure,
-                           sweep_frame)
-from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change
+from studio.run_ui import (RunStatus, current_text, expected_text, fmt_seconds, rounds_input, run_with_clock,
+                           session_rounds, sweep_figure, sweep_frame)
+from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change, seed as seed_widget
 from studio.widgets import fmt_q, fmt_reach
 
 st.set_page_config(page_title="Synthesis Runner · Blowfish Studio", layout="wide")
@@ -158,9 +158,7 @@ with c1:
                     help="Gower units; used by BF-Soft and the soft votes (must be > 0). The session's τ: the "
                          "Policy step and Tune τ set the same value.")
 with c2:
-    _rounds_now = st.session_state.get("rn_rounds", 8)
-    budget_view = budget_control(studio, "rn_b", rounds=_rounds_now if isinstance(_rounds_now, int) and
-                                 _rounds_now >= 1 else 8, stacked=True)
+    budget_view = budget_control(studio, "rn_b", rounds=session_rounds(st.session_state), stacked=True)
     with st.expander("Advanced: the budget as numbers (ρ, or ε with δ)", expanded=sampling):
         st.radio("Budget given as", [ui.SESSION_BUDGET, *ui.BUDGET_MODES], key="rn_budget_mode",
                  disabled=lock, help=(f"{ui.mechanism_label(noise)} takes (epsilon, delta): the session's ε above, "
@@ -185,7 +183,7 @@ with c2:
                                              + ("the preset's pilot split)." if ui.needs_public(noise)
                                                 else "none).")))
 with c3:
-    st.number_input("Rounds T", key="rn_rounds", disabled=lock, step=1)
+    rounds_input(disabled=lock)  # the one T (the Policy step shows the same)
     st.text_input("Population schedule", key="rn_population", disabled=lock,
                   placeholder="paper default: 512 in rounds 1-3, 1024 after",
                   help="candidates per round as size x rounds, e.g. 512x3,1024x5 (8 rounds); "
@@ -455,12 +453,13 @@ except (BlowfishError, TypeError, ValueError):
 def _convert_grid(delta: float) -> None:
     """The unit radio changed: the grid box keeps the same budgets, written in the new unit."""
     new = st.session_state["rn_sweep_unit"]
-    st.session_state["rn_sweep_grid"] = ui.convert_sweep_grid(st.session_state["rn_sweep_grid"],
-                                                              S.get("rn_sweep_unit", "rho"), new, delta)
+    S["rn_sweep_grid"] = st.session_state["rn_sweep_grid"] = ui.convert_sweep_grid(
+        st.session_state["rn_sweep_grid"], S.get("rn_sweep_unit", "rho"), new, delta)
     S["rn_sweep_unit"] = new
 
 
 s0, s1, s2 = st.columns([1, 2, 1])
+seed_widget("rn_sweep_unit", S["rn_sweep_unit"])  # bound to the Runner's settings (studio.state's model)
 s0.radio("Grid given as", list(ui.SWEEP_UNITS), format_func=lambda k: ui.SWEEP_UNITS[k], key="rn_sweep_unit",
          disabled=lock, on_change=_convert_grid, args=(_sweep_delta,),
          help="ε at the run's δ (exact Gaussian curve, the sweep's ε axis) or zCDP ρ; switching rewrites the grid "

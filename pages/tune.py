@@ -27,8 +27,9 @@ from blowfish_core.algorithm.evolution import RunStopped
 from blowfish_core.algorithm.methods import BF_SOFT, HARD, get_method
 from blowfish_core.workflows.pilot import (
     DEFAULT_TIE_TOL, MIN_PILOT_ROWS, PILOT_Q, check_pilot_size, holdout_split, parse_tau_grid, recommend,
-    recommendation_strength, run_pilot, scale_budget, subsample, tau_grid,
+    pilot_plan, recommendation_strength, run_pilot, scale_budget, subsample, tau_grid,
 )
+from blowfish_core.workflows.progress import ProgressClock
 from blowfish_core.model.policy import record_reach
 from blowfish_core.synthesis.spec import MAX_SEEDS
 from blowfish_core.synthesis.gate import GateError, unprotected_text
@@ -38,7 +39,7 @@ from studio import flow
 from studio import runner_ui as ui
 from studio.accuracy_ui import accuracy_first_section
 from studio.plots import HIGHLIGHT, chart_with_table, log_axis_range, mark_x, method_style
-from studio.run_ui import RunStatus, carry_message
+from studio.run_ui import RunStatus, carry_message, current_text, run_with_clock
 from studio.state import get_studio, get_tau, session_budget, set_studio, set_tau
 
 st.set_page_config(page_title="Temperature Pilot · Blowfish Studio", layout="wide")
@@ -78,6 +79,11 @@ if P.get("_release_seen") != R["rn_release"]:  # one release size: the Run step'
     if isinstance(R["rn_release"], int) and R["rn_release"] >= 1:
         P["pl_release"] = int(R["rn_release"])
         st.session_state.pop("pl_release", None)
+if P.get("_rounds_seen") != R["rn_rounds"]:  # one T: the session's (Policy and Run steps), when it changes
+    P["_rounds_seen"] = R["rn_rounds"]
+    if isinstance(R["rn_rounds"], int) and R["rn_rounds"] >= 1:
+        P["pl_rounds"] = int(R["rn_rounds"])
+        st.session_state.pop("pl_rounds", None)
 if P.get("_reach") != reach:  # the policy changed: refresh the grid's q = 0.2 temperature
     P["pl_grid"] = PILOT_DEFAULTS["pl_grid"]
     P["_reach"] = reach
@@ -333,18 +339,20 @@ def do_pilot() -> None:
                                      "rn_release": P["pl_release"], "rn_h": R["rn_h"],
                                      "rn_selection": R["rn_selection"],
                                      **{k: R[k] for k in ui.SCHEDULE_KEYS if k in R}})
+        clock = ProgressClock(pilot_plan(taus, seeds, cfg.rounds))
     except BlowfishError as e:
         status.error(f"Cannot run the pilot: {e}")
         return
-    total = (len(taus) + 1) * len(seeds)
+    metric = studio.metric_fn()
+    # live progress (issue 24, as the Run step): the pilot works in a thread, the box redraws every half
+    # second from the clock (a running clock, an estimate that updates, one line per method)
     with RunStatus("Pilot", status) as rs:
-        progress = ui.run_progress(total, lambda frac, runs, ev: rs.progress(
-            frac, f"{ev['label']} ({ev['config']} of {ev['configs']}), seed {ev['seed']}, "
-                  f"round {ev['round']}/{ev['rounds']}"))
         try:
-            res = run_pilot(studio.schema, studio.policy, public, P["pl_rho"], n_t, taus, seeds, cfg,
-                            studio.metric_fn(), P["pl_delta"], P["pl_tie"], public_source=public_source,
-                            progress=progress, should_stop=lambda: bool(st.session_state.get("pilot_stop")))
+            res = run_with_clock(lambda progress, stop: run_pilot(
+                studio.schema, studio.policy, public, P["pl_rho"], n_t, taus, seeds, cfg, metric, P["pl_delta"],
+                P["pl_tie"], public_source=public_source, progress=progress, should_stop=stop),
+                clock, lambda snap: rs.show(snap, current_text(snap)),
+                lambda: bool(st.session_state.get("pilot_stop")))
         except RunStopped:
             st.session_state["pilot_stop"] = False
             rs.stopped("Pilot stopped. Nothing partial was kept.")

@@ -8,8 +8,10 @@ Issue 24: the default target comes from the pilot's attainable range (accuracy_b
 no pilot, no default: the box is empty until one is typed), and the search's ε cap is a visible
 control (CAP_LABEL), the one an unreached target's fix names.
 
-Session keys: acc:target (the target box), acc:cap (the cap), acc:target_default (the default last
-put in the box), acc:result (the last search).
+Session state (studio.state's model, issue 24): the settings live in the plain key SETTINGS_KEY
+(``acc:settings`` = {"target": float | None, "cap": float, "target_default": float | None (the default
+last put in the box)}); the widgets ``acc:target`` and ``acc:cap`` are bound to it (seeded on every
+run, written back by their on_change), so both survive every navigation.  acc:result: the last search.
 """
 
 from __future__ import annotations
@@ -27,25 +29,43 @@ from blowfish_core.algorithm.evolution import RunStopped
 from blowfish_core.workflows.verdicts import fmt_sig
 from studio.plots import base_layout, chart_with_table, log_axis_range, method_style
 from studio.run_ui import RunStatus
-from studio.state import session_budget
+from studio.state import seed, session_budget
 
 RESULT_KEY = "acc:result"
-TARGET_KEY, CAP_KEY, DEFAULT_KEY = "acc:target", "acc:cap", "acc:target_default"
+TARGET_KEY, CAP_KEY = "acc:target", "acc:cap"
+#: the plain session key of the section's settings (the model the two widgets are bound to).
+SETTINGS_KEY = "acc:settings"
 #: the ε cap control's label; an unreached target's fix names it (cap_name).
 CAP_LABEL = "ε cap (largest ε searched)"
 CAP_NAME = f'the "{CAP_LABEL}" input'
 
 
+def accuracy_settings(state: Any) -> dict[str, Any]:
+    """The section's settings in ``state`` (SETTINGS_KEY; created: no target, the cap EPSILON_MAX)."""
+    m = state.setdefault(SETTINGS_KEY, {})
+    m.setdefault("target", None)
+    m.setdefault("cap", float(EPSILON_MAX))
+    m.setdefault("target_default", None)
+    return m
+
+
 def default_target(state: Any, pilot: Any) -> tuple[float, float, float] | None:
-    """Put the pilot's default target (attainable_target) in the target box before it is drawn:
-    when the box is empty or still holds the previous default (a typed target stays).
+    """Put the pilot's default target (attainable_target) in the settings' target before the box is
+    drawn: when it is empty or still holds the previous default (a typed target stays).
     Returns (target, low, high) or None without a pilot."""
+    m = accuracy_settings(state)
     att = attainable_target(pilot)
-    if att is not None and state.get(DEFAULT_KEY) != att[0]:
-        if state.get(TARGET_KEY) is None or state.get(TARGET_KEY) == state.get(DEFAULT_KEY):
-            state[TARGET_KEY] = att[0]
-        state[DEFAULT_KEY] = att[0]
+    if att is not None and m["target_default"] != att[0]:
+        if m["target"] is None or m["target"] == m["target_default"]:
+            m["target"] = att[0]
+        m["target_default"] = att[0]
     return att
+
+
+def _keep(which: str, key: str) -> None:
+    """on_change of the target / cap box: the value typed becomes the setting."""
+    v = st.session_state.get(key)
+    accuracy_settings(st.session_state)[which] = None if v is None else float(v)
 
 
 def use_budget(studio: Any, rho: float, epsilon: float, delta: float) -> None:
@@ -91,11 +111,14 @@ def accuracy_first_section(studio: Any, public_df: pd.DataFrame | None, n_target
     c1, c2, c3 = st.columns([1, 1, 2])
     metric_name = METRIC_NAMES.get((metric or ("pwerr",))[0], "PWErr")
     att = default_target(st.session_state, pilot)
+    m = accuracy_settings(st.session_state)
+    seed(TARGET_KEY, m["target"])  # the widgets show the settings (on every visit of the page)
+    seed(CAP_KEY, m["cap"])
     target = c1.number_input(f"Target error ({metric_name}, lower is better)", min_value=0.0001, max_value=2.0,
                              value=None, step=0.005, format="%.4f", key=TARGET_KEY,
-                             placeholder="run the pilot, or type one")
-    cap = c2.number_input(CAP_LABEL, min_value=2 * EPSILON_MIN, max_value=100.0, value=EPSILON_MAX, step=1.0,
-                          format="%g", key=CAP_KEY,
+                             placeholder="run the pilot, or type one", on_change=_keep, args=("target", TARGET_KEY))
+    cap = c2.number_input(CAP_LABEL, min_value=2 * EPSILON_MIN, max_value=100.0, step=1.0,
+                          format="%g", key=CAP_KEY, on_change=_keep, args=("cap", CAP_KEY),
                           help=f"The search looks for the budget from ε = {fmt_sig(EPSILON_MIN, 1)} up to this cap "
                                f"(at the session's δ); a target not reached by then is reported with the lowest "
                                "error seen.")

@@ -9,7 +9,10 @@
   the session state); :func:`release_missing` is the gate of the Release step: schema (a table
   with rows), policy (protects something) and budget (chosen on a budget control) must be set.
 * :func:`step_bar`: the bar drawn above every page by the router (links; Release disabled while
-  something is missing).
+  something is missing, i.e. exactly when :func:`release_missing` is not empty).  The router draws it
+  before the page and again after it (app.py), so it shows the state the page left; a page that ends
+  early calls :func:`stop` (under the router it raises :class:`PageEnd`, which app.py catches, so
+  the bar is still drawn again; ``st.stop()`` would forbid any later drawing).
 * :func:`tutorial`: ONE helper for the short explanations the sidebar "Tutorial" toggle adds.
 * :func:`verdict_banner`: a blowfish_core.workflows.verdicts.Verdict drawn green / blue / red.
 * :func:`section_start` / :func:`section_end`: the data section, collapsed on the Policy step.
@@ -188,6 +191,19 @@ def verdict_banner(verdict: Any, container: Any = None) -> None:
 def is_verdict(element: Any) -> bool:
     """True for an AppTest alert element drawn by verdict_banner (tests tell banners from errors)."""
     return getattr(element, "icon", None) in VERDICT_ICONS.values()
+
+
+class PageEnd(Exception):
+    """Raised by :func:`stop` under the router: the page ends here; app.py catches it and draws the
+    step bar again."""
+
+
+def stop() -> None:
+    """End the page here: under the router raise PageEnd (the router then draws the step bar with
+    what the page changed); when a page file runs on its own, st.stop()."""
+    if current_step():
+        raise PageEnd
+    st.stop()
 
 
 def step_bar(studio: Any) -> None:

@@ -12,6 +12,10 @@
   crossing marked inside the plot; with its data table.
 * :func:`carry_message`: what a carry from the Pilot changed in the Runner's settings, in words
   ("tau 0.03 → 0.1; Tab-PE removed from the comparison").
+* :func:`rounds_input`: THE control of the number of rounds T (issue 24, one key per setting): the
+  Policy and Run steps draw the same widget (key ROUNDS_KEY, label ROUNDS_LABEL), bound to the
+  Runner's settings ``runner_settings["rn_rounds"]`` (studio.state's pattern: seeded on every run,
+  written back by on_change); :func:`session_rounds` is the valid T every budget read-out uses.
 """
 
 from __future__ import annotations
@@ -31,6 +35,42 @@ from blowfish_core.workflows.progress import (ANALYSIS, PRIOR_SECONDS_PER_STEP, 
                                               ProgressSnapshot, run_plan)
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
 from studio.plots import base_layout, log_axis_range, mark_x, method_style
+from studio.runner_ui import RUNNER_DEFAULTS, runner_settings
+from studio.state import seed
+
+
+# ------------------------------------------------------------------ the rounds T (one key)
+#: the one key of T: the Runner's setting and the widget key of the Policy and Run steps.
+ROUNDS_KEY = "rn_rounds"
+ROUNDS_LABEL = "Rounds T"
+ROUNDS_HELP = ("Rounds of Algorithm 1; the budget is split over them (the noise per round). One setting: the "
+               "Policy and Run steps show the same T.")
+
+
+def session_rounds(state: Any) -> int:
+    """The session's T (runner_settings["rn_rounds"]) when it is a whole number >= 1, else the default (8)."""
+    t = runner_settings(state).get(ROUNDS_KEY)
+    return t if isinstance(t, int) and not isinstance(t, bool) and t >= 1 else int(RUNNER_DEFAULTS[ROUNDS_KEY])
+
+
+def _keep_rounds() -> None:
+    runner_settings(st.session_state)[ROUNDS_KEY] = st.session_state.get(ROUNDS_KEY)
+
+
+def rounds_input(container: Any = None, disabled: bool = False, budget: dict[str, Any] | None = None,
+                 show_error: bool = False) -> Any:
+    """Draw THE T control (bound to runner_settings["rn_rounds"]) and return its value.  budget: the
+    session budget (runner_settings' seed when the Runner's settings do not exist yet); show_error: an
+    st.error under the box when T is not a whole number >= 1 (the Run step says it when a run is asked)."""
+    c = container if container is not None else st
+    s = runner_settings(st.session_state, budget=budget)
+    seed(ROUNDS_KEY, s[ROUNDS_KEY])
+    value = c.number_input(ROUNDS_LABEL, key=ROUNDS_KEY, step=1, disabled=disabled, on_change=_keep_rounds,
+                           help=ROUNDS_HELP)
+    if show_error and session_rounds(st.session_state) != value:
+        c.error(f"Rounds T must be a whole number >= 1 (got {value!r}); the figures below use T = "
+                f"{session_rounds(st.session_state)}.")
+    return value
 
 
 # ------------------------------------------------------------------ lifecycle
@@ -134,7 +174,8 @@ def fmt_rate(seconds: float) -> str:
 
 def method_line(mp: MethodProgress) -> str:
     """One method's progress: "**Hard**: 2 of 6 seeds done · now seed 2, round 3 of 8 · 4 s so far ·
-    0.05 s per round"; a method not started shows its expected cost ("about 15 s per fit expected")."""
+    0.05 s per round" ("runs" when the method has several fits per seed: the pilot's BF-Soft at every
+    tau); a method not started shows its expected cost ("about 15 s per fit expected")."""
     if mp.runner == ANALYSIS:  # the step after the runs: errors of every round, one step per run
         parts = [f"**{mp.method.capitalize()}**: {mp.steps_done} of {mp.steps} runs done"]
         if mp.seconds > 0 or mp.running is not None:
@@ -142,7 +183,8 @@ def method_line(mp: MethodProgress) -> str:
         return " · ".join(parts)
     label = get_method(mp.method).short_label
     step = "fit" if mp.reference else "round"
-    parts = [f"**{label}**: {mp.units_done} of {mp.units} seed{'s' if mp.units != 1 else ''} done"]
+    what = "run" if mp.seeds and mp.seeds != mp.units else "seed"  # several settings per seed (the pilot)
+    parts = [f"**{label}**: {mp.units_done} of {mp.units} {what}{'s' if mp.units != 1 else ''} done"]
     if mp.running is not None:
         seed = "" if mp.running.seed is None else f" seed {mp.running.seed}"
         parts.append(f"now{seed}" + (", fitting" if mp.reference else f", round {mp.running_step} of {mp.steps}"))

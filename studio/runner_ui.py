@@ -611,19 +611,3 @@ def releases_zip(releases: dict[tuple[str, int], pd.DataFrame]) -> bytes:
 def report_json(report: dict[str, Any]) -> str:
     """The engine's JSON report, as the CLI writes it (--report)."""
     return json.dumps(report, indent=2, allow_nan=False)
-
-
-def run_progress(total: int, show):
-    """Progress callback for run_paired / budget_sweep / run_pilot.
-
-    Counts finished runs (a run ends at its last round) and calls
-    ``show(fraction_done, runs_done, event)`` after every round.
-    """
-    done = {"runs": 0}
-
-    def progress(ev: dict) -> None:
-        if ev["round"] == ev["rounds"]:
-            done["runs"] += 1
-        show(min(done["runs"] / total, 1.0), done["runs"], ev)
-
-    return progress

@@ -56,6 +56,7 @@ from ..synthesis.experiment import PairedResult, run_paired
 from ..model.schema import Schema
 from ..model.sensitivity import noise_ratio, tau_for_noise_ratio
 from ..model.votes import check_tau
+from .progress import Unit, run_plan
 from .pilot_choice import (  # noqa: F401  (re-exported)
     DEFAULT_TIE_TOL, HARD, SOFT, PilotCandidate, Recommendation, check_tie_tol, recommend, recommendation_strength,
 )
@@ -237,13 +238,12 @@ def run_pilot(
     taus, seeds = _check_pilot_inputs(schema, public, taus, seeds)
     scaling = scale_budget(rho_target, n_target, len(public), cfg.rounds, cfg.budget_weights, delta)
     reach = record_reach(schema, policy)
-    configs: list[tuple[str, float | None]] = [(HARD, None)] + [(SOFT, t) for t in taus]
+    configs: list[tuple[str, float | None]] = [(m, t) for m, t, _label in pilot_configs(taus)]
     t0 = time.perf_counter()
     by_config: list[list[float]] = []
     paired: list[PairedResult] = []
     metric_name = (metric or ("pwerr", None))[0]
-    for k, (method, tau) in enumerate(configs, start=1):
-        label = "Hard" if tau is None else f"BF-Soft tau={tau:g}"
+    for k, (method, tau, label) in enumerate(pilot_configs(taus), start=1):
 
         def _progress(ev: RoundEvent, k=k, label=label) -> None:
             if progress is not None:
@@ -263,6 +263,41 @@ def run_pilot(
                                "threshold_h": cfg.threshold_h, "selection": cfg.selection, "delta": delta},
                        runs=paired)
 
+
+
+def pilot_configs(taus: Sequence[float]) -> list[tuple[str, float | None, str]]:
+    """The pilot's candidates in the order run_pilot runs them: (method, tau, label), Hard first, then
+    BF-Soft at every tau of the grid, sorted and distinct ('Hard', 'BF-Soft tau=0.03').
+
+    Raises BlowfishError (check_tau) for a tau that is not a number > 0."""
+    grid = sorted({check_tau(t) for t in taus})
+    return [(HARD, None, "Hard")] + [(SOFT, t, f"BF-Soft tau={t:g}") for t in grid]
+
+
+def pilot_plan(taus: Sequence[float], seeds: Sequence[int], rounds: int) -> list[Unit]:
+    """The units of run_pilot for a live progress clock (workflows.progress.ProgressClock): one
+    run_plan per candidate (pilot_configs), its label as the units' group, in the pilot's order.
+
+    Parameters
+    ----------
+    taus : sequence of float
+        The tau grid (as given to run_pilot).
+    seeds : sequence of int
+        The paired seeds.
+    rounds : int
+        Rounds T of the pilot's schedule (>= 1).
+
+    Returns
+    -------
+    list of Unit
+        (len(distinct taus) + 1) x len(seeds) units.
+
+    Raises
+    ------
+    BlowfishError
+        As :func:`pilot_configs` and workflows.progress.run_plan.
+    """
+    return [u for m, _t, label in pilot_configs(taus) for u in run_plan([m], list(seeds), rounds, group=label)]
 
 
 def _check_pilot_inputs(schema: Schema, public: pd.DataFrame, taus: Sequence[float],

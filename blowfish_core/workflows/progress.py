@@ -63,7 +63,9 @@ class MethodProgress:
     seconds: time spent on it so far (the step in progress included); per_step: its seconds per
     step used by the estimate (observed, else the prior: ``observed`` False); running: the unit in
     progress when it is this method's (else None); running_step: the step in progress (1-based)
-    of ``running``; steps: steps per fit; reference: a reference method (one step per fit).
+    of ``running``; steps: steps per fit; reference: a reference method (one step per fit);
+    seeds: the distinct seeds of its fits (fewer than ``units`` when one method runs several settings,
+    e.g. the pilot's BF-Soft at every tau).
     """
 
     method: str
@@ -78,6 +80,7 @@ class MethodProgress:
     steps: int
     reference: bool
     runner: str = "evolution"
+    seeds: int = 0
 
 
 @dataclass(frozen=True)
@@ -277,5 +280,6 @@ class ProgressClock:
             out.append(MethodProgress(
                 m, sum(1 for k in mine if k < self.index), len(mine), self.steps.get(m, 0),
                 self.spent.get(m, 0.0) + (in_step if running else 0.0), rates[m][0], rates[m][1], running,
-                self.done_in_unit + 1 if running else 0, u0.steps, u0.runner == "baseline", u0.runner))
+                self.done_in_unit + 1 if running else 0, u0.steps, u0.runner == "baseline", u0.runner,
+                len({self.units[k].seed for k in mine})))
         return tuple(out)

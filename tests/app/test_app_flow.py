@@ -97,6 +97,36 @@ def test_release_gated_until_schema_policy_and_budget():
     assert bar(at)["Data"].label.startswith(flow.TODO_MARK)
 
 
+def test_release_link_shows_the_state_the_page_left():
+    """The step bar is the state after the page's run (app.py draws it again after the page): the
+    budget control marks the budget chosen while the Policy page runs, and that same run's bar has
+    Release enabled (it stayed greyed out until the next run before); a run leaves it enabled; a
+    policy cleared on a run greys it out on that run."""
+    at = app()
+    assert bar(at)["Release"].disabled and "privacy budget" in bar(at)["Release"].help  # before any choice
+    at.switch_page("pages/policy.py").run()  # the budget control is drawn: chosen
+    assert at.session_state["studio"].extras["budget"]["set"] is True
+    assert not bar(at)["Release"].disabled and bar(at)["Release"].help == "ready"
+    at.select_slider(key="designer:eps").set_value(0.5).run()
+    assert not bar(at)["Release"].disabled
+    # a small run on the Run step: Release stays enabled, the Run step is done
+    at.switch_page("pages/run.py").run()
+    for k, v in {"rn_rounds": 2, "rn_release": 40, "rn_seeds": 1}.items():
+        at.number_input(key=k).set_value(v)
+    at.text_input(key="rn_population").set_value("32x2")
+    at.multiselect(key="rn_methods").set_value(["hard"]).run()
+    at.button(key="rn_run_btn").click().run()
+    assert not at.exception and at.session_state["runner_results"]
+    assert not bar(at)["Release"].disabled and bar(at)["Synthesis_Runner"].label.startswith(flow.DONE_MARK)
+    at.switch_page("pages/release.py").run()
+    assert not at.exception and not [w for w in at.warning if "not ready" in w.value]
+    assert not bar(at)["Release"].disabled
+    # clearing the policy greys Release out on the run of the click, not one run later
+    at.switch_page("pages/policy.py").run()
+    at.button(key="designer:clear").click().run()
+    assert bar(at)["Release"].disabled and "policy" in bar(at)["Release"].help
+
+
 def test_release_missing_is_pure_and_complete():
     from studio.state import default_studio
 

@@ -324,3 +324,63 @@ def test_private_choice_release_through_the_gate(monkeypatch):
     assert not at.exception
     assert any("refused by the test's gate" in e.value for e in at.error)
     assert "pilot_private_release" not in at.session_state
+
+
+def test_pilot_plan_is_the_order_run_pilot_reports():
+    """workflows.pilot.pilot_plan has one unit per (candidate, seed) in run_pilot's order: every progress
+    event of a real pilot lands on the unit of its candidate (label = the unit's group), and the clock
+    ends with every unit done."""
+    from blowfish_core.workflows.pilot import pilot_plan, run_pilot
+    from blowfish_core.workflows.progress import ProgressClock
+
+    p = bc.get_preset("xor3")
+    public = xor_generate(3, 300, seed=5)
+    cfg = bc.SynthConfig(rounds=2, population=[32, 32], release=40)
+    taus, seeds = [0.1, 0.03, 0.03], [0, 1]  # unsorted, a duplicate: the pilot sorts and drops it
+    clock = ProgressClock(pilot_plan(taus, seeds, cfg.rounds)).start()
+    assert [(u.group, u.seed) for u in clock.units] == [("Hard", 0), ("Hard", 1), ("BF-Soft tau=0.03", 0),
+                                                         ("BF-Soft tau=0.03", 1), ("BF-Soft tau=0.1", 0),
+                                                         ("BF-Soft tau=0.1", 1)]
+    landed = []
+
+    def observe(ev):
+        landed.append((ev["label"], clock.units[clock._unit_of(ev)].group))
+        clock.observe(ev)
+
+    run_pilot(p.schema, p.default_policy(), public, 6e-4, 12_000, taus, seeds, cfg, progress=observe)
+    assert len(landed) == 6 * 2 and all(label == group for label, group in landed), landed
+    snap = clock.snapshot()
+    assert (snap.units_done, snap.units, snap.current, snap.seconds_left) == (6, 6, None, 0.0)
+
+
+def test_pilot_progress_is_the_run_steps_clock(monkeypatch):
+    """The pilot runs in a worker thread driven by studio.run_ui.run_with_clock and a ProgressClock of
+    pilot_plan (the Run step's path, issue 24): the box shows the clock's snapshots (a running clock and
+    an estimate, one line per method, 'runs' for BF-Soft's several taus per seed); the result is kept."""
+    from studio import run_ui
+
+    calls = []
+    original = run_ui.run_with_clock
+
+    def spy(work, clock, show, stop_requested=None, tick=0.5):
+        shown = []
+        out = original(work, clock, lambda snap: (shown.append(snap), show(snap)), stop_requested, tick=0.005)
+        calls.append((clock, shown))
+        return out
+
+    monkeypatch.setattr(run_ui, "run_with_clock", spy)
+    at = _page()
+    _set(at, pl_grid="0.01, 0.03, 0.1", **SMALL)
+    at.button(key="pl_run_btn").click().run()
+    assert not at.exception and not at.error
+    assert len(calls) == 1
+    clock, shown = calls[0]
+    assert [u.group for u in clock.units] == ["Hard"] * 2 + [f"BF-Soft tau={t}" for t in ("0.01", "0.03", "0.1")
+                                                              for _ in range(2)]
+    final = clock.snapshot()
+    assert (final.units_done, final.units, final.current) == (8, 8, None)  # every event matched the plan
+    assert shown and all(0.0 <= s.fraction <= 1.0 for s in shown)
+    lines = run_ui.progress_lines(shown[-1])
+    assert lines[0].startswith("**Hard**: ") and " of 2 seeds done" in lines[0]
+    assert lines[1].startswith("**BF-Soft**: ") and " of 6 runs done" in lines[1]
+    assert at.session_state["pilot_result"]["result"].recommendation is not None

@@ -18,7 +18,9 @@ from streamlit.testing.v1 import AppTest
 
 from studio import data_source as ds
 from studio import release_ui as rel
+from studio import runner_ui as ui
 from studio.data_ui import APPLY_SCHEMA
+from studio.run_ui import ROUNDS_KEY, ROUNDS_LABEL
 from studio.state import TAU_KEY
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -112,6 +114,8 @@ def model(at: AppTest) -> dict[str, object]:
         "tau": at.session_state[TAU_KEY],
         "methods": list(runner.get("rn_methods", [])),
         "release": runner.get("rn_release"),
+        "rounds": runner.get("rn_rounds"),
+        "sweep": (runner.get("rn_sweep_unit"), runner.get("rn_sweep_grid")),
     }
 
 
@@ -206,6 +210,7 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
     at.select_slider(key="designer:eps").set_value(0.5).run()
     at.selectbox(key="designer:delta").set_value(1e-6).run()
     at.select_slider(key=TAU_KEY).set_value(0.05).run()
+    at.number_input(key=ROUNDS_KEY).set_value(6).run()  # T: one key, the Run step shows the same
     ok(at)
     pol = at.session_state["studio"].policy.to_dict()["attributes"]
     assert pol["age"] == {"type": "threshold", "theta": 5}
@@ -215,13 +220,17 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
     go(at, RUN)
     at.multiselect(key="rn_methods").set_value(["hard", "bf-soft"]).run()
     at.number_input(key="rn_release").set_value(300).run()
+    at.radio(key="rn_sweep_unit").set_value("epsilon").run()  # the sweep grid is rewritten in ε
     ok(at)
+    grid = at.text_input(key="rn_sweep_grid").value
+    assert grid != ui.RUNNER_DEFAULTS["rn_sweep_grid"], grid
 
     for k in data_keys:
         c.eq("after the Policy step", f"model {k}", model(at)[k], want[k])
     want = model(at)
     assert want["budget"] == ("epsilon", 0.5, 1e-6, True) and want["tau"] == 0.05
     assert want["methods"] == ["hard", "bf-soft"] and want["release"] == 300
+    assert want["sweep"] == ("epsilon", grid) and want["rounds"] == 6
     assert want["reading"] == ds.IntakeChoice(sep=";", drop_missing=("job",))
 
     # ---- the walk: every step and back; the model never changes and every control shows it
@@ -235,6 +244,7 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
         if page == POLICY:
             check_budget_control(at, c, "designer", page)
             c.eq(page, "τ slider", get(at, "select_slider", TAU_KEY), 0.05)
+            c.eq(page, "rounds T", get(at, "number_input", ROUNDS_KEY), 6)
             c.eq(page, "policy kind of age", get(at, "selectbox", "pol:kind:age"), "threshold")
             c.eq(page, "threshold of age", get(at, "slider", "pol:theta:age"), 5)
             c.eq(page, "policy kind of marital", get(at, "selectbox", "pol:kind:marital"), "block")
@@ -242,8 +252,11 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
         if page == RUN:
             check_budget_control(at, c, "rn_b", page)
             c.eq(page, "τ input", get(at, "number_input", TAU_KEY), 0.05)
+            c.eq(page, "rounds T", get(at, "number_input", ROUNDS_KEY), 6)
             c.eq(page, "methods", get(at, "multiselect", "rn_methods"), ["hard", "bf-soft"])
             c.eq(page, "release size", get(at, "number_input", "rn_release"), 300)
+            c.eq(page, "sweep grid unit", get(at, "radio", "rn_sweep_unit"), "epsilon")
+            c.eq(page, "sweep grid", get(at, "text_input", "rn_sweep_grid"), grid)
         if page == RELEASE:
             c.eq(page, "release size", get(at, "number_input", rel.SIZE_KEY), 300)
             c.eq(page, "privacy guarantee", [m.value for m in at.metric if m.label == "Privacy guarantee"][:1],
@@ -251,6 +264,7 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
         if page == TUNE:
             c.eq(page, "pilot δ", get(at, "number_input", "pl_delta"), 1e-6)
             c.eq(page, "pilot release size", get(at, "number_input", "pl_release"), 300)
+            c.eq(page, "pilot rounds T", get(at, "number_input", "pl_rounds"), 6)
         if page == HOME:
             budget = [ln for m in at.markdown for ln in m.value.split("\n") if "**Budget:**" in ln]
             c.eq(page, "Home budget line", budget, ["- **Budget:** ε = 0.5 at δ = 10⁻⁶"])
@@ -275,6 +289,27 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
     assert at.number_input(key=rel.SIZE_KEY).value == 400
 
 
+def test_rounds_T_is_one_setting_on_the_policy_and_run_steps():
+    """T set on the Policy step is what the Run step shows, and the other way round; the same control
+    (label) on both; Tune τ's pilot follows it; Home's budget is unchanged by it."""
+    at = ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
+    go(at, POLICY)
+    assert at.number_input(key=ROUNDS_KEY).value == 8 and at.number_input(key=ROUNDS_KEY).label == ROUNDS_LABEL
+    at.number_input(key=ROUNDS_KEY).set_value(5).run()
+    go(at, RUN)
+    assert at.number_input(key=ROUNDS_KEY).value == 5 and at.number_input(key=ROUNDS_KEY).label == ROUNDS_LABEL
+    assert at.session_state["runner_settings"][ROUNDS_KEY] == 5
+    at.number_input(key=ROUNDS_KEY).set_value(12).run()
+    go(at, POLICY)
+    assert at.number_input(key=ROUNDS_KEY).value == 12
+    assert at.session_state["studio"].extras["budget"]["rounds"] == 12  # the read-outs split over this T
+    go(at, TUNE)
+    assert at.number_input(key="pl_rounds").value == 12
+    go(at, DATA)
+    go(at, RUN)
+    assert at.number_input(key=ROUNDS_KEY).value == 12
+
+
 def test_preset_source_and_table_radios_survive_the_walk():
     """The Bank preset chosen on the Data step (its table radio too) is what the Data step shows after
     the Policy step (which draws the same radios) and back: not the first option, XOR-3."""
@@ -296,3 +331,26 @@ def test_preset_source_and_table_radios_survive_the_walk():
         go(at, page)
         assert at.radio(key="designer:source").value == "csv", page
         assert at.session_state["studio"].source == "bank", page
+
+
+def test_accuracy_first_target_and_cap_survive_the_walk():
+    """Tune τ's accuracy-first target and ε cap (studio.accuracy_ui: the plain key acc:settings, the
+    boxes bound to it) are the same after Data → Policy → Tune → Run → Release → Data → Tune."""
+    from studio.accuracy_ui import SETTINGS_KEY
+
+    at = ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
+    go(at, TUNE)
+    assert at.number_input(key="acc:target").value is None and at.number_input(key="acc:cap").value == 10.0
+    at.number_input(key="acc:target").set_value(0.3).run()
+    at.number_input(key="acc:cap").set_value(3.0).run()
+    ok(at)
+    c = Checks()
+    for page in (DATA, POLICY, TUNE, RUN, RELEASE, DATA, TUNE):
+        go(at, page)
+        m = at.session_state[SETTINGS_KEY]
+        c.eq(page, "model target", m["target"], 0.3)
+        c.eq(page, "model cap", m["cap"], 3.0)
+        if page == TUNE:
+            c.eq(page, "target box", get(at, "number_input", "acc:target"), 0.3)
+            c.eq(page, "ε cap box", get(at, "number_input", "acc:cap"), 3.0)
+    assert not c.problems, "\n".join(c.problems)
