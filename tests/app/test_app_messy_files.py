@@ -88,7 +88,7 @@ def _release_page(studio) -> AppTest:
     at.session_state["studio"] = studio
     at = ok(at.run())
     at.selectbox(key="designer:release:method").set_value("hard")
-    at.number_input(key="designer:release:rounds").set_value(2)
+    at.number_input(key="rn_rounds").set_value(2)
     at.number_input(key="designer:release:size").set_value(3)
     return ok(at.number_input(key="designer:release:rho").set_value(1e-2).run())
 
