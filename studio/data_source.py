@@ -25,7 +25,8 @@ from blowfish_core.base.errors import DataError, PolicyError, SchemaError
 from blowfish_core.base.input_checks import check_integer_bounds
 from blowfish_core.io.exports import to_csv_safe
 from blowfish_core.base.fields import render
-from blowfish_core.io.intake import SEP_NAMES, IntakeResult, intake_csv
+from blowfish_core.io.data import DEFAULT_MAX_BYTES
+from blowfish_core.io.intake import SEP_NAMES, IntakeResult, check_table
 from blowfish_core.io.presets import shared_path
 from blowfish_core.model.schema import _fmt
 
@@ -87,16 +88,24 @@ def app_message(msg: str) -> str:
 
 
 def intake_upload(raw: bytes, name: str = "uploaded file", choice: IntakeChoice | None = None,
-                  release_size: int | None = DEFAULT_RELEASE) -> IntakeResult:
-    """Run the engine's intake (blowfish_core.io.intake.intake_csv) on uploaded bytes with the
-    user's choices.  Returns the IntakeResult (its problems are not raised here: the page
-    shows them with the controls that fix them).  Raises DataError for an unreadable file."""
+                  release_size: int | None = DEFAULT_RELEASE, target: str = "csv") -> IntakeResult:
+    """Run the engine's intake step (blowfish_core.io.intake.check_table, the command line's
+    read_checked without the raise) on uploaded bytes with the user's choices.
+
+    For a preset ``target`` ('adult', 'bank') the preset's columns are modelled and its declared
+    public domain is checked in the same pass, so every problem (not numbers, missing, outside
+    the domain) is listed at once with its rows, as ``synth --preset NAME --data FILE`` lists them
+    (issue 27).  Returns the IntakeResult (its problems are not raised here: the page shows them
+    with the controls that fix them).  Raises DataError for an unreadable file or a preset column
+    not in the table."""
     if raw is None:
         raise DataError("no file received. Fix: choose a CSV file or paste its text")
     c = choice or IntakeChoice()
-    return intake_csv(bytes(raw), name=name, sep=c.sep, no_header=c.no_header,
-                      drop_missing=list(c.drop_missing), missing_level=dict(c.missing_level),
-                      release_size=release_size)
+    schema = bc.get_preset(target).schema if target in ("adult", "bank") else None
+    return check_table(bytes(raw), name=name, sep=c.sep, no_header=c.no_header,
+                       columns=None if schema is None else schema.names, schema=schema,
+                       drop_missing=list(c.drop_missing), missing_level=dict(c.missing_level),
+                       release_size=release_size, max_bytes=DEFAULT_MAX_BYTES)
 
 
 def intake_problems(res: IntakeResult, target: str) -> list[str]:
@@ -269,7 +278,7 @@ def handle_upload(raw: bytes, name: str, target: str, current: Studio | None = N
     """
     if target not in ("adult", "bank", "csv"):
         raise DataError(f"unknown upload target {target!r}")
-    return studio_from_intake(intake_upload(raw, name, choice), name, target, current)
+    return studio_from_intake(intake_upload(raw, name, choice, target=target), name, target, current)
 
 
 def studio_for_source(source: str, current: Studio | None = None) -> Studio:

@@ -92,14 +92,14 @@ INTAKE = "designer:intake"  # (raw bytes, file name, target, IntakeChoice, Intak
 
 
 def _load_bytes(raw: bytes, name: str, target: str, choice: ds.IntakeChoice | None = None) -> None:
-    """Intake (the engine's intake_csv) with the user's choices, then load on success.
+    """Intake (the engine's intake step, io.intake.check_table) with the user's choices, then load on success.
     The intake result stays in the session so the page can offer the fixes."""
     choice = choice or ds.IntakeChoice(sep=st.session_state.get(SEP_KEY))
     st.session_state[SEP_KEY] = choice.sep
     drop_drafts(f"{INTAKE}:")  # the missing-value controls show this intake's choices
     res = None
     try:
-        res = ds.intake_upload(raw, name, choice)
+        res = ds.intake_upload(raw, name, choice, target=target)
         new, notes = ds.studio_from_intake(res, name, target, get_studio())
     except bc.BlowfishError as e:
         st.session_state[INTAKE] = (raw, name, target, choice, res)
