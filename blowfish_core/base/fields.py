@@ -70,6 +70,14 @@ PHRASES: dict[str, tuple[str, str, str]] = {
                   "missing_level={{'{col}': '{level}'}}"),
     "declare_level": ("declare a missing level ({level_arg})", "declare a missing level ({level_arg})",
                       "choose 'declared missing level' there"),
+    # the fixes of missing cells, in the order of the rows they keep (io.intake.missing_fix; issue 27):
+    # {where} is the app's place of the control ("for 'c' under Missing values below", then "there")
+    "fix_level": ("treat missing as its own level ({level_arg})", "treat missing as its own level ({level_arg})",
+                  "choose 'declared missing level' {where}"),
+    "fix_leave_out": ("leave the column out ({columns_arg}, or remove it from the schema)",
+                      "leave the column out ({columns_arg}, or remove it from the schema)",
+                      "choose 'leave the column out' {where}"),
+    "fix_drop_rows": ("drop those rows ({drop_rows})", "drop those rows ({drop_rows})", "choose 'drop rows' {where}"),
     "missing_options": ("--drop-missing / --missing-level", "drop_missing / missing_level",
                         "drop_missing / missing_level"),
     # the release gate (release_gate.problems_of)

@@ -50,7 +50,7 @@ from .intake.cells import finite_values
 from .intake.columns import check_missing_options
 from .intake.header import check_names, fields_message
 from .intake.problems import (
-    MAX_ROWS_LISTED, dropped_note, empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message,
+    MAX_ROWS_LISTED, dropped_note, empty_column_fix, missing_fix, missing_level_numeric, no_rows_left, not_whole_message,
     rows_text, size_warnings,
 )
 from .intake.reading import separator_hint, sniff_separator
@@ -235,8 +235,7 @@ class _Problems:
                     out.append(f"column '{a.name}' is empty in every row ({n} rows). Fix: " + empty_column_fix())
                 elif kind == "missing":
                     out.append(f"column '{a.name}': {n} cell(s) are missing (empty) in {where}. "
-                               "Fix: " + Text("{drop_those_rows}", col=a.name)
-                               + ("" if numeric else Text(" or {declare_level}", col=a.name, level="?")))
+                               + missing_fix(a.name, n, n_rows, numeric))
                 elif kind == "not-numbers":
                     out.append(f"column '{a.name}': {n} cell(s) are not numbers (e.g. {ex}) in {where}. "
                                "Fix: correct those cells, or declare the column categorical")

@@ -97,8 +97,8 @@ def test_every_problem_in_one_pass_with_row_numbers():
     assert errs[0].startswith("p.csv: 4 problem(s) found: 1 row(s) have 3 fields instead of 4 (row 8).")
     assert ("column 'age': 2 cell(s) are not numbers (e.g. ['x', 'thirty']) in rows 3, 5. Fix: correct those "
             "cells, or declare the column categorical") in errs
-    assert ("column 'city': 1 cell(s) are missing (empty) in row 4. Fix: choose 'drop rows' for 'city' under "
-            "Missing values below or choose 'declared missing level' there") in errs
+    assert ("column 'city': 1 cell(s) are missing (empty) in row 4. Fix: choose 'declared missing level' for 'city' "
+            "under Missing values below: keeps all 8 rows; or choose 'drop rows' there: keeps 7 of 8 rows") in errs
     assert studio(at).source != "csv"
 
 

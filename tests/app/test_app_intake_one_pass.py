@@ -51,7 +51,7 @@ def test_every_problem_of_a_preset_upload_in_one_pass_with_rows(tmp_path):
         "column 'age': 1 cell(s) are not numbers (e.g. ['abc']) in row 5. Fix: correct those cells, or declare the "
         "column categorical",
         "column 'age': 1 cell(s) are missing (empty or a marker like '?') in row 9. Fix: choose 'drop rows' for "
-        "'age' under Missing values below",
+        "'age' under Missing values below: keeps 59 of 60 rows",
         "column 'age': 1 cell(s) outside [17, 90] of the public domain (e.g. ['200']) in row 14. Fix: widen the "
         "declared bounds or remove those rows; values are never clipped silently",
     ]
@@ -70,8 +70,8 @@ def test_missing_fixes_ordered_by_rows_kept(tmp_path):
     at = _upload(_page(), path, "csv")
     errs = [e.value for e in at.error]
     msg = ("column 'notes': 32 cell(s) are missing (empty) in rows 3, 4, 5, 6, 8 and 27 more. Fix: choose "
-           "'declared missing level' for 'notes' under Missing values below (keeps all 40 rows), or choose 'leave "
-           "the column out' there (keeps all 40 rows), or choose 'drop rows' there (keeps 8 of 40 rows)")
+           "'declared missing level' for 'notes' under Missing values below: keeps all 40 rows; or choose 'leave "
+           "the column out' there: keeps all 40 rows; or choose 'drop rows' there: keeps 8 of 40 rows")
     assert msg in errs, errs
     # the Missing values choice offers them in the same order, the one keeping every row first
     box = at.selectbox(key="designer:intake:missing:notes")

@@ -105,9 +105,9 @@ def test_every_problem_in_one_pass_with_row_numbers(tmp_path, capsys):
         "- column 'age': 2 cell(s) are not numbers (e.g. ['x', 'thirty']) in rows 3, 5. Fix: correct those cells, "
         "or declare the column categorical",
         "- column 'age': 2 cell(s) are missing (empty or a marker like '?') in rows 7, 10. Fix: drop those rows "
-        "(--drop-missing 'age')",
-        "- column 'city': 1 cell(s) are missing (empty) in row 4. Fix: drop those rows (--drop-missing 'city') or "
-        "declare a missing level (--missing-level 'city=?')",
+        "(--drop-missing 'age'): keeps 6 of 8 rows",
+        "- column 'city': 1 cell(s) are missing (empty) in row 4. Fix: treat missing as its own level "
+        "(--missing-level 'city=?'): keeps all 8 rows; or drop those rows (--drop-missing 'city'): keeps 7 of 8 rows",
     ]
     assert not os.path.exists(os.path.join(tmp_path, "o.csv"))
 

@@ -139,9 +139,10 @@ def test_every_problem_in_one_pass_with_row_numbers(tmp_path):
     assert msgs[1] == ("column 'age': 2 cell(s) are not numbers (e.g. ['x', 'thirty']) in rows 3, 5. "
                        "Fix: correct those cells, or declare the column categorical")
     assert msgs[2] == ("column 'age': 2 cell(s) are missing (empty or a marker like '?') in rows 7, 10. "
-                       "Fix: drop those rows (drop_missing=['age'])")
-    assert msgs[3] == ("column 'city': 1 cell(s) are missing (empty) in row 4. Fix: drop those rows "
-                       "(drop_missing=['city']) or declare a missing level (missing_level={'city': '?'})")
+                       "Fix: drop those rows (drop_missing=['age']): keeps 6 of 8 rows")
+    assert msgs[3] == ("column 'city': 1 cell(s) are missing (empty) in row 4. Fix: treat missing as its own level "
+                       "(missing_level={'city': '?'}): keeps all 8 rows; or drop those rows (drop_missing=['city']): "
+                       "keeps 7 of 8 rows")
     with pytest.raises(DataError) as e:
         r.raise_for_problems()
     assert str(e.value).startswith(f"{path}: 4 problem(s) found:\n- 1 row(s) have 3 fields instead of 4 (row 8).")

@@ -53,7 +53,8 @@ from .header import (  # noqa: F401
 )
 from .pipeline import MAX_MODELLED_COLUMNS, choose_modelled, final_guesses, intake_csv  # noqa: F401
 from .problems import (  # noqa: F401
-    MAX_ROWS_LISTED, MIN_ROWS, Problem, _rows_text, dropped_note, empty_column_fix, missing_level_numeric,
+    MAX_ROWS_LISTED, MIN_ROWS, MISSING_FIX_KINDS, MOSTLY_EMPTY, MissingFix, Problem, _rows_text, dropped_note,
+    empty_column_fix, missing_fix, missing_fixes, missing_level_numeric,
     no_rows_left, not_whole_message, rows_text, size_warnings,
 )
 from .reading import (  # noqa: F401
