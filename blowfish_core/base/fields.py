@@ -60,6 +60,10 @@ PHRASES: dict[str, tuple[str, str, str]] = {
                      "no_header=True and names=[{names}]"),
     "confirm_offered": ("confirm with {header_names} (offered)", "confirm with {header_names} (offered)",
                         "press 'Use these column names' below (the offered names)"),
+    # a wide headerless file: --no-header alone takes the offered names (count, first, last)
+    "confirm_offered_count": ("confirm with {no_header_given} (it takes the {count} offered names, {first} .. {last})",
+                              "confirm with {no_header_given} (it takes the {count} offered names, {first} .. {last})",
+                              "press 'Use these column names' below (the {count} offered names, {first} .. {last})"),
     "no_header_given": ("--no-header", "no_header=True", "no_header=True"),
     "names_arg": ("--no-header --names a,b,...", "names=[...]", "names=[...]"),
     # missing cells of column col

@@ -37,8 +37,9 @@ def test_bad_separator_names_the_sep_flag(tmp_path):
     p.write_text("a;b;c\n1;2;3\n4;5;6\n")
     err = _raised(read_table, str(p))
     assert isinstance(err, DataError) and err.field == "sep"
-    assert err.render("cli").endswith("Fix: pass --sep ';' or save it comma-separated")
-    assert str(err).endswith("Fix: choose the semicolon separator or save it comma-separated")
+    tail = " (read with the comma separator, the header 'a;b;c' is one column holding 2 ';')"  # issue 27
+    assert err.render("cli") == f"{p}: the file looks ';'-separated: pass --sep ';'" + tail
+    assert str(err) == f"{p}: the file looks ';'-separated: choose the semicolon separator" + tail
     assert err.render("api") == str(err)
     assert err.render("app") == str(err)  # the app's separator selector offers 'semicolon' by that name
 
@@ -98,7 +99,7 @@ def test_data_derived_release_refusal():
 
 def test_one_table_every_placeholder_resolves_for_every_front_end():
     values = {"col": "c", "level": "?", "names": ("a", "b"), "sep_word": "tab", "sep_shown": "'\\t'", "got": 1,
-              "where": "there"}
+              "where": "there", "count": 3, "first": "a", "last": "c"}
     for key, row in fields.PHRASES.items():
         assert len(row) == len(fields.FRONTENDS), key
         for fe in fields.FRONTENDS:

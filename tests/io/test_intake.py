@@ -52,9 +52,10 @@ def test_headerless_adult_layout_with_comma_space_and_data_extension(tmp_path):
     assert p.kind == "header" and p.rows == (1,)
     assert p.message == (
         "the first row looks like data, not a header: the first row has numbers ('39', '77516', '13') where the "
-        "rest of the column(s) 1, 3, 5 are numbers. It was read as data (row 1) with columns named the Adult "
-        "preset's names. Fix: confirm with no_header=True and names=[age, workclass, fnlwgt, education, ...] "
-        "(offered), or add a header row to the file")
+        "rest of the column(s) 1, 3, 5 are numbers. Nothing was loaded; to check the rest, row 1 was taken as data "
+        "under the Adult preset's names. Fix: confirm with no_header=True and names=[age, workclass, fnlwgt, "
+        "education, education.num, marital.status, occupation, relationship, race, sex, capital.gain, capital.loss, "
+        "hours.per.week, native.country, income] (offered), or add a header row to the file")
     with pytest.raises(DataError, match="the first row looks like data"):
         r.raise_for_problems()
     ok = intake_csv(path, no_header=True, release_size=None)

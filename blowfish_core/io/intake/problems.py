@@ -224,7 +224,7 @@ def size_warnings(n: int, release_size: int | None) -> list[str]:
 class Problem:
     """One thing that stops the table from being used as it is.
 
-    column: the column's name ('' for the whole file); kind: 'header', 'fields',
+    column: the column's name ('' for the whole file); kind: 'header', 'separator', 'fields',
     'duplicate-name', 'not-numbers', 'missing', 'too-large', 'missing-level',
     'unknown-column', 'outside-domain', 'not-whole' (the last two: domain_problems);
     count: cells or rows affected; rows: up to five row numbers (spreadsheet rows, see the
