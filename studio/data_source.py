@@ -25,7 +25,11 @@ from blowfish_core.base.errors import DataError, PolicyError, SchemaError
 from blowfish_core.base.input_checks import check_integer_bounds
 from blowfish_core.io.exports import to_csv_safe
 from blowfish_core.base.fields import render
-from blowfish_core.io.intake import SEP_NAMES, IntakeResult, intake_csv, separator_hint
+from blowfish_core.io.data import DEFAULT_MAX_BYTES
+from blowfish_core.io.intake import (
+    MISSING_FIX_KINDS, SEP_NAMES, IntakeResult, check_table, missing_fixes,
+    separator_hint,
+)
 from blowfish_core.io.presets import shared_path
 from blowfish_core.model.schema import _fmt
 
@@ -54,8 +58,10 @@ NUMBER_TEXT_COLUMNS = ("lo", "hi", "weight")
 UPLOAD_TYPES = ["csv", "tsv", "txt", "data"]
 #: the separator selector: None = detect.
 SEP_CHOICES: list[str | None] = [None, ",", ";", "\t", "|", ", "]
-#: the per-column missing-value choices at intake.
-MISSING_CHOICES = ("drop rows", "declared missing level")
+#: the per-column missing-value choices at intake, by the engine's fix kind (io.intake.MISSING_FIX_KINDS).
+MISSING_CHOICE_OF = {"missing-level": "declared missing level", "leave-out": "leave the column out",
+                     "drop-rows": "drop rows"}
+MISSING_CHOICES = tuple(MISSING_CHOICE_OF.values())
 #: the release size the intake warns against (the app's default release).
 DEFAULT_RELEASE = 512
 
@@ -72,13 +78,17 @@ class IntakeChoice:
     sep: None to detect.  no_header: None to detect, True for a file without a header row
     (with the offered names: the Adult/Bank UCI names when the layout matches).
     drop_missing: columns whose rows with a missing cell are dropped.  missing_level:
-    (column, text) pairs: the declared missing level of a text column.
+    (column, text) pairs: the declared missing level of a text column.  columns: the columns
+    to model (None: the intake's choice; the CLI's --columns), set when columns are left out
+    (leave_out: those left out for their missing cells).
     """
 
     sep: str | None = None
     no_header: bool | None = None
     drop_missing: tuple[str, ...] = ()
     missing_level: tuple[tuple[str, str], ...] = ()
+    columns: tuple[str, ...] | None = None
+    leave_out: tuple[str, ...] = ()
 
 
 def app_message(msg: str) -> str:
@@ -88,16 +98,34 @@ def app_message(msg: str) -> str:
 
 
 def intake_upload(raw: bytes, name: str = "uploaded file", choice: IntakeChoice | None = None,
-                  release_size: int | None = DEFAULT_RELEASE) -> IntakeResult:
-    """Run the engine's intake (blowfish_core.io.intake.intake_csv) on uploaded bytes with the
-    user's choices.  Returns the IntakeResult (its problems are not raised here: the page
-    shows them with the controls that fix them).  Raises DataError for an unreadable file."""
+                  release_size: int | None = DEFAULT_RELEASE, target: str = "csv") -> IntakeResult:
+    """Run the engine's intake step (blowfish_core.io.intake.check_table, the command line's
+    read_checked without the raise) on uploaded bytes with the user's choices.
+
+    For a preset ``target`` ('adult', 'bank') the preset's columns are modelled and its declared
+    public domain is checked in the same pass, so every problem (not numbers, missing, outside
+    the domain) is listed at once with its rows, as ``synth --preset NAME --data FILE`` lists them
+    (issue 27).  Returns the IntakeResult (its problems are not raised here: the page shows them
+    with the controls that fix them).  Raises DataError for an unreadable file or a preset column
+    not in the table."""
     if raw is None:
         raise DataError("no file received. Fix: choose a CSV file or paste its text")
     c = choice or IntakeChoice()
-    return intake_csv(bytes(raw), name=name, sep=c.sep, no_header=c.no_header,
-                      drop_missing=list(c.drop_missing), missing_level=dict(c.missing_level),
-                      release_size=release_size)
+    schema = bc.get_preset(target).schema if target in ("adult", "bank") else None
+    return check_table(bytes(raw), name=name, sep=c.sep, no_header=c.no_header,
+                       columns=schema.names if schema is not None else c.columns, schema=schema,
+                       drop_missing=list(c.drop_missing), missing_level=dict(c.missing_level),
+                       release_size=release_size, max_bytes=DEFAULT_MAX_BYTES)
+
+
+def missing_choices(res: IntakeResult, column: str, target: str = "csv") -> list[str]:
+    """The Missing values choices of ``column``, in the order of the engine's fixes (most rows kept
+    first: io.intake.missing_fixes, the order of the problem's "Fix:"; issue 27).  A preset's
+    columns cannot be left out (its schema is fixed)."""
+    g = res.guess(column)
+    kinds = [f.kind for f in missing_fixes(g.n_missing, len(res.frame), g.can.numbers)]
+    kinds += [k for k in MISSING_FIX_KINDS if k not in kinds]  # a choice made earlier stays selectable
+    return [MISSING_CHOICE_OF[k] for k in kinds if not (k == "leave-out" and target != "csv")]
 
 
 def intake_problems(res: IntakeResult, target: str) -> list[str]:
@@ -272,7 +300,7 @@ def handle_upload(raw: bytes, name: str, target: str, current: Studio | None = N
     """
     if target not in ("adult", "bank", "csv"):
         raise DataError(f"unknown upload target {target!r}")
-    return studio_from_intake(intake_upload(raw, name, choice), name, target, current)
+    return studio_from_intake(intake_upload(raw, name, choice, target=target), name, target, current)
 
 
 def studio_for_source(source: str, current: Studio | None = None) -> Studio:

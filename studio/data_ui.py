@@ -92,14 +92,14 @@ INTAKE = "designer:intake"  # (raw bytes, file name, target, IntakeChoice, Intak
 
 
 def _load_bytes(raw: bytes, name: str, target: str, choice: ds.IntakeChoice | None = None) -> None:
-    """Intake (the engine's intake_csv) with the user's choices, then load on success.
+    """Intake (the engine's intake step, io.intake.check_table) with the user's choices, then load on success.
     The intake result stays in the session so the page can offer the fixes."""
     choice = choice or ds.IntakeChoice(sep=st.session_state.get(SEP_KEY))
     st.session_state[SEP_KEY] = choice.sep
     drop_drafts(f"{INTAKE}:")  # the missing-value controls show this intake's choices
     res = None
     try:
-        res = ds.intake_upload(raw, name, choice)
+        res = ds.intake_upload(raw, name, choice, target=target)
         new, notes = ds.studio_from_intake(res, name, target, get_studio())
     except bc.BlowfishError as e:
         st.session_state[INTAKE] = (raw, name, target, choice, res)
@@ -149,14 +149,21 @@ def on_use_names() -> None:
 
 
 def on_missing_apply(columns: list[str]) -> None:
-    drop, level = [], []
+    drop, level, out = [], [], []
     for c in columns:
         how = st.session_state.get(f"{INTAKE}:missing:{c}")
         if how == "drop rows":
             drop.append(c)
         elif how == "declared missing level":
             level.append((c, st.session_state.get(f"{INTAKE}:level:{c}") or "missing"))
-    _reintake(drop_missing=tuple(drop), missing_level=tuple(level))
+        elif how == "leave the column out":
+            out.append(c)
+    last = st.session_state.get(INTAKE)
+    res, before = (last[4], last[3].leave_out) if last is not None and last[4] is not None else (None, ())
+    # the columns to model (the CLI's --columns): the intake's choice, without those left out
+    picked = None if not out or res is None else tuple(
+        g.name for g in res.columns if (g.modelled or g.name in before) and g.name not in out)
+    _reintake(drop_missing=tuple(drop), missing_level=tuple(level), columns=picked, leave_out=tuple(out))
 
 
 def intake_panel(target: str) -> None:
@@ -174,17 +181,18 @@ def intake_panel(target: str) -> None:
         what = f"the {res.preset_layout.capitalize()} names" if res.preset_layout else "column_1, column_2, …"
         st.button(f"Use these column names ({what})", key=f"{INTAKE}:names", on_click=on_use_names)
     missing = [g.name for g in res.columns if (g.n_missing and g.modelled) or g.name in dict(last[3].missing_level)]
-    missing += [c for c in last[3].drop_missing if c not in missing]
+    missing += [c for c in (*last[3].drop_missing, *last[3].leave_out) if c not in missing]
     if missing:
         with st.expander("Missing values", expanded=any(p.kind == "missing" for p in res.problems)):
             levels = dict(last[3].missing_level)
             for c in missing:
                 a, b = st.columns(2)
                 mk, lk = f"{INTAKE}:missing:{c}", f"{INTAKE}:level:{c}"
-                draft(mk, "drop rows" if c in last[3].drop_missing else
-                      "declared missing level" if c in levels else "(choose)")
+                draft(mk, "drop rows" if c in last[3].drop_missing else "declared missing level" if c in levels
+                      else "leave the column out" if c in last[3].leave_out else "(choose)")
                 draft(lk, levels.get(c, "missing"))
-                a.selectbox(f"'{c}'", ["(choose)", *ds.MISSING_CHOICES], key=mk, on_change=keep_draft, args=(mk,))
+                a.selectbox(f"'{c}'", ["(choose)", *ds.missing_choices(res, c, target)], key=mk,  # most rows kept first
+                            on_change=keep_draft, args=(mk,))
                 b.text_input(f"missing level for '{c}'", key=lk, on_change=keep_draft, args=(lk,))
             st.button("Apply the missing-value choices", key=f"{INTAKE}:missing_apply", on_click=on_missing_apply,
                       args=(missing,))

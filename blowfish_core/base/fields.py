@@ -60,6 +60,10 @@ PHRASES: dict[str, tuple[str, str, str]] = {
                      "no_header=True and names=[{names}]"),
     "confirm_offered": ("confirm with {header_names} (offered)", "confirm with {header_names} (offered)",
                         "press 'Use these column names' below (the offered names)"),
+    # a wide headerless file: --no-header alone takes the offered names (count, first, last)
+    "confirm_offered_count": ("confirm with {no_header_given} (it takes the {count} offered names, {first} .. {last})",
+                              "confirm with {no_header_given} (it takes the {count} offered names, {first} .. {last})",
+                              "press 'Use these column names' below (the {count} offered names, {first} .. {last})"),
     "no_header_given": ("--no-header", "no_header=True", "no_header=True"),
     "names_arg": ("--no-header --names a,b,...", "names=[...]", "names=[...]"),
     # missing cells of column col
@@ -70,6 +74,14 @@ PHRASES: dict[str, tuple[str, str, str]] = {
                   "missing_level={{'{col}': '{level}'}}"),
     "declare_level": ("declare a missing level ({level_arg})", "declare a missing level ({level_arg})",
                       "choose 'declared missing level' there"),
+    # the fixes of missing cells, in the order of the rows they keep (io.intake.missing_fix; issue 27):
+    # {where} is the app's place of the control ("for 'c' under Missing values below", then "there")
+    "fix_level": ("treat missing as its own level ({level_arg})", "treat missing as its own level ({level_arg})",
+                  "choose 'declared missing level' {where}"),
+    "fix_leave_out": ("leave the column out ({columns_arg}, or remove it from the schema)",
+                      "leave the column out ({columns_arg}, or remove it from the schema)",
+                      "choose 'leave the column out' {where}"),
+    "fix_drop_rows": ("drop those rows ({drop_rows})", "drop those rows ({drop_rows})", "choose 'drop rows' {where}"),
     "missing_options": ("--drop-missing / --missing-level", "drop_missing / missing_level",
                         "drop_missing / missing_level"),
     # the release gate (release_gate.problems_of)

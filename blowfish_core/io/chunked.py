@@ -45,12 +45,12 @@ import numpy as np
 from ..base._lazy import pd
 from ..base.errors import DataError, SchemaError
 from ..base.fields import Text, join
-from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message
+from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message, other_separator
 from .intake.cells import finite_values
 from .intake.columns import check_missing_options
 from .intake.header import check_names, fields_message
 from .intake.problems import (
-    MAX_ROWS_LISTED, dropped_note, empty_column_fix, missing_level_numeric, no_rows_left, not_whole_message,
+    MAX_ROWS_LISTED, dropped_note, empty_column_fix, missing_fix, missing_level_numeric, no_rows_left, not_whole_message,
     rows_text, size_warnings,
 )
 from .intake.reading import separator_hint, sniff_separator
@@ -235,8 +235,7 @@ class _Problems:
                     out.append(f"column '{a.name}' is empty in every row ({n} rows). Fix: " + empty_column_fix())
                 elif kind == "missing":
                     out.append(f"column '{a.name}': {n} cell(s) are missing (empty) in {where}. "
-                               "Fix: " + Text("{drop_those_rows}", col=a.name)
-                               + ("" if numeric else Text(" or {declare_level}", col=a.name, level="?")))
+                               + missing_fix(a.name, n, n_rows, numeric))
                 elif kind == "not-numbers":
                     out.append(f"column '{a.name}': {n} cell(s) are not numbers (e.g. {ex}) in {where}. "
                                "Fix: correct those cells, or declare the column categorical")
@@ -381,7 +380,7 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
     first = _header(str(path), sep, label)
     header = not (no_header or names is not None)
     cols = _file_columns(first, header, names, label)
-    _check_schema_columns(schema, cols, header, names, label)
+    _check_schema_columns(schema, cols, header, names, label, sep)
     level = {str(c): str(v) for c, v in dict(missing_level or {}).items()}
     drop_cols = list(cols) if drop_missing is True else [str(c) for c in (drop_missing or ())]
     check_missing_options(level, drop_cols, cols, label)
@@ -428,9 +427,12 @@ def _file_columns(first: list[str], header: bool, names: Sequence[str] | None, l
 
 
 def _check_schema_columns(schema: Schema, cols: list[str], header: bool, names: Sequence[str] | None,
-                          label: str) -> None:
-    """Every schema column is in the file. Raises DataError naming the missing ones and the fix."""
+                          label: str, sep: str = ",") -> None:
+    """Every schema column is in the file. Raises DataError naming the missing ones and the fix (a
+    one-column header holding another separator: that separator, as the intake says; issue 27)."""
     missing = [a.name for a in schema.attributes if a.name not in cols]
+    if missing and len(cols) == 1 and (other := other_separator(cols[0], sep)) is not None:
+        raise DataError(f"{label}: " + other, field="sep")
     if missing:
         hint = separator_hint(cols)
         raise DataError(f"{label}: column(s) {missing} of the schema are not in the file (columns: {cols})"

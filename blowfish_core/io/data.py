@@ -14,6 +14,7 @@ from typing import Any
 from ..base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ..base.errors import DataError
+from ..base.fields import Text
 
 #: files larger than this are refused before being read whole (the app's upload limit; set
 #: BLOWFISH_MAX_UPLOAD_MB to change it, together with .streamlit/config.toml maxUploadSize).
@@ -85,6 +86,39 @@ def read_text(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | No
     return label, text
 
 
+#: the separators a one-column header is checked for (issue 27): the character, its name, how it is typed.
+OTHER_SEPARATORS = ((";", "semicolon", "';'"), ("\t", "tab", "'\\t'"), ("|", "pipe", "'|'"), (",", "comma", "','"))
+
+
+def other_separator(header: str, sep: str) -> Text | None:
+    """The message for a file read as one column whose header holds another separator (issue 27).
+
+    A one-column read whose header holds ';' (tab, '|', ',') is the sign of a wrong separator: the
+    schema would have no modelled column, the app "only one column".  Shared by :func:`read_table`
+    the intake (a 'separator' Problem) and the chunked reader, in the same words.
+
+    Parameters
+    ----------
+    header : str
+        The header as read (the one column's name, or the first line).
+    sep : str
+        The separator used.
+
+    Returns
+    -------
+    Text or None
+        "the file looks ';'-separated: pass --sep ';' (...)" per front end, or None when the
+        header holds no other separator.
+    """
+    for other, word, shown in OTHER_SEPARATORS:
+        if other != sep and other in header:
+            used = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(sep, repr(sep))
+            return (Text("the file looks {sep_shown}-separated: {sep_choice}", sep_shown=shown, sep_word=word)
+                    + f" (read with the {used} separator, the header "
+                      f"{header[:60]!r} is one column holding {header.count(other)} {shown})")
+    return None
+
+
 def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None = None, sep: str = ",") -> pd.DataFrame:
     """Read a CSV from a path, bytes or a binary file-like object into a DataFrame.
 
@@ -123,13 +157,8 @@ def read_table(source: Any, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | N
         cols = next(csv.reader([header], delimiter=sep))
     except csv.Error as e:
         raise DataError(f"{label}: cannot parse the header: {e}") from None
-    if len(cols) == 1:
-        for other, word in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):
-            if other != sep and other in header:
-                shown = {"semicolon": "';'", "tab": "'\\t'", "pipe": "'|'"}[word]
-                raise DataError.of("{label}: only one column found but the header contains {sep_word}s; "
-                                   "the file looks {sep_word}-separated", "{sep_choice} or save it comma-separated",
-                                   field="sep", label=label, sep_word=word, sep_shown=shown)
+    if len(cols) == 1 and (other := other_separator(header, sep)) is not None:
+        raise DataError(f"{label}: " + other, field="sep")
     stripped = [c.strip() for c in cols]
     dups = sorted({c for c in stripped if stripped.count(c) > 1})
     if dups:

@@ -104,8 +104,11 @@ def test_200_mb_upload_is_refused_with_a_size_message():
     "row, needle",
     [
         ("?,Private,13,40,<=50K\n", "'?'"),                      # '?' as a missing marker in a numeric column
-        ("200,Private,13,40,<=50K\n", "outside the declared public domain"),
-        ("34,Pirate,13,40,<=50K\n", "outside the declared public domain"),  # unknown category
+        # the declared domain is checked in the intake's pass, with the row (issue 27)
+        ("200,Private,13,40,<=50K\n", "column 'age': 1 cell(s) outside [17, 90] of the public domain (e.g. ['200']) "
+                                      "in row 4"),
+        ("34,Pirate,13,40,<=50K\n", "column 'workclass': 1 cell(s) outside the declared categories of the public "
+                                    "domain (e.g. ['Pirate']) in row 4"),  # unknown category
         ("nan,Private,13,40,<=50K\n", "column 'age': 1 cell(s) are missing (empty or a marker like '?') in row 4"),
     ],
 )

@@ -37,8 +37,9 @@ def test_bad_separator_names_the_sep_flag(tmp_path):
     p.write_text("a;b;c\n1;2;3\n4;5;6\n")
     err = _raised(read_table, str(p))
     assert isinstance(err, DataError) and err.field == "sep"
-    assert err.render("cli").endswith("Fix: pass --sep ';' or save it comma-separated")
-    assert str(err).endswith("Fix: choose the semicolon separator or save it comma-separated")
+    tail = " (read with the comma separator, the header 'a;b;c' is one column holding 2 ';')"  # issue 27
+    assert err.render("cli") == f"{p}: the file looks ';'-separated: pass --sep ';'" + tail
+    assert str(err) == f"{p}: the file looks ';'-separated: choose the semicolon separator" + tail
     assert err.render("api") == str(err)
     assert err.render("app") == str(err)  # the app's separator selector offers 'semicolon' by that name
 
@@ -58,12 +59,15 @@ def test_headerless_file_without_names(tmp_path):
 def test_missing_cell_fix_names_each_front_ends_control():
     res = intake_csv(b"a,b\n1,x\n2,\n3,y\n", name="m.csv")
     (p,) = res.problems
-    assert p.message.endswith("Fix: drop those rows (drop_missing=['b']) or declare a missing level "
-                              "(missing_level={'b': '?'})")
-    assert fields.render(p.message, "cli").endswith("Fix: drop those rows (--drop-missing 'b') or declare a "
-                                                    "missing level (--missing-level 'b=?')")
-    assert fields.render(p.message, "app").endswith("Fix: choose 'drop rows' for 'b' under Missing values below or "
-                                                    "choose 'declared missing level' there")
+    # the fixes by rows kept (issue 27): the level keeps every row, so it comes first
+    assert p.message.endswith("Fix: treat missing as its own level (missing_level={'b': '?'}): keeps all 3 rows; "
+                              "or drop those rows (drop_missing=['b']): keeps 2 of 3 rows")
+    assert fields.render(p.message, "cli").endswith("Fix: treat missing as its own level (--missing-level 'b=?'): "
+                                                    "keeps all 3 rows; or drop those rows (--drop-missing 'b'): "
+                                                    "keeps 2 of 3 rows")
+    assert fields.render(p.message, "app").endswith("Fix: choose 'declared missing level' for 'b' under Missing "
+                                                    "values below: keeps all 3 rows; or choose 'drop rows' there: "
+                                                    "keeps 2 of 3 rows")
 
 
 def test_bad_seed_one_check_three_names(tmp_path, capsys):
@@ -94,7 +98,8 @@ def test_data_derived_release_refusal():
 
 
 def test_one_table_every_placeholder_resolves_for_every_front_end():
-    values = {"col": "c", "level": "?", "names": ("a", "b"), "sep_word": "tab", "sep_shown": "'\\t'", "got": 1}
+    values = {"col": "c", "level": "?", "names": ("a", "b"), "sep_word": "tab", "sep_shown": "'\\t'", "got": 1,
+              "where": "there", "count": 3, "first": "a", "last": "c"}
     for key, row in fields.PHRASES.items():
         assert len(row) == len(fields.FRONTENDS), key
         for fe in fields.FRONTENDS:

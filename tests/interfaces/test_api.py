@@ -260,7 +260,7 @@ def test_fit_takes_the_reading_options_its_messages_name(tmp_path):
     path.write_text("\n".join(rows) + "\n")
     syn = bc.Synthesizer(schema, policy, method="hard", rho=1e-2, seed=0,
                          config=bc.SynthConfig(rounds=2, population=[32, 32], release=16))
-    with pytest.raises(bc.DataError, match=r"in row 11\. Fix: drop those rows \(drop_missing=\['hours'\]\)$"):
+    with pytest.raises(bc.DataError, match=r"in row 11\. Fix: drop those rows \(drop_missing=\['hours'\]\): keeps 59 of 60 rows$"):
         syn.fit(path)
     with pytest.warns(UserWarning):
         syn.fit(path, drop_missing=["hours"])

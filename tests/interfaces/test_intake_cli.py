@@ -42,9 +42,11 @@ def test_headerless_adult_file_is_refused_with_the_names_offered(tmp_path, capsy
     rc, out, err = _run(capsys, ["schema", "--data", path])
     assert rc == 2
     assert err == (f"error: {path}: the first row looks like data, not a header: the first row has numbers ('39', "
-                   "'77516', '13') where the rest of the column(s) 1, 3, 5 are numbers. It was read as data (row 1) "
-                   "with columns named the Adult preset's names. Fix: confirm with --no-header --names "
-                   "age,workclass,fnlwgt,education,... (offered), or add a header row to the file\n")
+                   "'77516', '13') where the rest of the column(s) 1, 3, 5 are numbers. Nothing was loaded; to check "
+                   "the rest, row 1 was taken as data under the Adult preset's names. Fix: confirm with --no-header "
+                   "--names age,workclass,fnlwgt,education,education.num,marital.status,occupation,relationship,race,"
+                   "sex,capital.gain,capital.loss,hours.per.week,native.country,income (offered), or add a header row "
+                   "to the file\n")
 
 
 def test_headerless_adult_file_with_no_header_uses_the_uci_names(tmp_path, capsys):
@@ -69,7 +71,7 @@ def test_headerless_adult_data_file_runs_with_the_preset(tmp_path, capsys):
     argv = ["synth", "--preset", "adult", "--data", path, "--method", "hard", "--rho", "1e-3", "--release", "50",
             "--out", out, *TINY]
     rc, so, err = _run(capsys, argv)
-    assert rc == 2 and "Fix: confirm with --no-header --names age,workclass,fnlwgt,education,... (offered)" in err
+    assert rc == 2 and "Fix: confirm with --no-header --names age,workclass,fnlwgt,education,education.num," in err
     rc, so, err = _run(capsys, argv + ["--no-header"])
     assert rc == 0, err
     assert so.splitlines()[0] == (f"data: {path}: separator comma followed by a space (detected); no header row "
@@ -86,8 +88,9 @@ def test_semicolon_file_is_detected_and_shown(tmp_path, capsys):
     assert err.splitlines()[0] == (f"data: {path}: separator semicolon (detected); header row (the first row is "
                                    "text over columns of data); 60 rows, 3 columns, 3 modelled")
     assert [a["name"] for a in json.loads(out)["attributes"]] == ["age", "job", "y"]
-    rc, out, err = _run(capsys, ["schema", "--data", path, "--sep", ","])
-    assert rc == 0 and "separator comma (given)" in err and "1 columns" in err
+    rc, out, err = _run(capsys, ["schema", "--data", path, "--sep", ","])  # one column: the real cause (issue 27)
+    assert rc == 2 and err == (f"error: {path}: the file looks ';'-separated: pass --sep ';' (read with the comma "
+                               "separator, the header 'age;job;y' is one column holding 2 ';')\n")
 
 
 def test_every_problem_in_one_pass_with_row_numbers(tmp_path, capsys):
@@ -105,9 +108,9 @@ def test_every_problem_in_one_pass_with_row_numbers(tmp_path, capsys):
         "- column 'age': 2 cell(s) are not numbers (e.g. ['x', 'thirty']) in rows 3, 5. Fix: correct those cells, "
         "or declare the column categorical",
         "- column 'age': 2 cell(s) are missing (empty or a marker like '?') in rows 7, 10. Fix: drop those rows "
-        "(--drop-missing 'age')",
-        "- column 'city': 1 cell(s) are missing (empty) in row 4. Fix: drop those rows (--drop-missing 'city') or "
-        "declare a missing level (--missing-level 'city=?')",
+        "(--drop-missing 'age'): keeps 6 of 8 rows",
+        "- column 'city': 1 cell(s) are missing (empty) in row 4. Fix: treat missing as its own level "
+        "(--missing-level 'city=?'): keeps all 8 rows; or drop those rows (--drop-missing 'city'): keeps 7 of 8 rows",
     ]
     assert not os.path.exists(os.path.join(tmp_path, "o.csv"))
 

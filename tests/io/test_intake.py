@@ -52,9 +52,10 @@ def test_headerless_adult_layout_with_comma_space_and_data_extension(tmp_path):
     assert p.kind == "header" and p.rows == (1,)
     assert p.message == (
         "the first row looks like data, not a header: the first row has numbers ('39', '77516', '13') where the "
-        "rest of the column(s) 1, 3, 5 are numbers. It was read as data (row 1) with columns named the Adult "
-        "preset's names. Fix: confirm with no_header=True and names=[age, workclass, fnlwgt, education, ...] "
-        "(offered), or add a header row to the file")
+        "rest of the column(s) 1, 3, 5 are numbers. Nothing was loaded; to check the rest, row 1 was taken as data "
+        "under the Adult preset's names. Fix: confirm with no_header=True and names=[age, workclass, fnlwgt, "
+        "education, education.num, marital.status, occupation, relationship, race, sex, capital.gain, capital.loss, "
+        "hours.per.week, native.country, income] (offered), or add a header row to the file")
     with pytest.raises(DataError, match="the first row looks like data"):
         r.raise_for_problems()
     ok = intake_csv(path, no_header=True, release_size=None)
@@ -139,9 +140,10 @@ def test_every_problem_in_one_pass_with_row_numbers(tmp_path):
     assert msgs[1] == ("column 'age': 2 cell(s) are not numbers (e.g. ['x', 'thirty']) in rows 3, 5. "
                        "Fix: correct those cells, or declare the column categorical")
     assert msgs[2] == ("column 'age': 2 cell(s) are missing (empty or a marker like '?') in rows 7, 10. "
-                       "Fix: drop those rows (drop_missing=['age'])")
-    assert msgs[3] == ("column 'city': 1 cell(s) are missing (empty) in row 4. Fix: drop those rows "
-                       "(drop_missing=['city']) or declare a missing level (missing_level={'city': '?'})")
+                       "Fix: drop those rows (drop_missing=['age']): keeps 6 of 8 rows")
+    assert msgs[3] == ("column 'city': 1 cell(s) are missing (empty) in row 4. Fix: treat missing as its own level "
+                       "(missing_level={'city': '?'}): keeps all 8 rows; or drop those rows (drop_missing=['city']): "
+                       "keeps 7 of 8 rows")
     with pytest.raises(DataError) as e:
         r.raise_for_problems()
     assert str(e.value).startswith(f"{path}: 4 problem(s) found:\n- 1 row(s) have 3 fields instead of 4 (row 8).")

@@ -72,7 +72,7 @@ def test_header_only(tmp_path, capsys):
 
 def test_wrong_delimiter_semicolon(tmp_path, capsys):
     raw = b"age;workclass;income\n39;State-gov;<=50K\n"
-    with pytest.raises(DataError, match="looks semicolon-separated"):
+    with pytest.raises(DataError, match="the file looks ';'-separated: choose the semicolon separator"):
         read_table(raw)
     # with the right separator it reads
     assert read_table(raw, sep=";").shape == (1, 3)

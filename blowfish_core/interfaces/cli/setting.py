@@ -176,12 +176,42 @@ def resolve_setting(args) -> tuple[Schema, Policy, Any]:
     else:
         policy = Policy()
     if args.protect:
+        _check_protect_columns(args, schema, preset)
         policy = apply_protect(policy, args.protect, preset if (preset is not None and not args.schema) else None)
     if args.participation:
         policy = dataclasses.replace(policy, participation=True)
     policy.validate(schema)
     check_integer_bounds(schema)
     return schema, policy, preset
+
+
+def _check_protect_columns(args, schema: Schema, preset) -> None:
+    """Every --protect ATTR is a modelled column, checked before its SPEC (issue 27: a bare ``--protect
+    salary`` for a column the table lacks was refused for its SPEC syntax).  A preset's own check
+    (Preset.policy_with) names its attributes.
+
+    Raises
+    ------
+    BlowfishError
+        Naming the column and the table's (or the schema's) columns.
+    """
+    if preset is not None and not args.schema:
+        return
+    res = getattr(args, "_intake", None)  # a data-derived schema: the table's columns are known
+    for item in args.protect:
+        attr = str(item).split("=", 1)[0].strip()
+        if attr in schema.names:
+            continue
+        if res is None:
+            raise BlowfishError(f"--protect {item}: the schema has no attribute '{attr}'. Its attributes: "
+                                f"{', '.join(schema.names)}. Fix: protect one of them")
+        guess = next((g for g in res.columns if g.name == attr), None)
+        if guess is None:
+            raise BlowfishError(f"--protect {item}: the table has no column '{attr}'. Its columns: "
+                                f"{', '.join(g.name for g in res.columns)}. Fix: protect one of them")
+        raise BlowfishError(f"--protect {item}: column '{attr}' is in the table but not modelled ({guess.reason}). "
+                            f"Modelled: {', '.join(schema.names)}. Fix: protect a modelled column, or model it "
+                            "(--columns)")
 
 
 def _check_ignored_options(args, preset) -> None:

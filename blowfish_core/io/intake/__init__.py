@@ -35,12 +35,13 @@ Layout (issue 22): the package re-exports every name callers use; the steps live
 counts), :mod:`.columns` (missing cells, one guess per column), :mod:`.problems` (Problem and
 the messages shared with the chunked reader), :mod:`.result` (ColumnGuess, IntakeResult),
 :mod:`.domain_check` (cells outside a declared domain), :mod:`.pipeline` (``intake_csv``) and
-:mod:`.checked` (``read_checked``: the read of a run's ``--data``, shared by the CLI and run bundles).
+:mod:`.checked` (``read_checked``: the read of a run's ``--data``, shared by the CLI and run bundles;
+``check_table``: the same step unraised, the app's Data step).
 """
 
 from __future__ import annotations
 
-from .checked import read_checked  # noqa: F401  (re-exported)
+from .checked import check_table, read_checked  # noqa: F401  (re-exported)
 from .columns import (  # noqa: F401  (re-exported)
     BOOLEAN_PAIRS, MAX_CATEGORIES, MIN_IDENTIFIER_ROWS, MISSING_TOKENS, _boolean_levels, _date_mask, _is_number,
     apply_missing, check_missing_options, guess_column, missing_masks,
@@ -52,7 +53,8 @@ from .header import (  # noqa: F401
 )
 from .pipeline import MAX_MODELLED_COLUMNS, choose_modelled, final_guesses, intake_csv  # noqa: F401
 from .problems import (  # noqa: F401
-    MAX_ROWS_LISTED, MIN_ROWS, Problem, _rows_text, dropped_note, empty_column_fix, missing_level_numeric,
+    MAX_ROWS_LISTED, MIN_ROWS, MISSING_FIX_KINDS, MOSTLY_EMPTY, MissingFix, Problem, _rows_text, dropped_note,
+    empty_column_fix, missing_fix, missing_fixes, missing_level_numeric,
     no_rows_left, not_whole_message, rows_text, size_warnings,
 )
 from .reading import (  # noqa: F401

@@ -1,5 +1,9 @@
 """``read_checked``: a private table read with the reading options, every problem raised (issue 24).
 
+``check_table`` is the same step without the raise (issue 27): the app's Data step calls it with a
+preset's schema, so an upload lists its value *and* domain problems in one pass with their rows, as
+the command line does.
+
 The one read of a run's ``--data``: the CLI (``synth``, ``reach``, ``schema``: cli/reading.read_data)
 and a run bundle's ``run.py`` / ``run.ipynb`` call it with the same options, so they read the same
 table: the separator (None = detect), the header (False = detect), the names of a headerless
@@ -19,11 +23,67 @@ from .pipeline import intake_csv
 from .result import IntakeResult
 
 
+def check_table(source: Any, *, sep: str | None = None, no_header: bool | None = None,
+                names: Sequence[str] | None = None, columns: Sequence[str] | None = None,
+                drop_missing: Iterable[str] | bool = (), missing_level: Mapping[str, str] | None = None,
+                release_size: int | None = None, schema: Any = None, max_bytes: int = sys.maxsize,
+                name: str | None = None) -> IntakeResult:
+    """The intake (:func:`intake_csv`) with the reading options and, with a declared schema, its
+    domain problems too: every problem found in one pass, not raised (the app shows them).
+
+    Parameters
+    ----------
+    source : Any
+        A path, bytes or a binary file-like object.
+    sep : str or None
+        The separator (None: detected).
+    no_header : bool or None
+        None: detected; True: the file has no header row (names from ``names``, or the offered
+        ones); False: the first row is the header.  ``names`` implies True.
+    names : sequence of str or None
+        Column names of a headerless file.
+    columns : sequence of str or None
+        The columns to model (a declared schema's names; default: the intake's choice).
+    drop_missing : iterable of str or bool
+        Columns (True: all) whose rows with a missing cell are dropped.
+    missing_level : mapping of str to str or None
+        Column -> its declared missing level (text columns).
+    release_size : int or None
+        The planned release, for the size warnings.
+    schema : Schema, optional
+        A declared schema: its cells outside the public domain are problems too (checked on the
+        whole table, before any split, with their spreadsheet rows), the problems sorted by column
+        in the schema's order (as the chunked reader).
+    max_bytes : int
+        Largest file read (default: no cap, as the command line).
+    name : str or None
+        The file's label in messages (default: the path).
+
+    Returns
+    -------
+    IntakeResult
+        The table, the intake's decisions and every problem (``problems``; none raised).
+
+    Raises
+    ------
+    DataError
+        For an unreadable file, a bad ``sep`` or ``names``, a column of ``columns`` not in the table.
+    """
+    res = intake_csv(source, sep=sep, no_header=True if (no_header or names) else no_header, names=names,
+                     columns=columns, drop_missing=drop_missing, missing_level=dict(missing_level or {}),
+                     release_size=release_size, max_bytes=max_bytes, name=name)
+    if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8; issue 27)
+        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
+        res = dataclasses.replace(res, problems=tuple(sorted(res.problems + domain_problems(schema, res),
+                                                             key=lambda p: order.get(p.column, -1))))
+    return res
+
+
 def read_checked(source: Any, *, sep: str | None = None, no_header: bool = False, names: Sequence[str] | None = None,
                  columns: Sequence[str] | None = None, drop_missing: Iterable[str] | bool = (),
                  missing_level: Mapping[str, str] | None = None, release_size: int | None = None,
                  schema: Any = None, max_bytes: int = sys.maxsize) -> IntakeResult:
-    """The intake (:func:`intake_csv`) with the reading options, its problems raised in one error.
+    """:func:`check_table` with its problems raised in one error.
 
     Parameters
     ----------
@@ -60,11 +120,6 @@ def read_checked(source: Any, *, sep: str | None = None, no_header: bool = False
     DataError
         Every problem in one error (IntakeResult.raise_for_problems), or an unreadable file.
     """
-    res = intake_csv(source, sep=sep, no_header=True if (no_header or names) else None, names=names,
-                     columns=columns, drop_missing=drop_missing, missing_level=dict(missing_level or {}),
-                     release_size=release_size, max_bytes=max_bytes)
-    if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8)
-        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
-        res = dataclasses.replace(res, problems=tuple(sorted(res.problems + domain_problems(schema, res),
-                                                             key=lambda p: order.get(p.column, -1))))
-    return res.raise_for_problems()
+    return check_table(source, sep=sep, no_header=True if (no_header or names) else None, names=names,
+                       columns=columns, drop_missing=drop_missing, missing_level=missing_level,
+                       release_size=release_size, schema=schema, max_bytes=max_bytes).raise_for_problems()

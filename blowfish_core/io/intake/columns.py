@@ -19,7 +19,7 @@ from ...base.errors import DataError
 from ...base.fields import Text
 from ...model.schema import MOSTLY_NUMERIC
 from .cells import TextColumn, finite_values, pc
-from .problems import MAX_ROWS_LISTED, Problem, dropped_note, no_rows_left, rows_text
+from .problems import MAX_ROWS_LISTED, Problem, dropped_note, missing_fix, no_rows_left, rows_text
 from .result import ColumnGuess
 
 #: a text column with more distinct values than this is not modelled by default.
@@ -336,13 +336,12 @@ class _Texts:
 
 
 def _missing_problem(c, miss, rownum, nmiss, mostly):
-    """The 'missing' Problem of a modelled column with missing cells."""
+    """The 'missing' Problem of a modelled column with missing cells (its fixes by rows kept, issue 27)."""
     rns = rownum[miss].tolist()
     marker = " (empty or a marker like '?')" if mostly else " (empty)"
     return Problem(c, "missing", nmiss, tuple(rns[:MAX_ROWS_LISTED]),
                    f"column '{c}': {nmiss} cell(s) are missing{marker} in {rows_text(rns, nmiss)}. "
-                   "Fix: " + Text("{drop_those_rows}", col=c)
-                   + ("" if mostly else Text(" or {declare_level}", col=c, level="?")))
+                   + missing_fix(c, nmiss, len(miss), mostly))
 
 
 def _is_number(vals: pd.Series) -> pd.Series:

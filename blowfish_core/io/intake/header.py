@@ -135,15 +135,22 @@ def check_names(names: Sequence[str], k: int, label: str) -> list[str]:
     return names
 
 
+#: a headerless file's offered names are listed in its fix up to this many columns; beyond, their count
+#: and the first and last (``--no-header`` alone takes them).
+MAX_NAMES_LISTED = 20
+
+
 def _data_row_problem(first_row: int, why: str, layout: str | None, offered: tuple[str, ...], k: int) -> Problem:
-    """The 'header' Problem: the first row was read as data under the offered names."""
-    named = f"the {layout.capitalize()} preset's names" if layout else f"column_1 .. column_{k}"
+    """The 'header' Problem: nothing is loaded; the checks read the first row as data under the offered
+    names, which the fix gives in full (issue 27: they were cut with '...'), or for a wide file their
+    count, first and last."""
+    named = f"the {layout.capitalize()} preset's names" if layout else f"the names column_1 .. column_{k}"
+    confirm = (Text("{confirm_offered}", names=offered) if k <= MAX_NAMES_LISTED else
+               Text("{confirm_offered_count}", count=k, first=offered[0], last=offered[-1]))
     return Problem(
         "", "header", 1, (first_row,),
-        f"the first row looks like data, not a header: {why}. It was read as data (row {first_row}) "
-        f"with columns named {named}. Fix: " + Text("{confirm_offered}", names=tuple(offered[:4])
-                                                     + (("...",) if k > 4 else ()))
-        + ", or add a header row to the file")
+        f"the first row looks like data, not a header: {why}. Nothing was loaded; to check the rest, row "
+        f"{first_row} was taken as data under {named}. Fix: " + confirm + ", or add a header row to the file")
 
 
 def unique_names(cols: list[str], first_row: int, problems: list[Problem]) -> list[str]:

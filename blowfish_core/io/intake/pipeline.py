@@ -15,7 +15,7 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import DataError
 from ...base.fields import Text
-from ..data import DEFAULT_MAX_BYTES
+from ..data import DEFAULT_MAX_BYTES, other_separator
 from .columns import MAX_CATEGORIES, apply_missing, guess_column
 from .header import decide_header, rows_with_k_fields, unique_names
 from .problems import MAX_ROWS_LISTED, Problem, empty_column_fix, size_warnings
@@ -96,6 +96,9 @@ def intake_csv(
     raw, rownum, mostly_num, missing_mask, dropped = apply_missing(raw, rownum, cols, level, drop_missing, label, notes)
     out = {c: guess_column(c, raw[c], missing_mask[c], mostly_num[c], level, rownum, max_categories) for c in cols}
     guesses, col_problems = {c: o[1] for c, o in out.items()}, {c: o[2] for c, o in out.items()}
+    wrong_sep = next((p for p in problems if p.kind == "separator"), None)
+    if wrong_sep is not None and columns is not None and not set(map(str, columns)) <= set(cols):
+        raise DataError(f"{label}: " + wrong_sep.message, field="sep")  # the picked columns: the same cause
     chosen, reason_out = choose_modelled(cols, guesses, col_problems, columns, max_columns, hdr, label, rownum, notes)
     final = final_guesses(cols, guesses, chosen, reason_out, col_problems, notes, problems)
     return IntakeResult(
@@ -110,13 +113,15 @@ def intake_csv(
 def _read_table(source: Any, sep_given: str | None, no_header: bool | None, names: Sequence[str] | None,
                 max_bytes: int, name: str | None, notes: list[str], problems: list[Problem]):
     """The records read, the header decision, the unique column names, the data cells per column and
-    their spreadsheet rows (the first steps of :func:`intake_csv`; appends the header, name and
-    field-count Problems and the note on Unicode spaces)."""
+    their spreadsheet rows (the first steps of :func:`intake_csv`; appends the header, name,
+    field-count and one-column separator Problems and the note on Unicode spaces)."""
     if names is not None and no_header is None:
         no_header = True  # names are for a file without a header row
     rec = read_records(source, sep_given, max_bytes=max_bytes, name=name)
     hdr = decide_header(rec, no_header, names, rec.label, problems)
     cols = unique_names(hdr.cols, int(rec.rownum[0]), problems)
+    if len(cols) == 1 and (other := other_separator(rec.first[0], rec.sep)):
+        problems.append(Problem("", "separator", 1, (int(rec.rownum[0]),), other))  # the real cause (issue 27)
     rows_with_k_fields(rec.others, len(rec.rownum) - hdr.start, len(cols), rec.label, problems)
     raw = {c: col.take(slice(hdr.start, None)) for c, col in zip(cols, rec.columns)}
     if rec.trimmed_unicode:

@@ -11,12 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...base.fields import Text
+from ...base.fields import Text, join
 
 #: tables under this many rows get a visible warning.
 MIN_ROWS = 1000
 #: at most this many row numbers are listed per problem.
 MAX_ROWS_LISTED = 5
+#: a column with more than this share of its rows missing is mostly empty: leaving it out is offered too.
+MOSTLY_EMPTY = 0.5
+#: the fixes of missing cells, ties in this order (a level keeps the column and its rows).
+MISSING_FIX_KINDS = ("missing-level", "leave-out", "drop-rows")
 
 
 def missing_level_numeric(column: str, level: str) -> Text:
@@ -80,6 +84,74 @@ def empty_column_fix(k: int = 1) -> Text:
     """
     it = "it" if k == 1 else "them"
     return Text("remove {it} from the schema, or leave {it} out of the modelled columns ({columns_arg})", it=it)
+
+
+@dataclass(frozen=True)
+class MissingFix:
+    """One fix of a column's missing cells: ``kind`` (one of MISSING_FIX_KINDS), the rows it keeps
+    (``rows_kept`` of ``n_rows``)."""
+
+    kind: str
+    rows_kept: int
+    n_rows: int
+
+
+def missing_fixes(n_missing: int, n_rows: int, numeric: bool) -> tuple[MissingFix, ...]:
+    """The fixes of a column's missing cells, most rows kept first (issue 27).
+
+    A missing level (text columns only: it would make a numeric column text) and leaving the
+    column out keep every row; dropping the rows keeps ``n_rows - n_missing``.  Leaving the
+    column out is offered for a mostly empty column (more than MOSTLY_EMPTY of its rows missing).
+
+    Parameters
+    ----------
+    n_missing : int
+        The column's missing cells.
+    n_rows : int
+        Rows of the table.
+    numeric : bool
+        The column holds numbers (no missing level).
+
+    Returns
+    -------
+    tuple of MissingFix
+        Sorted by rows kept, descending; ties in MISSING_FIX_KINDS order.
+    """
+    fixes = [] if numeric else [MissingFix("missing-level", n_rows, n_rows)]
+    if n_missing > MOSTLY_EMPTY * n_rows:
+        fixes.append(MissingFix("leave-out", n_rows, n_rows))
+    fixes.append(MissingFix("drop-rows", n_rows - n_missing, n_rows))
+    return tuple(sorted(fixes, key=lambda f: (-f.rows_kept, MISSING_FIX_KINDS.index(f.kind))))
+
+
+def missing_fix(column: str, n_missing: int, n_rows: int, numeric: bool) -> Text:
+    """'Fix: ...' of a column's missing cells: every fix of :func:`missing_fixes`, in its order,
+    with the rows it keeps (shared with the chunked reader).
+
+    Parameters
+    ----------
+    column : str
+        The column.
+    n_missing : int
+        Its missing cells.
+    n_rows : int
+        Rows of the table.
+    numeric : bool
+        The column holds numbers.
+
+    Returns
+    -------
+    Text
+        E.g. "Fix: treat missing as its own level (...): keeps all 40 rows; or drop those rows
+        (...): keeps 8 of 40 rows" (the app names its Missing values choices).
+    """
+    phrase = {"missing-level": "{fix_level}", "leave-out": "{fix_leave_out}", "drop-rows": "{fix_drop_rows}"}
+    parts = []
+    for i, f in enumerate(missing_fixes(n_missing, n_rows, numeric)):
+        where = f"for '{column}' under Missing values below" if i == 0 else "there"
+        kept = f"all {f.n_rows} rows" if f.rows_kept == f.n_rows else f"{f.rows_kept} of {f.n_rows} rows"
+        parts.append(Text(phrase[f.kind], col=column, level="?", where=where) + f": keeps {kept}")
+    return "Fix: " + join("; or ", parts)
 
 
 def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
@@ -152,7 +224,7 @@ def size_warnings(n: int, release_size: int | None) -> list[str]:
 class Problem:
     """One thing that stops the table from being used as it is.
 
-    column: the column's name ('' for the whole file); kind: 'header', 'fields',
+    column: the column's name ('' for the whole file); kind: 'header', 'separator', 'fields',
     'duplicate-name', 'not-numbers', 'missing', 'too-large', 'missing-level',
     'unknown-column', 'outside-domain', 'not-whole' (the last two: domain_problems);
     count: cells or rows affected; rows: up to five row numbers (spreadsheet rows, see the
