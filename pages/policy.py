@@ -215,13 +215,13 @@ with right:
             lo_i, hi_i = math.ceil(a.lo), math.floor(a.hi)
             st.session_state.setdefault(ukey, int(lo_i))
             st.session_state.setdefault(vkey, int(lo_i + (hi_i - lo_i) // 4))
-            u = c1.number_input(f"u ({a.threshold_unit})", key=ukey, step=1)
-            v = c2.number_input(f"v ({a.threshold_unit})", key=vkey, step=1)
+            u = c1.number_input(w.with_unit("u", a.threshold_unit), key=ukey, step=1)
+            v = c2.number_input(w.with_unit("v", a.threshold_unit), key=vkey, step=1)
         else:
             st.session_state.setdefault(ukey, float(a.lo))
             st.session_state.setdefault(vkey, float(a.lo + (a.hi - a.lo) / 4))
-            u = c1.number_input(f"u ({a.threshold_unit})", key=ukey, format="%g")
-            v = c2.number_input(f"v ({a.threshold_unit})", key=vkey, format="%g")
+            u = c1.number_input(w.with_unit("u", a.threshold_unit), key=ukey, format="%g")
+            v = c2.number_input(w.with_unit("v", a.threshold_unit), key=vkey, format="%g")
     else:
         labels = [_fmt(x) for x in a.domain_values()]
         by = dict(zip(labels, a.domain_values()))

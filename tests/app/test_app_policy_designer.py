@@ -467,3 +467,39 @@ def test_schema_table_blank_cells_show_a_dash_not_none():
     table.loc[table["column"] == "age", "lo"] = "ten"
     with pytest.raises(bc.SchemaError, match="column 'age': lo 'ten' is not a number"):
         ds.schema_from_table(table, df, inferred, inferred)
+
+
+# ----------------------------------------- issue 24 item 10: inputs (threshold box, unit label)
+def test_threshold_number_box_and_slider_share_one_key():
+    """Bank balance spans 0..120,000 (hundreds per pixel): a number box beside the slider, in euros,
+    seeded from the slider's key and writing it back (studio.state's one key per setting)."""
+    at = page()
+    at.radio(key="designer:source").set_value("bank").run()
+    at.radio(key="designer:table:bank").set_value("none").run()
+    at.button(key="designer:clear").click().run()
+    at.selectbox(key="pol:kind:balance").set_value("threshold").run()
+    box = at.number_input(key="pol:theta:balance:box")
+    assert box.value == at.slider(key="pol:theta:balance").value
+    box.set_value(437.0).run()
+    assert not errors(at)
+    assert at.slider(key="pol:theta:balance").value == 437.0       # THE key follows the typed value
+    assert studio(at).policy.per_attribute["balance"].theta == 437.0
+    bank = bc.get_preset("bank")
+    assert at.session_state["designer:readout"]["reach"] == bc.record_reach(
+        bank.schema, Policy({"balance": AttributePolicy("threshold", 437.0)}))
+    at.slider(key="pol:theta:balance").set_value(500.0).run()
+    assert at.number_input(key="pol:theta:balance:box").value == 500.0   # and the box follows the slider
+    assert at.slider(key="pol:theta:balance").label == "Threshold for balance (euros)"
+
+
+def test_uploaded_numeric_column_has_no_placeholder_unit():
+    at = page()
+    at.radio(key="designer:source").set_value("csv").run()
+    at.file_uploader(key="designer:upload:csv").set_value(("u.csv", GOOD_CSV, "text/csv")).run()
+    assert not at.exception
+    at.selectbox(key="pol:kind:age").set_value("threshold").run()
+    assert at.slider(key="pol:theta:age").label == "Threshold for age"
+    assert "units" not in at.slider(key="pol:theta:age").help
+    assert bc.Attribute("balance", "numeric", lo=0, hi=10).threshold_unit == ""
+    assert bc.Attribute("age", "numeric", lo=0, hi=10, unit="years").threshold_unit == "years"
+    assert AttributePolicy("threshold", 2).describe(bc.Attribute("score", "numeric", lo=0, hi=10)) == "threshold 2"
