@@ -24,6 +24,7 @@ from blowfish_core.synthesis.gate import GateError
 from blowfish_core.synthesis.report import ledger_text
 from blowfish_core.model.schema import _fmt
 from blowfish_core.workflows.verdicts import policy_verdict
+from blowfish_core.workflows.formatting import fmt_delta
 from studio import data_source as ds
 from studio import data_ui
 from studio import flow
@@ -237,7 +238,7 @@ with right:
     else:
         st.session_state["designer:pair"] = pp
         # the valid figures for this (Gaussian, zCDP) release first: ρ' = l²ρ and its (ε, δ)
-        at_delta = f" at δ = {b['delta']:g}" if b else ""
+        at_delta = f" at δ = {fmt_delta(b['delta'])}" if b else ""
         m = st.columns(4)
         m[0].metric("Path length l", "no path" if pp["length"] is None else str(pp["length"]),
                     help="fewest protected edges joining u and v; 'no path': different components, not protected")

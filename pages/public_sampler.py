@@ -23,6 +23,7 @@ from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import SEEDED_NOTE
 from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_aware_sample, release_marginal_samples
 from blowfish_core.synthesis.gate import GateError, total_text, unprotected_text
+from studio.budget_ui import DELTA_FORMAT
 from studio import flow
 from studio.plots import OKABE_ITO
 from studio.projector import for_projector, projector_toggle
@@ -92,7 +93,7 @@ else:
         public_note = f"{held_out:,} held-out rows of {studio.dataset_name} (disjoint from the private rows)"
 c1, c2, c3, c4 = st.columns(4)
 c1.number_input("epsilon (nats)", key="ps_eps", format="%g", step=0.5)
-c2.number_input("delta", key="ps_delta", format="%g", step=1e-6)
+c2.number_input("δ", key="ps_delta", format=DELTA_FORMAT, step=1e-6)
 c3.number_input("n_samples (rows to release)", key="ps_n", step=64)
 c4.number_input("Seed (study preview only)", key="ps_seed", step=1)
 d1, d2 = st.columns(2)

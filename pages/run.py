@@ -32,7 +32,7 @@ from blowfish_core.workflows.ranking import ranking_verdict_from_report
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig, run_verdict_from_report, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
-from studio.budget_ui import budget_control
+from studio.budget_ui import DELTA_FORMAT, budget_control
 from studio.bundle_ui import run_settings_of
 from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
 from studio.run_ui import (RunStatus, current_text, expected_text, fmt_seconds, run_with_clock, sweep_figure,
@@ -171,7 +171,7 @@ with c2:
         st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4,
                         disabled=lock or session_mode or not rho_mode)
         st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=lock or session_mode or rho_mode)
-        st.number_input("delta", key="rn_delta", format="%g", step=1e-6, disabled=lock or session_mode,
+        st.number_input("δ", key="rn_delta", format=DELTA_FORMAT, step=1e-6, disabled=lock or session_mode,
                         help="in (0, 1); used for the (epsilon, delta) report either way")
         st.radio("epsilon -> rho conversion", [ui.AUTO_CONVERSION, "exact", "eq1"], key="rn_conversion",
                  horizontal=True, disabled=lock or session_mode or rho_mode or sampling,

@@ -37,6 +37,7 @@ from blowfish_core.workflows.verdicts import fmt_tolerance, tau_grid_for_people
 from studio import flow
 from studio import runner_ui as ui
 from studio.accuracy_ui import accuracy_first_section
+from studio.budget_ui import DELTA_FORMAT
 from studio.plots import HIGHLIGHT, chart_with_table, log_axis_range, mark_x, method_style
 from studio.run_ui import RunStatus, carry_message
 from studio.state import get_studio, get_tau, session_budget, set_studio, set_tau
@@ -189,7 +190,7 @@ except (BlowfishError, TypeError, ValueError):
 with st.expander("Advanced: the target budget as ρ (zCDP) and δ (the session's budget by default)"):
     b1, b2 = st.columns(2)
     b1.number_input("Target budget rho (total zCDP of the private run)", key="pl_rho", format="%g", step=1e-4)
-    b2.number_input("delta", key="pl_delta", format="%g", step=1e-6)
+    b2.number_input("δ", key="pl_delta", format=DELTA_FORMAT, step=1e-6)
 scaling = None
 if public is not None:
     try:

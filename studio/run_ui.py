@@ -29,6 +29,7 @@ from blowfish_core.algorithm.methods import METHOD_LABELS, get_method
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.workflows.progress import (ANALYSIS, PRIOR_SECONDS_PER_STEP, MethodProgress, ProgressClock,
                                               ProgressSnapshot, run_plan)
+from blowfish_core.workflows.formatting import fmt_delta
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
 from studio.plots import base_layout, log_axis_range, mark_x, method_style
 
@@ -254,7 +255,7 @@ def sweep_figure(result: Any) -> go.Figure:
             customdata=tab["rho"], error_y=dict(type="data", symmetric=False, array=hi, arrayminus=lo),
             hovertemplate=f"{s['label']}: %{{y:.4g}} at ε = %{{x:.3g}} (ρ = %{{customdata:.3g}})<extra></extra>"))
     metric = str(result.metric).upper()
-    base_layout(fig, f"privacy budget ε at δ = {fmt_sig(result.delta, 1)} (log scale)",
+    base_layout(fig, f"privacy budget ε at δ = {fmt_delta(result.delta)} (log scale)",
                 f"mean {metric} (lower is better)", height=380)
     fig.update_xaxes(type="log", range=log_axis_range(tab["epsilon (exact)"]))
     if result.crossing_epsilon_exact is not None:

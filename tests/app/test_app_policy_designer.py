@@ -503,3 +503,20 @@ def test_uploaded_numeric_column_has_no_placeholder_unit():
     assert bc.Attribute("balance", "numeric", lo=0, hi=10).threshold_unit == ""
     assert bc.Attribute("age", "numeric", lo=0, hi=10, unit="years").threshold_unit == "years"
     assert AttributePolicy("threshold", 2).describe(bc.Attribute("score", "numeric", lo=0, hi=10)) == "threshold 2"
+
+
+def test_delta_options_and_boxes_share_one_format():
+    """δ is offered in one format everywhere (issue 24 item 10): the options as powers of ten (not '0.0001'
+    beside '10⁻⁵'), the δ number boxes of the Run, Tune and sampler pages in one exponent form."""
+    from blowfish_core.workflows.formatting import fmt_delta
+    from studio.budget_ui import DELTA_FORMAT
+
+    at = page()
+    assert at.selectbox(key="designer:delta").options == ["10⁻⁴", "10⁻⁵", "10⁻⁶", "10⁻⁷", "10⁻⁸", "10⁻⁹"]
+    at.selectbox(key="designer:delta").set_value(1e-4).run()
+    assert metrics(at)["Privacy guarantee"].endswith("at δ = 10⁻⁴")
+    assert [fmt_delta(d) for d in (1e-4, 1e-5, 2.5e-6, 0.0, None)] == ["10⁻⁴", "10⁻⁵", "2.5 × 10⁻⁶", "0", "—"]
+    assert [DELTA_FORMAT % d for d in (1e-4, 1e-5)] == ["1.0e-04", "1.0e-05"]
+    for page_file in ("run.py", "tune.py", "public_sampler.py"):
+        src = open(os.path.join(ROOT, "pages", page_file), encoding="utf-8").read()
+        assert 'number_input("δ"' in src and 'format=DELTA_FORMAT' in src, page_file
