@@ -520,3 +520,15 @@ def test_delta_options_and_boxes_share_one_format():
     for page_file in ("run.py", "tune.py", "public_sampler.py"):
         src = open(os.path.join(ROOT, "pages", page_file), encoding="utf-8").read()
         assert 'number_input("δ"' in src and 'format=DELTA_FORMAT' in src, page_file
+
+
+def test_schema_grid_declared_public_header_is_wide_enough():
+    """The schema grid's 'declared public' header is not cut off: the page's editor gives the checkbox
+    column a width that fits its label (about 8 px a character at the grid's font)."""
+    at = page()
+    at.radio(key="designer:source").set_value("csv").run()
+    at.file_uploader(key="designer:upload:csv").set_value(("u.csv", GOOD_CSV, "text/csv")).run()
+    cols = json.loads(at.get("dataframe")[0].proto.columns)
+    pub = cols["declared public"]
+    assert pub["label"] == "declared public" and pub["type_config"]["type"] == "checkbox"
+    assert pub["width"] == 130 >= 8 * len(pub["label"]) + 10
