@@ -20,12 +20,14 @@ class GuessKind:
 
     numbers: its cells are numbers (a numeric attribute, binary when they are 0/1); levels: its
     distinct values are the levels of a binary or categorical attribute; noted: unmodelled, the
-    reason is stated in the notes.
+    reason is stated in the notes; ordered: the levels are in a known natural order
+    (model.orderings: month or weekday names), an ordinal attribute.
     """
 
     numbers: bool = False
     levels: bool = False
     noted: bool = False
+    ordered: bool = False
 
 
 #: every kind intake_csv guesses, with what it can become.
@@ -34,6 +36,7 @@ GUESS_KINDS = {
     "boolean": GuessKind(levels=True),
     "code": GuessKind(levels=True),
     "categorical": GuessKind(levels=True),
+    "ordinal": GuessKind(levels=True, ordered=True),
     "identifier": GuessKind(noted=True),
     "date": GuessKind(noted=True),
     "text": GuessKind(noted=True),
@@ -45,7 +48,8 @@ GUESS_KINDS = {
 class ColumnGuess:
     """What intake made of one column.
 
-    kind: 'numeric', 'categorical', 'boolean', 'code' (digits with leading zeros, kept as
+    kind: 'numeric', 'categorical', 'ordinal' (month or weekday names, levels in their natural
+    order), 'boolean', 'code' (digits with leading zeros, kept as
     text), 'identifier' (all values distinct), 'date', 'text' (too many distinct values)
     or 'empty'.  modelled: used for synthesis by default (or picked).  reason: why, in
     one sentence.  integer: numeric with whole numbers only.  levels: distinct values in
@@ -133,7 +137,7 @@ class IntakeResult:
 
         numeric -> numeric [min, max] (integer when whole; {0, 1} -> binary);
         boolean / code / categorical -> binary (2 values) or categorical with the values in
-        their original spelling.  Flagged data_derived with every modelled column.
+        their original spelling; ordinal (month or weekday names) -> ordinal in that order.  Flagged data_derived with every modelled column.
         Raises SchemaError when there are problems, or a picked column holds dates,
         identifiers or free text (declare an ordinal or numeric domain for it instead).
         """
@@ -153,6 +157,9 @@ class IntakeResult:
                 attrs.append(Attribute(name, "numeric", lo=lo, hi=hi if hi > lo else lo + 1.0, integer=g.integer))
             elif g.can.levels:
                 levels = list(g.levels or ())
+                if g.can.ordered:  # month / weekday names, in calendar / week order (model.orderings)
+                    attrs.append(Attribute(name, "ordinal", levels=levels))
+                    continue
                 attrs.append(Attribute(name, "binary" if len(levels) == 2 else "categorical", levels=levels))
             else:
                 raise SchemaError(
