@@ -25,7 +25,7 @@ from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_awar
 from blowfish_core.synthesis.gate import GateError, total_text, unprotected_text
 from studio.budget_ui import DELTA_FORMAT
 from studio import flow
-from studio.plots import OKABE_ITO
+from studio.plots import OKABE_ITO, log_axis
 from studio.projector import for_projector, projector_toggle
 from studio.state import get_studio
 
@@ -215,8 +215,9 @@ with details:
                         name=f"PubMix floor {res.floor:.3g}")
     fig.add_scatter(x=res.curve["n_samples"], y=res.curve["linmix"], mode="lines+markers", name="LinMix floor 1/d")
     fig.add_vline(x=res.n_samples, line_dash="dot")
-    fig.update_layout(title="beta_min vs n_samples (Fig. 2 analogue)", xaxis_title="n_samples", xaxis_type="log",
+    fig.update_layout(title="beta_min vs n_samples (Fig. 2 analogue)", xaxis_title="n_samples",
                       yaxis_title="beta_min", height=360)
+    log_axis(fig, res.curve["n_samples"])
     f1.plotly_chart(for_projector(fig), use_container_width=True)
     fig = go.Figure()
     fig.add_bar(x=list(range(res.d)), y=res.p_public, name="public histogram", opacity=0.6)
@@ -236,5 +237,6 @@ if ev:
     for key, label in (("pubmix", "PubMix"), ("linmix", "LinMix"), ("gaussian", "Gaussian mechanism")):
         fig.add_scatter(x=ev["n_samples"], y=ev[key], mode="lines+markers", name=label)
     fig.update_layout(title="TV(private marginal, draws) -- evaluation only", xaxis_title="n_samples",
-                      xaxis_type="log", yaxis_title="TV", height=360)
+                      yaxis_title="TV", height=360)
+    log_axis(fig, ev["n_samples"])
     st.plotly_chart(for_projector(fig), use_container_width=True)

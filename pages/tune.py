@@ -38,7 +38,7 @@ from studio import flow
 from studio import runner_ui as ui
 from studio.accuracy_ui import accuracy_first_section
 from studio.budget_ui import DELTA_FORMAT
-from studio.plots import HIGHLIGHT, chart_with_table, log_axis_range, mark_x, method_style
+from studio.plots import HIGHLIGHT, chart_with_table, log_axis, mark_x, method_style
 from studio.run_ui import RunStatus, carry_message
 from studio.state import get_studio, get_tau, session_budget, set_studio, set_tau
 
@@ -282,10 +282,10 @@ else:
     except BlowfishError as e:
         st.error(f"Tie tolerance: {e}")
         rec = res.recommendation
-    fig.update_layout(xaxis_type="log", xaxis_title="τ (Gower units, log scale)",
+    fig.update_layout(xaxis_title="τ (Gower units, log scale)",
                       yaxis_title=f"mean public {res.metric.upper()} (lower is better)", height=380,
                       margin=dict(t=40, b=20), legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
-    fig.update_xaxes(range=log_axis_range(soft["tau"]))  # the axis stays on the grid ("chosen" adds no point)
+    log_axis(fig, soft["tau"])  # on the grid ("chosen" adds no point); decade or 1-2-5 ticks
     if rec.tau is not None:
         mark_x(fig, float(rec.tau), f"chosen τ = {rec.tau:g}", color=HIGHLIGHT)
     chart_with_table(fig, tab[["method", "tau", "mean", "ci_low", "ci_high"]], key="pl_fig")

@@ -26,7 +26,7 @@ from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
 from blowfish_core.workflows.formatting import fmt_delta
 from blowfish_core.workflows.verdicts import fmt_sig
-from studio.plots import base_layout, chart_with_table, log_axis_range, method_style
+from studio.plots import base_layout, chart_with_table, log_axis, method_style
 from studio.run_ui import RunStatus
 from studio.state import session_budget
 
@@ -73,7 +73,7 @@ def accuracy_figure(res: Any) -> tuple[go.Figure, pd.DataFrame]:
     metric = METRIC_NAMES.get(res.metric, res.metric)
     base_layout(fig, f"privacy budget ε at δ = {fmt_delta(res.delta)} (log scale)",
                 f"mean pilot {metric} (lower is better)", height=340)
-    fig.update_xaxes(type="log", range=log_axis_range([r["epsilon"] for r in rows]))
+    log_axis(fig, [r["epsilon"] for r in rows])
     return fig, pd.DataFrame(rows)
 
 

@@ -31,7 +31,7 @@ from blowfish_core.workflows.progress import (ANALYSIS, PRIOR_SECONDS_PER_STEP, 
                                               ProgressSnapshot, run_plan)
 from blowfish_core.workflows.formatting import fmt_delta
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
-from studio.plots import base_layout, log_axis_range, mark_x, method_style
+from studio.plots import base_layout, log_axis, mark_x, method_style
 
 
 # ------------------------------------------------------------------ lifecycle
@@ -257,7 +257,7 @@ def sweep_figure(result: Any) -> go.Figure:
     metric = str(result.metric).upper()
     base_layout(fig, f"privacy budget ε at δ = {fmt_delta(result.delta)} (log scale)",
                 f"mean {metric} (lower is better)", height=380)
-    fig.update_xaxes(type="log", range=log_axis_range(tab["epsilon (exact)"]))
+    log_axis(fig, tab["epsilon (exact)"])
     if result.crossing_epsilon_exact is not None:
         mark_x(fig, float(result.crossing_epsilon_exact), f"crossing ε ≈ {fmt_crossing(result.crossing_epsilon_exact)}")
     return fig

@@ -26,7 +26,7 @@ import blowfish_core as bc
 from blowfish_core.analysis.graphs import CLUSTERS_PER_ROW, policy_graph_data
 from blowfish_core.model.policy import AttributePolicy, value_edges
 from blowfish_core.model.schema import _fmt
-from studio.plots import HIGHLIGHT, NEUTRAL, OKABE_ITO  # one palette: Okabe-Ito
+from studio.plots import HIGHLIGHT, NEUTRAL, OKABE_ITO, log_axis  # one palette: Okabe-Ito
 from studio.state import kept_editor, seed
 
 POLICY_KEY_PREFIX = "pol:"
@@ -338,7 +338,8 @@ def _q_curve(spec: str) -> go.Figure:
                              line=dict(color=NEUTRAL, dash="dash")))
     fig.add_trace(go.Scatter(x=[ro["tau"]], y=[ro["q"]], mode="markers", name=f"τ = {ro['tau']:g}",
                              marker=dict(color=HIGHLIGHT, size=12, symbol="diamond")))
-    fig.update_layout(title="Noise ratio q against τ", xaxis_type="log", xaxis_title="τ (Gower units, log scale)",
+    log_axis(fig, c["tau"], pad=0.0)
+    fig.update_layout(title="Noise ratio q against τ", xaxis_title="τ (Gower units, log scale)",
                       yaxis_title="q = σ_BF-Soft / σ_Hard (ratio)", yaxis_range=[0, 1.05], height=320,
                       margin=dict(l=10, r=10, t=70, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))

@@ -66,6 +66,25 @@ def test_sweep_figure_epsilon_axis_on_the_data_and_crossing_inside():
     # at x = 0.07 read as 10^0.07 ~ 1.2 is what stretched the old sweep axis to 1
     assert ann.x == pytest.approx(math.log10(0.07))
     assert fig.layout.shapes[0].x0 == 0.07
+    # readable log ticks (issue 24 item 10): under two decades, 1-2-5 values with plain labels, no minor digits
+    assert fig.layout.xaxis.tickmode == "array"
+    assert list(fig.layout.xaxis.tickvals) == [0.05, 0.1, 0.2]
+    assert list(fig.layout.xaxis.ticktext) == ["0.05", "0.1", "0.2"]
+
+
+def test_log_ticks_are_decades_or_one_two_five():
+    import plotly.graph_objects as go
+
+    from studio.plots import log_axis, log_tick_text, log_ticks
+
+    assert log_ticks(-5.15, -0.85) == [1e-5, 1e-4, 1e-3, 1e-2, 1e-1]
+    assert log_ticks(math.log10(0.04), math.log10(0.24)) == [0.05, 0.1, 0.2]
+    assert log_ticks(0.1, 0.25) == [1.3, 1.8]  # a sliver of one decade: its two ends
+    fig = log_axis(go.Figure(go.Scatter(x=[1e-5, 1e-3, 0.1], y=[1, 2, 3])), [1e-5, 1e-3, 0.1])
+    ax = fig.layout.xaxis
+    assert ax.type == "log" and list(ax.tickvals) == [1e-5, 1e-4, 1e-3, 1e-2, 1e-1]
+    assert list(ax.ticktext) == ["10⁻⁵", "10⁻⁴", "10⁻³", "10⁻²", "10⁻¹"]  # one form: never 0.0001 beside 10⁻⁵
+    assert log_tick_text([1.0, 10.0, 100.0]) == ["1", "10", "100"]
 
 
 def _status_app():
