@@ -298,6 +298,12 @@ def q_curve_figure(ro: dict[str, Any]) -> go.Figure:
     return _q_curve(json.dumps({"curve": ro["curve"], "tau": ro["tau"], "q": ro["q"]}))
 
 
+#: the reach chart's title and its key (a subtitle), and the top margin that holds both.
+REACH_TITLE = "Weighted reach w_i r_i per attribute"
+REACH_SUBTITLE = "hatched red: sets the record-level reach (a max)"
+REACH_TOP = 75
+
+
 # Figures are cached by their (JSON) input and shared read-only: building a plotly figure
 # costs tens of milliseconds, and the page redraws on every widget change.
 @st.cache_resource(max_entries=512, show_spinner=False)
@@ -308,13 +314,16 @@ def _reach_bar(spec: str) -> go.Figure:
     top = set(ro["argmax_all"])
     colors = [HIGHLIGHT if n in top else BASE for n in names]
     patterns = ["/" if n in top else "" for n in names]  # not by colour alone
-    title = "Weighted reach w_i r_i per attribute (hatched red: sets the record-level reach, a max)"
+    # a short title, the key in a subtitle, left-aligned with room above the plot: the one long title was cut
+    # off in the Policy step's column (issue 24 item 10)
+    title = dict(text=REACH_TITLE, subtitle=dict(text=REACH_SUBTITLE), x=0, xanchor="left", y=0.98,
+                 yanchor="top", yref="container")
     if len(names) > HORIZONTAL_BARS:  # many attributes: horizontal bars, names readable
         fig = go.Figure(go.Bar(y=names, x=vals, orientation="h", marker_color=colors, marker_pattern_shape=patterns,
                                text=[fmt_reach(v) for v in vals], textposition="outside",
                                hovertemplate="%{y}: w·r = %{x:.6f}<extra></extra>"))
         fig.update_layout(title=title, xaxis_title="weighted reach (Gower units)", yaxis_title="attribute",
-                          height=120 + 22 * len(names), margin=dict(l=10, r=10, t=40, b=10),
+                          height=150 + 22 * len(names), margin=dict(l=10, r=10, t=REACH_TOP, b=10),
                           xaxis_range=[0, max(max(vals) * 1.3, 1e-3)])
         fig.update_yaxes(autorange="reversed")
         return fig
@@ -322,7 +331,7 @@ def _reach_bar(spec: str) -> go.Figure:
                            text=[fmt_reach(v) for v in vals], textposition="outside",
                            hovertemplate="%{x}: w·r = %{y:.6f}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="attribute",
-                      yaxis_title="weighted reach (Gower units)", height=300, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title="weighted reach (Gower units)", height=330, margin=dict(l=10, r=10, t=REACH_TOP, b=10),
                       yaxis_range=[0, max(max(vals) * 1.25, 1e-3)])
     return fig
 

@@ -532,3 +532,19 @@ def test_schema_grid_declared_public_header_is_wide_enough():
     pub = cols["declared public"]
     assert pub["label"] == "declared public" and pub["type_config"]["type"] == "checkbox"
     assert pub["width"] == 130 >= 8 * len(pub["label"]) + 10
+
+
+def test_reach_chart_title_fits_above_the_plot():
+    """The reach chart's title was cut off: a short left-aligned title, its key as a subtitle, and a top
+    margin that holds both (issue 24 item 10)."""
+    from studio import widgets as w
+
+    for n in (3, 12):  # vertical and horizontal bars
+        names = [f"a{i}" for i in range(n)]
+        fig = w.reach_bar_figure({"per_attribute": {a: 0.01 * (i + 1) for i, a in enumerate(names)},
+                                  "argmax_all": [names[-1]]})
+        t = fig.layout.title
+        assert t.text == "Weighted reach w_i r_i per attribute" and len(t.text) <= 40
+        assert t.subtitle.text == "hatched red: sets the record-level reach (a max)"
+        assert (t.x, t.xanchor, t.yref) == (0, "left", "container")
+        assert fig.layout.margin.t == 75
