@@ -103,6 +103,10 @@ def _load_bytes(raw: bytes, name: str, target: str, choice: ds.IntakeChoice | No
         new, notes = ds.studio_from_intake(res, name, target, get_studio())
     except bc.BlowfishError as e:
         st.session_state[INTAKE] = (raw, name, target, choice, res)
+        if res is not None and res.problems:  # the intake panel shows each problem (one st.error each): once
+            flash("data", "warning", f"{name} was not loaded: {w.plural(len(res.problems), 'problem')}, listed "
+                                     f"below with its fix.{kept_note()}")
+            return
         msg = str(e).rstrip()
         msg = msg if msg.startswith(name) else f"{name}: {msg}"
         flash("data", "error", msg + ("" if msg.endswith(".") else ".") + kept_note())
