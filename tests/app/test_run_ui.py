@@ -127,3 +127,34 @@ def test_markdown_table_is_the_text_alternative():
     assert markdown_table(df) == ("| tau | mean | method |\n| --- | --- | --- |\n| 0.03 | 0.1235 | a\\|b |\n"
                                   "| 0.1 | — | hard |")
     assert markdown_table(pd.DataFrame({"x": range(5)}), max_rows=2).endswith("… and 3 more rows.")
+
+
+def test_round_error_figure_draws_a_method_without_rounds_as_a_level_line():
+    """MST / AIM have no rounds (one release): a dotted level line over every round named 'final (no
+    rounds)', never a lone dot at the release (issue 24 item 10)."""
+    from studio.run_ui import round_error_figure
+
+    g = pd.DataFrame({"method": ["Hard"] * 4 + ["MST"], "round": [1, 2, 3, 4, 4],
+                      "step": ["round 1", "round 2", "round 3", "release", "release"],
+                      "error": [0.5, 0.4, 0.3, 0.25, 0.2]})
+    fig = round_error_figure(g, 3, "pwerr", ["Tab-PE", "Hard", "MST"])
+    assert [t.name for t in fig.data] == ["Hard", "MST: final (no rounds)"]
+    hard, mst = fig.data
+    assert list(hard.x) == [1, 2, 3, 4] and hard.mode == "lines+markers"
+    assert list(mst.x) == [1, 4] and list(mst.y) == [0.2, 0.2] and mst.mode == "lines" and mst.line.dash == "dot"
+    assert all(t.showlegend for t in fig.data)
+    assert fig.layout.xaxis.title.text == "round (T + 1 = release)" and fig.layout.yaxis.title.text == "mean PWERR"
+
+
+def test_pilot_figure_gives_every_method_a_legend_entry():
+    """The Tune pilot chart: BF-Soft and Hard each in the legend (BF-Soft was the one trace, and plotly hides
+    the legend of a single trace; Hard is a line shape, named by a legend-only trace)."""
+    from studio.run_ui import pilot_figure
+
+    tab = pd.DataFrame({"method": ["hard", "bf-soft", "bf-soft", "bf-soft"], "tau": [None, 0.01, 0.03, 0.1],
+                        "mean": [0.3, 0.28, 0.25, 0.27], "ci_low": [0.27, 0.25, 0.22, 0.24],
+                        "ci_high": [0.33, 0.31, 0.28, 0.30]})
+    fig = pilot_figure(tab, "bf-soft", "hard", "pwerr")
+    assert [t.name for t in fig.data] == ["Hard (mean, 95% CI band)", "BF-Soft"]
+    assert all(t.showlegend for t in fig.data) and fig.layout.showlegend is True
+    assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [0.01, 0.1]
