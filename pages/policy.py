@@ -138,8 +138,10 @@ with right:
     grid = sorted(set(TAU_GRID) | {get_tau()})  # the session's tau is always one of the options
     tau = st.select_slider("Temperature tau (Gower units, log scale)", options=grid, key=TAU_KEY,
                            format_func=lambda t: f"{t:g}", on_change=on_tau_change, args=("Policy",))
+    verdict = None
     try:
-        flow.verdict_banner(policy_verdict(studio.schema, studio.policy, float(tau)))
+        verdict = policy_verdict(studio.schema, studio.policy, float(tau))
+        flow.verdict_banner(verdict)
     except bc.BlowfishError as e:
         st.error(str(e))
 
@@ -195,8 +197,11 @@ with right:
         key="designer:q_fig", config={"displayModeBar": False})
 
     st.subheader("What the policy leaves open")
+    # the red verdict above already says "protects nothing": its read-out warning is not shown again (issue 27)
+    said = {"no-protection"} if verdict is not None and verdict.level == "bad" and ro["reach"] == 0 else set()
     for item in ro["warnings"]:
-        (st.warning if item["severity"] == "warning" else st.info)(item["message"])
+        if item["kind"] not in said:
+            (st.warning if item["severity"] == "warning" else st.info)(item["message"])
     if not ro["warnings"]:
         st.success("No warning: every attribute is protected below its diameter and the graphs are connected.")
 

@@ -548,3 +548,15 @@ def test_reach_chart_title_fits_above_the_plot():
         assert t.subtitle.text == "hatched red: sets the record-level reach (a max)"
         assert (t.x, t.xanchor, t.yref) == (0, "left", "container")
         assert fig.layout.margin.t == 75
+
+
+def test_an_empty_policy_is_said_once():
+    """Issue 27: 'the policy protects nothing' was the red verdict and again a read-out warning; now the
+    verdict alone says it (the read-out keeps its other warnings)."""
+    at = page()
+    at.button(key="designer:clear").click().run()
+    assert not at.exception
+    said = [e.value for e in at.error] + [x.value for x in at.warning]
+    assert sum("protects nothing" in t or "protects no pair" in t for t in said) == 1, said
+    assert [e.value for e in at.error if is_verdict(e)][0].startswith("**The policy protects nothing")
+    assert any("lie in different components" in x.value for x in at.warning)
