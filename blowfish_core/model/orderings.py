@@ -80,8 +80,8 @@ def known_order(levels: Iterable[str]) -> OrderedLevels | None:
     if len(vals) < MIN_ORDERED_LEVELS:
         return None
     for ordering in KNOWN_ORDERINGS:
-        pos = [ordering.position.get(v.strip().lower()) for v in vals]
-        if any(p is None for p in pos) or len(set(pos)) != len(pos):
+        pos = [ordering.position.get(v.strip().lower(), -1) for v in vals]
+        if min(pos) < 0 or len(set(pos)) != len(pos):
             continue
         return OrderedLevels(ordering, tuple(v for _, v in sorted(zip(pos, vals), key=lambda t: t[0])))
     return None
