@@ -24,6 +24,7 @@ from blowfish_core.synthesis.gate import GateError
 from blowfish_core.synthesis.report import ledger_text
 from blowfish_core.model.schema import _fmt
 from blowfish_core.workflows.verdicts import policy_verdict
+from blowfish_core.workflows.formatting import fmt_delta
 from studio import data_source as ds
 from studio import data_ui
 from studio import flow
@@ -137,8 +138,10 @@ with right:
     grid = sorted(set(TAU_GRID) | {get_tau()})  # the session's tau is always one of the options
     tau = st.select_slider("Temperature tau (Gower units, log scale)", options=grid, key=TAU_KEY,
                            format_func=lambda t: f"{t:g}", on_change=on_tau_change, args=("Policy",))
+    verdict = None
     try:
-        flow.verdict_banner(policy_verdict(studio.schema, studio.policy, float(tau)))
+        verdict = policy_verdict(studio.schema, studio.policy, float(tau))
+        flow.verdict_banner(verdict)
     except bc.BlowfishError as e:
         st.error(str(e))
 
@@ -192,8 +195,11 @@ with right:
         key="designer:q_fig", config={"displayModeBar": False})
 
     st.subheader("What the policy leaves open")
+    # the red verdict above already says "protects nothing": its read-out warning is not shown again (issue 27)
+    said = {"no-protection"} if verdict is not None and verdict.level == "bad" and ro["reach"] == 0 else set()
     for item in ro["warnings"]:
-        (st.warning if item["severity"] == "warning" else st.info)(item["message"])
+        if item["kind"] not in said:
+            (st.warning if item["severity"] == "warning" else st.info)(item["message"])
     if not ro["warnings"]:
         st.success("No warning: every attribute is protected below its diameter and the graphs are connected.")
 
@@ -213,13 +219,13 @@ with right:
             lo_i, hi_i = math.ceil(a.lo), math.floor(a.hi)
             st.session_state.setdefault(ukey, int(lo_i))
             st.session_state.setdefault(vkey, int(lo_i + (hi_i - lo_i) // 4))
-            u = c1.number_input(f"u ({a.threshold_unit})", key=ukey, step=1)
-            v = c2.number_input(f"v ({a.threshold_unit})", key=vkey, step=1)
+            u = c1.number_input(w.with_unit("u", a.threshold_unit), key=ukey, step=1)
+            v = c2.number_input(w.with_unit("v", a.threshold_unit), key=vkey, step=1)
         else:
             st.session_state.setdefault(ukey, float(a.lo))
             st.session_state.setdefault(vkey, float(a.lo + (a.hi - a.lo) / 4))
-            u = c1.number_input(f"u ({a.threshold_unit})", key=ukey, format="%g")
-            v = c2.number_input(f"v ({a.threshold_unit})", key=vkey, format="%g")
+            u = c1.number_input(w.with_unit("u", a.threshold_unit), key=ukey, format="%g")
+            v = c2.number_input(w.with_unit("v", a.threshold_unit), key=vkey, format="%g")
     else:
         labels = [_fmt(x) for x in a.domain_values()]
         by = dict(zip(labels, a.domain_values()))
@@ -235,7 +241,7 @@ with right:
     else:
         st.session_state["designer:pair"] = pp
         # the valid figures for this (Gaussian, zCDP) release first: ρ' = l²ρ and its (ε, δ)
-        at_delta = f" at δ = {b['delta']:g}" if b else ""
+        at_delta = f" at δ = {fmt_delta(b['delta'])}" if b else ""
         m = st.columns(4)
         m[0].metric("Path length l", "no path" if pp["length"] is None else str(pp["length"]),
                     help="fewest protected edges joining u and v; 'no path': different components, not protected")

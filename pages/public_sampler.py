@@ -23,8 +23,9 @@ from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import SEEDED_NOTE
 from blowfish_core.workflows.public_sampler import EVALUATION_LABEL, public_aware_sample, release_marginal_samples
 from blowfish_core.synthesis.gate import GateError, total_text, unprotected_text
+from studio.budget_ui import DELTA_FORMAT
 from studio import flow
-from studio.plots import OKABE_ITO
+from studio.plots import OKABE_ITO, log_axis
 from studio.projector import for_projector, projector_toggle
 from studio.state import get_studio
 
@@ -92,7 +93,7 @@ else:
         public_note = f"{held_out:,} held-out rows of {studio.dataset_name} (disjoint from the private rows)"
 c1, c2, c3, c4 = st.columns(4)
 c1.number_input("epsilon (nats)", key="ps_eps", format="%g", step=0.5)
-c2.number_input("delta", key="ps_delta", format="%g", step=1e-6)
+c2.number_input("δ", key="ps_delta", format=DELTA_FORMAT, step=1e-6)
 c3.number_input("n_samples (rows to release)", key="ps_n", step=64)
 c4.number_input("Seed (study preview only)", key="ps_seed", step=1)
 d1, d2 = st.columns(2)
@@ -214,8 +215,9 @@ with details:
                         name=f"PubMix floor {res.floor:.3g}")
     fig.add_scatter(x=res.curve["n_samples"], y=res.curve["linmix"], mode="lines+markers", name="LinMix floor 1/d")
     fig.add_vline(x=res.n_samples, line_dash="dot")
-    fig.update_layout(title="beta_min vs n_samples (Fig. 2 analogue)", xaxis_title="n_samples", xaxis_type="log",
+    fig.update_layout(title="beta_min vs n_samples (Fig. 2 analogue)", xaxis_title="n_samples",
                       yaxis_title="beta_min", height=360)
+    log_axis(fig, res.curve["n_samples"])
     f1.plotly_chart(for_projector(fig), use_container_width=True)
     fig = go.Figure()
     fig.add_bar(x=list(range(res.d)), y=res.p_public, name="public histogram", opacity=0.6)
@@ -235,5 +237,6 @@ if ev:
     for key, label in (("pubmix", "PubMix"), ("linmix", "LinMix"), ("gaussian", "Gaussian mechanism")):
         fig.add_scatter(x=ev["n_samples"], y=ev[key], mode="lines+markers", name=label)
     fig.update_layout(title="TV(private marginal, draws) -- evaluation only", xaxis_title="n_samples",
-                      xaxis_type="log", yaxis_title="TV", height=360)
+                      yaxis_title="TV", height=360)
+    log_axis(fig, ev["n_samples"])
     st.plotly_chart(for_projector(fig), use_container_width=True)

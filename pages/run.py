@@ -12,7 +12,6 @@ earlier results intact.
 
 from __future__ import annotations
 
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
@@ -32,11 +31,11 @@ from blowfish_core.workflows.ranking import ranking_verdict_from_report
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig, run_verdict_from_report, sweep_verdict_from_result
 from studio import flow
 from studio import runner_ui as ui
-from studio.budget_ui import budget_control
+from studio.budget_ui import DELTA_FORMAT, budget_control
 from studio.bundle_ui import run_settings_of
-from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table, style_methods
-from studio.run_ui import (RunStatus, current_text, expected_text, fmt_seconds, rounds_input, run_with_clock,
-                           session_rounds, sweep_figure, sweep_frame)
+from studio.plots import OKABE_ITO, REAL_SYNTH, SEQUENTIAL, chart_with_table
+from studio.run_ui import (NO_ROUNDS, RunStatus, current_text, expected_text, fmt_seconds, round_error_figure,
+                           rounds_input, run_with_clock, session_rounds, sweep_figure, sweep_frame)
 from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change, seed as seed_widget
 from studio.widgets import fmt_q, fmt_reach
 
@@ -169,7 +168,7 @@ with c2:
         st.number_input("rho (total zCDP budget)", key="rn_rho", format="%g", step=1e-4,
                         disabled=lock or session_mode or not rho_mode)
         st.number_input("epsilon", key="rn_epsilon", format="%g", step=0.05, disabled=lock or session_mode or rho_mode)
-        st.number_input("delta", key="rn_delta", format="%g", step=1e-6, disabled=lock or session_mode,
+        st.number_input("δ", key="rn_delta", format=DELTA_FORMAT, step=1e-6, disabled=lock or session_mode,
                         help="in (0, 1); used for the (epsilon, delta) report either way")
         st.radio("epsilon -> rho conversion", [ui.AUTO_CONVERSION, "exact", "eq1"], key="rn_conversion",
                  horizontal=True, disabled=lock or session_mode or rho_mode or sampling,
@@ -327,19 +326,16 @@ def draw_results() -> None:
         g["method"] = g["method"].map(METHOD_LABELS)
         g["step"] = g["round"].map(lambda r: f"round {r}" if r <= T else "release")
         order = [METHOD_LABELS[m] for m in ui.METHOD_ORDER]
-        fig = px.line(g, x="round", y="error", color="method", line_dash="method", symbol="method", markers=True,
-                      category_orders={"method": order}, hover_data=["step"], labels={"error": f"mean {metric.upper()}", "round": "round (T + 1 = release)"})
-        fig.update_traces(marker_size=9, line_width=2.5)
-        style_methods(fig)  # Okabe-Ito colour, marker and dash per method
-        fig.update_layout(height=350, margin=dict(t=40, b=20), legend=dict(orientation="h", yanchor="bottom", y=1.02,
-                                                                          x=0, title=None))
-        fig.update_xaxes(dtick=1)
+        # Okabe-Ito colour, marker and dash per method; MST / AIM (no rounds) as a level line "final (no rounds)"
+        fig = round_error_figure(g, T, metric, order)
         chart_with_table(fig, g[["method", "round", "step", "error"]], key=f"rn_round_fig_{rid}")
         st.caption(f"Rounds 1..{T}: error of the candidate population C_t (every candidate counted once), mean over "
                    f"seeds; point {T + 1}: the released records ("
                    + (f"the round-{T} {ui.mechanism_label(res.request.mechanism)} draws" if ui.is_sampling(
                        res.request.mechanism) else f"drawn from C_{T} by the last noisy counts") + "). "
-                   "Each method has its own dash style and marker.")
+                   "Each method has its own dash style and marker"
+                   + (f"; a dotted level line marks a method without rounds ({NO_ROUNDS}: its released records)."
+                      if any(g.groupby("method")["round"].nunique() == 1) else "."))
         for a, b in ui.identical_lines(re_):
             why = (" Every round of Hard certified sensitivity sqrt(2) (a protected edge crosses a cell boundary), "
                    "so Hard drew exactly Tab-PE's noise on the same seeds." if {a, b} == {"tab-pe", "hard"} else "")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from blowfish_core import get_preset
@@ -38,8 +37,9 @@ from blowfish_core.workflows.verdicts import fmt_tolerance, tau_grid_for_people
 from studio import flow
 from studio import runner_ui as ui
 from studio.accuracy_ui import accuracy_first_section
-from studio.plots import HIGHLIGHT, chart_with_table, log_axis_range, mark_x, method_style
-from studio.run_ui import RunStatus, carry_message, current_text, run_with_clock
+from studio.budget_ui import DELTA_FORMAT
+from studio.plots import HIGHLIGHT, chart_with_table, mark_x
+from studio.run_ui import RunStatus, carry_message, current_text, pilot_figure, run_with_clock
 from studio.state import get_studio, get_tau, session_budget, set_studio, set_tau
 
 st.set_page_config(page_title="Temperature Pilot · Blowfish Studio", layout="wide")
@@ -195,7 +195,7 @@ except (BlowfishError, TypeError, ValueError):
 with st.expander("Advanced: the target budget as ρ (zCDP) and δ (the session's budget by default)"):
     b1, b2 = st.columns(2)
     b1.number_input("Target budget rho (total zCDP of the private run)", key="pl_rho", format="%g", step=1e-4)
-    b2.number_input("delta", key="pl_delta", format="%g", step=1e-6)
+    b2.number_input("δ", key="pl_delta", format=DELTA_FORMAT, step=1e-6)
 scaling = None
 if public is not None:
     try:
@@ -266,31 +266,12 @@ else:
     st.dataframe(ui.styled(shown, {"tau": "g", "q": ".3g", "mean": ".4f", "ci_low": ".4f", "ci_high": ".4f",
                                    "R_s vs Hard (%)": ".1f"}),
                  hide_index=True, placeholder=ui.NA)
-    soft = tab[tab["method"] == BF_SOFT.name]
-    hard = tab[tab["method"] == HARD.name].iloc[0]
-    fig = go.Figure()
-    _hs, _ss = method_style("hard"), method_style("bf-soft")
-    if not (ui._missing(hard["ci_low"]) or ui._missing(hard["ci_high"])):
-        fig.add_hrect(y0=max(float(hard["ci_low"]), 0.0), y1=hard["ci_high"], fillcolor=_hs["color"], opacity=0.12,
-                      line_width=0)
-    fig.add_hline(y=hard["mean"], line_dash="solid", line_color=_hs["color"],
-                  annotation_text="Hard (mean, 95% CI band)", annotation_position="top left")
-    # errors are >= 0: the lower whisker stops at 0; a missing interval (one seed) draws no whisker
-    s_hi = (soft["ci_high"].astype(float) - soft["mean"]).fillna(0)
-    s_lo = (soft["mean"] - soft["ci_low"].astype(float).clip(lower=0)).fillna(0)
-    fig.add_trace(go.Scatter(x=soft["tau"], y=soft["mean"], mode="lines+markers", name="BF-Soft",
-                             line=dict(color=_ss["color"], dash=_ss["dash"], width=2.5),
-                             marker=dict(symbol=_ss["symbol"], size=10),
-                             error_y=dict(type="data", symmetric=False, array=s_hi, arrayminus=s_lo)))
+    fig = pilot_figure(tab, BF_SOFT.name, HARD.name, res.metric)  # every method in the legend
     try:  # live: changing the tie tolerance re-applies the tie rule without re-running
         rec = recommend([(c.method, c.tau, c.mean) for c in res.candidates], P["pl_tie"])
     except BlowfishError as e:
         st.error(f"Tie tolerance: {e}")
         rec = res.recommendation
-    fig.update_layout(xaxis_type="log", xaxis_title="τ (Gower units, log scale)",
-                      yaxis_title=f"mean public {res.metric.upper()} (lower is better)", height=380,
-                      margin=dict(t=40, b=20), legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
-    fig.update_xaxes(range=log_axis_range(soft["tau"]))  # the axis stays on the grid ("chosen" adds no point)
     if rec.tau is not None:
         mark_x(fig, float(rec.tau), f"chosen τ = {rec.tau:g}", color=HIGHLIGHT)
     chart_with_table(fig, tab[["method", "tau", "mean", "ci_low", "ci_high"]], key="pl_fig")

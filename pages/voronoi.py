@@ -357,7 +357,8 @@ def panel(akey: tuple, pop_xy: tuple, vote: str, title: str, clickable: bool = F
     x_vals = sch.attributes[0].decode(xs_).to_numpy(dtype=float)
     y_vals = sch.attributes[1].decode(ys_).to_numpy(dtype=float)
     Z = res["regions"].reshape(xs_.size, ys_.size).T          # first attribute slowest -> rows are y
-    axis_title = {a.name: f"{a.name} ({'levels' if a.ordered and not a.bounded else 'units'})" for a in sch.attributes}
+    axis_title = {a.name: f"{a.name} (levels)" if a.ordered and not a.bounded else f"{a.name} ({a.unit})" if a.unit
+                  else a.name for a in sch.attributes}  # no placeholder unit: the name alone
     fig = go.Figure()
     fig.add_trace(go.Heatmap(z=Z, x=x_vals, y=y_vals, colorscale=region_colorscale(m_), zmin=-0.5, zmax=m_ - 0.5,
                              showscale=False, opacity=0.22, hovertemplate="nearest candidate #%{z}<extra></extra>"))

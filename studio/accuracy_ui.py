@@ -26,8 +26,9 @@ from blowfish_core.workflows.accuracy_budget import (EPSILON_MAX, EPSILON_MIN, M
                                                      accuracy_first_budget, attainable_target)
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.algorithm.evolution import RunStopped
+from blowfish_core.workflows.formatting import fmt_delta
 from blowfish_core.workflows.verdicts import fmt_sig
-from studio.plots import base_layout, chart_with_table, log_axis_range, method_style
+from studio.plots import base_layout, chart_with_table, log_axis, method_style
 from studio.run_ui import RunStatus
 from studio.state import seed, session_budget
 
@@ -90,9 +91,9 @@ def accuracy_figure(res: Any) -> tuple[go.Figure, pd.DataFrame]:
     fig.add_hline(y=res.target_error, line_dash="dot", line_color="#7f7f7f",
                   annotation_text=f"target {fmt_sig(res.target_error, 3)}", annotation_position="top left")
     metric = METRIC_NAMES.get(res.metric, res.metric)
-    base_layout(fig, f"privacy budget ε at δ = {fmt_sig(res.delta, 1)} (log scale)",
+    base_layout(fig, f"privacy budget ε at δ = {fmt_delta(res.delta)} (log scale)",
                 f"mean pilot {metric} (lower is better)", height=340)
-    fig.update_xaxes(type="log", range=log_axis_range([r["epsilon"] for r in rows]))
+    log_axis(fig, [r["epsilon"] for r in rows])
     return fig, pd.DataFrame(rows)
 
 
@@ -166,7 +167,7 @@ def accuracy_first_section(studio: Any, public_df: pd.DataFrame | None, n_target
     m1, m2 = st.columns(2)
     lo, hi = res.epsilon_interval
     m1.metric("Budget for the target", f"ε ≈ {fmt_sig(res.epsilon, 2)}",
-              help=f"ρ = {fmt_sig(res.rho, 3)} zCDP at δ = {fmt_sig(res.delta, 2)} (exact Gaussian curve); "
+              help=f"ρ = {fmt_sig(res.rho, 3)} zCDP at δ = {fmt_delta(res.delta)} (exact Gaussian curve); "
                    f"95% range ε {fmt_sig(lo, 2)} to {'beyond the cap' if hi is None else fmt_sig(hi, 2)}")
     m2.metric("Method", res.label)
     fig, df = accuracy_figure(res)

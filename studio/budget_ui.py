@@ -24,10 +24,14 @@ import streamlit as st
 from blowfish_core.workflows.budget import BudgetView, budget_from_epsilon, budget_from_rho, describe_epsilon, privacy_scale
 from blowfish_core.base.constants import DEFAULT_DELTA
 from blowfish_core.base.errors import BlowfishError
+from blowfish_core.workflows.formatting import fmt_delta
 from blowfish_core.workflows.verdicts import fmt_sig
 from studio.state import draft, drop_drafts, get_studio, keep_draft, seed, session_budget
 
 DELTA_OPTIONS = (1e-4, DEFAULT_DELTA, 1e-6, 1e-7, 1e-8, 1e-9)  # the default delta (base.constants) among them
+#: the format of every δ number box (the Run, Tune and sampler pages): one exponent form, '1.0e-04' and
+#: '1.0e-05' alike ('%g' would show '0.0001' beside '1e-05'); the options above read '10⁻⁴' (fmt_delta).
+DELTA_FORMAT = "%.1e"
 
 
 def fmt_epsilon_step(eps: float, steps: tuple[float, ...] | None = None) -> str:
@@ -112,7 +116,7 @@ def budget_control(studio: Any, prefix: str, rounds: int | None = None, containe
     ends = cols[0].columns(2)
     ends[0].caption(f":material/arrow_back: {sc.left}")
     ends[1].html(f'<div style="text-align:right;font-size:0.875rem;opacity:0.6">{sc.right} →</div>')
-    delta = cols[1].selectbox("δ", DELTA_OPTIONS, key=dk, format_func=lambda d: fmt_sig(d, 1),
+    delta = cols[1].selectbox("δ", DELTA_OPTIONS, key=dk, format_func=fmt_delta,
                               help="The probability that the ε statement fails; keep it well below one over the "
                                    "number of records.", **kw)
     with c.expander("Advanced: give ρ (zCDP) instead of ε"):

@@ -103,6 +103,10 @@ def _load_bytes(raw: bytes, name: str, target: str, choice: ds.IntakeChoice | No
         new, notes = ds.studio_from_intake(res, name, target, get_studio())
     except bc.BlowfishError as e:
         st.session_state[INTAKE] = (raw, name, target, choice, res)
+        if res is not None and res.problems:  # the intake panel shows each problem (one st.error each): once
+            flash("data", "warning", f"{name} was not loaded: {w.plural(len(res.problems), 'problem')}, listed "
+                                     f"below with its fix.{kept_note()}")
+            return
         msg = str(e).rstrip()
         msg = msg if msg.startswith(name) else f"{name}: {msg}"
         flash("data", "error", msg + ("" if msg.endswith(".") else ".") + kept_note())
@@ -210,6 +214,26 @@ def on_paste(target: str) -> None:
 
 
 
+#: width in pixels of the schema table's "declared public" column: its whole header shows (issue 24 item 10;
+#: a checkbox column is otherwise sized to its box and the header was cut to "declar…").
+DECLARED_PUBLIC_WIDTH = 130
+
+
+def schema_column_config() -> dict:
+    """The schema table's column_config: the type as a select box, the bounds and weight as text with
+    their help, and the "declared public" checkbox wide enough for its header."""
+    return {
+        "type": st.column_config.SelectboxColumn("type", options=ds.EDITABLE_KINDS, required=True),
+        "lo": st.column_config.TextColumn("lo", help=f"public lower bound (numeric types; {ds.BLANK} = none)"),
+        "hi": st.column_config.TextColumn("hi", help=f"public upper bound (numeric types; {ds.BLANK} = none)"),
+        "weight": st.column_config.TextColumn("weight", help=f"Gower weight ({ds.BLANK} = 1/p)"),
+        "declared public": st.column_config.CheckboxColumn(
+            "declared public", width=DECLARED_PUBLIC_WIDTH,
+            help="Tick to vouch that this column's inferred bounds or levels are public knowledge "
+                 "(not read off the private table)."),
+    }
+
+
 def data_section() -> Studio:
     """Draw the data section; returns the studio as it is after the section's edits."""
     studio = get_studio()
@@ -278,12 +302,7 @@ def data_section() -> Studio:
                 table_key, lambda: ds.schema_table(_studio.private, _studio.schema, _studio.inferred_schema),
                 key=f"designer:schema_editor:{rev}", hide_index=True, disabled=["column"],
                 column_order=[c for c in ds.SCHEMA_TABLE_COLUMNS if c != "domain"],
-                column_config={
-                    "type": st.column_config.SelectboxColumn("type", options=ds.EDITABLE_KINDS, required=True),
-                    "lo": st.column_config.TextColumn("lo", help=f"public lower bound (numeric types; {ds.BLANK} = none)"),
-                    "hi": st.column_config.TextColumn("hi", help=f"public upper bound (numeric types; {ds.BLANK} = none)"),
-                    "weight": st.column_config.TextColumn("weight", help=f"Gower weight ({ds.BLANK} = 1/p)"),
-                })
+                column_config=schema_column_config())
             st.form_submit_button(APPLY_SCHEMA, help="Cell edits take effect together when you press this "
                                   "(one page run for all of them).")
         try:

@@ -7,7 +7,7 @@ axis titles with units, and every chart followed by its data as a table (a text 
 * :func:`method_style` / :func:`style_methods` style traces by method label or name.
 * :func:`chart_with_table` draws a plotly figure and, right under it, an expander with the data.
 * :func:`log_axis_range` keeps a log axis to the data (annotations such as "crossing" never stretch
-  it to 1); :func:`mark_x` draws a labelled vertical line inside the plot.
+  it to 1); :func:`log_axis` makes an axis log with decade or 1-2-5 ticks in one label form; :func:`mark_x` draws a labelled vertical line inside the plot.
 * :data:`REAL_SYNTH` colours real vs synthetic (blue vs orange: never two blues).
 """
 
@@ -92,6 +92,48 @@ def log_axis_range(values: Iterable[float], pad: float = 0.15) -> list[float]:
     if not v:
         return [-1.0, 0.0]
     return [math.log10(min(v)) - pad, math.log10(max(v)) + pad]
+
+
+#: tick mantissas of a log axis shorter than two decades (1, 2, 5 per decade), tried before every digit.
+LOG_MANTISSAS = ((1.0,), (1.0, 2.0, 5.0), tuple(float(m) for m in range(1, 10)))
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """Tick values of a log axis over [10^lo, 10^hi] (exponents): the decades when at least two fall in
+    it, else 1-2-5 in each decade, else every digit; never plotly's default minor labels ("3 4 5 ... 0.1
+    2 3", issue 24 item 10)."""
+    out: list[float] = []
+    for mants in LOG_MANTISSAS:
+        out = [float(f"{m * 10.0 ** k:.3g}") for k in range(math.floor(lo), math.ceil(hi) + 1) for m in mants
+               if lo - 1e-9 <= math.log10(m * 10.0 ** k) <= hi + 1e-9]
+        if len(out) >= 2:
+            return out
+    return sorted({float(f"{10.0 ** lo:.2g}"), float(f"{10.0 ** hi:.2g}")})  # a sliver of a decade: its ends
+
+
+def log_tick_text(ticks: list[float]) -> list[str]:
+    """Labels of log ticks in one form: plain ('0.05', '10') while every tick lies in [0.001, 10^5), else
+    every one a power of ten ('10⁻⁵', '10⁻⁴', '2 × 10⁻⁴'; never '0.0001' beside '10⁻⁵')."""
+    from blowfish_core.workflows.formatting import fmt_power, fmt_sig
+
+    if all(1e-3 <= t < 1e5 for t in ticks):
+        return [fmt_sig(t, 2) for t in ticks]
+    out = []
+    for t in ticks:
+        e = math.floor(math.log10(t) + 1e-9)
+        out.append(fmt_power(float(f"{t / 10.0 ** e:.2g}"), e))
+    return out
+
+
+def log_axis(fig: Any, values: Iterable[float], axis: str = "x", pad: float = 0.15, row: Any = None,
+             col: Any = None) -> Any:
+    """Make ``axis`` ('x' or 'y') of ``fig`` a log axis on the data (:func:`log_axis_range`) with readable
+    ticks (:func:`log_ticks`, labelled in one form by :func:`log_tick_text`)."""
+    rng = log_axis_range(values, pad)
+    ticks = log_ticks(*rng)
+    upd = dict(type="log", range=rng, tickmode="array", tickvals=ticks, ticktext=log_tick_text(ticks))
+    (fig.update_xaxes if axis == "x" else fig.update_yaxes)(row=row, col=col, **upd)
+    return fig
 
 
 def mark_x(fig: Any, x: float, text: str, color: str = NEUTRAL) -> Any:

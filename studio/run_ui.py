@@ -33,8 +33,9 @@ from blowfish_core.algorithm.methods import METHOD_LABELS, get_method
 from blowfish_core.base.errors import BlowfishError
 from blowfish_core.workflows.progress import (ANALYSIS, PRIOR_SECONDS_PER_STEP, MethodProgress, ProgressClock,
                                               ProgressSnapshot, run_plan)
+from blowfish_core.workflows.formatting import fmt_delta
 from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig
-from studio.plots import base_layout, log_axis_range, mark_x, method_style
+from studio.plots import base_layout, log_axis, mark_x, method_style
 from studio.runner_ui import RUNNER_DEFAULTS, runner_settings
 from studio.state import seed
 
@@ -296,11 +297,79 @@ def sweep_figure(result: Any) -> go.Figure:
             customdata=tab["rho"], error_y=dict(type="data", symmetric=False, array=hi, arrayminus=lo),
             hovertemplate=f"{s['label']}: %{{y:.4g}} at ε = %{{x:.3g}} (ρ = %{{customdata:.3g}})<extra></extra>"))
     metric = str(result.metric).upper()
-    base_layout(fig, f"privacy budget ε at δ = {fmt_sig(result.delta, 1)} (log scale)",
+    base_layout(fig, f"privacy budget ε at δ = {fmt_delta(result.delta)} (log scale)",
                 f"mean {metric} (lower is better)", height=380)
-    fig.update_xaxes(type="log", range=log_axis_range(tab["epsilon (exact)"]))
+    log_axis(fig, tab["epsilon (exact)"])
     if result.crossing_epsilon_exact is not None:
         mark_x(fig, float(result.crossing_epsilon_exact), f"crossing ε ≈ {fmt_crossing(result.crossing_epsilon_exact)}")
+    return fig
+
+
+#: legend words of a method without rounds (MST, AIM: one release) on the error-by-round chart.
+NO_ROUNDS = "final (no rounds)"
+
+
+def round_error_figure(g: pd.DataFrame, rounds: int, metric: str, order: list[str]) -> go.Figure:
+    """The Run step's "Error by round": mean error per round of every method (a marker and dash each).
+
+    ``g``: one row per (method label, round) with columns method, round (1..T; T + 1 the release),
+    step ('round 3' / 'release') and error.  ``order``: the method labels in legend order (others
+    follow).  A method with one point only (MST, AIM: no rounds, a final release) is drawn as a dotted
+    horizontal line over every round, named '<method>: final (no rounds)', so it reads as a
+    reference level instead of a lone dot at the release (issue 24 item 10).
+    """
+    fig = go.Figure()
+    labels = [m for m in order if m in set(g["method"])] + [m for m in dict.fromkeys(g["method"]) if m not in order]
+    for label in labels:
+        d = g[g["method"] == label].sort_values("round")
+        s = method_style(label)
+        if d["round"].nunique() == 1:
+            err = float(d["error"].iloc[0])
+            fig.add_trace(go.Scatter(
+                x=[1, rounds + 1], y=[err, err], mode="lines", name=f"{label}: {NO_ROUNDS}", showlegend=True,
+                line=dict(color=s["color"], dash="dot", width=2),
+                hovertemplate=f"{label}: %{{y:.4g}} ({NO_ROUNDS}: its released records)<extra></extra>"))
+            continue
+        fig.add_trace(go.Scatter(
+            x=d["round"], y=d["error"], mode="lines+markers", name=label, showlegend=True, customdata=d["step"],
+            line=dict(color=s["color"], dash=s["dash"], width=2.5), marker=dict(symbol=s["symbol"], size=9),
+            hovertemplate=f"{label}, %{{customdata}}: %{{y:.4g}}<extra></extra>"))
+    fig.update_layout(height=350, margin=dict(t=40, b=20), xaxis_title="round (T + 1 = release)",
+                      yaxis_title=f"mean {metric.upper()}",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, title=None))
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def pilot_figure(tab: pd.DataFrame, soft_name: str, hard_name: str, metric: str) -> go.Figure:
+    """The Tune pilot's chart: Hard's mean as a line with its 95% band, BF-Soft's mean per τ with its
+    intervals (log τ axis, :func:`studio.plots.log_axis`).  ``tab``: the pilot's table (method, tau, mean,
+    ci_low, ci_high); soft_name / hard_name: the methods' names in it.  Every trace that carries a
+    method has a legend entry (Hard's line is a shape, so a legend-only trace names it; issue 24
+    item 10: BF-Soft alone was one trace, and plotly hides the legend of a single trace)."""
+    soft = tab[tab["method"] == soft_name]
+    hard = tab[tab["method"] == hard_name].iloc[0]
+    fig = go.Figure()
+    _hs, _ss = method_style(hard_name), method_style(soft_name)
+    h_lo, h_hi = hard["ci_low"], hard["ci_high"]
+    if not (pd.isna(h_lo) or pd.isna(h_hi)):
+        fig.add_hrect(y0=max(float(h_lo), 0.0), y1=h_hi, fillcolor=_hs["color"], opacity=0.12, line_width=0)
+    fig.add_hline(y=hard["mean"], line_dash="solid", line_color=_hs["color"],
+                  annotation_text="Hard (mean, 95% CI band)", annotation_position="top left")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"{_hs['label']} (mean, 95% CI band)",
+                             line=dict(color=_hs["color"], width=2.5), showlegend=True, hoverinfo="skip"))
+    # errors are >= 0: the lower whisker stops at 0; a missing interval (one seed) draws no whisker
+    s_hi = (soft["ci_high"].astype(float) - soft["mean"]).fillna(0)
+    s_lo = (soft["mean"] - soft["ci_low"].astype(float).clip(lower=0)).fillna(0)
+    fig.add_trace(go.Scatter(x=soft["tau"], y=soft["mean"], mode="lines+markers", name=_ss["label"], showlegend=True,
+                             line=dict(color=_ss["color"], dash=_ss["dash"], width=2.5),
+                             marker=dict(symbol=_ss["symbol"], size=10),
+                             error_y=dict(type="data", symmetric=False, array=s_hi, arrayminus=s_lo)))
+    fig.update_layout(xaxis_title="τ (Gower units, log scale)",
+                      yaxis_title=f"mean public {metric.upper()} (lower is better)", height=380,
+                      margin=dict(t=40, b=20), showlegend=True,
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    log_axis(fig, soft["tau"])  # on the grid ("chosen" adds no point); decade or 1-2-5 ticks
     return fig
 
 

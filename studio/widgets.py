@@ -26,8 +26,8 @@ import blowfish_core as bc
 from blowfish_core.analysis.graphs import CLUSTERS_PER_ROW, policy_graph_data
 from blowfish_core.model.policy import AttributePolicy, value_edges
 from blowfish_core.model.schema import _fmt
-from studio.plots import HIGHLIGHT, NEUTRAL, OKABE_ITO  # one palette: Okabe-Ito
-from studio.state import kept_editor
+from studio.plots import HIGHLIGHT, NEUTRAL, OKABE_ITO, log_axis  # one palette: Okabe-Ito
+from studio.state import kept_editor, seed
 
 POLICY_KEY_PREFIX = "pol:"
 KIND_LABELS = {
@@ -63,6 +63,12 @@ def fmt_eps(x: float | None) -> str:
     if math.isinf(x):
         return "∞"
     return f"{x:.3g}" if 0 < abs(x) < 0.01 else f"{x:.3f}"
+
+
+def with_unit(text: str, unit: str | None) -> str:
+    """'Threshold for age (years)'; the text alone when there is no unit ('Threshold for balance' of an
+    uploaded column: never a placeholder such as 'units')."""
+    return f"{text} ({unit})" if unit else text
 
 
 def short_label(label: str, width: int = LABEL_CHARS) -> str:
@@ -130,16 +136,35 @@ def _threshold_widget(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy 
     init = float(ap.theta) if ap.kind == "threshold" else _theta_default(a, t3)
     top = max(_theta_max(a), init)
     whole = a.whole_steps and float(init).is_integer() and float(top).is_integer()
-    unit = a.threshold_unit
-    label = f"Threshold for {a.name} ({unit})"
+    unit = a.threshold_unit or f"the values of {a.name}"  # an uploaded column has no unit: its name, never "units"
+    label = with_unit(f"Threshold for {a.name}", a.threshold_unit)
     help_ = (f"Values within this distance, in {unit}, are protected pairs (0 < |u - v| <= theta). "
              "Farther values are linked only through chains of pairs (group privacy).")
     if key not in st.session_state:
         st.session_state[key] = int(init) if whole else float(init)
-    if whole:
-        return st.slider(label, 0, int(top), step=1, key=key, help=help_)
-    step = 0.5 if a.whole_steps else float(10 ** math.floor(math.log10(max(top, 1e-12) / 200)))
-    return st.slider(label, 0.0, float(top), step=step, key=key, help=help_)
+    step: float = 1 if whole else (0.5 if a.whole_steps else float(10 ** math.floor(math.log10(max(top, 1e-12) / 200))))
+    lo, hi = (0, int(top)) if whole else (0.0, float(top))
+    # issue 24 item 10: a number box beside the slider (a wide domain, e.g. balance 0-120,000, moves ~430 per
+    # pixel).  The slider's key stays THE key of the threshold; the box is seeded from it on every run and its
+    # on_change writes the typed value back (studio.state's pattern), so the two always show one value.
+    box_key = f"{key}{THETA_BOX_SUFFIX}"
+    seed(box_key, int(st.session_state[key]) if whole else float(st.session_state[key]))
+    s_col, b_col = st.columns([3, 1], vertical_alignment="bottom")
+    b_col.number_input(f"{label}, typed", min_value=lo, max_value=hi, step=step, key=box_key,
+                       format=None if whole else "%g", on_change=_theta_typed, args=(key,),
+                       label_visibility="collapsed", help=f"Type the threshold, in {unit}; the slider follows.")
+    return s_col.slider(label, lo, hi, step=step, key=key, help=help_)
+
+
+#: the number box of a threshold has the slider's key plus this suffix (studio.state: one key per setting).
+THETA_BOX_SUFFIX = ":box"
+
+
+def _theta_typed(key: str) -> None:
+    """The threshold box's on_change: write the typed value into the slider's key (THE threshold)."""
+    v = st.session_state.get(f"{key}{THETA_BOX_SUFFIX}")
+    if v is not None:
+        st.session_state[key] = v
 
 
 def _block_widget(a: bc.Attribute, ap: AttributePolicy, t3: AttributePolicy | None) -> list[list[Any]]:
@@ -273,6 +298,12 @@ def q_curve_figure(ro: dict[str, Any]) -> go.Figure:
     return _q_curve(json.dumps({"curve": ro["curve"], "tau": ro["tau"], "q": ro["q"]}))
 
 
+#: the reach chart's title and its key (a subtitle), and the top margin that holds both.
+REACH_TITLE = "Weighted reach w_i r_i per attribute"
+REACH_SUBTITLE = "hatched red: sets the record-level reach (a max)"
+REACH_TOP = 75
+
+
 # Figures are cached by their (JSON) input and shared read-only: building a plotly figure
 # costs tens of milliseconds, and the page redraws on every widget change.
 @st.cache_resource(max_entries=512, show_spinner=False)
@@ -283,13 +314,16 @@ def _reach_bar(spec: str) -> go.Figure:
     top = set(ro["argmax_all"])
     colors = [HIGHLIGHT if n in top else BASE for n in names]
     patterns = ["/" if n in top else "" for n in names]  # not by colour alone
-    title = "Weighted reach w_i r_i per attribute (hatched red: sets the record-level reach, a max)"
+    # a short title, the key in a subtitle, left-aligned with room above the plot: the one long title was cut
+    # off in the Policy step's column (issue 24 item 10)
+    title = dict(text=REACH_TITLE, subtitle=dict(text=REACH_SUBTITLE), x=0, xanchor="left", y=0.98,
+                 yanchor="top", yref="container")
     if len(names) > HORIZONTAL_BARS:  # many attributes: horizontal bars, names readable
         fig = go.Figure(go.Bar(y=names, x=vals, orientation="h", marker_color=colors, marker_pattern_shape=patterns,
                                text=[fmt_reach(v) for v in vals], textposition="outside",
                                hovertemplate="%{y}: w·r = %{x:.6f}<extra></extra>"))
         fig.update_layout(title=title, xaxis_title="weighted reach (Gower units)", yaxis_title="attribute",
-                          height=120 + 22 * len(names), margin=dict(l=10, r=10, t=40, b=10),
+                          height=150 + 22 * len(names), margin=dict(l=10, r=10, t=REACH_TOP, b=10),
                           xaxis_range=[0, max(max(vals) * 1.3, 1e-3)])
         fig.update_yaxes(autorange="reversed")
         return fig
@@ -297,7 +331,7 @@ def _reach_bar(spec: str) -> go.Figure:
                            text=[fmt_reach(v) for v in vals], textposition="outside",
                            hovertemplate="%{x}: w·r = %{y:.6f}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="attribute",
-                      yaxis_title="weighted reach (Gower units)", height=300, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title="weighted reach (Gower units)", height=330, margin=dict(l=10, r=10, t=REACH_TOP, b=10),
                       yaxis_range=[0, max(max(vals) * 1.25, 1e-3)])
     return fig
 
@@ -313,7 +347,8 @@ def _q_curve(spec: str) -> go.Figure:
                              line=dict(color=NEUTRAL, dash="dash")))
     fig.add_trace(go.Scatter(x=[ro["tau"]], y=[ro["q"]], mode="markers", name=f"τ = {ro['tau']:g}",
                              marker=dict(color=HIGHLIGHT, size=12, symbol="diamond")))
-    fig.update_layout(title="Noise ratio q against τ", xaxis_type="log", xaxis_title="τ (Gower units, log scale)",
+    log_axis(fig, c["tau"], pad=0.0)
+    fig.update_layout(title="Noise ratio q against τ", xaxis_title="τ (Gower units, log scale)",
                       yaxis_title="q = σ_BF-Soft / σ_Hard (ratio)", yaxis_range=[0, 1.05], height=320,
                       margin=dict(l=10, r=10, t=70, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
@@ -338,7 +373,8 @@ def draw_policy_graph(a: bc.Attribute, data: dict[str, Any]) -> None:
     st.plotly_chart(fig, key=f"polfig:{a.name}", config={"displayModeBar": False})
     if data["kind"] == "band":
         if data["theta"] > 0:
-            st.caption(f"Any two values within {data['theta']:g} {data['unit']} are a protected pair; crossing "
+            within = f"{data['theta']:g} {data['unit']}".strip()
+            st.caption(f"Any two values within {within} are a protected pair; crossing "
                        f"the whole domain takes {plural(data['hops'], 'pair')}.")
         else:
             st.caption("No protected pair: every value of this attribute can be told apart.")
@@ -362,7 +398,7 @@ def _graph_figure(spec: str) -> go.Figure:
                                      name=f"protected against {data['center']:g}"))
         fig.add_trace(go.Scatter(x=[data["center"]], y=[0], mode="markers", marker=dict(color="black", size=9),
                                  name="example value"))
-        fig.update_layout(height=120, xaxis_title=unit, yaxis_visible=False, showlegend=False,
+        fig.update_layout(height=120, xaxis_title=with_unit(data.get("name") or "", unit) or unit, yaxis_visible=False, showlegend=False,
                           margin=dict(l=10, r=10, t=10, b=30))
         return fig
     nodes = data["nodes"]

@@ -121,7 +121,7 @@ def _band(a: Attribute, ap: AttributePolicy, reach: float) -> dict[str, Any]:
         center = float(math.floor(center))
     hops = None if theta <= 0 else int(math.ceil(width / theta - 1e-12))
     return {
-        "kind": "band", "lo": float(lo), "hi": float(hi), "unit": a.threshold_unit, "theta": theta,
+        "kind": "band", "lo": float(lo), "hi": float(hi), "unit": a.threshold_unit, "name": a.name, "theta": theta,
         "center": center, "band": [max(lo, center - theta), min(hi, center + theta)],
         "hops": hops, "reach": reach,
     }

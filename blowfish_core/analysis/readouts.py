@@ -107,8 +107,8 @@ def _warnings(schema: Schema, policy: Policy, per: dict[str, float], unweighted:
             theta = cast(float, ap.theta)  # the policy was validated: a threshold has a finite theta
             if a.whole_steps and not float(theta).is_integer():
                 add("threshold-rounds", "info", a.name,
-                    f"The threshold {_fmt(theta)} on '{a.name}' acts as {math.floor(theta + 1e-9)} "
-                    f"{a.threshold_unit}: the domain moves in whole steps.")
+                    f"The threshold {_fmt(theta)} on '{a.name}' acts as "
+                    f"{f'{math.floor(theta + 1e-9)} {a.threshold_unit}'.strip()}: the domain moves in whole steps.")
     if policy.participation:
         add("participation", "warning", None,
             "Participation edges (u, bottom) make adding or removing a record a neighbour: the sensitivity of "

@@ -21,6 +21,7 @@ from .domain import (  # noqa: F401  (re-exported)
     _plain, _tree_metric,
 )
 from ..base.errors import SchemaError
+from .orderings import known_order
 
 
 @dataclass(frozen=True)
@@ -333,8 +334,9 @@ def infer_schema(
     """Infer a schema from a table; the result is flagged data-derived (DESIGN §3).
 
     Numeric columns -> numeric [min, max] (integer when all values are whole);
-    two distinct values -> binary; other columns -> categorical with their sorted
-    distinct values.
+    two distinct values -> binary; month or weekday names (at least 3; the one table
+    :data:`blowfish_core.model.orderings.KNOWN_ORDERINGS`) -> ordinal in calendar / week order;
+    other columns -> categorical with their sorted distinct values.
 
     Parameters
     ----------
@@ -411,6 +413,9 @@ def infer_schema(
                     f"column '{c}' has {len(vals)} distinct values (> {max_categories}); "
                     "treat it as numeric, declare its categories, or leave it out of the model"
                 )
+            if (known := known_order(vals)) is not None:  # month / weekday names: their natural order
+                attrs.append(Attribute(c, "ordinal", levels=list(known.levels)))
+                continue
             kind = "binary" if len(vals) == 2 else "categorical"
             attrs.append(Attribute(c, kind, levels=vals))
     return Schema(attrs, data_derived=True, data_derived_columns=list(cols))

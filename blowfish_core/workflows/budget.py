@@ -26,7 +26,7 @@ from ..base.constants import DEFAULT_DELTA
 from ..base.errors import BlowfishError
 from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..synthesis.parsing import parse_budget
-from .formatting import fmt_sig
+from .formatting import fmt_delta, fmt_sig
 
 #: above this epsilon the budget control shows a warning (issue 16).
 EPSILON_WARN = 5.0
@@ -81,7 +81,7 @@ class BudgetView:
 
 
 def _label(epsilon: float, delta: float) -> str:
-    return f"ε = {fmt_sig(epsilon, 2)}" + (f" at δ = {fmt_sig(delta, 2)}" if delta > 0 else " (pure DP)")
+    return f"ε = {fmt_sig(epsilon, 2)}" + (f" at δ = {fmt_delta(delta)}" if delta > 0 else " (pure DP)")
 
 
 def _gaussian_view(rho: float, delta: float, rounds: int, requested: str, asked_eps: float | None,
@@ -96,7 +96,7 @@ def _gaussian_view(rho: float, delta: float, rounds: int, requested: str, asked_
     if asked_eps is not None and conversion == "eq1":
         tip += (f" You asked for ε ≤ {fmt_sig(asked_eps, 3)} by Eq. (1); the exact curve certifies "
                 f"ε = {fmt_sig(eps, 2)} for that ρ.")
-    tip += (f" δ = {fmt_sig(delta, 2)} is the probability that the ε statement fails; keep it well below one "
+    tip += (f" δ = {fmt_delta(delta)} is the probability that the ε statement fails; keep it well below one "
             "over the number of records.")
     return BudgetView(DEFAULT_MECHANISM, float(eps), float(delta), float(rho), int(rounds), tuple(per), None,
                       "gdp-exact", float(led.epsilon_eq1), requested, _label(eps, delta), tip,
@@ -283,7 +283,7 @@ def describe_epsilon(epsilon: float, delta: float | None = None) -> str:
     text = (f"{words}. Seeing the release changes the odds of any protected difference by at most a factor "
             f"e^ε ≈ {fmt_sig(factor, 2)}")
     if delta is not None and delta > 0:
-        text += f" (except with probability δ = {fmt_sig(check_delta(delta), 2)})"
+        text += f" (except with probability δ = {fmt_delta(check_delta(delta))})"
     return text[0].upper() + text[1:] + "."
 
 
@@ -345,8 +345,8 @@ def delta_note(delta: float, n_records: int) -> tuple[str, str]:
         raise BlowfishError(f"number of records must be a whole number >= 1 (got {n_records!r})")
     inv = 1.0 / n_records
     if delta >= inv:
-        return "bad", (f"δ = {fmt_sig(delta, 2)} is not below 1/n = {fmt_sig(inv, 2)} for {n_records:,} records: "
+        return "bad", (f"δ = {fmt_delta(delta)} is not below 1/n = {fmt_sig(inv, 2)} for {n_records:,} records: "
                        "the guarantee could fail for a whole record. Choose a smaller δ (e.g. "
                        f"{fmt_sig(10.0 ** math.floor(math.log10(inv) - 1), 1)}).")
-    return "neutral", (f"δ = {fmt_sig(delta, 2)} is below 1/n = {fmt_sig(inv, 2)} for {n_records:,} records: "
+    return "neutral", (f"δ = {fmt_delta(delta)} is below 1/n = {fmt_sig(inv, 2)} for {n_records:,} records: "
                        "the ε statement fails only with this small probability.")

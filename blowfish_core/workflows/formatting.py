@@ -134,6 +134,39 @@ def fmt_sig(x: float | None, digits: int = 2) -> str:
     return fmt_power(mant, e)
 
 
+def fmt_delta(delta: float | None, digits: int = 2) -> str:
+    """A δ, one format wherever δ is offered or shown (issue 24 item 10): always a power of ten below 1
+    ('10⁻⁴', '10⁻⁵', '2.5 × 10⁻⁶'), never '0.0001' beside '10⁻⁵'; 0 as '0', None as '—'.
+
+    Parameters
+    ----------
+    delta : float or None
+        The δ of an (ε, δ) statement.
+    digits : int, default 2
+        Significant figures of the mantissa, >= 1.
+
+    Returns
+    -------
+    str
+        The δ with a superscript exponent ('10⁻⁵'); a δ of 1e-3 or more in :func:`fmt_sig` form.
+
+    Raises
+    ------
+    BlowfishError
+        For NaN or digits < 1 (:func:`round_sig`).
+    """
+    if delta is None:
+        return "—"
+    v = round_sig(delta, digits)
+    if v == 0 or not 0 < abs(v) < 1e-3:
+        return fmt_sig(delta, digits)
+    e = math.floor(math.log10(abs(v)))
+    mant = round_sig(v / 10.0 ** e, digits)
+    if abs(mant) >= 10:
+        mant, e = mant / 10.0, e + 1
+    return fmt_power(mant, e)
+
+
 def fmt_crossing(epsilon: float | None) -> str:
     """The crossing epsilon of a budget sweep, as every place shows it (the sweep's verdict headline,
     the chart's marker, the metric): two significant figures, one formatting (issue 24).

@@ -143,3 +143,20 @@ def test_adult_upload_with_question_mark_workclass_is_accepted():
     studio, _ = ds.handle_upload(raw, "adult.csv", "adult")
     rows = pd.concat([studio.private, studio.public])  # the preset's 80% private split
     assert sorted(rows["workclass"]) == ["?", "Private"]
+
+
+@pytest.mark.parametrize("text", ["a,b\n1,x\n2,3\n3,4\n",            # one intake problem (a non-number)
+                                  "a,b\n1,2,3\n",                      # malformed: raised before any guess
+                                  ""])                                 # empty box
+def test_a_bad_pasted_csv_shows_exactly_one_error(text):
+    """Issue 27 "No error is shown more than once": the load's callback and the intake panel no longer
+    both show the same problem; a bad pasted CSV gives exactly one st.error element."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    at.radio(key="designer:source").set_value("csv").run()
+    _paste(at, text)
+    assert not at.exception, [e.value for e in at.exception]
+    errs = [e.value for e in at.error]
+    assert len(errs) == 1, errs
+    at.run()  # the next run: the intake panel's error stays, the callback's message is gone; still one
+    assert len(at.error) <= 1, [e.value for e in at.error]

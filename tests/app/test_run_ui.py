@@ -66,6 +66,25 @@ def test_sweep_figure_epsilon_axis_on_the_data_and_crossing_inside():
     # at x = 0.07 read as 10^0.07 ~ 1.2 is what stretched the old sweep axis to 1
     assert ann.x == pytest.approx(math.log10(0.07))
     assert fig.layout.shapes[0].x0 == 0.07
+    # readable log ticks (issue 24 item 10): under two decades, 1-2-5 values with plain labels, no minor digits
+    assert fig.layout.xaxis.tickmode == "array"
+    assert list(fig.layout.xaxis.tickvals) == [0.05, 0.1, 0.2]
+    assert list(fig.layout.xaxis.ticktext) == ["0.05", "0.1", "0.2"]
+
+
+def test_log_ticks_are_decades_or_one_two_five():
+    import plotly.graph_objects as go
+
+    from studio.plots import log_axis, log_tick_text, log_ticks
+
+    assert log_ticks(-5.15, -0.85) == [1e-5, 1e-4, 1e-3, 1e-2, 1e-1]
+    assert log_ticks(math.log10(0.04), math.log10(0.24)) == [0.05, 0.1, 0.2]
+    assert log_ticks(0.1, 0.25) == [1.3, 1.8]  # a sliver of one decade: its two ends
+    fig = log_axis(go.Figure(go.Scatter(x=[1e-5, 1e-3, 0.1], y=[1, 2, 3])), [1e-5, 1e-3, 0.1])
+    ax = fig.layout.xaxis
+    assert ax.type == "log" and list(ax.tickvals) == [1e-5, 1e-4, 1e-3, 1e-2, 1e-1]
+    assert list(ax.ticktext) == ["10⁻⁵", "10⁻⁴", "10⁻³", "10⁻²", "10⁻¹"]  # one form: never 0.0001 beside 10⁻⁵
+    assert log_tick_text([1.0, 10.0, 100.0]) == ["1", "10", "100"]
 
 
 def _status_app():
@@ -108,3 +127,34 @@ def test_markdown_table_is_the_text_alternative():
     assert markdown_table(df) == ("| tau | mean | method |\n| --- | --- | --- |\n| 0.03 | 0.1235 | a\\|b |\n"
                                   "| 0.1 | — | hard |")
     assert markdown_table(pd.DataFrame({"x": range(5)}), max_rows=2).endswith("… and 3 more rows.")
+
+
+def test_round_error_figure_draws_a_method_without_rounds_as_a_level_line():
+    """MST / AIM have no rounds (one release): a dotted level line over every round named 'final (no
+    rounds)', never a lone dot at the release (issue 24 item 10)."""
+    from studio.run_ui import round_error_figure
+
+    g = pd.DataFrame({"method": ["Hard"] * 4 + ["MST"], "round": [1, 2, 3, 4, 4],
+                      "step": ["round 1", "round 2", "round 3", "release", "release"],
+                      "error": [0.5, 0.4, 0.3, 0.25, 0.2]})
+    fig = round_error_figure(g, 3, "pwerr", ["Tab-PE", "Hard", "MST"])
+    assert [t.name for t in fig.data] == ["Hard", "MST: final (no rounds)"]
+    hard, mst = fig.data
+    assert list(hard.x) == [1, 2, 3, 4] and hard.mode == "lines+markers"
+    assert list(mst.x) == [1, 4] and list(mst.y) == [0.2, 0.2] and mst.mode == "lines" and mst.line.dash == "dot"
+    assert all(t.showlegend for t in fig.data)
+    assert fig.layout.xaxis.title.text == "round (T + 1 = release)" and fig.layout.yaxis.title.text == "mean PWERR"
+
+
+def test_pilot_figure_gives_every_method_a_legend_entry():
+    """The Tune pilot chart: BF-Soft and Hard each in the legend (BF-Soft was the one trace, and plotly hides
+    the legend of a single trace; Hard is a line shape, named by a legend-only trace)."""
+    from studio.run_ui import pilot_figure
+
+    tab = pd.DataFrame({"method": ["hard", "bf-soft", "bf-soft", "bf-soft"], "tau": [None, 0.01, 0.03, 0.1],
+                        "mean": [0.3, 0.28, 0.25, 0.27], "ci_low": [0.27, 0.25, 0.22, 0.24],
+                        "ci_high": [0.33, 0.31, 0.28, 0.30]})
+    fig = pilot_figure(tab, "bf-soft", "hard", "pwerr")
+    assert [t.name for t in fig.data] == ["Hard (mean, 95% CI band)", "BF-Soft"]
+    assert all(t.showlegend for t in fig.data) and fig.layout.showlegend is True
+    assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [0.01, 0.1]

@@ -17,6 +17,7 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import DataError
 from ...base.fields import Text
+from ...model.orderings import known_order
 from ...model.schema import MOSTLY_NUMERIC
 from .cells import TextColumn, finite_values, pc
 from .problems import MAX_ROWS_LISTED, Problem, dropped_note, missing_fix, no_rows_left, rows_text
@@ -309,13 +310,15 @@ def _code_kind(vals, distinct, max_categories, ex, c):
 
 
 def _text_kind(vals, texts, max_categories):
-    """A text column: an identifier (all distinct; its values kept as the levels of a pick), free
-    text (too many values) or categorical."""
+    """A text column: an identifier (all distinct; its values kept as the levels of a pick), free text (too many values), ordinal (month or weekday
+    names, model.orderings) or categorical."""
     nd = len(texts)
     if nd == len(vals) and nd >= MIN_IDENTIFIER_ROWS:  # its levels kept: a picked identifier is categorical
         return "identifier", False, f"all {nd} values distinct: an identifier, not modelled", tuple(sorted(texts()))
     if nd > max_categories:
         return "text", False, f"{nd} distinct values (> {max_categories}): not modelled by default", None
+    if (known := known_order(texts())) is not None:  # month / weekday names: ordinal in their natural order
+        return "ordinal", True, f"{nd} distinct values, {known.reason}", known.levels
     return "categorical", True, f"{nd} distinct values", tuple(sorted(texts()))
 
 

@@ -21,13 +21,16 @@ class GuessKind:
     numbers: its cells are numbers (a numeric attribute, binary when they are 0/1); levels: its
     distinct values are the levels of a binary or categorical attribute; noted: unmodelled, the
     reason is stated in the notes; picked_levels: when picked, its distinct values (kept as text,
-    when the guess kept them) are the levels of a categorical attribute (issue 27: zip codes).
+    when the guess kept them) are the levels of a categorical attribute (issue 27: zip codes);
+    ordered: the levels are in a known natural order
+    (model.orderings: month or weekday names), an ordinal attribute.
     """
 
     numbers: bool = False
     levels: bool = False
     noted: bool = False
     picked_levels: bool = False
+    ordered: bool = False
 
 
 #: every kind intake_csv guesses, with what it can become.
@@ -36,6 +39,7 @@ GUESS_KINDS = {
     "boolean": GuessKind(levels=True),
     "code": GuessKind(levels=True),
     "categorical": GuessKind(levels=True),
+    "ordinal": GuessKind(levels=True, ordered=True),
     "identifier": GuessKind(noted=True, picked_levels=True),
     "date": GuessKind(noted=True),
     "text": GuessKind(noted=True),
@@ -47,7 +51,8 @@ GUESS_KINDS = {
 class ColumnGuess:
     """What intake made of one column.
 
-    kind: 'numeric', 'categorical', 'boolean', 'code' (digits with leading zeros, kept as
+    kind: 'numeric', 'categorical', 'ordinal' (month or weekday names, levels in their natural
+    order), 'boolean', 'code' (digits with leading zeros, kept as
     text), 'identifier' (all values distinct), 'date', 'text' (too many distinct values)
     or 'empty'.  modelled: used for synthesis by default (or picked).  reason: why, in
     one sentence.  integer: numeric with whole numbers only.  levels: distinct values in
@@ -148,7 +153,7 @@ class IntakeResult:
         numeric -> numeric [min, max] (integer when whole; {0, 1} -> binary); boolean / code /
         categorical, and an identifier whose values were kept as text (codes with leading zeros,
         all-distinct text) -> binary (2 values) or categorical with the values in their original
-        spelling (leading zeros kept).
+        spelling (leading zeros kept); ordinal (month or weekday names) -> ordinal in that order.
 
         Raises
         ------
@@ -166,6 +171,8 @@ class IntakeResult:
             return Attribute(name, "numeric", lo=lo, hi=hi if hi > lo else lo + 1.0, integer=g.integer)
         if g.can.levels or (g.can.picked_levels and g.levels is not None):
             levels = list(g.levels or ())
+            if g.can.ordered:  # month / weekday names, in calendar / week order (model.orderings)
+                return Attribute(name, "ordinal", levels=levels)
             return Attribute(name, "binary" if len(levels) == 2 else "categorical", levels=levels)
         raise SchemaError(
             f"column '{name}' is {g.kind} (" + g.reason + "). Fix: declare an ordinal (levels in order) or "

@@ -452,7 +452,8 @@ class Attribute:
     # ------------------------------------------------------------ policies
     @property
     def threshold_unit(self) -> str:
-        """Unit of a threshold on this attribute: the numeric unit, 'levels' or 'tree steps'."""
+        """Unit of a threshold on this attribute: the numeric unit ('' when none is declared), 'levels' or
+        'tree steps'."""
         return ""
 
     @property

@@ -204,7 +204,9 @@ class NumericAttribute(_Line, Attribute):
 
     @property
     def threshold_unit(self) -> str:
-        return self.unit or "units"
+        """The declared unit ('years', 'euros'); '' when none was declared (an uploaded column): the
+        front ends then show the column's name alone, never a placeholder such as 'units'."""
+        return self.unit or ""
 
     @property
     def whole_steps(self) -> bool:
