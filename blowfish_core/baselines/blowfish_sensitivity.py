@@ -47,8 +47,18 @@ CALIBRATION = {HOW_NONE: "exhaustive-zero", HOW_SQRT2: "certified-crossing", HOW
 
 
 def calibration_of(how: str) -> str:
-    """The engine ledger's calibration name for a ledger row's ``how`` (its first words name one of
-    HOW_NONE / HOW_SQRT2 / HOW_FLOOR; anything else, a global sensitivity: 'global')."""
+    """The engine ledger's calibration name for a ledger row's ``how``.
+
+    Parameters
+    ----------
+    how : str
+        A baseline ledger row's ``how``; its first words name HOW_NONE / HOW_SQRT2 / HOW_FLOOR.
+
+    Returns
+    -------
+    str
+        'exhaustive-zero' / 'certified-crossing' / 'participation-floor'; anything else 'global'.
+    """
     return next((c for h, c in CALIBRATION.items() if how.startswith(h)), "global")
 
 

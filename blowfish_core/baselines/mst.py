@@ -102,7 +102,8 @@ class _Measurer:
         clique = tuple(self.names[c] for c in cols)
         if sens.exact:
             row = LedgerRow(len(self.ledger), step, "gaussian", clique, 0.0, 0.0, 0.0, candidates=int(x.size),
-                            how=f"{sens.how}; {RELEASED_EXACTLY}")
+                            how=f"{sens.how}; {RELEASED_EXACTLY} (no noise; the estimator weighs it with "
+                                f"stddev {self.exact_stddev:.3g}, a weight, not noise)")
             self.ledger.append(row)
             return self.mbi.LinearMeasurement(x, mbi_clique(cols), stddev=self.exact_stddev), x
         s = sens.sensitivity
@@ -340,7 +341,31 @@ def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
     measured exactly, no noise, no budget), ``selection(candidates)`` (a SelectionSensitivity: the
     maximum over the candidates) and ``public_total``.  Each step's third of ``rho`` is split evenly
     over its noisy measurements (fit_mst: all of them; fit_bf_mst: those the policy protects).
-    Raises as fit_mst.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    data : pandas.DataFrame or (n, p) array_like
+        The private table.
+    rho : float
+        Total zCDP budget (checked by the caller).
+    plan_of : callable
+        PublicCells -> the plan (above).
+    fit : TreeFit
+        The method's label, key, stream tag and fit options.
+    extra_info : dict
+        Added to the result's ``info``.
+
+    Returns
+    -------
+    BaselineResult
+        As fit_mst.
+
+    Raises
+    ------
+    SchemaError, MissingDependencyError, BlowfishError
+        As fit_mst.
     """
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -396,6 +421,16 @@ EXACT_STDDEV_RATIO = 1e-2
 
 
 def exact_stddev(rho: float) -> float:
-    """mbi's stddev for an exact (noise-free) measurement at budget ``rho`` (count units, > 0): an
-    estimator weight, not noise (:data:`EXACT_STDDEV_RATIO`)."""
+    """mbi's stddev for an exact (noise-free) measurement: an estimator weight, not noise.
+
+    Parameters
+    ----------
+    rho : float
+        The fit's total zCDP budget (> 0).
+
+    Returns
+    -------
+    float
+        EXACT_STDDEV_RATIO x sqrt 2 / sqrt(2 rho / 3), count units (> 0).
+    """
     return EXACT_STDDEV_RATIO * gaussian_sigma(math.sqrt(2.0), rho / 3.0)

@@ -25,6 +25,7 @@ from blowfish_core.baselines.blowfish_sensitivity import (
 )
 from blowfish_core.baselines.cells import PublicCells
 from blowfish_core.io.presets import xor
+from blowfish_core.model.domain.base import declared_bounds
 from blowfish_core.model.policy import AttributePolicy, Policy
 from blowfish_core.model.schema import Attribute, Schema
 
@@ -42,14 +43,16 @@ def _mixed_schema() -> Schema:
 def _values(a: Attribute) -> list:
     """The attribute's domain values, written from its definition."""
     if a.kind == "numeric":
-        return list(range(int(a.lo), int(a.hi) + 1))
+        lo, hi = declared_bounds(a)
+        return list(range(int(lo), int(hi) + 1))
     return list(a.levels)
 
 
 def _cell(a: Attribute, v, bins: int) -> int:
     """The public cell of value v: equal-width bins over [lo, hi] for a numeric, else the level."""
     if a.kind == "numeric":
-        return min(int((v - a.lo) / (a.hi - a.lo) * bins), bins - 1)
+        lo, hi = declared_bounds(a)
+        return min(int((v - lo) / (hi - lo) * bins), bins - 1)
     return list(a.levels).index(v)
 
 
@@ -62,9 +65,9 @@ def _linked(a: Attribute, ap: AttributePolicy, u, v) -> bool:
     if ap.kind == "threshold":
         vals = _values(a)
         steps = abs(vals.index(u) - vals.index(v)) if a.kind != "numeric" else abs(u - v)
-        return steps <= ap.theta
+        return steps <= float(ap.theta or 0)
     if ap.kind == "block":
-        return any(u in b and v in b for b in ap.blocks)
+        return any(u in b and v in b for b in ap.blocks or [])
     raise AssertionError(ap.kind)
 
 
@@ -91,7 +94,7 @@ def enumerate_marginals(schema: Schema, policy: Policy, bins: int) -> dict:
         edges += len(moves)
         for c in cliques:
             for other in moves:
-                diff = {}
+                diff: dict[tuple, int] = {}
                 diff[key(rec, c)] = diff.get(key(rec, c), 0) + 1
                 diff[key(other, c)] = diff.get(key(other, c), 0) - 1
                 d = np.array(list(diff.values()), dtype=float)
@@ -143,7 +146,7 @@ def test_enumerated_max_equals_the_claim(name, schema, per, bins, records, edges
     got, rows = _table(name, schema, per, bins, participation)
     assert got["domain"] == records
     assert got["edges"] == edges + (records if participation else 0)
-    for c, l2, l1, m in rows:
+    for _c, l2, l1, m in rows:
         assert l2 == pytest.approx(m.sensitivity, abs=1e-12), m.clique
         assert l1 == m.score, m.clique
         if participation:
