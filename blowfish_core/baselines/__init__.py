@@ -9,12 +9,15 @@ the fit functions raise MissingDependencyError saying how to install them.
 Entry points (to be registered in the method table as ``mst`` / ``aim``):
     fit_mst(schema, data, rho, seed=0, rows=512, ..., streams=None) -> BaselineResult
     fit_aim(schema, data, rho, seed=0, rows=512, workload=None, ..., streams=None) -> BaselineResult
+    fit_bf_mst(schema, data, rho, policy, seed=0, ...) -> BaselineResult  (MST under a Blowfish
+    policy: exact per-marginal sensitivity, issue 25; entry ``bf-mst``)
     (seed=None or OS-entropy streams: a release, OpenDP noise; see common.FitRandomness)
     BaselineResult: release (DataFrame), X (encoded), ledger (LedgerRow...), seconds
 """
 
 from ._mbi import INSTALL_HINT, MissingDependencyError, mbi_available, require_mbi
 from .aim import fit_aim
+from .bf_mst import fit_bf_mst
 from .cells import PublicCells
 from .ledger import BaselineResult, LedgerRow, ledger_total
 from .mst import fit_mst
@@ -26,6 +29,7 @@ __all__ = [
            "MissingDependencyError",
            "PublicCells",
            "fit_aim",
+           "fit_bf_mst",
     "fit_mst",
            "ledger_total",
            "mbi_available",

@@ -32,6 +32,9 @@ class LedgerRow:
         epsilon^2 / 8 (exponential mechanism, Cesar & Rogers 2021 bounded range).
     candidates: cells of the measured marginal (gaussian) or cliques the selection chose
         among (exponential); 0 when not recorded.
+    how: how the sensitivity was obtained, "" for the method's global value (bf-mst:
+        blowfish_sensitivity.HOW_* ; an exact measurement adds RELEASED_EXACTLY, with
+        sensitivity 0, scale 0 and rho 0).
     """
 
     round: int
@@ -42,6 +45,7 @@ class LedgerRow:
     scale: float
     rho: float
     candidates: int = 0
+    how: str = ""
 
     def __post_init__(self) -> None:
         if self.mechanism not in MECHANISMS:
@@ -50,6 +54,8 @@ class LedgerRow:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["clique"] = list(self.clique)
+        if not self.how:  # MST / AIM rows keep their historical keys
+            del d["how"]
         return d
 
 

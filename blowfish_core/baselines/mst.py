@@ -49,6 +49,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,7 @@ from .common import (
     seeded_global_numpy,
     sensitivities,
 )
+from .blowfish_sensitivity import RELEASED_EXACTLY, MarginalSensitivity, SelectionSensitivity
 from .ledger import BaselineResult, LedgerRow
 
 #: Tab-PE's release size (paper §6.1, App. F.2); the baselines release as many by default.
@@ -83,19 +85,40 @@ COMPRESS_SIGMAS = 3.0
 
 
 class _Measurer:
-    """Gaussian measurements of marginals with typed ledger rows (noise: FitRandomness.gaussian)."""
+    """Gaussian measurements of marginals with typed ledger rows (noise: FitRandomness.gaussian).
 
-    def __init__(self, mbi, names, sens, draws: FitRandomness, ledger):
-        self.mbi, self.names, self.sens, self.draws, self.ledger = mbi, names, sens, draws, ledger
+    ``measure`` takes the marginal's sensitivity (a MarginalSensitivity); one of sensitivity 0 is
+    measured exactly: no noise, no budget, a ledger row with scale 0 and rho 0 (bf-mst, issue 25).
+    mbi's estimator needs a stddev for every measurement; an exact one gets ``exact_stddev``, an
+    estimator weight only (no noise is drawn), see :data:`EXACT_STDDEV_RATIO`.
+    """
 
-    def measure(self, codes, sizes, cols, rho_i, step):
-        sigma = gaussian_sigma(self.sens, rho_i)
+    def __init__(self, mbi, names, draws: FitRandomness, ledger, exact_stddev: float = 0.0):
+        self.mbi, self.names, self.draws, self.ledger = mbi, names, draws, ledger
+        self.exact_stddev = exact_stddev
+
+    def measure(self, codes, sizes, cols, rho_i, step, sens: MarginalSensitivity):
         x = counts(codes, sizes, cols)
-        y = self.draws.gaussian(x, sigma)
         clique = tuple(self.names[c] for c in cols)
-        self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, self.sens, sigma,
-                                     self.sens ** 2 / (2.0 * sigma ** 2), candidates=int(x.size)))
+        if sens.exact:
+            row = LedgerRow(len(self.ledger), step, "gaussian", clique, 0.0, 0.0, 0.0, candidates=int(x.size),
+                            how=f"{sens.how}; {RELEASED_EXACTLY} (no noise; the estimator weighs it with "
+                                f"stddev {self.exact_stddev:.3g}, a weight, not noise)")
+            self.ledger.append(row)
+            return self.mbi.LinearMeasurement(x, mbi_clique(cols), stddev=self.exact_stddev), x
+        s = sens.sensitivity
+        sigma = gaussian_sigma(s, rho_i)
+        y = self.draws.gaussian(x, sigma)
+        self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, s, sigma,
+                                     s ** 2 / (2.0 * sigma ** 2), candidates=int(x.size), how=sens.how))
         return self.mbi.LinearMeasurement(y, mbi_clique(cols), stddev=sigma), y
+
+    def measure_step(self, codes, sizes, cliques, rho_step, step, plan):
+        """Measure ``cliques`` in one step: ``rho_step`` split evenly over the noisy ones (those of
+        positive sensitivity under ``plan``); the exact ones spend nothing."""
+        sens = [plan.marginal(c) for c in cliques]
+        k = sum(not m.exact for m in sens)
+        return [self.measure(codes, sizes, c, rho_step / k if k else 0.0, step, m) for c, m in zip(cliques, sens)]
 
 
 def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
@@ -124,26 +147,26 @@ def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
     return m
 
 
-def _total(X: np.ndarray, ones: list, sigma1: float, sizes, neighbours: str) -> float:
-    """The record count: public n (replace-one), else the inverse-variance average of the noisy
-    1-way totals (post-processing)."""
-    p = len(sizes)
-    if neighbours == "replace-one":
-        return float(X.shape[0])  # bounded DP: n is public
+def _total(X: np.ndarray, ones: list, sizes, public_total: bool) -> float:
+    """The record count: public n (replace-one, or a policy without participation edges), else the
+    inverse-variance average of the noisy 1-way totals (post-processing)."""
+    if public_total:
+        return float(X.shape[0])  # n is public
     est = [float(y.sum()) for _, y in ones]
-    var = [sigma1 ** 2 * sizes[i] for i in range(p)]
+    var = [float(m.stddev) ** 2 * sizes[i] for i, (m, _) in enumerate(ones)]
     return max(1.0, float(np.average(est, weights=1.0 / np.asarray(var))))
 
 
-def _compress(mbi: Any, sizes, codes: np.ndarray, ones: list, sigma1: float, compress: bool):
-    """Step 2: merge rare cells of the noisy 1-way marginals (post-processing). Returns (mapping,
+def _compress(mbi: Any, sizes, codes: np.ndarray, ones: list, sigmas: list[float], compress: bool):
+    """Step 2: merge rare cells of the noisy 1-way marginals (post-processing): below COMPRESS_SIGMAS
+    of the measurement's noise ``sigmas[i]`` (an exact one, noise 0: only its empty cells). Returns (mapping,
     compressed codes, compressed sizes, the compressed mbi Domain, the compressed 1-way measurements);
     mbi's attributes and the mapping's keys are the column indices (common.mbi_domain)."""
     full_domain = mbi_domain(mbi, sizes)
     mapping: dict[int, np.ndarray] = {}
     if compress:
         for i, (_, y) in enumerate(ones):
-            m = compress_mapping(y, sigma1)
+            m = compress_mapping(y, sigmas[i]) if sigmas[i] > 0 else compress_mapping(y, 0.5 / COMPRESS_SIGMAS)
             if m is not None:
                 mapping[i] = m
     ccodes = codes.copy()
@@ -159,8 +182,9 @@ def _compress(mbi: Any, sizes, codes: np.ndarray, ones: list, sigma1: float, com
 
 
 def _select_tree(mbi: Any, domain: Any, log1: list, total: float, iters: int, ccodes: np.ndarray, csizes, names,
-                 rho: float, draws: Any, score_sens: float, ledger: list[LedgerRow]) -> list[tuple[int, int]]:
+                 rho: float, draws: Any, plan: Any, ledger: list[LedgerRow]) -> list[tuple[int, int]]:
     """Step 3: a spanning tree by the exponential mechanism, rho/3 over p-1 picks (one ledger row each).
+    Each pick's score sensitivity is ``plan.selection(candidates)``: the maximum over its candidates.
     The 1-way model is Private-PGM's estimate from the 1-way measurements, solved exactly
     (common.independent_estimate: a product of per-attribute simplex projections)."""
     p = len(names)
@@ -179,12 +203,13 @@ def _select_tree(mbi: Any, domain: Any, log1: list, total: float, iters: int, cc
     tree: list[tuple[int, int]] = []
     for _ in range(p - 1):
         cand = [e for e in pairs if comps[e[0]] != comps[e[1]]]
-        k = draws.select(np.array([weight[e] for e in cand]), epsilon, score_sens)
+        sel = plan.selection(cand)
+        k = draws.select(np.array([weight[e] for e in cand]), epsilon, sel.sensitivity)
         e = cand[k]
         tree.append(e)
         comps.union(*e)
         ledger.append(LedgerRow(len(ledger), "select", "exponential", (names[e[0]], names[e[1]]),
-                                score_sens, epsilon, epsilon ** 2 / 8.0, candidates=len(cand)))
+                                sel.sensitivity, epsilon, epsilon ** 2 / 8.0, candidates=len(cand), how=sel.how))
     return tree
 
 
@@ -261,51 +286,154 @@ def fit_mst(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     BlowfishError
         For a seed that is not a whole number.
     """
+    rho = check_rho(rho)
+    sens, score_sens = sensitivities(neighbours)  # BudgetError for a bad notion, before any work
+    return fit_tree(schema, data, rho, lambda cells: StandardPlan(tuple(cells.names), neighbours),
+                    TreeFit("MST", "mst", 0x4D5354, seed, rows, bins, compress, iters, sampling, streams),
+                    {"neighbours": neighbours})
+
+
+@dataclass(frozen=True)
+class StandardPlan:
+    """MST's sensitivities under a standard-DP notion: the same for every marginal and every
+    selection (common.sensitivities: replace-one sqrt 2 and 2, add-remove 1 and 1)."""
+
+    names: tuple[str, ...]
+    neighbours: str
+
+    @property
+    def public_total(self) -> bool:
+        """True when neighbouring tables have the same record count (replace-one: n is public)."""
+        return self.neighbours == "replace-one"
+
+    def marginal(self, clique: tuple[int, ...]) -> MarginalSensitivity:
+        """The marginal's l2 sensitivity (and l1 score sensitivity); ``how`` '' (the global value)."""
+        sens, score = sensitivities(self.neighbours)
+        return MarginalSensitivity(tuple(self.names[c] for c in clique), sens, score, "")
+
+    def selection(self, candidates: list[tuple[int, ...]]) -> SelectionSensitivity:
+        """The selection score's sensitivity (the same for every candidate)."""
+        return SelectionSensitivity(sensitivities(self.neighbours)[1], ())
+
+
+@dataclass(frozen=True)
+class TreeFit:
+    """The settings of one fit of MST's pipeline (:func:`fit_tree`): the method's label, key and stream
+    tag, and fit_mst's keyword arguments (seed, rows, bins, compress, iters, sampling, streams)."""
+
+    label: str
+    key: str
+    tag: int
+    seed: Any
+    rows: int | None
+    bins: int
+    compress: bool
+    iters: int
+    sampling: str
+    streams: Any
+
+
+def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
+             extra_info: dict[str, Any]) -> BaselineResult:
+    """MST's pipeline (module docstring, steps 1-5) with the marginals' sensitivities from a plan.
+
+    ``plan_of(cells)`` gives the plan: ``marginal(clique)`` (a MarginalSensitivity; sensitivity 0:
+    measured exactly, no noise, no budget), ``selection(candidates)`` (a SelectionSensitivity: the
+    maximum over the candidates) and ``public_total``.  Each step's third of ``rho`` is split evenly
+    over its noisy measurements (fit_mst: all of them; fit_bf_mst: those the policy protects).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    data : pandas.DataFrame or (n, p) array_like
+        The private table.
+    rho : float
+        Total zCDP budget (checked by the caller).
+    plan_of : callable
+        PublicCells -> the plan (above).
+    fit : TreeFit
+        The method's label, key, stream tag and fit options.
+    extra_info : dict
+        Added to the result's ``info``.
+
+    Returns
+    -------
+    BaselineResult
+        As fit_mst.
+
+    Raises
+    ------
+    SchemaError, MissingDependencyError, BlowfishError
+        As fit_mst.
+    """
     t0 = time.perf_counter()
     c0 = time.process_time()
-    rho = check_rho(rho)
-    sens, score_sens = sensitivities(neighbours)
-    check_fit_args("MST", schema, rows, sampling, " (it measures 2-way marginals)")
-    mbi = require_mbi("MST")
+    check_fit_args(fit.label, schema, fit.rows, fit.sampling, " (it measures 2-way marginals)")
+    mbi = require_mbi(fit.label)
     X = encoded_table(schema, data)
-    cells = PublicCells.from_schema(schema, bins)
+    cells = PublicCells.from_schema(schema, fit.bins)
+    plan = plan_of(cells)
     names = schema.names
     p = schema.p
     codes = cells.encode(X)
     sizes = cells.sizes
-    draws = fit_randomness(seed, streams, 0x4D5354)  # "MST"
+    draws = fit_randomness(fit.seed, fit.streams, fit.tag)
     rng = draws.rng  # public draws (and, seeded, the noise: the order the study fit always drew in)
     ledger: list[LedgerRow] = []
-    meas = _Measurer(mbi, names, sens, draws, ledger)
+    meas = _Measurer(mbi, names, draws, ledger, exact_stddev(rho))
 
-    # Step 1 ([MST] "measure 1-way marginals"): every 1-way marginal, rho/3 split evenly.
-    ones = [meas.measure(codes, sizes, (i,), rho / 3.0 / p, "measure-1way") for i in range(p)]
-    sigma1 = ledger[0].scale
-    total = _total(X, ones, sigma1, sizes, neighbours)
+    # Step 1 ([MST] "measure 1-way marginals"): every 1-way marginal, rho/3 split over the noisy ones.
+    ones = meas.measure_step(codes, sizes, [(i,) for i in range(p)], rho / 3.0, "measure-1way", plan)
+    total = _total(X, ones, sizes, plan.public_total)
 
     # Step 2 ([MST] "compress domain"): compress rare cells (post-processing of step 1).
-    mapping, ccodes, csizes, domain, log1 = _compress(mbi, sizes, codes, ones, sigma1, compress)
+    sigmas = [r.scale for r in ledger[:p]]  # the 1-way measurements' noise (0: exact)
+    mapping, ccodes, csizes, domain, log1 = _compress(mbi, sizes, codes, ones, sigmas, fit.compress)
 
     # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over p-1 picks.
-    tree = _select_tree(mbi, domain, log1, total, iters, ccodes, csizes, names, rho, draws, score_sens, ledger)
+    tree = _select_tree(mbi, domain, log1, total, fit.iters, ccodes, csizes, names, rho, draws, plan, ledger)
 
-    # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split evenly.
-    log2 = [meas.measure(ccodes, csizes, e, rho / 3.0 / (p - 1), "measure-2way")[0] for e in tree]
+    # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split over the noisy ones.
+    log2 = [m for m, _ in meas.measure_step(ccodes, csizes, tree, rho / 3.0, "measure-2way", plan)]
 
     # Step 5 ([PGM]; [MST] "generate", undoing the compression): estimate, sample, decode.
-    est = estimate(mbi, domain, log1 + log2, total, iters)
-    model = est.model
-    n_out = int(rows) if rows is not None else max(1, round(total))
-
-    generate = _generator(model, mapping, cells, sampling)
+    est = estimate(mbi, domain, log1 + log2, total, fit.iters)
+    n_out = int(fit.rows) if fit.rows is not None else max(1, round(total))
+    generate = _generator(est.model, mapping, cells, fit.sampling)
     Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     seconds = time.perf_counter() - t0
     cliques = named_cliques(names, [m.clique for m in log1 + log2])
     info = {"tree": [[names[i], names[j]] for i, j in tree], "cells": dict(zip(names, sizes)),
-            "compressed_cells": dict(zip(names, csizes)), "neighbours": neighbours, "bins": cells.bins,
-            "total": total, "iters": int(iters),
-            "iters_run": est.iters_run, "sampling": sampling, "rows": n_out,
-            "cpu_seconds": time.process_time() - c0}
-    return BaselineResult(release, Xr, tuple(ledger), seconds, rho, "mst", cliques, info, sampler=generate,
+            "compressed_cells": dict(zip(names, csizes)), **extra_info, "bins": cells.bins,
+            "total": total, "iters": int(fit.iters), "iters_run": est.iters_run, "sampling": fit.sampling,
+            "rows": n_out, "cpu_seconds": time.process_time() - c0}
+    return BaselineResult(release, Xr, tuple(ledger), seconds, rho, fit.key, cliques, info, sampler=generate,
                           noise_sampler=draws.noise_sampler)
+
+
+#: an exact measurement's stddev for mbi's estimator, as a fraction of the smallest noise stddev any
+#: noisy measurement of the fit can have (one holding a whole third of rho at sensitivity sqrt 2).
+#: mbi weighs each measurement by 1/stddev and needs a positive one; no noise is drawn for it.  The
+#: estimate weighs the exact marginals at least 10 times more than any noisy one.  Smaller is worse:
+#: mirror descent is ill-conditioned and stops at the iteration cap (bf-mst on Adult, age theta 7,
+#: rho 1e-3, seeds 0-1, PWErr: ratio 1 0.241, 0.3 0.226, 0.1 0.236, 0.03 0.319, 0.01 0.388;
+#: docs/DECISIONS.md 2026-12-02).
+EXACT_STDDEV_RATIO = 0.1
+
+
+def exact_stddev(rho: float) -> float:
+    """mbi's stddev for an exact (noise-free) measurement: an estimator weight, not noise.
+
+    Parameters
+    ----------
+    rho : float
+        The fit's total zCDP budget (> 0).
+
+    Returns
+    -------
+    float
+        EXACT_STDDEV_RATIO x sqrt 2 / sqrt(2 rho / 3), count units (> 0).
+    """
+    return EXACT_STDDEV_RATIO * gaussian_sigma(math.sqrt(2.0), rho / 3.0)

@@ -17,7 +17,9 @@ Every row has calibration 'global' (a fixed, data-independent sensitivity), surv
 candidates (no threshold H applies) and a note naming the algorithm step and clique.  The
 totals of such a ledger: totals.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
 accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
-tau; the budget must be zCDP (mechanism 'gaussian').
+tau; the budget must be zCDP (mechanism 'gaussian').  A policy-aware reference method (bf-mst)
+receives the run's policy; its rows carry how each sensitivity was obtained (calibration
+'exhaustive-zero' / 'certified-crossing' / 'participation-floor', and a note).
 
 Randomness (DESIGN §7, issue 21): seeded study streams give the fit its seed (numpy noise,
 byte-identical per seed); release streams (evolution.OsEntropyStreams, made for seed None)
@@ -35,6 +37,7 @@ from ..base.errors import BlowfishError
 from ..algorithm.events import RoundEvent
 from ..privacy.ledger import LedgerRow as EngineRow
 from ..privacy.mechanisms import MECHANISMS
+from .blowfish_sensitivity import calibration_of
 from .ledger import BaselineResult
 
 
@@ -55,15 +58,16 @@ def engine_rows(res: BaselineResult, label: str) -> list[EngineRow]:
     """
     out = []
     for r in res.ledger:
-        note = (f"{label}: step '{r.step}' on ({', '.join(r.clique)})",)
+        note = (f"{label}: step '{r.step}' on ({', '.join(r.clique)})",) + ((r.how,) if r.how else ())
+        cal = calibration_of(r.how)
         if r.mechanism in MECHANISMS:  # an additive noise round (Gaussian): its table entry's name and norm
             m = MECHANISMS[r.mechanism]
             out.append(EngineRow(r.round + 1, r.candidates, m.name, float(r.sensitivity), m.norm, float(r.scale),
-                                 "global", surviving=r.candidates, rho_t=float(r.rho), notes=note))
+                                 cal, surviving=r.candidates, rho_t=float(r.rho), notes=note))
         else:  # exponential selection: scale field = the mechanism's epsilon in the baseline row
             eps = float(r.scale)
             out.append(EngineRow(r.round + 1, r.candidates, "exponential", float(r.sensitivity), "score",
-                                 2.0 * float(r.sensitivity) / eps, "global", surviving=r.candidates,
+                                 2.0 * float(r.sensitivity) / eps, cal, surviving=r.candidates,
                                  rho_t=float(r.rho), epsilon_t=eps, notes=note))
     return out
 
@@ -107,7 +111,8 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     X : (n, p) float ndarray
         Encoded private records (ignored when ``grouped`` is given).
     policy : Policy
-        Validated, then ignored (standard DP).
+        Validated; passed to the fit of a policy-aware method (``Method.policy_aware``: bf-mst),
+        ignored by the standard-DP ones (MST, AIM).
     method : Method or str
         A Method (or name) with runner 'baseline'.
     rho : float or None
@@ -171,7 +176,7 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     mech = get_mechanism(mechanism)
     meth.check_mechanism(mech.name, "mechanism")
     cfg = (config or SynthConfig()).validate()
-    policy.validate(schema)  # checked like every method's, then ignored (standard DP)
+    policy.validate(schema)  # checked like every method's; ignored by a standard-DP method (MST, AIM)
     require_reference(meth)
     if should_stop is not None and should_stop():
         raise RunStopped(f"run stopped by the user before {meth.label}")
@@ -184,7 +189,9 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
         X = np.repeat(grouped[0], np.asarray(grouped[1]).astype(np.int64), axis=0)
     # the fit takes its draws from the streams (baselines.common.fit_randomness): a seeded study
     # run's seed, a release's OpenDP noise and OS-entropy public draws
-    res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, rows=int(cfg.release), streams=streams)
+    policy_kw = {"policy": policy} if meth.policy_aware else {}  # bf-mst reads the run's policy
+    res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, rows=int(cfg.release), streams=streams,
+                                                       **policy_kw)
     seeded = getattr(streams, "seeded", True)
     if not seeded:
         run_seed = None

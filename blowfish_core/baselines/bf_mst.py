@@ -1,0 +1,96 @@
+"""bf-mst: MST under a Blowfish policy, with the exact per-marginal sensitivity (issue 25).
+
+Notes: ../shared/design/blowfish-marginals.md.  MST's pipeline (:func:`.mst.fit_tree`, steps 1-5
+of :mod:`.mst`) with each marginal's sensitivity from :class:`.blowfish_sensitivity.PolicyMarginals`:
+
+* a marginal no policy edge changes (sensitivity 0) is measured **exactly**: no noise, no
+  budget; its ledger row says "released exactly: not protected by the policy" (Blowfish's
+  contract: what the policy does not protect is not protected).  mbi's estimator needs a stddev
+  for it: :func:`.mst.exact_stddev`, an estimator weight only (no noise is drawn);
+* the others (sqrt 2; with participation edges at least 1) get MST's Gaussian measurements: each
+  step's third of rho split evenly over its noisy measurements (1-ways: the protected attributes';
+  2-ways: the selected pairs touching one);
+* every tree pick uses the exponential mechanism with the maximum score sensitivity over its
+  candidates (0 for an exact pair, 2 for a crossing one, 1 for participation only): rho/3 over p-1.
+  A spanning-tree pick always has a candidate touching a protected attribute while one exists, so
+  the maximum is 2 whenever the policy protects anything.
+
+Neighbouring tables are the policy's (no ``neighbours`` argument): without participation edges
+the record count n is public, as in MST's replace-one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base.errors import PolicyError
+from ..model.metrics import NUMERIC_BINS
+from ..model.policy import Policy
+from ..model.schema import Schema
+from ..privacy.accounting import check_rho
+from ._mbi import in_jax_scope
+from .blowfish_sensitivity import PolicyMarginals
+from .cells import PublicCells
+from .ledger import BaselineResult
+from .mst import DEFAULT_ITERS, DEFAULT_ROWS, TreeFit, fit_tree
+
+
+def _plan(cells: PublicCells, policy: Policy) -> PolicyMarginals:
+    """The policy's marginal sensitivities; PolicyError when it protects no cell of any attribute
+    (every marginal would be released exactly: there is nothing private to fit)."""
+    plan = PolicyMarginals.of(cells, policy)
+    if not plan.crossing and not plan.participation:
+        raise PolicyError("bf-mst: no policy edge moves a record to another cell of any attribute, so every "
+                          "marginal would be released exactly (nothing is protected). Fix: protect an attribute "
+                          "whose cells the policy crosses, or use mst")
+    return plan
+
+
+@in_jax_scope
+def fit_bf_mst(schema: Schema, data: Any, rho: float, policy: Policy, seed: int | None = 0,
+               rows: int | None = DEFAULT_ROWS, bins: int = NUMERIC_BINS, compress: bool = True,
+               iters: int = DEFAULT_ITERS, sampling: str = "round", streams: Any = None) -> BaselineResult:
+    """bf-mst release at zCDP budget ``rho`` under ``policy`` (Blowfish).  Steps: module docstring.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema (domain and bins come from it alone).
+    data : pandas.DataFrame or (n, p) array_like
+        Private table, a DataFrame in the schema's columns or an encoded (n, p) matrix.
+    rho : float
+        Total zCDP budget (> 0): rho/3 over the noisy 1-ways, rho/3 over the selection, rho/3 over
+        the noisy 2-ways (the ledger's rho sums to ``rho`` whenever the policy protects something).
+    policy : Policy
+        The Blowfish policy (its per-attribute graphs and participation flag).
+    seed, rows, bins, compress, iters, sampling, streams
+        As :func:`.mst.fit_mst`.
+
+    Returns
+    -------
+    BaselineResult
+        Unpacks as (release DataFrame, ledger rows, seconds); every ledger row says how its
+        sensitivity was obtained (``how``); ``info["exact"]`` lists the exactly released marginals
+        and ``info["protected"]`` the attributes some policy edge moves across cells.
+
+    Raises
+    ------
+    PolicyError
+        When the policy does not fit the schema, or moves no record across any cell.
+    BudgetError, SchemaError, MissingDependencyError, BlowfishError
+        As :func:`.mst.fit_mst`.
+    """
+    rho = check_rho(rho)
+    policy.validate(schema)
+    plans: list[PolicyMarginals] = []
+
+    def plan_of(cells: PublicCells) -> PolicyMarginals:
+        plans.append(_plan(cells, policy))
+        return plans[-1]
+
+    res = fit_tree(schema, data, rho, plan_of,
+                   TreeFit("bf-mst", "bf-mst", 0x42464D, seed, rows, bins, compress, iters, sampling, streams),
+                   {"policy": policy.to_dict()})
+    exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
+    res.info.update(exact=exact, protected=list(plans[0].crossing))
+    return res
