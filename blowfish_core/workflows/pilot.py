@@ -266,10 +266,24 @@ def run_pilot(
 
 
 def pilot_configs(taus: Sequence[float]) -> list[tuple[str, float | None, str]]:
-    """The pilot's candidates in the order run_pilot runs them: (method, tau, label), Hard first, then
-    BF-Soft at every tau of the grid, sorted and distinct ('Hard', 'BF-Soft tau=0.03').
+    """The pilot's candidates in the order run_pilot runs them, Hard first, then BF-Soft at every tau
+    of the grid, sorted and distinct.
 
-    Raises BlowfishError (check_tau) for a tau that is not a number > 0."""
+    Parameters
+    ----------
+    taus : sequence of float
+        The pilot's tau grid (distance units, > 0); duplicates are run once.
+
+    Returns
+    -------
+    list of (str, float or None, str)
+        (method, tau, label) per candidate: ('hard', None, 'Hard'), ('bf-soft', 0.03, 'BF-Soft tau=0.03'), ...
+
+    Raises
+    ------
+    BlowfishError
+        (check_tau) for a tau that is not a number > 0.
+    """
     grid = sorted({check_tau(t) for t in taus})
     return [(HARD, None, "Hard")] + [(SOFT, t, f"BF-Soft tau={t:g}") for t in grid]
 

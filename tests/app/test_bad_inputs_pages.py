@@ -49,7 +49,7 @@ def designer():
         ("a,b\n1,inf\n2,3\n", "not numbers (e.g. ['inf']) in row 2"),  # infinity in a numeric column
         ("a,b\n1,x\n2,3\n3,4\n", "not numbers (e.g. ['x']) in row 2"),  # one non-number, with its row
         ("a,b\n1,2,3\n", "no row has the 2 fields of the first row"),  # malformed row
-        ("a;b\n1;2;3\n", "only one column ('a;b'), and its name holds a separator"),  # wrong separator
+        ("a;b\n1;2;3\n", "the file looks ';'-separated: choose the semicolon separator"),  # wrong separator
     ],
 )
 def test_paste_catalogue_gives_st_error_and_keeps_data(designer, text, needle):
