@@ -271,7 +271,7 @@ def method_availability(noise: str | None) -> list[tuple[str, bool, str]]:
 def unavailable_text(methods: list[str], noise: str | None) -> str:
     """Why ``methods`` cannot run with the noise step, each reason once, from the method table
     (pubmix.supports: soft votes are outside Theorem 4.1; MST/AIM run only with the Gaussian
-    mechanism), e.g. "BF-Soft: Theorem 4.1 ... not soft votes; MST, AIM: a reference method (not
+    mechanism), e.g. "BF-Soft: Theorem 4.1 ... not soft votes; MST, AIM: a marginal-based method (not
     Algorithm 1): it runs only with the Gaussian mechanism"; '' when every method can run."""
     why = {m: r for m, ok, r in method_availability(noise) if not ok}
     groups: dict[str, list[str]] = {}

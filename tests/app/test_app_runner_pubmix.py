@@ -39,7 +39,7 @@ def test_noise_step_greys_out_soft_votes_with_the_reason():
     # and marginal methods (Gaussian only)
     assert all(c.disabled and c.value is False for c in greyed.values())
     assert greyed["rn_na_bf-soft"].help == greyed["rn_na_soft-dp"].help == SOFT_VOTE_REASON
-    assert greyed["rn_na_mst"].help == "a reference method (not Algorithm 1): it runs only with the Gaussian mechanism"
+    assert greyed["rn_na_mst"].help == "a marginal-based method (not Algorithm 1): it runs only with the Gaussian mechanism"
     assert any(SOFT_VOTE_REASON in c.value and "BF-Soft" in c.value for c in at.caption)
     assert any("Removed from the methods: BF-Soft" in i.value for i in at.info)
     assert at.checkbox(key="rn_decomp").disabled and not at.radio(key="rn_budget_mode").disabled
@@ -48,7 +48,7 @@ def test_noise_step_greys_out_soft_votes_with_the_reason():
     at.radio(key="rn_budget_mode").set_value(ui.BUDGET_MODES[1]).run()
     assert at.number_input(key="rn_rho").disabled and not at.number_input(key="rn_epsilon").disabled
     assert any("pilot split (3,000 rows" in c.value for c in at.caption)
-    assert any("MST, AIM: a reference method" in c.value for c in at.caption)  # each its own reason
+    assert any("MST, AIM, bf-MST: a marginal-based method" in c.value for c in at.caption)  # each its own reason
     # back to Gaussian: every method offered again, nothing greyed out
     at.radio(key="rn_noise").set_value("gaussian").run()
     assert "BF-Soft" in at.multiselect(key="rn_methods").options
@@ -63,7 +63,7 @@ def test_the_removal_notice_gives_each_methods_own_reason():
     at.radio(key="rn_noise").set_value("pubmix").run()
     assert not at.exception and at.multiselect(key="rn_methods").value == ["hard"]
     note = next(i.value for i in at.info if "Removed from the methods" in i.value)
-    assert note == ("Removed from the methods: MST, AIM (MST, AIM: a reference method (not Algorithm 1): it runs only "
+    assert note == ("Removed from the methods: MST, AIM (MST, AIM: a marginal-based method (not Algorithm 1): it runs only "
                     "with the Gaussian mechanism).")
     assert "soft vote" not in note and SOFT_VOTE_REASON not in note
 

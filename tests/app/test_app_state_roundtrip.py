@@ -153,7 +153,7 @@ def check_data_section(at: AppTest, c: Checks, where: str, typed: pd.DataFrame) 
     c.eq(where, "'Dataset:' line", f"{s.schema.p} modeled attributes" in text, True)
     derived = [m.value for m in at.markdown if "Data-derived domain" in m.value]
     c.eq(where, "data-derived warning", derived[0].split("**")[1] if derived else None,
-         "Data-derived domain: job, housing, y.")
+         "Data-derived domain: job, housing, month, y.")
 
 
 def check_budget_control(at: AppTest, c: Checks, prefix: str, where: str) -> None:
@@ -276,7 +276,7 @@ def test_every_setting_survives_every_step_and_back(tmp_path):
                  f"- **Dataset:** {path.name} — 144 private rows (separator semicolon (';'), rows with a missing "
                  "job dropped)")
             c.eq(page, "Home schema line", lines.get("Schema:"),
-                 "- **Schema:** 7 modelled attributes; domain read off the data: job, housing, y")
+                 "- **Schema:** 7 modelled attributes; domain read off the data: job, housing, month, y")
             c.eq(page, "Home protected line", lines.get("Protected attributes:"),
                  "- **Protected attributes:** age, marital")
             c.eq(page, "Home run line", lines.get("Run:"), "- **Run:** Hard, BF-Soft; release size 300 rows")

@@ -397,7 +397,7 @@ def supports(mech: Any, method: Any) -> tuple[bool, str]:
         return True, ""
     if getattr(method, "mechanisms", None) is not None and mech.name not in method.mechanisms:
         only = " or ".join(str(getattr(MECHANISMS.get(m), "label", m)) for m in method.mechanisms)
-        return False, f"a reference method (not Algorithm 1): it runs only with the {only} mechanism"
+        return False, f"a marginal-based method (not Algorithm 1): it runs only with the {only} mechanism"
     if method.vote is None or not method.vote.whole_counts:
         return False, SOFT_VOTE_REASON
     return True, ""
