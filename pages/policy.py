@@ -29,11 +29,13 @@ from studio import data_source as ds
 from studio import data_ui
 from studio import flow
 from studio import widgets as w
-from studio.budget_ui import budget_control
+from studio import release_ui as rel
+from studio.budget_ui import budget_control, session_view
+from studio.bundle_ui import release_request
 from studio.plots import chart_with_table
 from studio.run_ui import ROUNDS_LABEL, rounds_input, session_rounds
 from studio.data_ui import SCHEMA_REV, flash, show_flash
-from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change, session_budget, set_studio
+from studio.state import TAU_KEY, get_studio, get_tau, on_tau_change, seed, session_budget, set_studio
 
 st.set_page_config(page_title="Policy Designer · Blowfish Studio", layout="wide")
 
@@ -289,13 +291,28 @@ st.caption("An unseeded release: randomness from the operating system, noise fro
            "“unseeded, OS entropy, sampler opendp”. The bundle holds only what may be published.")
 
 
+# the form shows and spends the session's settings (issue 24, one key per setting): the budget chosen
+# above (studio.extras["budget"]: the ε chosen is the ε spent), the one release size (runner_settings
+# ["rn_release"], the Run and Release steps' too) and the release method (release_choice, bound as on the
+# Release step; before a run it offers every method the form can release, the flow's first)
+_opts = rel.release_options(st.session_state, studio)
+if _opts.ranking is None:
+    _opts = rel.ReleaseOptions(tuple(dict.fromkeys((_opts.default, *ds.RELEASE_METHODS))), _opts.default)
+seed(rel.METHOD_KEY, rel.chosen_method(st.session_state, _opts))
+seed(rel.SIZE_KEY, rel.release_size(st.session_state))
+
+
 def on_make_release() -> None:
     ss = st.session_state
+    studio_now = get_studio()
+    if f"{RELEASE}:allow_data_domain" in ss:  # its on_change may run after this callback
+        rel.keep_allow(f"{RELEASE}:allow_data_domain")
     try:
-        res = ds.make_release(get_studio(), ss[f"{RELEASE}:method"], float(ss[f"{RELEASE}:rho"]),
-                              session_rounds(ss), int(ss[f"{RELEASE}:size"]),
-                              allow_data_domain=bool(ss.get(f"{RELEASE}:allow_data_domain"))
-                              and get_studio().schema.data_derived)
+        req, settings = release_request(ss, studio_now, rel.chosen_method(ss, _opts))
+        res = ds.make_release(studio_now, settings.methods[0], float(settings.rho if settings.rho is not None
+                                                                     else req.rho),
+                              int(settings.config.rounds), int(settings.config.release),
+                              allow_data_domain=rel.allow_data_domain(studio_now))
     except GateError as e:  # the gate's refusal, naming this app's controls
         flash("release", "error", f"No release made: {e.render('app')}")
         ss.pop(RELEASE, None)
@@ -309,22 +326,27 @@ def on_make_release() -> None:
 
 show_flash("release")
 r1, r2, r3, r4 = st.columns(4)
-r1.selectbox("Method", ds.RELEASE_METHODS, key=f"{RELEASE}:method")
-r2.number_input("ρ (zCDP)", min_value=1e-8, value=float(session_budget(studio)["rho"]), format="%.2e",
-                key=f"{RELEASE}:rho")
+r1.selectbox("Method", list(_opts.methods), key=rel.METHOD_KEY, format_func=_opts.label,
+             on_change=lambda: rel.choose_method(st.session_state, _opts, st.session_state[rel.METHOD_KEY]))
+_view = session_view(studio, rounds=session_rounds(st.session_state))
+r2.metric("Privacy guarantee", _view.label if _view else "—",
+          help="the session's budget (the budget control above): the release spends it")
 r3.metric(ROUNDS_LABEL, session_rounds(st.session_state), help="the session's T (the box above)")
-r4.number_input("Released records", min_value=1, max_value=100_000, value=ds.DEFAULT_RELEASE, key=f"{RELEASE}:size")
+r4.number_input("Released records", min_value=1, max_value=100_000, step=1, key=rel.SIZE_KEY,
+                on_change=lambda: rel.set_release_size(st.session_state, int(st.session_state[rel.SIZE_KEY])),
+                help="the one release size (the Run and Release steps show the same)")
 if studio.schema.data_derived:
+    seed(f"{RELEASE}:allow_data_domain", bool(studio.extras.get("allow_data_domain")))
     st.checkbox("Release with a domain read from the private data (NOT differentially private)",
-                key=f"{RELEASE}:allow_data_domain")
+                key=f"{RELEASE}:allow_data_domain", on_change=rel.keep_allow, args=(f"{RELEASE}:allow_data_domain",))
 st.button("Make a release", key=f"{RELEASE}:go", type="primary", on_click=on_make_release,
           disabled=not studio.has_rows, help=None if studio.has_rows else "needs the private table")
-rel = st.session_state.get(RELEASE)
-if rel is not None:
-    pub, internal = rel.public_report, rel.eval_report
+made = st.session_state.get(RELEASE)
+if made is not None:
+    pub, internal = made.public_report, made.eval_report
     st.success(f"Release made ({pub['randomness']}).")
     st.code(ledger_text(pub), language=None)
-    st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(rel),
+    st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(made),
                        file_name="release_bundle.zip", mime="application/zip", key=f"{RELEASE}:dl",
                        on_click="ignore")
     with st.expander(internal["label"], expanded=False):

@@ -28,7 +28,7 @@ from studio import release_ui as rel
 from studio.budget_ui import session_view
 from studio.bundle_ui import release_request
 from blowfish_core.synthesis.gate import NOT_DP_LABEL, GateError, total_text
-from studio.state import get_studio, get_tau
+from studio.state import get_studio, get_tau, seed
 
 st.set_page_config(page_title="Release · Blowfish Studio", layout="wide")
 
@@ -137,19 +137,22 @@ flow.tutorial("'Make a release' draws fresh randomness: this is the table to pub
 
 
 if studio.schema.data_derived:
+    seed(rel.ALLOW_KEY, bool(studio.extras.get("allow_data_domain")))
     st.checkbox("Release with a domain read from the private data (NOT differentially private)",
-                key="release:allow_data_domain",
+                key=rel.ALLOW_KEY, on_change=rel.keep_allow,
                 help="The bounds and levels of " + ", ".join(studio.schema.data_derived_columns or ["some columns"])
                      + " were read off the private table: publishing them leaks the records. Declare them on the "
                        "Data step (type public bounds or levels, or tick 'declared public') to make a DP release.")
 
 
 def _make_release() -> None:
+    if rel.ALLOW_KEY in st.session_state:  # its on_change may run after this callback
+        rel.keep_allow()
     try:
         st.session_state["release:result"] = ds.make_release(
             studio, settings.methods[0], float(settings.rho if settings.rho is not None else req.rho),
             int(settings.config.rounds), int(settings.config.release),
-            allow_data_domain=bool(st.session_state.get("release:allow_data_domain")) and studio.schema.data_derived)
+            allow_data_domain=rel.allow_data_domain(studio))
         st.session_state.pop("release:error", None)
     except GateError as e:  # the gate's refusal, naming this app's controls
         st.session_state["release:error"] = f"No release made: {e.render('app')}"

@@ -40,7 +40,7 @@ from studio.accuracy_ui import accuracy_first_section
 from studio.budget_ui import DELTA_FORMAT
 from studio.plots import HIGHLIGHT, chart_with_table, mark_x
 from studio.run_ui import RunStatus, carry_message, current_text, pilot_figure, run_with_clock
-from studio.state import get_studio, get_tau, session_budget, set_studio, set_tau
+from studio.state import get_studio, get_tau, seed, session_budget, set_studio, set_tau
 
 st.set_page_config(page_title="Temperature Pilot · Blowfish Studio", layout="wide")
 
@@ -63,8 +63,15 @@ PILOT_DEFAULTS = {
     "pl_release": int(R["rn_release"]) if isinstance(R["rn_release"], int) and R["rn_release"] >= 1 else 512,
     "pl_tie": DEFAULT_TIE_TOL,
     "pl_nt": 0,
+    # the private choice's settings (PRIVATE_KEYS: seeded from pilot_settings on every run, kept by _keep)
+    "pl_private": False,
+    "pl_rho_sel": 1e-4,
+    "pl_allow_data_domain": False,
 }
+PRIVATE_KEYS = ("pl_private", "pl_rho_sel", "pl_allow_data_domain")
 P = st.session_state.setdefault("pilot_settings", dict(PILOT_DEFAULTS))
+for _k, _v in PILOT_DEFAULTS.items():  # a session older than a setting gets its default
+    P.setdefault(_k, _v)
 _sb = session_budget(studio)  # one budget for every page: follow the session's when it changes
 if P.get("_budget_seen") != (_sb.get("rho"), _sb.get("delta")):
     P["_budget_seen"] = (_sb.get("rho"), _sb.get("delta"))
@@ -91,6 +98,13 @@ if P.get("_reach") != reach:  # the policy changed: refresh the grid's q = 0.2 t
 for _k, _v in P.items():
     if not _k.startswith("_") and _k not in st.session_state:
         st.session_state[_k] = _v
+for _k in PRIVATE_KEYS:  # bound to the model on every run (studio.state.seed), written back by _keep
+    seed(_k, P[_k])
+
+
+def _keep(key: str) -> None:
+    """Widget callback of a PRIVATE_KEYS control: keep its value in pilot_settings."""
+    P[key] = st.session_state[key]
 
 
 def _request_stop() -> None:
@@ -385,8 +399,8 @@ if _acc_cfg is not None and isinstance(n_t, int) and n_t > 0:
 
 # ------------------------------------------------------------------ private choice (optional, off by default)
 st.header("Choose on private data (optional)")
-if st.checkbox("Choose on private data (exponential mechanism; spends private budget)", value=False,
-               key="pl_private"):
+if st.checkbox("Choose on private data (exponential mechanism; spends private budget)", key="pl_private",
+               on_change=_keep, args=("pl_private",)):
     from blowfish_core.algorithm.evolution import SEEDED_NOTE
     from blowfish_core.workflows.private_pilot import (INTERNAL, choose_tau_private, private_pilot_plan, release_tau_choice,
                                              setting_label)
@@ -396,7 +410,7 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
                "the target budget rho; the choice itself spends the selection budget. The public pilot above "
                "spends nothing: prefer it when public rows exist.")
     st.number_input("Selection budget rho_sel (zCDP; epsilon_sel = sqrt(8 rho_sel))", key="pl_rho_sel",
-                    value=1e-4, format="%g", step=1e-5)
+                    format="%g", step=1e-5, on_change=_keep, args=("pl_rho_sel",))
     plan = None
     if not has_rows:
         st.info("The private table is not loaded; load it in the Policy Designer to choose on it.")
@@ -421,7 +435,7 @@ if st.checkbox("Choose on private data (exponential mechanism; spends private bu
         data_domain = bool(getattr(studio.schema, "data_derived", False))
         if data_domain:
             st.checkbox("Release with a data-derived domain (labelled not differentially private)",
-                        key="pl_allow_data_domain", value=False,
+                        key="pl_allow_data_domain", on_change=_keep, args=("pl_allow_data_domain",),
                         help="the schema's bounds or levels were read off the private table; the release gate "
                              "refuses the release without this")
         b1, b2, _sp2 = st.columns([2, 2, 4])

@@ -10,12 +10,17 @@ Session-state contract:
                             "method": the method chosen}; a new last run resets it to its winner
     release:method : the method selectbox's widget key (re-set from release_choice on every page run)
     release:size   : the release-size input's widget key (re-set from runner_settings["rn_release"])
+    studio.extras["allow_data_domain"] : bool   "release with a data-derived domain" ticked (the model of
+                            the Release step's checkbox ALLOW_KEY and the Policy page's release form's;
+                            a new dataset is a new Studio, so the consent is not carried to other data)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, MutableMapping
+
+import streamlit as st
 
 from blowfish_core import get_preset
 from blowfish_core.algorithm.methods import get_method
@@ -28,6 +33,19 @@ from studio.bundle_ui import flow_method
 CHOICE_KEY = "release_choice"
 METHOD_KEY = "release:method"
 SIZE_KEY = "release:size"
+ALLOW_KEY = "release:allow_data_domain"
+
+
+def allow_data_domain(studio: Any) -> bool:
+    """True when the release may use a data-derived domain: ticked (studio.extras) and the schema has one."""
+    return bool(studio.extras.get("allow_data_domain")) and bool(studio.schema.data_derived)
+
+
+def keep_allow(key: str = ALLOW_KEY) -> None:
+    """Widget callback of a "release with a data-derived domain" checkbox: keep its value in the model."""
+    from studio.state import get_studio
+
+    get_studio().extras["allow_data_domain"] = bool(st.session_state.get(key))
 
 
 def last_run(state: Any, studio: Any) -> dict[str, Any] | None:

@@ -20,7 +20,10 @@ policy                  ``studio.policy`` (block / adjacency tables: ``pol:block
 τ                       TAU_KEY (a widget key kept by :func:`keep_tau`, see below)
 projector mode          PROJECTOR_KEY (studio.projector: the teaching pages' toggle, bound by seed)
 methods, release size   ``runner_settings`` (studio.runner_ui.runner_settings: rn_methods,
-                        rn_release, ...); the Release step's method ``release_choice``
+                        rn_release, ...); the Release step's method ``release_choice`` (the
+                        Policy page's own release form uses the same three and the session budget)
+private choice (Tune)   ``pilot_settings`` (pl_private, pl_rho_sel, pl_allow_data_domain)
+data-derived consent    ``studio.extras["allow_data_domain"]`` (studio.release_ui.keep_allow)
 ======================  ==========================================================================
 
 The pattern (Streamlit deletes the key of a widget not drawn in a run, and a widget with the same

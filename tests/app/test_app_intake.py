@@ -166,8 +166,9 @@ def test_wide_and_tiny_tables_get_notes_and_warnings():
 def test_make_a_release_is_unseeded_and_the_bundle_holds_no_private_figure():
     at = page()  # XOR-3 built-in
     at.number_input(key="rn_rounds").set_value(2).run()
-    at.number_input(key="designer:release:size").set_value(50).run()
-    at.number_input(key="designer:release:rho").set_value(1e-3).run()
+    at.number_input(key="release:size").set_value(50).run()
+    at.toggle(key="designer:use_rho").set_value(True).run()  # the session budget, as ρ
+    at.number_input(key="designer:rho").set_value(1e-3).run()
     at.button(key="designer:release:go").click().run()
     assert not at.exception and not texts(at.error), texts(at.error)
     assert "Release made (unseeded, OS entropy, sampler opendp)." in texts(at.success)

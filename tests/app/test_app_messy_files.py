@@ -87,10 +87,11 @@ def _release_page(studio) -> AppTest:
     at = AppTest.from_file(POLICY, default_timeout=TIMEOUT)
     at.session_state["studio"] = studio
     at = ok(at.run())
-    at.selectbox(key="designer:release:method").set_value("hard")
+    at.selectbox(key="release:method").set_value("hard")
     at.number_input(key="rn_rounds").set_value(2)
-    at.number_input(key="designer:release:size").set_value(3)
-    return ok(at.number_input(key="designer:release:rho").set_value(1e-2).run())
+    at.number_input(key="release:size").set_value(3)
+    at = ok(at.toggle(key="designer:use_rho").set_value(True).run())  # the session budget, as ρ
+    return ok(at.number_input(key="designer:rho").set_value(1e-2).run())
 
 
 def _loaded(raw: bytes, name: str):

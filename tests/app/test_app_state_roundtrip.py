@@ -25,6 +25,7 @@ from studio.state import TAU_KEY
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 APP = os.path.join(ROOT, "app.py")
+POLICY_PAGE = os.path.join(ROOT, "pages", "policy.py")
 TIMEOUT = 120
 MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
@@ -354,4 +355,68 @@ def test_accuracy_first_target_and_cap_survive_the_walk():
         if page == TUNE:
             c.eq(page, "target box", get(at, "number_input", "acc:target"), 0.3)
             c.eq(page, "ε cap box", get(at, "number_input", "acc:cap"), 3.0)
+    assert not c.problems, "\n".join(c.problems)
+
+
+def test_policy_release_form_spends_the_session_budget_size_and_method():
+    """The Policy page's release form (run on its own) has no budget, size or method of its own: it
+    spends the ε chosen on the budget control, releases the one release size (runner_settings) and the
+    session's release method (release_choice)."""
+    at = ok(AppTest.from_file(POLICY_PAGE, default_timeout=TIMEOUT).run())
+    at.number_input(key=ROUNDS_KEY).set_value(2).run()
+    at.select_slider(key="designer:eps").set_value(0.5).run()  # after the form was first drawn
+    at.number_input(key=rel.SIZE_KEY).set_value(40).run()
+    at.selectbox(key=rel.METHOD_KEY).set_value("hard").run()
+    ok(at)
+    assert at.session_state["runner_settings"]["rn_release"] == 40
+    assert at.session_state[rel.CHOICE_KEY] == {"run": None, "method": "hard"}
+    assert [m.value for m in at.metric if m.label == "Privacy guarantee"] == ["ε = 0.5 at δ = 10⁻⁵"] * 2  # control, form
+    at = ok(at.button(key="designer:release:go").click().run())
+    made = at.session_state["designer:release"]
+    privacy = made.public_report["privacy"]
+    assert round(privacy["epsilon"], 9) == 0.5 and privacy["delta"] == 1e-5 and privacy["rounds"] == 2
+    assert made.public_report["methods"] == ["hard"] and len(made.runs[0].release) == 40
+
+
+def _derived_studio():
+    """A 60-row uploaded table (its domain read off the data) with age protected (threshold 5)."""
+    import dataclasses
+
+    import blowfish_core as bc
+
+    raw = ("age,color\n" + "".join(f"{20 + (i * 7) % 40},{'rgb'[i % 3]}\n" for i in range(60))).encode()
+    studio, _ = ds.handle_upload(raw, "small.csv", "csv")
+    studio = dataclasses.replace(studio, policy=bc.Policy({"age": bc.AttributePolicy("threshold", theta=5)}))
+    studio.extras.setdefault("budget", {})["set"] = True
+    assert studio.schema.data_derived
+    return studio
+
+
+def test_private_choice_settings_and_data_domain_consent_survive_the_walk():
+    """Tune τ's private-choice settings (pl_private, pl_rho_sel, pl_allow_data_domain: pilot_settings)
+    and the Release step's data-derived-domain consent (studio.extras) are the same after Tune → Data →
+    Tune and Release → Data → Release."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["studio"] = _derived_studio()
+    ok(at.run())
+    go(at, TUNE)
+    at.checkbox(key="pl_private").check().run()
+    at.number_input(key="pl_rho_sel").set_value(3e-4).run()
+    at = ok(at.checkbox(key="pl_allow_data_domain").check().run())
+    go(at, RELEASE)
+    at = ok(at.checkbox(key=rel.ALLOW_KEY).check().run())
+    c = Checks()
+    for page in (DATA, TUNE, DATA, RELEASE, POLICY, TUNE):
+        go(at, page)
+        p = at.session_state["pilot_settings"]
+        c.eq(page, "model pl_private", p.get("pl_private"), True)
+        c.eq(page, "model pl_rho_sel", p.get("pl_rho_sel"), 3e-4)
+        c.eq(page, "model pl_allow_data_domain", p.get("pl_allow_data_domain"), True)
+        c.eq(page, "model release consent", at.session_state["studio"].extras.get("allow_data_domain"), True)
+        if page == TUNE:
+            c.eq(page, "private checkbox", get(at, "checkbox", "pl_private"), True)
+            c.eq(page, "rho_sel box", get(at, "number_input", "pl_rho_sel"), 3e-4)
+            c.eq(page, "data-domain checkbox", get(at, "checkbox", "pl_allow_data_domain"), True)
+        if page == RELEASE:
+            c.eq(page, "data-domain checkbox", get(at, "checkbox", rel.ALLOW_KEY), True)
     assert not c.problems, "\n".join(c.problems)
