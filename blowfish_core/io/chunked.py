@@ -50,8 +50,8 @@ from .intake.cells import finite_values
 from .intake.columns import check_missing_options
 from .intake.header import check_names, fields_message
 from .intake.problems import (
-    MAX_ROWS_LISTED, dropped_note, empty_column_fix, missing_fix, missing_level_numeric, no_rows_left, not_whole_message,
-    rows_text, size_warnings,
+    MAX_ROWS_LISTED, declared_levels, dropped_note, empty_column_fix, missing_message, missing_level_numeric,
+    no_rows_left, not_numbers_message, not_whole_message, rows_text, size_warnings,
 )
 from .intake.reading import separator_hint, sniff_separator
 from ..model.schema import Schema
@@ -234,11 +234,10 @@ class _Problems:
                 if kind == "missing" and n == n_rows:
                     out.append(f"column '{a.name}' is empty in every row ({n} rows). Fix: " + empty_column_fix())
                 elif kind == "missing":
-                    out.append(f"column '{a.name}': {n} cell(s) are missing (empty) in {where}. "
-                               + missing_fix(a.name, n, n_rows, numeric))
+                    out.append(missing_message(a.name, n, rows, n_rows, False, numeric,
+                                               [b for b in schema.names if b != a.name], declared_levels(a)))
                 elif kind == "not-numbers":
-                    out.append(f"column '{a.name}': {n} cell(s) are not numbers (e.g. {ex}) in {where}. "
-                               "Fix: correct those cells, or declare the column categorical")
+                    out.append(not_numbers_message(a.name, n, ex, where))
                 elif kind == "outside-domain" and numeric:
                     out.append(f"column '{a.name}': {n} cell(s) outside [{a.lo:g}, {a.hi:g}] of the public domain "
                                f"(e.g. {ex}) in {where}. Fix: widen the declared bounds or remove those rows; "

@@ -99,7 +99,8 @@ def test_data_derived_release_refusal():
 
 def test_one_table_every_placeholder_resolves_for_every_front_end():
     values = {"col": "c", "level": "?", "names": ("a", "b"), "sep_word": "tab", "sep_shown": "'\\t'", "got": 1,
-              "where": "there", "count": 3, "first": "a", "last": "c"}
+              "where": "there", "count": 3, "first": "a", "last": "c",
+              "rest": "a,b", "rest_list": ["a", "b"]}
     for key, row in fields.PHRASES.items():
         assert len(row) == len(fields.FRONTENDS), key
         for fe in fields.FRONTENDS:

@@ -32,7 +32,7 @@ def test_missing_fixes_by_rows_kept(tmp_path, capsys):
     assert rc == 2 and out == ""
     assert err == (f"error: {path}: column 'notes': 32 cell(s) are missing (empty) in rows 3, 4, 5, 6, 8 and 27 "
                    "more. Fix: treat missing as its own level (--missing-level 'notes=?'): keeps all 40 rows; or leave "
-                   "the column out (--columns a,b,..., or remove it from the schema): keeps all 40 rows; or drop "
+                   "the column out (--columns age,city, or remove it from the schema): keeps all 40 rows; or drop "
                    "those rows (--drop-missing 'notes'): keeps 8 of 40 rows\n")
 
 

@@ -23,6 +23,10 @@ from .pipeline import intake_csv
 from .result import IntakeResult
 
 
+#: the order of a column's problems, as the chunked reader (not numbers, missing, outside the domain).
+_KIND_ORDER = {"not-numbers": 0, "missing": 1, "outside-domain": 2, "not-whole": 3}
+
+
 def check_table(source: Any, *, sep: str | None = None, no_header: bool | None = None,
                 names: Sequence[str] | None = None, columns: Sequence[str] | None = None,
                 drop_missing: Iterable[str] | bool = (), missing_level: Mapping[str, str] | None = None,
@@ -51,9 +55,10 @@ def check_table(source: Any, *, sep: str | None = None, no_header: bool | None =
     release_size : int or None
         The planned release, for the size warnings.
     schema : Schema, optional
-        A declared schema: its cells outside the public domain are problems too (checked on the
-        whole table, before any split, with their spreadsheet rows), the problems sorted by column
-        in the schema's order (as the chunked reader).
+        A declared schema: its cells outside the public domain, and the cells of a column it
+        declares numeric that are not numbers (also when the intake read the column as text),
+        are problems too (checked on the whole table, before any split, with their spreadsheet
+        rows), the problems sorted by column in the schema's order (as the chunked reader).
     max_bytes : int
         Largest file read (default: no cap, as the command line).
     name : str or None
@@ -71,11 +76,12 @@ def check_table(source: Any, *, sep: str | None = None, no_header: bool | None =
     """
     res = intake_csv(source, sep=sep, no_header=True if (no_header or names) else no_header, names=names,
                      columns=columns, drop_missing=drop_missing, missing_level=dict(missing_level or {}),
-                     release_size=release_size, max_bytes=max_bytes, name=name)
+                     release_size=release_size, max_bytes=max_bytes, name=name, schema=schema)
     if schema is not None:  # value and domain problems in one pass (issue 15g, finding 8; issue 27)
-        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, as the chunked reader
-        res = dataclasses.replace(res, problems=tuple(sorted(res.problems + domain_problems(schema, res),
-                                                             key=lambda p: order.get(p.column, -1))))
+        order = {a.name: i for i, a in enumerate(schema.attributes)}  # by column, then kind, as the chunked reader
+        res = dataclasses.replace(res, problems=tuple(sorted(
+            res.problems + domain_problems(schema, res),
+            key=lambda p: (order.get(p.column, -1), _KIND_ORDER.get(p.kind, 1)))))
     return res
 
 

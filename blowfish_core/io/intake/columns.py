@@ -20,7 +20,8 @@ from ...base.fields import Text
 from ...model.orderings import known_order
 from ...model.schema import MOSTLY_NUMERIC
 from .cells import TextColumn, finite_values, pc
-from .problems import MAX_ROWS_LISTED, Problem, dropped_note, missing_fix, no_rows_left, rows_text
+from .problems import (MAX_ROWS_LISTED, Problem, dropped_note, missing_message, no_rows_left, not_numbers_message,
+                       rows_text)
 from .result import ColumnGuess
 
 #: a text column with more distinct values than this is not modelled by default.
@@ -245,9 +246,7 @@ def _numbers_kind(c, col, keep, used, texts, rownum, max_categories, probs):
         rns = rkeep[bad].tolist()
         ex = col.texts(pd.unique(vcodes[bad])[:3])
         probs.append(Problem(c, "not-numbers", int(bad.sum()), tuple(rns[:MAX_ROWS_LISTED]),
-                             f"column '{c}': {int(bad.sum())} cell(s) are not numbers (e.g. {ex}) in "
-                             f"{rows_text(rns, int(bad.sum()))}. Fix: correct those cells, or declare "
-                             "the column categorical"))
+                             not_numbers_message(c, int(bad.sum()), ex, rows_text(rns, int(bad.sum())))))
         kind, modelled, reason = "numeric", True, "numbers with some cells that are not numbers"
     elif digits_v[used].all() and (lead := _leading_zero(col)[vcodes]).any():
         ex = col.text(vcodes[int(np.argmax(lead))])
@@ -341,10 +340,8 @@ class _Texts:
 def _missing_problem(c, miss, rownum, nmiss, mostly):
     """The 'missing' Problem of a modelled column with missing cells (its fixes by rows kept, issue 27)."""
     rns = rownum[miss].tolist()
-    marker = " (empty or a marker like '?')" if mostly else " (empty)"
     return Problem(c, "missing", nmiss, tuple(rns[:MAX_ROWS_LISTED]),
-                   f"column '{c}': {nmiss} cell(s) are missing{marker} in {rows_text(rns, nmiss)}. "
-                   + missing_fix(c, nmiss, len(miss), mostly))
+                   missing_message(c, nmiss, rns, len(miss), mostly, mostly))
 
 
 def _is_number(vals: pd.Series) -> pd.Series:

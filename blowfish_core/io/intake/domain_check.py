@@ -9,17 +9,29 @@ from ...base._lazy import pd  # pandas, imported on first use (issue 15)
 
 from ...base.errors import SchemaError
 from .cells import finite_values
-from .problems import MAX_ROWS_LISTED, Problem, not_whole_message, rows_text
+from .problems import MAX_ROWS_LISTED, Problem, not_numbers_message, not_whole_message, rows_text
 from .result import IntakeResult
+
+
+def _not_numbers(name: str, col: Any, bad: np.ndarray, rn: np.ndarray) -> list[Problem]:
+    """The 'not-numbers' Problem of the present cells ``bad`` of a column declared numeric (none if
+    every cell is a number)."""
+    if not bad.any():
+        return []
+    rows, n = rn[bad].tolist(), int(bad.sum())
+    ex = list(dict.fromkeys(col[bad].astype(str).tolist()))[:3]
+    return [Problem(name, "not-numbers", n, tuple(rows[:MAX_ROWS_LISTED]),
+                    not_numbers_message(name, n, ex, rows_text(rows, n)))]
 
 
 def domain_problems(schema: Any, res: IntakeResult) -> tuple[Problem, ...]:
     """Cells of the intake's frame outside ``schema``'s declared public domain.
 
     Checked on the whole table, before any split (so a preset's pilot rows are checked too).
-    Numeric attributes: numbers outside [lo, hi], and for an integer attribute numbers with a
-    fraction (kind 'not-whole'); cells that are not numbers are the intake's 'not-numbers'
-    problems.  Every other attribute: values its encode_value refuses (one call per distinct
+    Numeric attributes: numbers outside [lo, hi], for an integer attribute numbers with a
+    fraction (kind 'not-whole'), and cells that are not numbers (kind 'not-numbers') when the
+    intake read the column as text (mostly text: it found no 'not-numbers' problem itself), in the
+    intake's and the chunked reader's wording.  Every other attribute: values its encode_value refuses (one call per distinct
     value).  Missing cells are left to the intake's 'missing' problems.
 
     Parameters
@@ -33,10 +45,12 @@ def domain_problems(schema: Any, res: IntakeResult) -> tuple[Problem, ...]:
     -------
     tuple of Problem
         One Problem per column (kind 'outside-domain') with its count and up to five
-        spreadsheet row numbers, and one 'not-whole' per integer column with fractions.
+        spreadsheet row numbers, one 'not-whole' per integer column with fractions and one
+        'not-numbers' per numeric column read as text.
     """
     frame, rn = res.frame, np.asarray(res.row_numbers)
     out: list[Problem] = []
+    has_not_numbers = {p.column for p in res.problems if p.kind == "not-numbers"}
     for a in schema.attributes:
         if a.name not in frame.columns:
             continue
@@ -45,6 +59,8 @@ def domain_problems(schema: Any, res: IntakeResult) -> tuple[Problem, ...]:
         frac = None  # integer attributes: cells with a fraction
         if a.bounded:
             x = finite_values(col)
+            if a.name not in has_not_numbers:
+                out.extend(_not_numbers(a.name, col, present & ~np.isfinite(x), rn))
             bad = present & np.isfinite(x) & ((x < a.lo) | (x > a.hi))
             where = f"outside [{a.lo:g}, {a.hi:g}]"
             fix = "widen the declared bounds or remove those rows; values are never clipped silently"

@@ -7,7 +7,8 @@ the column names (:mod:`.header`) -> missing cells and one guess per column (:mo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from ...base.fields import Text
 from ..data import DEFAULT_MAX_BYTES, other_separator
 from .columns import MAX_CATEGORIES, apply_missing, guess_column
 from .header import decide_header, rows_with_k_fields, unique_names
-from .problems import MAX_ROWS_LISTED, Problem, empty_column_fix, size_warnings
+from .problems import MAX_ROWS_LISTED, Problem, declared_levels, empty_column_fix, missing_message, size_warnings
 from .reading import SEP_NAMES, check_sep, read_records, separator_hint
 from .result import ColumnGuess, IntakeResult
 
@@ -40,6 +41,7 @@ def intake_csv(
     max_categories: int = MAX_CATEGORIES,
     max_bytes: int = DEFAULT_MAX_BYTES,
     name: str | None = None,
+    schema: Any = None,
 ) -> IntakeResult:
     """Read and check a CSV in one pass; see the module docstring.
 
@@ -76,6 +78,11 @@ def intake_csv(
         Largest file read, in bytes.
     name : str or None
         The file's label in messages.
+    schema : Schema, optional
+        A declared schema: its columns get no "modelled because it was picked" note, and the
+        fixes of their missing cells follow the declaration (no missing level for a numeric
+        column; with declared levels, add the level to them).  Its domain is checked by
+        :func:`.checked.check_table`, not here.
 
     Returns
     -------
@@ -99,7 +106,10 @@ def intake_csv(
     wrong_sep = next((p for p in problems if p.kind == "separator"), None)
     if wrong_sep is not None and columns is not None and not set(map(str, columns)) <= set(cols):
         raise DataError(f"{label}: " + wrong_sep.message, field="sep")  # the picked columns: the same cause
-    chosen, reason_out = choose_modelled(cols, guesses, col_problems, columns, max_columns, hdr, label, rownum, notes)
+    declared = {a.name: a for a in schema.attributes} if schema is not None else {}
+    chosen, reason_out = choose_modelled(cols, guesses, col_problems, columns, max_columns, hdr, label, rownum, notes,
+                                         declared=declared)
+    _name_missing_fixes(col_problems, chosen, declared, mostly_num, len(rownum))
     final = final_guesses(cols, guesses, chosen, reason_out, col_problems, notes, problems)
     return IntakeResult(
         frame=pd.DataFrame({c: o[0] for c, o in out.items()}, columns=cols), source=label, sep=rec.sep, sep_sniffed=sep_given is None,
@@ -132,7 +142,7 @@ def _read_table(source: Any, sep_given: str | None, no_header: bool | None, name
 
 def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_problems: dict[str, list[Problem]],
                     columns: Sequence[str] | None, max_columns: int, hdr: Any, label: str, rownum: np.ndarray,
-                    notes: list[str]) -> tuple[list[str], str]:
+                    notes: list[str], declared: Collection[str] = ()) -> tuple[list[str], str]:
     """The modelled columns and the reason given to the others.
 
     Parameters
@@ -154,7 +164,9 @@ def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_proble
     rownum : (n,) int64 ndarray
         The spreadsheet row of each record.
     notes : list of str
-        Appended to: picked unmodellable columns, a wide table.
+        Appended to: picked unmodellable columns (not those a schema declares), a wide table.
+    declared : collection of str
+        The columns a schema declares (their type is the schema's, so no note).
 
     Returns
     -------
@@ -184,6 +196,8 @@ def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_proble
             if g.kind == "empty":  # picked (or in the schema) but empty in every row: nothing to model
                 col_problems[c] = [Problem(c, "missing", n, tuple(rownum[:MAX_ROWS_LISTED].tolist()),
                                            f"column '{c}' is empty in every row ({n} rows). Fix: " + empty_column_fix())]
+            elif c in declared:
+                continue  # the schema declares its type: no "picked" note (newcomer trial)
             elif not g.modelled and g.can.picked_levels and g.levels is not None:
                 notes.append(f"column '{c}' is modelled because it was picked: categorical text with its "
                              f"{len(g.levels)} distinct values as levels (as written, leading zeros kept); the "
@@ -199,6 +213,23 @@ def choose_modelled(cols: list[str], guesses: dict[str, ColumnGuess], col_proble
                      f"modelled by default ({chosen[0]} .. {chosen[-1]}); {len(cand) - max_columns} more are not. "
                      + Text("Fix: {pick_columns}"))
     return chosen, f"beyond the first {max_columns} modelled columns (wide table)"
+
+
+def _name_missing_fixes(col_problems: dict[str, list[Problem]], chosen: list[str], declared: Mapping[str, Any],
+                        mostly_num: Mapping[str, bool], n_rows: int) -> None:
+    """Rewrite the 'missing' Problems of the modelled columns once the modelled set is known: the
+    leave-out fix names the other modelled columns (``--columns age,city``), and for a column a
+    schema declares, its type decides the fixes (no missing level for a numeric one; with declared
+    levels the missing-level fix says to add the level to them).  A column empty in every row keeps
+    its own message."""
+    for c in chosen:
+        a = declared.get(c)
+        numeric = bool(a.bounded) if a is not None else bool(mostly_num[c])
+        rest = [x for x in chosen if x != c]
+        col_problems[c] = [
+            dataclasses.replace(p, message=missing_message(c, p.count, p.rows, n_rows, bool(mostly_num[c]), numeric,
+                                                           rest, declared_levels(a) if a is not None else None))
+            if p.kind == "missing" and p.count < n_rows else p for p in col_problems[c]]
 
 
 def final_guesses(cols: list[str], guesses: dict[str, ColumnGuess], chosen: list[str], reason_out: str,

@@ -8,8 +8,10 @@ list of a message (:func:`rows_text`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ...base.fields import Text, join
 
@@ -19,6 +21,8 @@ MIN_ROWS = 1000
 MAX_ROWS_LISTED = 5
 #: a column with more than this share of its rows missing is mostly empty: leaving it out is offered too.
 MOSTLY_EMPTY = 0.5
+#: a number written with a decimal comma ('8,11'), not read as a number.
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 #: the fixes of missing cells, ties in this order (a level keeps the column and its rows).
 MISSING_FIX_KINDS = ("missing-level", "leave-out", "drop-rows")
 
@@ -124,7 +128,8 @@ def missing_fixes(n_missing: int, n_rows: int, numeric: bool) -> tuple[MissingFi
     return tuple(sorted(fixes, key=lambda f: (-f.rows_kept, MISSING_FIX_KINDS.index(f.kind))))
 
 
-def missing_fix(column: str, n_missing: int, n_rows: int, numeric: bool) -> Text:
+def missing_fix(column: str, n_missing: int, n_rows: int, numeric: bool, rest: Sequence[str] | None = None,
+                levels: Sequence[str] | None = None) -> Text:
     """'Fix: ...' of a column's missing cells: every fix of :func:`missing_fixes`, in its order,
     with the rows it keeps (shared with the chunked reader).
 
@@ -138,6 +143,12 @@ def missing_fix(column: str, n_missing: int, n_rows: int, numeric: bool) -> Text
         Rows of the table.
     numeric : bool
         The column holds numbers.
+    rest : sequence of str or None
+        The other modelled columns: the leave-out fix names them (``--columns age,city``);
+        None or empty: the placeholder ``a,b,...``.
+    levels : sequence of str or None
+        The levels a schema declares for the column: the missing-level fix then says to add
+        the level to them (else the level is outside the declared categories).
 
     Returns
     -------
@@ -145,13 +156,94 @@ def missing_fix(column: str, n_missing: int, n_rows: int, numeric: bool) -> Text
         E.g. "Fix: treat missing as its own level (...): keeps all 40 rows; or drop those rows
         (...): keeps 8 of 40 rows" (the app names its Missing values choices).
     """
-    phrase = {"missing-level": "{fix_level}", "leave-out": "{fix_leave_out}", "drop-rows": "{fix_drop_rows}"}
+    leave = "{fix_leave_out_named}" if rest else "{fix_leave_out}"
+    phrase = {"missing-level": "{fix_level}", "leave-out": leave, "drop-rows": "{fix_drop_rows}"}
+    names = [str(c) for c in rest or ()]
     parts = []
     for i, f in enumerate(missing_fixes(n_missing, n_rows, numeric)):
         where = f"for '{column}' under Missing values below" if i == 0 else "there"
         kept = f"all {f.n_rows} rows" if f.rows_kept == f.n_rows else f"{f.rows_kept} of {f.n_rows} rows"
-        parts.append(Text(phrase[f.kind], col=column, level="?", where=where) + f": keeps {kept}")
+        t = Text(phrase[f.kind], col=column, level="?", where=where, rest=",".join(names), rest_list=names)
+        if f.kind == "missing-level" and levels is not None:
+            t += Text(" and add '?' to the declared levels of '{col}' in the schema ({levels}), else it is "
+                      "outside the declared categories", col=column, levels=", ".join(map(str, levels)))
+        parts.append(t + f": keeps {kept}")
     return "Fix: " + join("; or ", parts)
+
+
+def missing_message(column: str, count: int, rows: Sequence[int], n_rows: int, marker: bool, numeric: bool,
+                    rest: Sequence[str] | None = None, levels: Sequence[str] | None = None) -> Text:
+    """The message of a column's missing cells with its fixes (:func:`missing_fix`).
+
+    Parameters
+    ----------
+    column : str
+        The column.
+    count : int
+        Its missing cells.
+    rows : sequence of int
+        Their spreadsheet rows (the first MAX_ROWS_LISTED suffice).
+    n_rows : int
+        Rows of the table.
+    marker : bool
+        The column is otherwise numbers (a marker like '?' counts as missing).
+    numeric, rest, levels
+        As :func:`missing_fix`.
+
+    Returns
+    -------
+    Text
+        "column 'c': k cell(s) are missing (empty) in rows ... Fix: ...".
+    """
+    how = " (empty or a marker like '?')" if marker else " (empty)"
+    return (f"column '{column}': {count} cell(s) are missing{how} in {rows_text(rows, count)}. "
+            + missing_fix(column, count, n_rows, numeric, rest, levels))
+
+
+def declared_levels(attr: Any) -> list[str] | None:
+    """The levels a schema attribute declares (a finite, unbounded attribute), else None.
+
+    Parameters
+    ----------
+    attr : Attribute
+        A schema attribute.
+
+    Returns
+    -------
+    list of str or None
+        Its levels as text, or None (numeric, or no flat levels).
+    """
+    if getattr(attr, "bounded", False) or getattr(attr, "levels", None) is None:
+        return None
+    return [str(v) for v in attr.levels]
+
+
+def not_numbers_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
+    """The message for cells that are not numbers in a numeric column (the intake's guess or the
+    schema's declaration; shared by the whole-file and the chunked reads).
+
+    Parameters
+    ----------
+    column : str
+        The column.
+    n : int
+        How many cells.
+    examples : sequence of str
+        Some of the values.
+    where : str
+        Their rows (:func:`rows_text`).
+
+    Returns
+    -------
+    str
+        The message, ending with "Fix: ...".
+    """
+    ex = list(examples)
+    comma = ex and all(_DECIMAL_COMMA.match(str(v)) for v in ex)
+    hint = (f"they look like numbers with a decimal comma; write them with a point (e.g. "
+            f"{str(ex[0]).replace(',', '.')}), " if comma else "")
+    return (f"column '{column}': {n} cell(s) are not numbers (e.g. {ex}) in {where}. "
+            f"Fix: {hint}correct those cells, or declare the column categorical")
 
 
 def not_whole_message(column: str, n: int, examples: Sequence[str], where: str) -> str:
