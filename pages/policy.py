@@ -329,7 +329,7 @@ r1, r2, r3, r4 = st.columns(4)
 r1.selectbox("Method", list(_opts.methods), key=rel.METHOD_KEY, format_func=_opts.label,
              on_change=lambda: rel.choose_method(st.session_state, _opts, st.session_state[rel.METHOD_KEY]))
 _view = session_view(studio, rounds=session_rounds(st.session_state))
-r2.metric("Privacy guarantee", _view.label if _view else "—",
+r2.metric("Release spends", _view.label if _view else "—",
           help="the session's budget (the budget control above): the release spends it")
 r3.metric(ROUNDS_LABEL, session_rounds(st.session_state), help="the session's T (the box above)")
 r4.number_input("Released records", min_value=1, max_value=100_000, step=1, key=rel.SIZE_KEY,

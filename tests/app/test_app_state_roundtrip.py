@@ -370,7 +370,8 @@ def test_policy_release_form_spends_the_session_budget_size_and_method():
     ok(at)
     assert at.session_state["runner_settings"]["rn_release"] == 40
     assert at.session_state[rel.CHOICE_KEY] == {"run": None, "method": "hard"}
-    assert [m.value for m in at.metric if m.label == "Privacy guarantee"] == ["ε = 0.5 at δ = 10⁻⁵"] * 2  # control, form
+    assert [m.value for m in at.metric if m.label in ("Privacy guarantee", "Release spends")] == (
+        ["ε = 0.5 at δ = 10⁻⁵"] * 2)  # the budget control, and the form's figure (its own label: one label, one figure)
     at = ok(at.button(key="designer:release:go").click().run())
     made = at.session_state["designer:release"]
     privacy = made.public_report["privacy"]
