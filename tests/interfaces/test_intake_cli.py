@@ -13,6 +13,7 @@ import pandas as pd
 import blowfish_core as bc
 from blowfish_core.interfaces.cli.main import main
 from blowfish_core.io.presets import ADULT_UCI_COLUMNS
+from tests.cli_helpers import write_file as _write, run_cli as _run
 
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K",
@@ -21,20 +22,6 @@ ADULT_LINES = [
     "53, Private, 234721, 11th, 7, Married-civ-spouse, Handlers-cleaners, Husband, Black, Male, 0, 0, 40, United-States, <=50K",
 ]
 TINY = ["--rounds", "2", "--population", "16x2", "--quiet", "--seeds", "0"]
-
-
-def _write(tmp_path, name: str, text: str) -> str:
-    p = os.path.join(tmp_path, name)
-    with open(p, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    return p
-
-
-def _run(capsys, argv):
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return rc, out, err
 
 
 def test_headerless_adult_file_is_refused_with_the_names_offered(tmp_path, capsys):

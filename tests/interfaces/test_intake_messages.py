@@ -4,23 +4,8 @@ the files are written in tmp_path."""
 
 from __future__ import annotations
 
-import os
 
-from blowfish_core.interfaces.cli.main import main
-
-
-def _write(tmp_path, name: str, text: str) -> str:
-    p = os.path.join(tmp_path, name)
-    with open(p, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    return p
-
-
-def _run(capsys, argv):
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return rc, out, err
+from tests.cli_helpers import write_file as _write, run_cli as _run
 
 
 def test_missing_fixes_by_rows_kept(tmp_path, capsys):

@@ -10,25 +10,11 @@ import os
 
 import pandas as pd
 
-from blowfish_core.interfaces.cli.main import main
+from tests.cli_helpers import write_file as _write, run_cli as _run
 
 #: 40 distinct zip codes, one per row, 34 with a leading zero: the intake guesses an identifier.
 ZIPS = [f"0{i:04d}" for i in range(501, 535)] + ["10001", "60601", "94105", "19104", "30301", "73301"]
 RUN = ["--method", "hard", "--rounds", "2", "--population", "16x2", "--rho", "0.01"]
-
-
-def _write(tmp_path, name: str, text: str) -> str:
-    p = os.path.join(tmp_path, name)
-    with open(p, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    return p
-
-
-def _run(capsys, argv):
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return rc, out, err
 
 
 def _zip_file(tmp_path) -> str:

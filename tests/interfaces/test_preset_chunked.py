@@ -6,17 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from blowfish_core.interfaces.cli.main import main
 from blowfish_core.io.presets import get_preset, shared_path
+from tests.cli_helpers import run_cli as _run
 
 TINY = ["--rounds", "2", "--population", "16x2", "--seeds", "0"]
-
-
-def _run(capsys, argv):
-    rc = main(argv)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return rc, out, err
 
 
 @pytest.mark.parametrize("name", ["adult", "bank"])

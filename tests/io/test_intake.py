@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from blowfish_core.base.errors import DataError, SchemaError
 from blowfish_core.io.intake import check_sep, intake_csv, sniff_separator
 from blowfish_core.io.presets import ADULT_UCI_COLUMNS, BANK_UCI_COLUMNS
+from tests.cli_helpers import write_file as _write
 
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K",
@@ -27,13 +28,6 @@ ADULT_LINES = [
     "52, Self-emp-not-inc, 209642, HS-grad, 9, Married-civ-spouse, Exec-managerial, Husband, White, Male, 0, 0, 45, United-States, >50K",
     "31, Private, 45781, Masters, 14, Never-married, Prof-specialty, Not-in-family, White, Female, 14084, 0, 50, United-States, >50K",
 ]
-
-
-def _write(tmp_path, name: str, text: str) -> str:
-    p = os.path.join(tmp_path, name)
-    with open(p, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    return p
 
 
 # ------------------------------------------------------------ separator / header
