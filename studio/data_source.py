@@ -28,7 +28,6 @@ from blowfish_core.base.fields import render
 from blowfish_core.io.data import DEFAULT_MAX_BYTES
 from blowfish_core.io.intake import (
     MISSING_FIX_KINDS, SEP_NAMES, IntakeResult, check_table, missing_fixes,
-    separator_hint,
 )
 from blowfish_core.io.presets import shared_path
 from blowfish_core.model.schema import _fmt
@@ -152,17 +151,7 @@ def read_csv_bytes(raw: bytes, name: str = "uploaded file", choice: IntakeChoice
         raise DataError(f"{name}: " + (probs[0] if len(probs) == 1 else
                                        f"{len(probs)} problem(s) found: " + " | ".join(probs)))
     df = res.frame
-    _check_one_column(df, name)
     return df
-
-
-def _check_one_column(df: pd.DataFrame, name: str) -> None:
-    """A one-column table whose name holds a separator (';', tab, '|', ',') was read with the wrong
-    separator: DataError saying so.  Any other one-column table loads (issue 27)."""
-    if df.shape[1] == 1 and separator_hint(list(df.columns)):
-        raise DataError(
-            f"{name}: the table has only one column ('{df.columns[0]}'), and its name holds a separator: the file "
-            "is probably separated by another character. Fix: choose the separator in the Separator box")
 
 
 def download_csv(df: pd.DataFrame, raw: bool = False) -> str:
@@ -274,7 +263,6 @@ def studio_from_intake(res: IntakeResult, name: str, target: str,
     df = res.frame
     notes = [app_message(n) for n in res.notes]
     warns = ["WARNING: " + app_message(w) for w in res.warnings]
-    _check_one_column(df, name)
     if target in ("adult", "bank"):
         return preset_studio(target, df, base=current, label=f"{target.capitalize()} ({name})"), warns
     if target == "csv":
