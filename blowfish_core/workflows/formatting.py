@@ -127,6 +127,11 @@ def fmt_sig(x: float | None, digits: int = 2) -> str:
         return "0"
     if 1e-4 <= abs(v) < 1e6:
         return _plain(v, digits)
+    return _power_form(v, digits)
+
+
+def _power_form(v: float, digits: int) -> str:
+    """A non-zero ``v`` (already rounded to ``digits``) as mantissa × 10^e (:func:`fmt_power`)."""
     e = math.floor(math.log10(abs(v)))
     mant = round_sig(v / 10.0 ** e, digits)
     if abs(mant) >= 10:  # 9.96e-5 rounds up to 1.0e-4
@@ -160,11 +165,7 @@ def fmt_delta(delta: float | None, digits: int = 2) -> str:
     v = round_sig(delta, digits)
     if v == 0 or not 0 < abs(v) < 1e-3:
         return fmt_sig(delta, digits)
-    e = math.floor(math.log10(abs(v)))
-    mant = round_sig(v / 10.0 ** e, digits)
-    if abs(mant) >= 10:
-        mant, e = mant / 10.0, e + 1
-    return fmt_power(mant, e)
+    return _power_form(v, digits)
 
 
 def fmt_crossing(epsilon: float | None) -> str:
