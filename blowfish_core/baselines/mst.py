@@ -414,13 +414,16 @@ def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
 
 
 #: an exact measurement's stddev for mbi's estimator, as a fraction of the smallest noise stddev any
-#: noisy measurement of the fit can have (one holding a whole third of rho at sensitivity sqrt 2).
-#: mbi weighs each measurement by 1/stddev and needs a positive one; no noise is drawn for it.  The
-#: estimate weighs the exact marginals at least 10 times more than any noisy one.  Smaller is worse:
-#: mirror descent is ill-conditioned and stops at the iteration cap (bf-mst on Adult, age theta 7,
-#: rho 1e-3, seeds 0-1, PWErr: ratio 1 0.241, 0.3 0.226, 0.1 0.236, 0.03 0.319, 0.01 0.388;
-#: docs/DECISIONS.md 2026-12-02).
+#: noisy measurement of the fit can have (one holding a whole third of rho at sensitivity sqrt 2),
+#: and never below EXACT_STDDEV_FLOOR counts.  mbi weighs each measurement by 1/stddev and needs a
+#: positive one; no noise is drawn for it.  Too small is worse: mirror descent is ill-conditioned and
+#: stops at the iteration cap (bf-mst on Adult, age theta 7, rho 1e-3, seeds 0-1, PWErr: ratio 1
+#: 0.241, 0.3 0.226, 0.1 0.236, 0.03 0.319, 0.01 0.388); at large budgets the ratio alone gives a
+#: stddev under 2 counts and the same trouble (Adult, 3 seeds, ratio 0.1: rho 1e-2 0.236, rho 1
+#: 0.237; with the floor 0.211 and 0.193; Bank rho 1: 0.115 -> 0.080; docs/DECISIONS.md 2026-12-02).
 EXACT_STDDEV_RATIO = 0.1
+#: the smallest exact-measurement stddev, count units (an estimator weight; sweep above).
+EXACT_STDDEV_FLOOR = 5.0
 
 
 def exact_stddev(rho: float) -> float:
@@ -434,6 +437,7 @@ def exact_stddev(rho: float) -> float:
     Returns
     -------
     float
-        EXACT_STDDEV_RATIO x sqrt 2 / sqrt(2 rho / 3), count units (> 0).
+        max(EXACT_STDDEV_RATIO x sqrt 2 / sqrt(2 rho / 3), EXACT_STDDEV_FLOOR), count units (> 0);
+        a function of rho alone (public).
     """
-    return EXACT_STDDEV_RATIO * gaussian_sigma(math.sqrt(2.0), rho / 3.0)
+    return max(EXACT_STDDEV_RATIO * gaussian_sigma(math.sqrt(2.0), rho / 3.0), EXACT_STDDEV_FLOOR)
