@@ -10,8 +10,11 @@ of :mod:`.mst`) with each marginal's sensitivity from :class:`.blowfish_sensitiv
 * the others (sqrt 2; with participation edges at least 1) get MST's Gaussian measurements: each
   step's third of rho split evenly over its noisy measurements (1-ways: the protected attributes';
   2-ways: the selected pairs touching one);
+* every exact 2-way marginal is measured too, for free (step 3a, :func:`.mst._free_pairs`): highest
+  score first while the model fits ``FREE_MODEL_MB`` (AIM's JT-SIZE filter); the tree picks then only
+  join the components the free pairs leave (fewer picks, more budget each);
 * every tree pick uses the exponential mechanism with the maximum score sensitivity over its
-  candidates (0 for an exact pair, 2 for a crossing one, 1 for participation only): rho/3 over p-1.
+  candidates (0 for an exact pair, 2 for a crossing one, 1 for participation only): rho/3 over the picks.
   A spanning-tree pick always has a candidate touching a protected attribute while one exists, so
   the maximum is 2 whenever the policy protects anything.
 
@@ -71,7 +74,8 @@ def fit_bf_mst(schema: Schema, data: Any, rho: float, policy: Policy, seed: int 
     BaselineResult
         Unpacks as (release DataFrame, ledger rows, seconds); every ledger row says how its
         sensitivity was obtained (``how``); ``info["exact"]`` lists the exactly released marginals
-        and ``info["protected"]`` the attributes some policy edge moves across cells.
+        and ``info["protected"]`` the attributes some policy edge moves across cells,
+        ``info["free_pairs"]`` the exact 2-way marginals taken before the tree (step 3a).
 
     Raises
     ------

@@ -51,6 +51,7 @@ import math
 import time
 from dataclasses import dataclass
 from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -82,6 +83,8 @@ DEFAULT_ROWS = 512
 DEFAULT_ITERS = 3000
 #: cells whose noisy 1-way count is below this many sigmas are merged ([MST] "compress domain").
 COMPRESS_SIGMAS = 3.0
+#: bf-mst's model capacity for the free exact 2-way marginals, megabytes (AIM's JT-SIZE default, aim.MAX_SIZE_MB).
+FREE_MODEL_MB = 80.0
 
 
 class _Measurer:
@@ -181,27 +184,56 @@ def _compress(mbi: Any, sizes, codes: np.ndarray, ones: list, sigmas: list[float
     return mapping, ccodes, csizes, domain, log1
 
 
-def _select_tree(mbi: Any, domain: Any, log1: list, total: float, iters: int, ccodes: np.ndarray, csizes, names,
-                 rho: float, draws: Any, plan: Any, ledger: list[LedgerRow]) -> list[tuple[int, int]]:
-    """Step 3: a spanning tree by the exponential mechanism, rho/3 over p-1 picks (one ledger row each).
-    Each pick's score sensitivity is ``plan.selection(candidates)``: the maximum over its candidates.
-    The 1-way model is Private-PGM's estimate from the 1-way measurements, solved exactly
-    (common.independent_estimate: a product of per-attribute simplex projections)."""
-    p = len(names)
+def _weights(log1: list, total: float, ccodes: np.ndarray, csizes, p: int) -> dict[tuple[int, int], float]:
+    """MST's selection score of every attribute pair: the l1 distance between the data's 2-way marginal
+    and the 1-way model's (Private-PGM's estimate from the 1-way measurements, solved exactly:
+    common.independent_estimate, a product of per-attribute simplex projections)."""
     ones = independent_estimate(log1, total)
-    pairs = list(itertools.combinations(range(p), 2))
     weight = {}
-    for i, j in pairs:
+    for i, j in itertools.combinations(range(p), 2):
         x = counts(ccodes, csizes, (i, j))
         xhat = np.outer(ones[i], ones[j]).ravel() / total
         weight[(i, j)] = float(np.abs(x - xhat).sum())
+    return weight
+
+
+def _free_pairs(domain: Any, weight: dict[tuple[int, int], float], plan: Any,
+                max_size_mb: float = FREE_MODEL_MB) -> list[tuple[int, int]]:
+    """Step 3a (bf-mst, issue 25): the exact 2-way marginals (sensitivity 0 under the plan), highest score
+    first, each kept while the model's junction tree stays within ``max_size_mb`` (AIM's JT-SIZE filter,
+    mbi's hypothetical_model_size).  Their scores have sensitivity 0, so ranking them is free (PRIVACY.md
+    §10, Lemma 10.3); none under a standard-DP plan (MST)."""
+    exact = [e for e in weight if plan.marginal(e).exact]
+    if not exact:
+        return []
+    from mbi.junction_tree import hypothetical_model_size
+
+    kept: list[tuple[int, int]] = []
+    for e in sorted(exact, key=lambda e: (-weight[e], e)):
+        if hypothetical_model_size(domain, [mbi_clique(c) for c in kept + [e]]) <= max_size_mb:
+            kept.append(e)
+    return kept
+
+
+def _select_tree(weight: dict[tuple[int, int], float], names, rho: float, draws: Any, plan: Any,
+                 ledger: list[LedgerRow], free: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Step 3: a spanning tree by the exponential mechanism, rho/3 over its picks (one ledger row each):
+    p-1 picks, or, after the free exact pairs ``free`` joined some attributes, one per remaining join.
+    Each pick's score sensitivity is ``plan.selection(candidates)``: the maximum over its candidates."""
+    p = len(names)
+    pairs = list(itertools.combinations(range(p), 2))
     import networkx as nx
 
     comps = nx.utils.UnionFind(range(p))
-    rho_sel = rho / 3.0 / (p - 1)
+    for e in free:
+        comps.union(*e)
+    picks = len({comps[i] for i in range(p)}) - 1
+    if picks == 0:
+        return []
+    rho_sel = rho / 3.0 / picks
     epsilon = math.sqrt(8.0 * rho_sel)
     tree: list[tuple[int, int]] = []
-    for _ in range(p - 1):
+    for _ in range(picks):
         cand = [e for e in pairs if comps[e[0]] != comps[e[1]]]
         sel = plan.selection(cand)
         k = draws.select(np.array([weight[e] for e in cand]), epsilon, sel.sensitivity)
@@ -391,11 +423,15 @@ def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
     sigmas = [r.scale for r in ledger[:p]]  # the 1-way measurements' noise (0: exact)
     mapping, ccodes, csizes, domain, log1 = _compress(mbi, sizes, codes, ones, sigmas, fit.compress)
 
-    # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over p-1 picks.
-    tree = _select_tree(mbi, domain, log1, total, fit.iters, ccodes, csizes, names, rho, draws, plan, ledger)
+    # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over its picks; under a
+    # policy (bf-mst) every exact 2-way marginal that fits the model is taken first, for free (3a).
+    weight = _weights(log1, total, ccodes, csizes, p)
+    free = _free_pairs(domain, weight, plan)
+    tree = _select_tree(weight, names, rho, draws, plan, ledger, free)
 
-    # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split over the noisy ones.
-    log2 = [m for m, _ in meas.measure_step(ccodes, csizes, tree, rho / 3.0, "measure-2way", plan)]
+    # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split over the noisy ones (the free
+    # exact pairs: no noise, no budget).
+    log2 = [m for m, _ in meas.measure_step(ccodes, csizes, list(free) + tree, rho / 3.0, "measure-2way", plan)]
 
     # Step 5 ([PGM]; [MST] "generate", undoing the compression): estimate, sample, decode.
     est = estimate(mbi, domain, log1 + log2, total, fit.iters)
@@ -405,7 +441,7 @@ def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
     release = schema.decode(Xr)
     seconds = time.perf_counter() - t0
     cliques = named_cliques(names, [m.clique for m in log1 + log2])
-    info = {"tree": [[names[i], names[j]] for i, j in tree], "cells": dict(zip(names, sizes)),
+    info = {"tree": [[names[i], names[j]] for i, j in tree], "free_pairs": [[names[i], names[j]] for i, j in free], "cells": dict(zip(names, sizes)),
             "compressed_cells": dict(zip(names, csizes)), **extra_info, "bins": cells.bins,
             "total": total, "iters": int(fit.iters), "iters_run": est.iters_run, "sampling": fit.sampling,
             "rows": n_out, "cpu_seconds": time.process_time() - c0}
