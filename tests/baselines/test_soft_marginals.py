@@ -167,8 +167,8 @@ def test_enumerated_soft_marginals_within_the_claim(name, schema, per, bins, max
             assert m.how.startswith(HOW_SOFT) and calibration_of(m.how) == "bound", clique
             assert m.reach == pytest.approx(r, abs=1e-12), clique
             assert np.allclose(m.kernel.matrix(tuple(sizes)), K, atol=1e-12), clique
+            assert diff <= m.bound + 1e-12, (clique, diff, m.bound)  # the enumerated change within the claim
             assert m.bound == pytest.approx(SQRT2 * math.tanh(r / (2 * tau)), rel=1e-12)
-            assert diff <= m.bound + 1e-12, (clique, diff, m.bound)
             assert f"r_S = {r:.4g}" in m.how and f"τ = {tau:g}" in m.how
             if participation:
                 assert m.column_norm == pytest.approx(col, rel=1e-12)
@@ -270,3 +270,62 @@ def test_query_fits_h_not_its_smoothing():
         assert np.abs(got[cl] - counts(codes, cells.sizes, cl)).max() < 0.5, cl
     one = independent_estimate([meas[1]], 400.0)[1]
     assert np.abs(one - counts(codes, cells.sizes, (1,))).max() < 1e-3
+
+
+def _mixed_data(n: int = 400, seed: int = 5):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"color": rng.choice(["a", "b", "c"], n), "age": rng.integers(0, 4, n),
+                         "flag": rng.choice(["no", "yes"], n)})
+
+
+@needs_mbi
+@pytest.mark.slow
+def test_fit_ledger_names_each_marginal():
+    """bf-soft-mst on the mixed domain (age threshold 1, 4 bins): soft rows name r_S and tau, the
+    unprotected marginals are exact, the noise scale is sigma = sensitivity / sqrt(2 rho_i), rho sums."""
+    from blowfish_core.baselines import fit_bf_soft_mst, ledger_total
+
+    schema, rho, tau = _mixed_schema(), 0.5, 0.05
+    res = fit_bf_soft_mst(schema, _mixed_data(), rho, Policy(MIXED_AGE), tau, seed=0, bins=4, iters=300)
+    plan = SoftPolicyMarginals.of(PublicCells.from_schema(schema, 4), Policy(MIXED_AGE), tau)
+    assert ledger_total(res.ledger) == pytest.approx(rho, rel=1e-12)
+    assert res.info["tau"] == tau and res.info["protected"] == ["age"]
+    one_ways = [r for r in res.ledger if r.step == "measure-1way"]
+    assert [r.clique for r in one_ways] == [("color",), ("age",), ("flag",)]
+    for r in res.ledger:
+        if r.mechanism != "gaussian":
+            assert r.sensitivity == 2.0  # bf-mst's hard-score selection
+            continue
+        if "age" in r.clique:
+            assert r.how.startswith(HOW_SOFT) and "r_S = 0.08333" in r.how and "τ = 0.05 (fixed)" in r.how
+            assert r.sensitivity == pytest.approx(plan.marginal((1,)).bound, rel=1e-12)
+            assert r.scale == pytest.approx(r.sensitivity / math.sqrt(2 * r.rho), rel=1e-12)
+        else:
+            assert r.sensitivity == 0 and r.scale == 0 and r.rho == 0 and "released exactly" in r.how
+    assert ["age"] in res.info["soft"] and ["color"] in res.info["exact"]
+    assert res.info["compressed_cells"]["age"] == 4  # a soft 1-way is never compressed
+    assert len(res.release) == 512
+
+
+@needs_mbi
+@pytest.mark.slow
+def test_api_and_the_release_gate():
+    """Synthesizer(method="bf-soft-mst", tau=...) runs, seeded and as a release (OpenDP samplers);
+    without tau it is refused with the message every tau method gets."""
+    import blowfish_core as bc
+    from blowfish_core.algorithm.methods import BF_SOFT_MST, get_method
+    from blowfish_core.base.errors import BlowfishError
+
+    assert get_method("bf-soft-mst") is BF_SOFT_MST and BF_SOFT_MST.needs_tau and BF_SOFT_MST.policy_aware
+    assert BF_SOFT_MST.is_reference and BF_SOFT_MST.releasable and BF_SOFT_MST.short_label == "bf-soft-MST"
+    schema, data = _mixed_schema(), _mixed_data()
+    with pytest.raises(BlowfishError, match="tau is required"):
+        bc.Synthesizer(schema, Policy(MIXED_AGE), method="bf-soft-mst", rho=0.5, seed=0).fit(data)
+    with pytest.raises(BudgetError, match="tau must be a finite number > 0"):
+        bc.Synthesizer(schema, Policy(MIXED_AGE), method="bf-soft-mst", tau=-1.0, rho=0.5, seed=0).fit(data)
+    seeded = bc.Synthesizer(schema, Policy(MIXED_AGE), method="bf-soft-mst", tau=0.05, rho=0.5, seed=0).fit(data)
+    assert any(r.calibration == "bound" for r in seeded.ledger_)
+    rel = bc.Synthesizer(schema, Policy(MIXED_AGE), method="bf-soft-mst", tau=0.05, rho=0.5, seed=None).fit(data)
+    assert rel.result_.noise_sampler == "opendp" and rel.publication_ is not None
