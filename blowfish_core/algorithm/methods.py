@@ -180,10 +180,19 @@ BF_MST_NOTE = ("MST under the policy (reference pipeline on mbi): exact per-marg
 BF_MST = Method("bf-mst", "bf-MST (MST under the policy: exact per-marginal sensitivity)", None, None, "blowfish",
                 needs_tau=False, runner="baseline", fit="fit_bf_mst", mechanisms=("gaussian",), note=BF_MST_NOTE,
                 extra_mechanisms=("exponential",), epsilon_conversion="eq1", short="bf-MST")
+#: bf-MST with soft marginals (issue 25): K_S h_S at sqrt 2 tanh(r_S / (2 tau)) (baselines.soft_marginals).
+BF_SOFT_MST_NOTE = ("bf-MST with soft marginals (reference pipeline on mbi): each protected marginal measured as "
+                    "K_S h_S (the soft vote of each cell on the cell centres) at sensitivity √2·tanh(r_S/(2τ)), "
+                    "fitted back to h_S; marginals no policy edge changes are released exactly (not protected by "
+                    "the policy); zCDP throughout, rho = the ledger's sum")
+BF_SOFT_MST = Method("bf-soft-mst", "bf-soft-MST (bf-MST with soft marginals: √2·tanh(r_S/(2τ)))", None, None,
+                     "blowfish", needs_tau=True, runner="baseline", fit="fit_bf_soft_mst", mechanisms=("gaussian",),
+                     note=BF_SOFT_MST_NOTE, extra_mechanisms=("exponential",), epsilon_conversion="eq1",
+                     short="bf-soft-MST")
 
 #: name -> Method, in the order the CLI and the report list them.
 METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM,
-                                                  BF_MST)}
+                                                  BF_MST, BF_SOFT_MST)}
 #: name -> UI label.
 METHOD_LABELS: dict[str, str] = {m.name: m.label for m in METHODS.values()}
 

@@ -11,13 +11,15 @@ Entry points (to be registered in the method table as ``mst`` / ``aim``):
     fit_aim(schema, data, rho, seed=0, rows=512, workload=None, ..., streams=None) -> BaselineResult
     fit_bf_mst(schema, data, rho, policy, seed=0, ...) -> BaselineResult  (MST under a Blowfish
     policy: exact per-marginal sensitivity, issue 25; entry ``bf-mst``)
+    fit_bf_soft_mst(schema, data, rho, policy, tau, seed=0, ...) -> BaselineResult  (bf-mst with soft
+    marginals K_S h_S, baselines.soft_marginals; entry ``bf-soft-mst``)
     (seed=None or OS-entropy streams: a release, OpenDP noise; see common.FitRandomness)
     BaselineResult: release (DataFrame), X (encoded), ledger (LedgerRow...), seconds
 """
 
 from ._mbi import INSTALL_HINT, MissingDependencyError, mbi_available, require_mbi
 from .aim import fit_aim
-from .bf_mst import fit_bf_mst
+from .bf_mst import fit_bf_mst, fit_bf_soft_mst
 from .cells import PublicCells
 from .ledger import BaselineResult, LedgerRow, ledger_total
 from .mst import fit_mst
@@ -30,6 +32,7 @@ __all__ = [
            "PublicCells",
            "fit_aim",
            "fit_bf_mst",
+           "fit_bf_soft_mst",
     "fit_mst",
            "ledger_total",
            "mbi_available",

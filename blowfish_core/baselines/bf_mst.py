@@ -1,4 +1,4 @@
-"""bf-mst: MST under a Blowfish policy, with the exact per-marginal sensitivity (issue 25).
+"""bf-mst and bf-soft-mst: MST under a Blowfish policy, with the exact per-marginal sensitivity (issue 25).
 
 Notes: ../shared/design/blowfish-marginals.md.  MST's pipeline (:func:`.mst.fit_tree`, steps 1-5
 of :mod:`.mst`) with each marginal's sensitivity from :class:`.blowfish_sensitivity.PolicyMarginals`:
@@ -20,6 +20,9 @@ of :mod:`.mst`) with each marginal's sensitivity from :class:`.blowfish_sensitiv
 
 Neighbouring tables are the policy's (no ``neighbours`` argument): without participation edges
 the record count n is public, as in MST's replace-one.
+
+bf-soft-mst (:func:`fit_bf_soft_mst`) measures the protected marginals soft instead
+(:mod:`.soft_marginals`: K_S h_S at sqrt 2 tanh(r_S / (2 tau)), fitted through mbi's query).
 """
 
 from __future__ import annotations
@@ -32,18 +35,19 @@ from ..model.policy import Policy
 from ..model.schema import Schema
 from ..privacy.accounting import check_rho
 from ._mbi import in_jax_scope
-from .blowfish_sensitivity import PolicyMarginals
+from .blowfish_sensitivity import HOW_SOFT, PolicyMarginals
 from .cells import PublicCells
 from .ledger import BaselineResult
 from .mst import DEFAULT_ITERS, DEFAULT_ROWS, TreeFit, fit_tree
+from .soft_marginals import SoftPolicyMarginals
 
 
-def _plan(cells: PublicCells, policy: Policy) -> PolicyMarginals:
+def _plan(cells: PublicCells, policy: Policy, method: str = "bf-mst") -> PolicyMarginals:
     """The policy's marginal sensitivities; PolicyError when it protects no cell of any attribute
     (every marginal would be released exactly: there is nothing private to fit)."""
     plan = PolicyMarginals.of(cells, policy)
     if not plan.crossing and not plan.participation:
-        raise PolicyError("bf-mst: no policy edge moves a record to another cell of any attribute, so every "
+        raise PolicyError(f"{method}: no policy edge moves a record to another cell of any attribute, so every "
                           "marginal would be released exactly (nothing is protected). Fix: protect an attribute "
                           "whose cells the policy crosses, or use mst")
     return plan
@@ -97,4 +101,65 @@ def fit_bf_mst(schema: Schema, data: Any, rho: float, policy: Policy, seed: int 
                    {"policy": policy.to_dict()})
     exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
     res.info.update(exact=exact, protected=list(plans[0].crossing))
+    return res
+
+
+@in_jax_scope
+def fit_bf_soft_mst(schema: Schema, data: Any, rho: float, policy: Policy, tau: float, seed: int | None = 0,
+                    rows: int | None = DEFAULT_ROWS, bins: int = NUMERIC_BINS, compress: bool = True,
+                    iters: int = DEFAULT_ITERS, sampling: str = "round", streams: Any = None) -> BaselineResult:
+    """bf-soft-mst release at zCDP budget ``rho`` under ``policy``: bf-mst with soft marginals.
+
+    Every marginal a policy edge changes is measured soft, y_S = K_S h_S + Gaussian noise at
+    sqrt 2 tanh(r_S / (2 tau)) (with participation edges at least the kernel's largest column norm),
+    and fitted through mbi's query K_S, so the estimate is of h_S (:mod:`.soft_marginals`; PRIVACY
+    §10).  The others are bf-mst's: exact (no noise, no budget), or the participation floor 1.  The
+    selection is bf-mst's (hard scores: the maximum over the candidates, 2 for a moved pair).  The
+    soft 1-ways' attributes are not compressed (MST's compression reads counts; a soft measurement is
+    not one); the others are, as in bf-mst.  tau is fixed (given), in Gower units, as BF-Soft's.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema (domain and bins come from it alone).
+    data : pandas.DataFrame or (n, p) array_like
+        Private table, a DataFrame in the schema's columns or an encoded (n, p) matrix.
+    rho : float
+        Total zCDP budget (> 0), split as bf-mst's.
+    policy : Policy
+        The Blowfish policy.
+    tau : float
+        Temperature of the soft marginals (> 0), Gower units (weights not renormalised).
+    seed, rows, bins, compress, iters, sampling, streams
+        As :func:`.mst.fit_mst`.
+
+    Returns
+    -------
+    BaselineResult
+        As :func:`fit_bf_mst`; soft rows' ``how`` names r_S and tau ("soft bound: ..."),
+        ``info["soft"]`` lists the soft marginals and ``info["tau"]`` the temperature.
+
+    Raises
+    ------
+    BudgetError
+        For a bad rho or tau (missing, not a finite number > 0).
+    PolicyError, SchemaError, MissingDependencyError, BlowfishError
+        As :func:`fit_bf_mst`.
+    """
+    rho = check_rho(rho)
+    policy.validate(schema)
+    plans: list[SoftPolicyMarginals] = []
+
+    def plan_of(cells: PublicCells) -> SoftPolicyMarginals:
+        _plan(cells, policy, "bf-soft-mst")
+        plans.append(SoftPolicyMarginals.of(cells, policy, tau))
+        return plans[-1]
+
+    SoftPolicyMarginals.check_tau(tau)  # BudgetError before any work
+    res = fit_tree(schema, data, rho, plan_of,
+                   TreeFit("bf-soft-mst", "bf-soft-mst", 0x425346, seed, rows, bins, compress, iters, sampling,
+                           streams), {"policy": policy.to_dict(), "tau": float(tau)})
+    exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
+    soft = [list(r.clique) for r in res.ledger if r.how.startswith(HOW_SOFT)]
+    res.info.update(exact=exact, soft=soft, protected=list(plans[0].crossing))
     return res

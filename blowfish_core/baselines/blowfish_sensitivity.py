@@ -40,10 +40,13 @@ SQRT2 = math.sqrt(2.0)
 HOW_NONE = "exact: no policy edge changes this marginal"
 HOW_SQRT2 = "exact: √2"
 HOW_FLOOR = "participation floor 1"
+#: a soft marginal's sensitivity: the closed-form bound of Cor. 5.5 on its kernel (baselines.soft_marginals).
+HOW_SOFT = "soft bound"
 #: the ledger text of a marginal measured without noise.
 RELEASED_EXACTLY = "released exactly: not protected by the policy"
 #: the engine ledger's calibration name for each way (privacy.ledger.LedgerRow.calibration).
-CALIBRATION = {HOW_NONE: "exhaustive-zero", HOW_SQRT2: "certified-crossing", HOW_FLOOR: "participation-floor"}
+CALIBRATION = {HOW_NONE: "exhaustive-zero", HOW_SQRT2: "certified-crossing", HOW_FLOOR: "participation-floor",
+               HOW_SOFT: "bound"}
 
 
 def calibration_of(how: str) -> str:
@@ -52,12 +55,12 @@ def calibration_of(how: str) -> str:
     Parameters
     ----------
     how : str
-        A baseline ledger row's ``how``; its first words name HOW_NONE / HOW_SQRT2 / HOW_FLOOR.
+        A baseline ledger row's ``how``; its first words name HOW_NONE / HOW_SQRT2 / HOW_FLOOR / HOW_SOFT.
 
     Returns
     -------
     str
-        'exhaustive-zero' / 'certified-crossing' / 'participation-floor'; anything else 'global'.
+        'exhaustive-zero' / 'certified-crossing' / 'participation-floor' / 'bound'; anything else 'global'.
     """
     return next((c for h, c in CALIBRATION.items() if how.startswith(h)), "global")
 

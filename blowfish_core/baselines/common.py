@@ -461,7 +461,8 @@ def independent_estimate(measurements: list[Any], total: float) -> dict[Any, np.
 
     With only 1-way measurements the model is a product of independent attributes, and the
     l2 loss splits into one problem per attribute: minimize sum_c (w_c x_c - z_c)^2 over
-    x >= 0, sum x = total (w: the measurement's query weights, 1 without compression).  Its
+    x >= 0, sum x = total (w: the measurement's query weights, 1 without compression; a soft 1-way,
+    whose query has ``simplex_fit``, solves min ||K x - z|| on the same set with it).  Its
     solution is x_c = max(0, z_c / w_c - lam / w_c^2) with lam the root of sum x = total,
     found by bisection to float64 resolution.  Mirror descent converges to the same point.
 
@@ -481,6 +482,10 @@ def independent_estimate(measurements: list[Any], total: float) -> dict[Any, np.
     out = {}
     for m in measurements:
         z = np.asarray(m.noisy_measurement, dtype=float).ravel()
+        fit = getattr(m.query, "simplex_fit", None)  # a soft 1-way (soft_marginals.KernelQuery): min ||K x - z||
+        if fit is not None:
+            out[m.clique[0]] = fit(z, total)
+            continue
         w = np.asarray(getattr(m.query, "weights", np.ones(z.size)), dtype=float).ravel()
         t, a = z / w, w * w
         lo, hi = float(np.min(a * (t - total))), float(np.max(a * t))  # sum x >= total at lo, 0 at hi

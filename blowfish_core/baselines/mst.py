@@ -92,6 +92,8 @@ class _Measurer:
 
     ``measure`` takes the marginal's sensitivity (a MarginalSensitivity); one of sensitivity 0 is
     measured exactly: no noise, no budget, a ledger row with scale 0 and rho 0 (bf-mst, issue 25).
+    One with a ``kernel`` (soft_marginals.SoftMarginalSensitivity: bf-soft-mst) is measured as
+    K_S h_S + noise and handed to mbi with the kernel's query, so the estimate fits h_S.
     mbi's estimator needs a stddev for every measurement; an exact one gets ``exact_stddev``, an
     estimator weight only (no noise is drawn), see :data:`EXACT_STDDEV_RATIO`.
     """
@@ -111,10 +113,12 @@ class _Measurer:
             return self.mbi.LinearMeasurement(x, mbi_clique(cols), stddev=self.exact_stddev), x
         s = sens.sensitivity
         sigma = gaussian_sigma(s, rho_i)
-        y = self.draws.gaussian(x, sigma)
+        kernel = getattr(sens, "kernel", None)  # a soft marginal (soft_marginals): measure K_S h_S, fit h_S
+        y = self.draws.gaussian(x if kernel is None else kernel.apply(x, tuple(sizes[c] for c in cols)), sigma)
         self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, s, sigma,
                                      s ** 2 / (2.0 * sigma ** 2), candidates=int(x.size), how=sens.how))
-        return self.mbi.LinearMeasurement(y, mbi_clique(cols), stddev=sigma), y
+        query = {} if kernel is None else {"query": kernel.query(mbi_clique(cols))}
+        return self.mbi.LinearMeasurement(y, mbi_clique(cols), stddev=sigma, **query), y
 
     def measure_step(self, codes, sizes, cliques, rho_step, step, plan):
         """Measure ``cliques`` in one step: ``rho_step`` split evenly over the noisy ones (those of
@@ -160,15 +164,19 @@ def _total(X: np.ndarray, ones: list, sizes, public_total: bool) -> float:
     return max(1.0, float(np.average(est, weights=1.0 / np.asarray(var))))
 
 
-def _compress(mbi: Any, sizes, codes: np.ndarray, ones: list, sigmas: list[float], compress: bool):
+def _compress(mbi: Any, sizes, codes: np.ndarray, ones: list, sigmas: list[float], compress: bool,
+              keep: tuple[int, ...] = ()):
     """Step 2: merge rare cells of the noisy 1-way marginals (post-processing): below COMPRESS_SIGMAS
-    of the measurement's noise ``sigmas[i]`` (an exact one, noise 0: only its empty cells). Returns (mapping,
+    of the measurement's noise ``sigmas[i]`` (an exact one, noise 0: only its empty cells); the
+    attributes in ``keep`` (soft 1-ways: their measurement is not a count) stay uncompressed. Returns (mapping,
     compressed codes, compressed sizes, the compressed mbi Domain, the compressed 1-way measurements);
     mbi's attributes and the mapping's keys are the column indices (common.mbi_domain)."""
     full_domain = mbi_domain(mbi, sizes)
     mapping: dict[int, np.ndarray] = {}
     if compress:
         for i, (_, y) in enumerate(ones):
+            if i in keep:
+                continue
             m = compress_mapping(y, sigmas[i]) if sigmas[i] > 0 else compress_mapping(y, 0.5 / COMPRESS_SIGMAS)
             if m is not None:
                 mapping[i] = m
@@ -421,7 +429,8 @@ def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
 
     # Step 2 ([MST] "compress domain"): compress rare cells (post-processing of step 1).
     sigmas = [r.scale for r in ledger[:p]]  # the 1-way measurements' noise (0: exact)
-    mapping, ccodes, csizes, domain, log1 = _compress(mbi, sizes, codes, ones, sigmas, fit.compress)
+    mapping, ccodes, csizes, domain, log1 = _compress(mbi, sizes, codes, ones, sigmas, fit.compress,
+                                                      getattr(plan, "soft_columns", ()))
 
     # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over its picks; under a
     # policy (bf-mst) every exact 2-way marginal that fits the model is taken first, for free (3a).

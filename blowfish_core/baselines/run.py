@@ -17,7 +17,8 @@ Every row has calibration 'global' (a fixed, data-independent sensitivity), surv
 candidates (no threshold H applies) and a note naming the algorithm step and clique.  The
 totals of such a ledger: totals.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
 accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
-tau; the budget must be zCDP (mechanism 'gaussian').  A policy-aware reference method (bf-mst)
+tau; the budget must be zCDP (mechanism 'gaussian').  A reference method that needs tau
+(bf-soft-mst) receives the run's tau.  A policy-aware reference method (bf-mst)
 receives the run's policy; its rows carry how each sensitivity was obtained (calibration
 'exhaustive-zero' / 'certified-crossing' / 'participation-floor', and a note).
 
@@ -118,7 +119,8 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     rho : float or None
         Total zCDP budget.
     tau : float, optional
-        Ignored (standard DP).
+        Passed to the fit of a method that needs it (``Method.needs_tau``: bf-soft-mst); ignored
+        by the others.
     config : SynthConfig, optional
         Only ``release`` (rows released) is used.
     seed : int or None, default 0
@@ -190,6 +192,8 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     # the fit takes its draws from the streams (baselines.common.fit_randomness): a seeded study
     # run's seed, a release's OpenDP noise and OS-entropy public draws
     policy_kw = {"policy": policy} if meth.policy_aware else {}  # bf-mst reads the run's policy
+    if meth.needs_tau:  # bf-soft-mst's soft marginals read the run's tau (checked by the fit)
+        policy_kw["tau"] = tau
     res: BaselineResult = getattr(baselines, meth.fit)(schema, X, rho, rows=int(cfg.release), streams=streams,
                                                        **policy_kw)
     seeded = getattr(streams, "seeded", True)

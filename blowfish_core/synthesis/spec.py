@@ -321,7 +321,7 @@ def check_soft_tau(schema: Schema, policy: Policy, methods, tau: float | None) -
         meth = get_method(m)
         if not meth.needs_tau:
             continue
-        if meth.soft_policy_bound:
+        if meth.soft_policy_bound or (meth.is_reference and meth.policy_aware):  # bf-soft-mst: the policy's too
             check_noise_ratio(record_reach(schema, policy), tau)
         else:
             check_noise_ratio(schema.gower_diameter, tau, "the Gower diameter (standard DP)")
@@ -336,7 +336,7 @@ def _check_soft_tau(schema: Schema, methods: tuple[Method, ...], tau: float | No
     for meth in methods:
         if not meth.needs_tau:
             continue
-        if meth.soft_policy_bound:
+        if meth.soft_policy_bound or (meth.is_reference and meth.policy_aware):  # bf-soft-mst: the policy's too
             _check_noise_ratio(reach, tau)
         else:
             _check_noise_ratio(schema.gower_diameter, tau, "the Gower diameter (standard DP)")
