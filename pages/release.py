@@ -21,7 +21,7 @@ from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command, planned
 from blowfish_core.algorithm.methods import get_method
 from blowfish_core.workflows.ranking import ranking_verdict_from_report
 from blowfish_core.workflows.release_words import total_label
-from blowfish_core.workflows.verdicts import policy_verdict, run_verdict_from_report
+from blowfish_core.workflows.verdicts import exact_release_verdict, policy_verdict, run_verdict_from_report
 from studio import data_source as ds
 from studio import flow
 from studio import release_ui as rel
@@ -173,6 +173,9 @@ if made is not None:
         st.error(f"Release made, but {NOT_DP_LABEL}.")
     else:
         st.success(f"Release made ({pub['randomness']}).")
+    exact = exact_release_verdict(pub)  # bf-mst: what is released exactly, in the ledger's words (issue 25)
+    if exact is not None:
+        flow.verdict_banner(exact)
     st.code(ledger_text(pub), language=None, wrap_lines=True)
     st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(made),
                        file_name="release_bundle.zip", mime="application/zip", key="release:dl", on_click="ignore")
