@@ -1,5 +1,8 @@
 """Release: the last step of the flow — budget, verdict, ledger in words, the release, then the study bundle.
 
+After a release of a method that releases some marginals exactly (bf-mst), the verdict
+verdicts.exact_release_verdict and the ledger text name them (issue 25).
+
 Gated like DP Wizard's download: nothing is offered until the schema (a table with rows), a
 policy that protects something and a budget are set (studio.flow.release_missing).  Every
 number comes from the engine: blowfish_core.workflows.budget (the one epsilon), verdicts.policy_verdict,
@@ -133,7 +136,9 @@ st.caption("An unseeded release of the settings above: randomness from the opera
            "recorded except “unseeded, OS entropy, sampler opendp”. The release bundle holds only what may be "
            "published (release CSV, schema, policy, budget, ledger).")
 flow.tutorial("'Make a release' draws fresh randomness: this is the table to publish. The study bundle below "
-              "reruns a seeded study run anywhere (for study, not for publication).")
+              "reruns a seeded study run anywhere (for study, not for publication). A method that releases some "
+              "marginals exactly (bf-MST: a marginal no policy edge changes is not protected by the policy, so it "
+              "gets no noise) names them after the release, in a verdict and in the ledger.")
 
 
 if studio.schema.data_derived:
