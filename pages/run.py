@@ -137,7 +137,9 @@ with c1:
                    format_func=lambda m: METHOD_LABELS[m], key="rn_methods", disabled=lock,
                    help="Tab-PE: sqrt(2) noise (standard DP). Hard: exact policy sensitivity per population "
                         "(Cor. 5.3). BF-Soft: soft vote with the closed-form bound (Cor. 5.5). Soft vote at "
-                        "standard DP: reach = the whole Gower diameter.")
+                        "standard DP: reach = the whole Gower diameter. MST, AIM: reference methods (standard DP, "
+                        "zCDP only). bf-MST: MST under the policy; the marginals no policy edge changes are released "
+                        "exactly (no noise), and the result names them.")
     if sampling:
         for _m, _ok, _why in ui.method_availability(noise):
             if not _ok:
