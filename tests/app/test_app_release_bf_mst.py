@@ -10,8 +10,11 @@ held here (the sentence of report_text.exact_release_text), not rebuilt from the
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
+import zipfile
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -19,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 import blowfish_core as bc
 from blowfish_core.io.presets import xor_generate
 from blowfish_core.synthesis.gate import RELEASE_LABEL
+from studio import data_source as ds
 from studio import flow
 from studio import release_ui as rel
 from studio.state import Studio, default_budget
@@ -93,3 +97,7 @@ def test_release_step_releases_bf_mst_and_names_the_marginals_released_exactly()
     assert all("X_1" not in c for c in marginals["exact"]) and all("X_1" in c for c in marginals["noisy"])
     sentence = SENTENCE.search(verdict[0]).group(0)
     assert any(("  " + sentence) in c.value.splitlines() for c in at.code), [c.value for c in at.code]
+    # the release bundle the step offers (its download) carries the same line and the cliques
+    with zipfile.ZipFile(io.BytesIO(ds.bundle_zip(made))) as z:
+        assert ("  " + sentence) in z.read("ledger.txt").decode("utf-8").splitlines()
+        assert json.loads(z.read("ledger.json"))["ledger"][0]["marginals"] == marginals
