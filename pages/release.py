@@ -1,5 +1,8 @@
 """Release: the last step of the flow — budget, verdict, ledger in words, the release, then the study bundle.
 
+After a release of a method that releases some marginals exactly (bf-mst), the verdict
+verdicts.exact_release_verdict and the ledger text name them (issue 25).
+
 Gated like DP Wizard's download: nothing is offered until the schema (a table with rows), a
 policy that protects something and a budget are set (studio.flow.release_missing).  Every
 number comes from the engine: blowfish_core.workflows.budget (the one epsilon), verdicts.policy_verdict,
@@ -21,7 +24,7 @@ from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command, planned
 from blowfish_core.algorithm.methods import get_method
 from blowfish_core.workflows.ranking import ranking_verdict_from_report
 from blowfish_core.workflows.release_words import total_label
-from blowfish_core.workflows.verdicts import policy_verdict, run_verdict_from_report
+from blowfish_core.workflows.verdicts import exact_release_verdict, policy_verdict, run_verdict_from_report
 from studio import data_source as ds
 from studio import flow
 from studio import release_ui as rel
@@ -133,7 +136,9 @@ st.caption("An unseeded release of the settings above: randomness from the opera
            "recorded except “unseeded, OS entropy, sampler opendp”. The release bundle holds only what may be "
            "published (release CSV, schema, policy, budget, ledger).")
 flow.tutorial("'Make a release' draws fresh randomness: this is the table to publish. The study bundle below "
-              "reruns a seeded study run anywhere (for study, not for publication).")
+              "reruns a seeded study run anywhere (for study, not for publication). A method that releases some "
+              "marginals exactly (bf-MST: a marginal no policy edge changes is not protected by the policy, so it "
+              "gets no noise) names them after the release, in a verdict and in the ledger.")
 
 
 if studio.schema.data_derived:
@@ -173,6 +178,9 @@ if made is not None:
         st.error(f"Release made, but {NOT_DP_LABEL}.")
     else:
         st.success(f"Release made ({pub['randomness']}).")
+    exact = exact_release_verdict(pub)  # bf-mst: what is released exactly, in the ledger's words (issue 25)
+    if exact is not None:
+        flow.verdict_banner(exact)
     st.code(ledger_text(pub), language=None, wrap_lines=True)
     st.download_button("Download the release bundle (zip: CSV, schema, policy, budget, ledger)", ds.bundle_zip(made),
                        file_name="release_bundle.zip", mime="application/zip", key="release:dl", on_click="ignore")

@@ -28,7 +28,9 @@ from blowfish_core.workflows.sweeps import budget_sweep, decomposition_table, ma
 from blowfish_core.interfaces.run_bundle import bundle_zip, cli_command
 from blowfish_core.workflows.progress import ProgressClock, run_plan, sweep_plan
 from blowfish_core.workflows.ranking import ranking_verdict_from_report
-from blowfish_core.workflows.verdicts import fmt_crossing, fmt_sig, run_verdict_from_report, sweep_verdict_from_result
+from blowfish_core.workflows.verdicts import (
+    exact_release_verdict, fmt_crossing, fmt_sig, run_verdict_from_report, sweep_verdict_from_result,
+)
 from studio import flow
 from studio import runner_ui as ui
 from studio.budget_ui import DELTA_FORMAT, budget_control
@@ -135,7 +137,9 @@ with c1:
                    format_func=lambda m: METHOD_LABELS[m], key="rn_methods", disabled=lock,
                    help="Tab-PE: sqrt(2) noise (standard DP). Hard: exact policy sensitivity per population "
                         "(Cor. 5.3). BF-Soft: soft vote with the closed-form bound (Cor. 5.5). Soft vote at "
-                        "standard DP: reach = the whole Gower diameter.")
+                        "standard DP: reach = the whole Gower diameter. MST, AIM: reference methods (standard DP, "
+                        "zCDP only). bf-MST: MST under the policy; the marginals no policy edge changes are released "
+                        "exactly (no noise), and the result names them.")
     if sampling:
         for _m, _ok, _why in ui.method_availability(noise):
             if not _ok:
@@ -275,8 +279,11 @@ def draw_results() -> None:
     if rec["studio_version"] != studio.version or rec["dataset"] != studio.dataset_name:
         st.warning("These results were computed on an earlier dataset or policy; run again to refresh them.")
 
+    _exact = exact_release_verdict(rep)  # bf-mst: the marginals released exactly / with noise (issue 25)
     if res.metric_note:  # fewer than two modelled columns: PWErr skipped (issue 27)
         st.info(res.metric_note)
+        if _exact is not None:
+            flow.verdict_banner(_exact)
     else:
         st.subheader(f"Mean {metric.upper()} over {len(seeds)} paired seed(s), 95% t-interval")
         summ = ui.summary_frame(res)
@@ -288,6 +295,8 @@ def draw_results() -> None:
         _verdict = run_verdict_from_report(rep)  # BF-Soft vs Hard: the paired reduction R_s (App. F.2)
         if _verdict is not None:
             flow.verdict_banner(_verdict)
+        if _exact is not None:
+            flow.verdict_banner(_exact)
         if summ[["ci95 low", "ci95 high"]].isna().any().any():
             st.caption(f"95% t-intervals: {ui.NA_CI} (one paired seed gives no spread to estimate).")
         cols = st.columns(max(len(summ), 1))

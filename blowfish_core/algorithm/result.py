@@ -51,6 +51,12 @@ class SynthResult:
     #: the randomness text of the run's streams (release_gate.publish checks both; issue 21).
     noise_sampler: str | None = None
     randomness: str | None = None
+    #: the measured marginals of a method that releases some exactly (a reference method whose fit
+    #: reports ``info["exact"]``: bf-mst, issue 25): {"exact": [clique, ...], "noisy": [clique, ...]},
+    #: each clique a list of attribute names (public: the policy and the DP selections decide them);
+    #: None for every other method.  Read by report.build_public / build_report and the verdict
+    #: words (report_text.exact_release_text).
+    marginals: dict[str, list[list[str]]] | None = None
 
     @property
     def sampler_used(self) -> str | None:

@@ -110,3 +110,36 @@ class BaselineResult:
     @property
     def rho_spent(self) -> float:
         return ledger_total(self.ledger)
+
+
+def released_marginals(res: BaselineResult) -> dict[str, list[list[str]]] | None:
+    """Which measured marginals a fit released exactly and which with noise (issue 25).
+
+    Parameters
+    ----------
+    res : BaselineResult
+        A reference method's fit.  A fit that can release a marginal exactly says so in
+        ``info["exact"]`` (the exactly released cliques, bf-mst); the others (MST, AIM) have no
+        such key.
+
+    Returns
+    -------
+    dict or None
+        ``{"exact": [clique, ...], "noisy": [clique, ...]}`` in measurement order, each clique a
+        list of attribute names, duplicates dropped: ``exact`` from ``info["exact"]``, ``noisy`` the
+        other cliques of the ledger's Gaussian measurements.  None when the fit has no
+        ``info["exact"]``.  Only cliques (public: the policy and the DP selections decide them),
+        never a figure computed on the private table.
+    """
+    if "exact" not in res.info:
+        return None
+    exact: list[list[str]] = []
+    for c in res.info["exact"]:
+        if list(c) not in exact:
+            exact.append([str(a) for a in c])
+    noisy: list[list[str]] = []
+    for r in res.ledger:
+        c = [str(a) for a in r.clique]
+        if r.mechanism == "gaussian" and c not in exact and c not in noisy:
+            noisy.append(c)
+    return {"exact": exact, "noisy": noisy}

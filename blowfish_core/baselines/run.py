@@ -39,7 +39,7 @@ from ..algorithm.events import RoundEvent
 from ..privacy.ledger import LedgerRow as EngineRow
 from ..privacy.mechanisms import MECHANISMS
 from .blowfish_sensitivity import calibration_of
-from .ledger import BaselineResult
+from .ledger import BaselineResult, released_marginals
 
 
 def engine_rows(res: BaselineResult, label: str) -> list[EngineRow]:
@@ -211,4 +211,5 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     Xr = np.asarray(res.X, dtype=float)
     return SynthResult(meth.name, run_seed, Xr, rows, float(res.seconds), [float(res.seconds)],
                        [] if keep_populations else None, Xr, np.ones(Xr.shape[0]), sampler=res.sampler,
-                       noise_sampler=res.noise_sampler, randomness=getattr(streams, "randomness", "custom streams"))
+                       noise_sampler=res.noise_sampler, randomness=getattr(streams, "randomness", "custom streams"),
+                       marginals=released_marginals(res))

@@ -46,7 +46,7 @@ from .report_bundle import (  # noqa: F401  (re-exported)
 from .report_summary import _interval, summarize  # noqa: F401  (re-exported)
 from .report_text import (  # noqa: F401  (re-exported)
     _budget_text, _ledger_mechanisms, _ledger_text, _method_lines, _protected, _randomness_lines, _soft_bound_lines,
-    _mechanism_labels, ledger_text,
+    _mechanism_labels, exact_release_lines, exact_release_text, ledger_text,
 )
 
 
@@ -139,7 +139,8 @@ def build_public(result: PairedRuns) -> dict[str, Any]:
     its conversions), mechanism, config, methods, method_notions, blowfish_protection,
     warnings (from noisy counts and public settings only), n_private (only under bounded
     adjacency, where n is public; None with participation edges), seeds (absent when
-    unseeded) and ledger: one {method, seed?, file, rounds} per release.
+    unseeded) and ledger: one {method, seed?, file, marginals?, rounds} per release (``marginals``:
+    the cliques released exactly and with noise, for a method that releases some exactly: bf-mst).
     Holds no figure computed on the private table (no error, n_unique, timing).
 
     Parameters
@@ -166,6 +167,8 @@ def build_public(result: PairedRuns) -> dict[str, Any]:
             entry["vote_precision"] = r.synth.vote_precision
         if r.synth.noise_sampler is not None:  # what drew the noise: numpy (study), opendp / exact (release)
             entry["noise_sampler"] = r.synth.noise_sampler
+        if r.synth.marginals is not None:  # bf-mst: the marginals released exactly / with noise (issue 25)
+            entry["marginals"] = r.synth.marginals
         entry["rounds"] = [row.to_dict() for row in r.ledger]
         ledger.append(entry)
     pub = getattr(result, "publication", None)  # set by the release gate (release.release_synthesis)
@@ -293,6 +296,7 @@ def build_report(result: PairedRuns) -> dict[str, Any]:
         result.metric_name: _error(result, r),
         "seconds": round(r.seconds, 4),
         "vote_precision": r.synth.vote_precision,
+        **({"marginals": r.synth.marginals} if r.synth.marginals is not None else {}),
         "rounds": [row.to_dict() for row in r.ledger],
     } for r in result.runs]
     pol = _spec_summary(req)

@@ -1,6 +1,12 @@
 """The ledger text: the release note a data owner can paste (:func:`ledger_text`) -- budget,
 notion per method, policy, reach, BF-Soft's bound and the warnings, one statement per line.
 
+The words for marginals released exactly (issue 25, bf-mst: what the policy does not protect is
+released without noise) are built here once (:func:`exact_release_text`, :func:`exact_release_lines`):
+the ledger text (CLI output, ledger.txt), the Run step's and the Release step's verdicts
+(workflows.verdicts.exact_release_verdicts) all say them in these words.  They name cliques only
+(public), never a figure computed on the private table.
+
 Issue 11 (DESIGN §7, docs/PRIVACY.md §6).  Issue 22: split off
 :mod:`blowfish_core.synthesis.report`, which re-exports every name.
 """
@@ -54,6 +60,7 @@ def _ledger_text(report: dict[str, Any], methods: "Sequence[Method]") -> str:
     lines += _randomness_lines(report)
     protected = report.get("blowfish_protection", True)
     lines += _method_lines(methods, spent, protected)
+    lines += ["  " + line for line in exact_release_lines(report)]
     if not protected and any(m.policy_aware for m in methods):
         lines.append("WARNING: " + NO_PROTECTION_WARNING)
     lines.append(
@@ -174,3 +181,86 @@ def _soft_bound_lines(report: dict[str, Any], methods: list[Method], acct: str) 
 def _protected(report: dict[str, Any]) -> dict[str, str]:
     return {k: (v.get("type") + (f" {v['theta']}" if v.get("theta") is not None else ""))
             for k, v in report["policy"]["attributes"].items() if v.get("type") != "none"}
+
+
+#: the head of the sentence naming the marginals released exactly (issue 25).
+EXACT_HEAD = "Released exactly (not protected by the policy, no noise)"
+
+
+def clique_text(clique: Sequence[str]) -> str:
+    """A marginal's attributes in brackets.
+
+    Parameters
+    ----------
+    clique : sequence of str
+        The marginal's attribute names.
+
+    Returns
+    -------
+    str
+        '(education, marital.status)'.
+    """
+    return "(" + ", ".join(str(a) for a in clique) + ")"
+
+
+def exact_release_text(marginals: dict[str, Any]) -> str:
+    """The sentence naming which measured marginals were released exactly and which with noise.
+
+    Parameters
+    ----------
+    marginals : dict
+        ``{"exact": [clique, ...], "noisy": [clique, ...]}`` (a ledger entry's ``marginals``,
+        baselines.ledger.released_marginals), each clique a list of attribute names.
+
+    Returns
+    -------
+    str
+        'Released exactly (not protected by the policy, no noise): the marginals (X_2), (X_2, Y);
+        noisy: (X_1), (X_1, X_3).'  ('the marginal' for one; 'Released exactly: no marginal' when
+        none is exact; 'noisy: none' when none is noisy.)
+    """
+    exact = [clique_text(c) for c in marginals.get("exact") or ()]
+    noisy = [clique_text(c) for c in marginals.get("noisy") or ()]
+    if exact:
+        head = f"{EXACT_HEAD}: the marginal{'s' if len(exact) > 1 else ''} " + ", ".join(exact)
+    else:
+        head = "Released exactly: no marginal (every measured marginal is protected by the policy)"
+    return f"{head}; noisy: {', '.join(noisy) or 'none'}."
+
+
+def exact_release_lines(report: dict[str, Any]) -> list[str]:
+    """One line per method of the report that released marginals exactly (its ledger entries'
+    ``marginals``): '<method>: <exact_release_text>'.  Seeds whose marginals differ (the tree is a DP
+    selection) get a line each: '<method>, seed 0: ...', '<method>, seeds 1, 2: ...'.
+
+    Parameters
+    ----------
+    report : dict
+        A public report (build_public), or a union report (build_report: its ``public`` part is read).
+
+    Returns
+    -------
+    list of str
+        The lines, in the ledger's method order; [] when no entry has ``marginals``.
+    """
+    entries = (report.get("public") or report).get("ledger") or ()
+    groups: dict[str, list[tuple[dict[str, Any], list[Any]]]] = {}
+    for e in entries:
+        if e.get("marginals") is None:
+            continue
+        seen = groups.setdefault(str(e["method"]), [])
+        same = next((g for g in seen if g[0] == e["marginals"]), None)
+        if same is None:
+            seen.append((e["marginals"], [e.get("seed")]))
+        else:
+            same[1].append(e.get("seed"))
+    lines = []
+    for method, found in groups.items():
+        name = get_method(method).short_label
+        for marginals, seeds in found:
+            who = name
+            if len(found) > 1:
+                known = [str(s) for s in seeds if s is not None]
+                who += f", seed{'s' if len(known) > 1 else ''} {', '.join(known)}" if known else ""
+            lines.append(f"{who}: {exact_release_text(marginals)}")
+    return lines

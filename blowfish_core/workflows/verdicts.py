@@ -6,6 +6,8 @@
   App. F.2, with its 95% t-interval).
 * :func:`sweep_verdict` -- "below which budget does BF-Soft win?" (the crossing of App. F.3,
   with its epsilon on the exact Gaussian curve, accounting.epsilon_exact).
+* :func:`exact_release_verdict` -- "what does this release publish without noise?" (issue 25:
+  the marginals no policy edge changes, named by report_text.exact_release_lines).
 * Number formatting for people: :func:`fmt_sig`, :func:`fmt_gap`, :func:`round_sig`,
   :func:`fmt_tau`, :func:`fmt_tolerance`, :func:`fmt_percent`, :func:`fmt_q` (in
   :mod:`.formatting`, re-exported here; issue 22).
@@ -39,6 +41,7 @@ from ..model.policy import Policy, weighted_reaches
 from ..model.schema import Attribute, Schema, _fmt
 from ..model.sensitivity import SQRT2, noise_ratio, tau_for_noise_ratio
 from ..model.votes import check_tau
+from ..synthesis.report_text import exact_release_lines
 from .formatting import (  # noqa: F401  (re-exported)
     EXACT_ZERO, _finite, _MINUS, _plain, _SUPERSCRIPT, fmt_crossing, fmt_gap, fmt_interval, fmt_percent, fmt_power, fmt_q, fmt_sig,
     fmt_tau, fmt_tolerance, round_sig, tau_grid_for_people,
@@ -418,6 +421,37 @@ def run_verdict_from_report(report: Mapping[str, Any]) -> Verdict | None:
         return None
     lo, hi = (rr.get("ci95") or [None, None])[:2]
     return run_verdict(rr["mean_percent"], lo, hi, len(rr.get("per_seed") or report.get("seeds") or [0]))
+
+
+#: the headline of the exact-release verdict (issue 25).
+EXACT_RELEASE_HEADLINE = "Released exactly: what the policy does not protect"
+#: why a marginal may be published without noise (Blowfish's semantics; docs/PRIVACY.md §10).
+EXACT_RELEASE_WHY = ("Blowfish protects only what the policy's edges change: a marginal that no policy edge changes "
+                     "is the same on every pair of neighbouring tables, so it is published as it is.")
+
+
+def exact_release_verdict(report: Mapping[str, Any]) -> Verdict | None:
+    """Which marginals a run or release published exactly (no noise) and which with noise (issue 25).
+
+    Parameters
+    ----------
+    report : mapping
+        A public report (build_public: a release's ``public_report``) or a union report (build_report:
+        a run's ``report``); its ledger entries' ``marginals`` are read (report_text.exact_release_lines).
+
+    Returns
+    -------
+    Verdict or None
+        Level 'neutral', headline :data:`EXACT_RELEASE_HEADLINE`, detail the lines of
+        report_text.exact_release_lines then :data:`EXACT_RELEASE_WHY`; cause 'the policy protects only
+        some attributes'.  None when no ledger entry has ``marginals`` (MST, AIM, Algorithm 1: no
+        method that can release a marginal exactly).  Names cliques only (public), never a figure computed on the private table.
+    """
+    lines = exact_release_lines(dict(report))
+    if not lines:
+        return None
+    return Verdict("neutral", EXACT_RELEASE_HEADLINE, " ".join(lines) + " " + EXACT_RELEASE_WHY,
+                   "the policy protects only some attributes")
 
 
 def sweep_verdict_from_result(result: Any) -> Verdict:

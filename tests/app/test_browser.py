@@ -535,3 +535,73 @@ def test_schema_edits_and_budget_survive_the_walk_in_chromium(server, tmp_path):
             raise
         finally:
             browser.close()
+
+
+#: issue 25: the words of a bf-mst release on XOR-3 (the preset protects X_1 only), held here.
+METHOD_LABEL_BF_MST = "bf-MST (MST under the policy: exact per-marginal sensitivity)"  # the Methods option
+BF_MST_EXACT = "bf-MST: Released exactly (not protected by the policy, no noise): the marginals (X_2), (X_3), (Y)"
+
+
+def test_release_step_releases_bf_mst_in_chromium(server):
+    """Issue 25, must-show 4: on XOR-3 the Run step runs bf-MST beside the default methods and names the
+    marginals it released exactly; the Release step releases bf-MST (chosen in "Method to release") and
+    its verdict and its ledger name them (the 1-ways without X_1 first)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 3200})
+            page.set_default_timeout(_scaled(PAGE_TIMEOUT_MS))
+            page.goto(server, timeout=PAGE_TIMEOUT_MS)
+            _wait_idle(page)
+            _step_link(page, "Policy_Designer").click()  # the default budget is chosen on the Policy step
+            _wait_idle(page)
+            page.get_by_text("Live read-outs").first.wait_for()
+            _step_link(page, "Synthesis_Runner").click()
+            _wait_idle(page)
+            methods = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Methods").first
+            methods.locator("input").first.click()
+            page.get_by_role("option", name=METHOD_LABEL_BF_MST, exact=True).click()
+            page.keyboard.press("Escape")
+            _wait_idle(page)
+            _set_number(page, "Rounds T", "2")
+            pop = page.get_by_label("Population schedule", exact=True)
+            pop.fill("64x2")
+            pop.press("Enter")
+            _wait_idle(page)
+            _set_number(page, "Release size (records)", "64")
+            _set_number(page, f"Paired seeds (at most {50})", "1")
+            page.get_by_role("button", name="Run", exact=True).click()
+            page.get_by_text("paired seed(s), 95% t-interval").first.wait_for(timeout=_scaled(RUN_TIMEOUT_MS))
+            _wait_idle(page, _scaled(RUN_TIMEOUT_MS))
+            _assert_no_exception(page, "bf_mst_run")
+            page.get_by_text(BF_MST_EXACT).first.wait_for()  # the Run step's result names them
+            page.screenshot(path=os.path.join(ARTIFACTS, "bf_mst_1_run.png"), full_page=True)
+
+            _step_link(page, "Release").click()
+            _wait_idle(page)
+            page.get_by_text("Privacy ledger in words").first.wait_for()
+            page.locator('[data-testid="stSelectbox"]').filter(has_text="Method to release").first.click()
+            page.get_by_role("option").filter(has_text="bf-MST").first.click()
+            _wait_idle(page)
+            make = page.get_by_role("button", name="Make a release (bf-MST, ")
+            make.click()
+            page.get_by_text("Release made (unseeded, OS entropy").first.wait_for(timeout=_scaled(RUN_TIMEOUT_MS))
+            _wait_idle(page, _scaled(RUN_TIMEOUT_MS))
+            _assert_no_exception(page, "bf_mst_release")
+            banners = page.locator('[data-testid="stAlert"]').filter(
+                has_text="Released exactly: what the policy does not protect").all_inner_texts()
+            assert len(banners) == 1, page.locator('[data-testid="stAlert"]').all_inner_texts()
+            assert BF_MST_EXACT in banners[0] and "; noisy: (X_1)" in banners[0], banners
+            # the release's ledger view (below the planned one, whose method line names no list)
+            codes = page.locator('[data-testid="stCode"]').all_inner_texts()
+            assert sum(BF_MST_EXACT in c for c in codes) == 1, codes
+            page.screenshot(path=os.path.join(ARTIFACTS, "bf_mst_2_release.png"), full_page=True)
+        except BaseException:
+            if browser.contexts and browser.contexts[0].pages:
+                browser.contexts[0].pages[0].screenshot(path=os.path.join(ARTIFACTS, "bf_mst_failure.png"),
+                                                        full_page=True)
+            raise
+        finally:
+            browser.close()
