@@ -61,6 +61,10 @@ TEXT = {
     "fig6b_all_five_tau_1e4": 0.001,                                 # §6.2.5
     "f6_gains": {0.03: 39.8, 0.18: 40.4, 1.0: 19.9},                 # §6.2.2 / App. F.6
     "f4_q": {"adult": 0.1806, "bank": 0.1806, "xor3": 0.9453},       # App. F.4
+    "n_private": {"adult": 26048, "bank": 27126, "xor3": 12000},     # §6.1 "Datasets"
+    "reach": {"adult": 0.0192, "bank": 0.0171, "xor3": 1 / 28},      # §6.1 "Policies and reach"
+    "reach_hours": 0.0163,                                           # App. F.8
+    "fig7b": {"reaches": 6, "seeds": 12},                            # App. F.2 (Figure 7b)
 }
 
 
@@ -207,7 +211,8 @@ def build(summaries: dict, loaded: dict, boot: dict | None = None) -> list[dict]
     rows += _fig6a_rows(summaries.get("fig6a"), loaded.get("fig6a"))
     rows += _fig6b_rows(summaries.get("fig6b"), loaded.get("fig6b"))
     rows += _fig7_rows(summaries.get("fig7"))
-    rows += _trainsize_rows(summaries.get("trainsize"), loaded.get("trainsize"))
+    q_xor = summaries.get("fig2", {}).get("datasets", {}).get("xor3", {}).get("taus", {}).get("0.03", {}).get("q")
+    rows += _trainsize_rows(summaries.get("trainsize"), loaded.get("trainsize"), q_xor)
     rows += _not_run_rows()
     return rows
 
@@ -221,6 +226,14 @@ def _fig2_rows(f2: dict | None, boot: dict, st: dict | None) -> list[dict]:
         rows.append(_scale_row(f"App. F.2 / §6.2.1: Figure 2 sweep on {d}: 17 budgets in [1e-5, 1], 12 paired runs",
                                {"budgets": paper.FIG2_SETTING["budgets"], "seeds": paper.FIG2_SETTING["seeds"]},
                                None if g is None else {"budgets": len(g["rhos"]), "seeds": len(g["seeds"])}))
+        n_ours = None
+        for r in (st or {}).get("runs", []):
+            if r["task"]["dataset"] == d and r["task"].get("table", "private") == "private":
+                n_ours = r["result"].get("n")
+                break
+        rows.append(_factor_row(f"§6.1: {d}: private training records", TEXT["n_private"][d], n_ours))
+        rows.append(_factor_row(f"§6.1: {d}: default policy's record-level reach", TEXT["reach"][d],
+                                None if ds is None else ds["reach"]))
         for tau in paper.FIG2_SETTING["taus"]:
             pq, prho, peps = paper.TABLE4[d][tau]
             tv = ds["taus"].get(str(tau)) if ds else None
@@ -241,6 +254,8 @@ def _fig2_rows(f2: dict | None, boot: dict, st: dict | None) -> list[dict]:
                              ours, r, f"crossing within {FACTOR:g}x: 1/{FACTOR:g} <= ours/paper <= {FACTOR:g} "
                              "(point estimate; ci95 = percentile bootstrap over paired seeds)", ok))
             rows.append(_factor_row(f"{name}: noise ratio q", pq, tv["q"]))
+            rows.append(_factor_row(f"{name}: ε at the crossing (Eq. (1), δ = 1e-5)", peps, tv.get("crossing_eps_eq1"),
+                                    " (a function of the crossing ρ; ε grows about as √ρ)"))
             one = tv["soft_better_at_min"] and tv["soft_worse_at_max"] and tv["sign_changes"] == 1
             rows.append(_shape_row(f"§6.2.1 / Table 4: {d} τ = {tau}: BF-Soft lower at ρ = 1e-5, higher at ρ = 1, "
                                    "one sign change", {"lower_at_1e-5": True, "higher_at_1": True, "sign_changes": 1},
@@ -445,6 +460,8 @@ def _fig6a_rows(f6: dict | None, st: dict | None) -> list[dict]:
     rows.append(_shape_row(f"§6.2.5: at the larger budget (ρ = {float(k1):g}) BF-Soft is worse than Hard under every policy",
                            "worse under every policy", {p: by[p]["rhos"][k1]["reduction"]["mean"] for p in by},
                            all(by[p]["rhos"][k1]["reduction"]["mean"] < 0 for p in by), "mean R < 0 for each"))
+    rows.append(_not_run("App. F.8: Adult hours.per.week (θ = 8 hours) alone has reach 0.0163", TEXT["reach_hours"],
+                         "hours.per.week alone is not one of the stored Figure 6a policies"))
     rows.append(_not_run("§6.2.5: Adult all five not significant after Holm over 680 contrasts (p_Holm)",
                          TEXT["fig6a_holm_p_all_five"], "the 680-contrast Holm family is not reproduced"))
     return rows
@@ -497,6 +514,10 @@ def _fig7_rows(f7: dict | None) -> list[dict]:
         return [_not_run("§6.2.6 / Figure 7", "every measurement below the bound")]
     rows = [_scale_row("§6.2.6 / App. F.2: Figure 7a covers 1,320 configurations", {"measurements": 1320},
                        {"measurements": f7["n_measurements"]})]
+    b = f7.get("b", {}).get("rows", [])
+    rows.append(_scale_row("App. F.2: Figure 7b uses six policy reaches and twelve candidate seeds", TEXT["fig7b"],
+                           {"reaches": len(b), "seeds": len(b[0]["hard"]) if b and isinstance(b[0].get("hard"), list)
+                            else None}))
     rows.append(_shape_row("§6.2.6: every measured BF-Soft sensitivity lies below the bound (Figure 7a)", "0 above",
                            {"above": f7["violations"], "of": f7["n_soft"], "max_exact_over_bound": f7["max_ratio"]},
                            f7["violations"] == 0, "no exact sensitivity above the bound"))
@@ -531,7 +552,8 @@ def _fig7_rows(f7: dict | None) -> list[dict]:
     return rows
 
 
-def _trainsize_rows(ts: dict | None, st: dict | None) -> list[dict]:
+def _trainsize_rows(ts: dict | None, st: dict | None, q_xor: float | None = None) -> list[dict]:
+    """App. F.9 rows; q_xor is the engine's q for XOR-3's default policy at τ = 0.03 (the fig2 summary's)."""
     rows = [_scale_row("App. F.2 / F.9: training size uses twelve data/algorithm seed pairs", {"seeds": 12},
                        None if st is None else {"seeds": len(st["scale"]["seeds"])})]
     if not ts:
@@ -545,6 +567,7 @@ def _trainsize_rows(ts: dict | None, st: dict | None) -> list[dict]:
             if key in p:
                 rows.append(_factor_row(f"App. F.9: XOR-3 n = {n:,}: {name} mean error", p[key],
                                         None if r is None else r[key]["mean"]))
+    rows.append(_factor_row("App. F.9: XOR-3, τ = 0.03, one-step X_1: q", TEXT["trainsize_q"], q_xor))
     rows.append(_shape_row("App. F.9: both improve with n but Hard improves faster (the gain reverses)",
                            "Hard improves faster", {"reversal": ts["reversal"], "hard_improves_faster":
                                                     ts["hard_improves_faster"]},
