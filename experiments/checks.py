@@ -233,7 +233,7 @@ def _fig2_rows(f2: dict | None, boot: dict, st: dict | None) -> list[dict]:
                 break
         rows.append(_factor_row(f"§6.1: {d}: private training records", TEXT["n_private"][d], n_ours))
         rows.append(_factor_row(f"§6.1: {d}: default policy's record-level reach", TEXT["reach"][d],
-                                None if ds is None else ds["reach"]))
+                                None if ds is None else ds.get("reach")))
         for tau in paper.FIG2_SETTING["taus"]:
             pq, prho, peps = paper.TABLE4[d][tau]
             tv = ds["taus"].get(str(tau)) if ds else None
