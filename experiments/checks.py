@@ -171,6 +171,8 @@ def _row(claim: str, paper_v, ours, ratio, criterion: str, holds: bool) -> dict:
 
 
 def _factor_row(claim: str, paper_v: float, ours_v: float | None, what: str = "") -> dict:
+    if ours_v is None:
+        return _not_run(claim, paper_v, "the stored results have no such value")
     r, ok = within_factor(ours_v, paper_v)
     return _row(claim, paper_v, ours_v, r,
                 f"within {FACTOR:g}x of the paper's value (no interval stated){what}", ok)
