@@ -213,6 +213,10 @@ def strict_checks(summaries: dict, rows: list[dict]) -> str:
          f"Of the {len(fails)} rows that fail, {rest} are measured results that miss the criterion, {kinds['scale']} "
          f"are scale rows (fewer seeds, budgets or settings than App. F.2), {kinds['not run']} are experiments or tests "
          f"not run (no stored result: ours = null), and {kinds['machine']} are timings on another machine.", "",
+         "**Measured claims that fail** (row numbers of the table below): " + "; ".join(
+             f"#{i} {r['claim']}" for i, r in enumerate(rows, 1) if not r["holds"]
+             and not r["criterion"].startswith(("not run", "scale")) and "machine-dependent" not in r["criterion"])
+         + ".", "",
          "The table is rendered from `experiments/results/checks.json` (written by `python -m experiments.report` or "
          "`python -m experiments.checks` from the stored results; the paper's numbers are the constants of "
          "experiments/paper.py and experiments/checks.py's TEXT).", "",
