@@ -176,12 +176,12 @@ def old_vs_new(summ: dict) -> str:
                 continue
             c = crossing_check(x.get(crossing_key(d)), p)
             cells.append(f"{fmt_sci(x.get(crossing_key(d)))} ({c['ratio_text']})")
-            if c["within_2x"]:
+            if c["within"]:
                 within[v].append(d)
         L.append(f"| {d} | {fmt_sci(p)} | " + " | ".join(cells) + " |")
     L.append("")
     n = len(ds_all)
-    L.append("Within a factor 2 of Table 4: " + "; ".join(
+    L.append("Within a factor 1.5 of Table 4: " + "; ".join(
         f"{v} {len(within[v])}/{sum(1 for ds in ds_all.values() if v in ds['variants'])}"
         + (f" ({', '.join(within[v])})" if within[v] else "") for v in vs) + f" (of {n} datasets).")
     return "\n".join(L)

@@ -197,17 +197,19 @@ def test_tasks_follow_the_new_default_reading_and_the_engine_makes_the_release()
     assert 0 <= top["error"] <= 2 and top["error"] != sample["error"]
 
 
-def test_crossing_check_ratio_and_within_2x_exact():
+def test_crossing_check_ratio_and_within_factor_exact():
     from experiments.findings import crossing_check
 
-    c = crossing_check(1e-3, 2e-3)
-    assert c["ratio"] == pytest.approx(2.0) and c["ratio_text"] == "2.00" and c["within_2x"]
-    c = crossing_check(4e-4, 1.1e-3)
-    assert c["ratio"] == pytest.approx(2.75) and c["ratio_text"] == "2.75" and not c["within_2x"]
-    c = crossing_check(2.2e-3, 1.1e-3)
-    assert c["ratio"] == pytest.approx(0.5) and c["within_2x"]
-    assert crossing_check(2.3e-3, 1.1e-3)["within_2x"] is False
-    assert crossing_check(None, 1e-3) == {"ratio": None, "ratio_text": "—", "within_2x": False}
+    c = crossing_check(1e-3, 1.5e-3)                     # strict default: 1.5x (issue 26), boundary inclusive
+    assert c["ratio"] == pytest.approx(1.5) and c["ratio_text"] == "1.50" and c["within"]
+    c = crossing_check(2.7e-3, 4.4e-3)                   # Bank τ = 0.015: 1.63x off
+    assert c["ratio_text"] == "1.63" and not c["within"]
+    c = crossing_check(1e-3, 2e-3, factor=2.0)           # the issue-12 table's lenient factor
+    assert c["ratio"] == pytest.approx(2.0) and c["within"]
+    assert crossing_check(4e-4, 1.1e-3, factor=2.0)["within"] is False
+    assert crossing_check(2.2e-3, 1.1e-3, factor=2.0)["within"] is True
+    assert crossing_check(2.3e-3, 1.1e-3, factor=2.0)["within"] is False
+    assert crossing_check(None, 1e-3) == {"ratio": None, "ratio_text": "—", "within": False}
 
 
 def test_must_show_table_says_which_claims_fail():
