@@ -49,7 +49,7 @@ def test_noise_step_greys_out_soft_votes_with_the_reason():
     at.radio(key="rn_budget_mode").set_value(ui.BUDGET_MODES[1]).run()
     assert at.number_input(key="rn_rho").disabled and not at.number_input(key="rn_epsilon").disabled
     assert any("pilot split (3,000 rows" in c.value for c in at.caption)
-    assert any("MST, AIM, bf-MST: a marginal-based method" in c.value for c in at.caption)  # each its own reason
+    assert any("MST, AIM, bf-MST, bf-soft-MST: a marginal-based method" in c.value for c in at.caption)  # each its own reason
     # back to Gaussian: every method offered again, nothing greyed out
     at.radio(key="rn_noise").set_value("gaussian").run()
     assert "BF-Soft" in at.multiselect(key="rn_methods").options

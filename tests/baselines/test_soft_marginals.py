@@ -329,3 +329,44 @@ def test_api_and_the_release_gate():
     assert any(r.calibration == "bound" for r in seeded.ledger_)
     rel = bc.Synthesizer(schema, Policy(MIXED_AGE), method="bf-soft-mst", tau=0.05, rho=0.5, seed=None).fit(data)
     assert rel.result_.noise_sampler == "opendp" and rel.publication_ is not None
+
+
+@needs_mbi
+@pytest.mark.slow
+def test_soft_pair_with_a_compressed_partner():
+    """An exact attribute with an empty level is compressed (its exact 1-way says so); a soft 2-way with
+    it applies K_age on the age axis and the identity on the compressed one, and the fit runs."""
+    from blowfish_core.baselines import fit_bf_soft_mst
+
+    data = _mixed_data()
+    data["color"] = "a"  # levels b and c empty: merged into one cell
+    res = fit_bf_soft_mst(_mixed_schema(), data, 0.5, Policy(MIXED_AGE), 0.05, seed=1, bins=4, iters=300)
+    assert res.info["compressed_cells"] == {"color": 2, "age": 4, "flag": 2}
+    assert any(len(c) == 2 for c in res.info["soft"])  # the tree reaches age: a soft pair was measured
+    assert len(res.release) == 512
+    # the (color, age) kernel over the compressed color cells: I_2 (x) K_age, applied axis by axis
+    plan = SoftPolicyMarginals.of(PublicCells.from_schema(_mixed_schema(), 4), Policy(MIXED_AGE), 0.05)
+    kern = plan.marginal((0, 1)).kernel
+    h = np.arange(8.0)
+    K_age = plan.marginal((1,)).kernel.matrix((4,))
+    assert np.allclose(kern.apply(h, (2, 4)), np.kron(np.eye(2), K_age) @ h, atol=1e-12)
+    with pytest.raises(ValueError, match="must keep its public cells"):
+        kern.apply(np.ones(6), (2, 3))
+
+
+@needs_mbi
+def test_query_is_the_kernel_in_the_counts_order():
+    """KernelQuery on an mbi Factor (either axis order) equals SoftKernel.apply on the C-order counts."""
+    from blowfish_core.baselines._mbi import jax_scope, require_mbi
+
+    plan = SoftPolicyMarginals.of(PublicCells.from_schema(_mixed_schema(), 4), Policy(MIXED_BOTH), 0.05)
+    kern = plan.marginal((0, 1)).kernel
+    h = np.arange(12.0) ** 1.5
+    with jax_scope():
+        mbi = require_mbi()
+        f = mbi.Factor(mbi.Domain((0, 1), (3, 4)), h.reshape(3, 4))
+        q = kern.query((0, 1))
+        assert np.allclose(np.asarray(q(f)), kern.apply(h, (3, 4)), atol=1e-12)
+        assert np.allclose(np.asarray(q(f.transpose((1, 0)))), kern.apply(h, (3, 4)), atol=1e-12)
+    assert q == kern.query((0, 1)) and hash(q) == hash(kern.query((0, 1)))  # by value: jit cache reuse
+    assert q.op_norm_sq() == pytest.approx(np.linalg.norm(kern.matrix((3, 4)), 2) ** 2, rel=1e-9)
