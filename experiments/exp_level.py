@@ -168,8 +168,8 @@ def _codes(schema: Schema, X_ref: np.ndarray, X: np.ndarray, bins: Any) -> tuple
     """Cell codes of X under a binning variant; 'quantile' / 'datarange' bins come from X_ref."""
     if not isinstance(bins, str) or bins == "exact":
         return bin_codes(schema, X, bins)
-    kind, _, k = bins.partition(":")
-    k = int(k or 20)
+    kind, _, count = bins.partition(":")
+    k = int(count or 20)
     codes, sizes = bin_codes(schema, X, k)
     for i, a in enumerate(schema.attributes):
         if a.kind != "numeric":
@@ -397,12 +397,16 @@ def section(summ: dict, meta: dict) -> str:
 
 
 def headline(summ: dict) -> list[tuple[str, str, str, str]]:
-    adopted = [r["variant"] for r in summ["rows"] if r["towards_both"]]
+    sig = [r["variant"] for r in summ["rows"] if r["significant_both"]]
+    rec = [r["variant"] for r in summ["rows"] if _adopted(r).startswith("recommended")]
     d0 = summ["rows"][0]["datasets"]
-    return [("Hard's level at ρ = 1e-4 (Adult / Bank): candidate causes", f"{summ['paper']['adult']:.3f} / "
+    inside = summ["paper_in_interval"]
+    return [("Hard's level at ρ = 1e-4 (Adult / Bank): candidate causes (§14)", f"{summ['paper']['adult']:.3f} / "
              f"{summ['paper']['bank']:.3f}", f"{d0['adult']['mean']:.3f} / {d0['bank']['mean']:.3f}; "
-             f"{len(summ['rows']) - 1} variants, towards the paper on both: {', '.join(adopted) or 'none'}",
-             "see §14")]
+             f"{len(summ['rows']) - 1} variants; a significant move towards the paper on both: "
+             f"{', '.join(sig) or 'none'}; recommended: {', '.join(rec) or 'none'}",
+             f"Adult: {'yes' if inside['adult'] else 'no (gap unexplained)'}; "
+             f"Bank: {'yes (paper inside our interval)' if inside['bank'] else 'no'}")]
 
 
 def figures(summ: dict, figdir: str) -> list[str]:
