@@ -116,7 +116,7 @@ def _schedule_sentence(all_summ: dict) -> str:
 # ------------------------------------------------------------------------- notes
 def notes(exp_id: str, summ: dict, all_summ: dict) -> str:
     fn = {"fig2": _fig2, "fig3": _fig3, "fig4": _fig4, "fig6a": _fig6a, "pilot": _pilot,
-          "trainsize": _trainsize, "fig7": _fig7}.get(exp_id)
+          "trainsize": _trainsize, "fig7": _fig7, "ablate": _level_text}.get(exp_id)
     return fn(summ, all_summ) if fn else ""
 
 
@@ -388,7 +388,83 @@ def adult_hard_level(summaries: dict, results_dir: str) -> str:
                     "every table's error alike, so binning alone cannot explain both consistently."
                     if opposite else ": both gaps have the same sign, so a common metric definition (binning) stays "
                                      "a consistent candidate."))
-    L.append("The gap stays unexplained.")
+    lv26 = summaries.get("level")
+    if lv26:
+        ok = [r["variant"] for r in lv26["rows"] if r["towards_both"]]
+        L.append(f"The candidate causes of issue 26 (§14, summarized in §8) were each run as a variant on both datasets: "
+                 f"{'towards the paper on both: ' + ', '.join(ok) if ok else 'none moves both towards the paper'}; "
+                 "the gap stays unexplained by them (§8).")
+    else:
+        L.append("The gap stays unexplained.")
+    return " ".join(L)
+
+
+def _level_text(summ: dict, all_summ: dict) -> str:
+    """§8's paragraph on Hard's level at rho = 1e-4 (issue 26), from experiments/exp_level.py's summary (§14)."""
+    lv = all_summ.get("level")
+    if not lv:
+        return ""
+    p, rows = lv["paper"], lv["rows"]
+    d0 = rows[0]["datasets"]
+    f = {d: lv["floors"][d]["default"] for d in lv["floors"]}
+    ini, smp, nn, hd = ("initial population (512 uniform)", "perfect 512-row sample", "hard, no noise (rho = 1e6)",
+                        "hard 1e-4")
+    place = {d: (f[d][ini] - f[d][hd]) / (f[d][ini] - f[d][smp]) for d in f}
+    pplace = {d: (f[d][ini] - p[d]) / (f[d][ini] - f[d][smp]) for d in f}
+    eq = lv["equivalent_rho"]
+    a, b = d0["adult"], d0["bank"]
+    L = [f"**Hard's level at ρ = 1e-4 (issue 26; table in §14).** Default, seeds {lv['seeds'][0]}–{lv['seeds'][-1]}: "
+         f"adult {a['mean']:.3f} [{a['lo']:.3f}, {a['hi']:.3f}] vs the paper's {p['adult']:.3f}; bank "
+         f"{b['mean']:.3f} [{b['lo']:.3f}, {b['hi']:.3f}] vs {p['bank']:.3f}"
+         + (" (the paper's Bank value lies inside our interval: Bank agrees, only Adult is off)."
+            if lv["paper_in_interval"]["bank"] and not lv["paper_in_interval"]["adult"] else ".")]
+    L.append(f"*Floors* (20 bins, l1): on Adult the engine's initial population scores {f['adult'][ini]:.3f}, a perfect "
+             f"512-row sample of the private table {f['adult'][smp]:.3f} (the floor of PWErr at release size 512), "
+             f"Hard without noise (ρ = 1e6) {f['adult'][nn]:.3f}; so of Adult's {f['adult'][hd]:.3f}, "
+             f"{f['adult'][smp]:.3f} is the metric's floor at 512 rows, {f['adult'][nn] - f['adult'][smp]:.3f} the "
+             f"synthesis without noise and {f['adult'][hd] - f['adult'][nn]:.3f} the noise (Bank: {f['bank'][smp]:.3f}, "
+             f"{f['bank'][nn] - f['bank'][smp]:.3f}, {f['bank'][hd] - f['bank'][nn]:.3f}). Hard's place between the "
+             f"initial population (0) and a perfect sample (1): adult {place['adult']:.2f}, bank {place['bank']:.2f}; "
+             f"the paper's levels against the same floors: adult {pplace['adult']:.2f}, bank {pplace['bank']:.2f}. "
+             "Bank's place agrees with the paper's, Adult's does not, so the difference is specific to Adult.")
+    if eq.get("adult") and eq.get("bank"):
+        L.append(f"*Noise scale.* Our Hard reaches the paper's level at ρ ≈ {fmt_sci(eq['adult'])} on Adult "
+                 f"({eq['adult'] / lv['rho']:.1f}× the budget) and ρ ≈ {fmt_sci(eq['bank'])} on Bank "
+                 f"({eq['bank'] / lv['rho']:.1f}×): a difference in noise scale or accounting (Δ = 1 instead of √2, ρ "
+                 "per round) would move both by the same factor, so it cannot explain both.")
+    fam: dict[str, list] = {}
+    for r in rows[1:]:
+        if r["datasets"].get("adult"):
+            fam.setdefault(r["candidate"], []).append(r)
+    parts = []
+    for c, rs in fam.items():
+        best = min(rs, key=lambda r: abs(r["datasets"]["adult"]["mean"] - p["adult"]))
+        bd = best["datasets"].get("bank")
+        parts.append(f"{c}: best on Adult '{best['variant']}' {best['datasets']['adult']['mean']:.3f}"
+                     + (f" (Bank {bd['mean']:.3f})" if bd else " (Bank n/a)"))
+    L.append("*Each candidate, closest Adult level it reaches* (paired changes in §14): " + "; ".join(parts) + ".")
+    ok = [r for r in rows if r["towards_both"]]
+    sig = [r["variant"] for r in ok if r["significant_both"]]
+    gap = a["mean"] - p["adult"]
+    close = max((a["mean"] - r["datasets"]["adult"]["mean"] for r in ok), default=0.0)
+    rec = [r["variant"] for r in ok if r["significant_both"] and r["candidate"] != "split"]
+    L.append("*Towards the paper on both datasets* (|ours − paper| shrinks on Adult and on Bank): "
+             + (", ".join(r["variant"] for r in ok) if ok else "none")
+             + (f"; of these the paired change is significant on both for {', '.join(sig)}" if sig else
+                "; for none of them is the paired change significant on both datasets")
+             + f". The most any of them closes of Adult's gap ({gap:.3f}) is {close:.3f}; the metric's binning, the "
+             "noise scale and the count threshold move Adult further but lower Bank below the paper alike. Since "
+             "the paper's Bank value is inside our seed interval, 'towards' on Bank is decided by changes smaller "
+             "than that interval. Recommendation: "
+             + (f"{', '.join(rec)} (the lead decides; the engine's defaults are unchanged)." if rec else
+                "adopt none; the engine's defaults are unchanged.")
+             + " Adult's level is not explained by the listed candidates.")
+    pa = lv["pairs"]["adult"]
+    ex = sorted(pa[nn], key=lambda q: -(pa[nn][q] - pa[smp][q]))[:3]
+    L.append("*Where Adult's error sits:* the pairs with the largest excess over the perfect-sample floor even without "
+             "noise are " + ", ".join(f"{q} ({pa[nn][q]:.2f} vs {pa[smp][q]:.2f})" for q in ex)
+             + "; hours.per.week (public domain [1, 99], which the paper's reach 0.0163 = 0.2 · 8/98 confirms) is the "
+             "attribute the synthesis reproduces worst.")
     return " ".join(L)
 
 

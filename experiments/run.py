@@ -36,12 +36,12 @@ import sys  # noqa: E402
 import time  # noqa: E402
 
 from . import (exp_ablate, exp_bound, exp_budget, exp_decomposition, exp_fig6b, exp_pilot,  # noqa: E402
-               exp_marginals, exp_policies, exp_temperature, exp_trainsize)
+               exp_marginals, exp_policies, exp_temperature, exp_trainsize, exp_level)
 from .common import (RESULTS_DIR, ROOT, TASK_DEFAULTS, RunCache, _worker_init, environment,  # noqa: E402
                      load_json, round_sensitivities, run_tasks, save_json, task_key)
 
 EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_fig6b,
-                                 exp_pilot, exp_trainsize, exp_bound, exp_ablate, exp_marginals)}
+                                 exp_pilot, exp_trainsize, exp_bound, exp_ablate, exp_marginals, exp_level)}
 #: the blowfish_core layers whose sources determine a run's result (every .py below them, recursively;
 #: the front ends in interfaces/ and the teaching/checking tools in analysis/ are left out).  The layout
 #: of issue 22 moved the engine into these folders: the old flat file list hashed nothing.

@@ -254,3 +254,60 @@ def test_fig6b_pilot_choice_uses_pilot_runs_only():
         for s in sc["pilot_seeds"]:
             res[task_key(task(method="bf-soft", tau=tau, seed=s, **kw))] = {"error": 0.5}
     assert exp_fig6b.choose(res, sc, "balance", 1e-4, nt).method == "hard"
+
+
+def test_level_variants_well_formed():
+    """exp_level (issue 26): every variant is a parameter set the engine/data/metric accept; quick scale is small."""
+    from blowfish_core.algorithm.evolution import SynthConfig
+    from experiments import exp_level
+
+    assert run.EXPERIMENTS["level"] is exp_level and "level" in report.ORDER
+    q = exp_level.SCALES["quick"]
+    assert q["datasets"] == ["adult", "bank"] and len(q["seeds"]) <= 2
+    assert exp_level.SCALES["full"]["seeds"] == list(range(8))
+    labels = [v[1] for v in exp_level.VARIANTS]
+    assert len(set(labels)) == len(labels) and exp_level.VARIANTS[0] == (
+        "default", "default", exp_level.VARIANTS[0][2], {})
+    cands = {v[0] for v in exp_level.VARIANTS}
+    assert all(0 < spec.get("rho", 1e-4) < 1 for *_, spec in exp_level.VARIANTS)
+    assert {"split", "preprocessing", "metric", "initial population", "release size", "clipping"} <= cands
+    for _, label, _, spec in exp_level.VARIANTS:
+        assert set(spec) <= {"data", "config", "metric", "rho"} and spec != {} or label == "default"
+        SynthConfig(**spec.get("config", {})).validate()
+        assert set(spec.get("data", {})) <= {"split", "drop_missing", "ordinal_as"}
+        assert set(spec.get("metric", {})) <= {"bins", "cells"}
+
+
+def test_level_metric_flags_change_what_they_claim():
+    """Hand-checked: real (0, a), (10, b); synthetic (4, a), (6, b); x on [0, 10]."""
+    import pandas as pd
+
+    from blowfish_core.model.schema import Attribute, Schema
+    from experiments import exp_level
+
+    s = Schema([Attribute("x", "numeric", lo=0, hi=10, integer=True), Attribute("y", "binary", levels=["a", "b"])])
+    R = s.encode(pd.DataFrame({"x": [0, 10], "y": ["a", "b"]}))
+    S = s.encode(pd.DataFrame({"x": [4, 6], "y": ["a", "b"]}))
+    assert exp_level.score(s, R, S, {"bins": 2}) == 0.0          # 2 bins: 4 | 6 fall with 0 | 10
+    assert exp_level.score(s, R, S, {"bins": 5}) == 2.0          # 5 bins: four different cells
+    assert exp_level.score(s, R, S, {"bins": 5, "cells": "tv"}) == 1.0
+    assert exp_level.score(s, R, S, {"bins": 5, "cells": "support"}) == 1.0
+    assert exp_level.score(s, R, S, {"bins": "exact"}) == 2.0
+    assert exp_level.score(s, R, S) == 2.0                       # default: 20 bins, l1
+    assert exp_level.variant_schema("adult", "categorical")["education.num"].kind == "categorical"
+    assert exp_level.variant_schema("adult", "numeric")["education.num"].kind == "numeric"
+    with pytest.raises(ValueError, match="text levels"):
+        exp_level.variant_schema("bank", "numeric")
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(os.path.dirname(os.path.dirname(__file__)), "..", "shared",
+                                                    "data", "adult.csv")), reason="needs ../shared/data/adult.csv")
+def test_level_drop_missing_counts():
+    """UCI Adult: 1,836 rows with workclass '?', 30,162 complete rows (held constants); private = floor(0.8 n)."""
+    from experiments import exp_level
+
+    assert len(exp_level.variant_private("adult", {})) == 26048
+    assert len(exp_level.variant_private("adult", {"drop_missing": "five"})) == int(0.8 * (32561 - 1836))
+    assert len(exp_level.variant_private("adult", {"drop_missing": "all"})) == int(0.8 * 30162)
+    head = exp_level.variant_private("adult", {"split": "head"})
+    assert len(head) == 26048 and head["age"].iloc[0] == 39   # file order: the first row of adult.csv
