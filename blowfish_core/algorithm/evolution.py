@@ -349,11 +349,11 @@ def _release_round(run: _Run, t: int, C: np.ndarray, kernel: GowerKernel, Hist, 
     and its ledger row. Returns (weights, scores or None, the noise scale, draws or None)."""
     mech, cfg, T = run.mech, run.cfg, run.cfg.rounds
     if run.sampling:
-        draws = _sampling_round(run.schema, mech, run.plan, t, C, kernel, Hist, run.n_priv, run.public,
-                                run.rng(_NOISE, t))
+        draws, scale, floor = _sampling_round(run.schema, mech, run.plan, t, C, kernel, Hist, run.n_priv,
+                                              run.public, run.rng(_NOISE, t))
         w = np.bincount(draws, minlength=kernel.m).astype(float)
-        scale = run.plan.beta_t[t - 1]
-        ledger.append(mech.row(t, kernel.m, cal, run.plan, surviving=int((w > 0).sum()), notes=tuple(cal.notes)))
+        ledger.append(mech.row(t, kernel.m, cal, run.plan, beta=scale, floor=floor, surviving=int((w > 0).sum()),
+                               notes=tuple(cal.notes)))
         return w, None, scale, draws  # the draw counts are never negative: raw = clipped
     scale = mech.scale(cal.sensitivity, run.budgets[t - 1], checked=True)
     noisy = mech.release(Hist, scale, run.rng(_NOISE, t), integer=run.integer_votes)
@@ -393,10 +393,11 @@ def _release_indices(run: _Run, C: np.ndarray, w: np.ndarray, scores, draws) -> 
     return release_indices(w, cfg.release, cfg.release_mode, run.rng(_RELEASE, 0), scores, C)
 
 
-def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> np.ndarray:
-    """One PubMix/LinMix round: int64 (n_samples_t,) draws of bin indices in [0, m_t).
+def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng) -> tuple[np.ndarray, float, float]:
+    """One PubMix/LinMix round: (int64 (n_samples_t,) draws of bin indices in [0, m_t), beta_t, floor).
 
-    P_nse,t from the public rows only (their hard-vote histogram on C_t); the mixture is
+    P_nse,t and beta_t from the public rows only (their hard-vote histogram on C_t) and the plan
+    (``mech.round_noise``: Remark 4.5 or the plan's fixed floor); the mixture is
     formed inside ``mech.draw`` and never kept (study: pubmix_sample on the seeded stream;
     release: the exact sampler from the OS CSPRNG, mechanisms.pubmix.PubMixExact).
     """
@@ -408,5 +409,5 @@ def _sampling_round(schema, mech, plan, t, C, kernel, Hist, n_priv, public, rng)
         Up, cp, Ip = public
         hp = vote_histogram(schema, C, Up, cp, HardVote(), I=Ip, kernel=kernel)
         p_public = hp / hp.sum()
-    p_noise = mech.noise_distribution(p_public, plan.floor[i], kernel.m)
-    return mech.draw(Hist, n_priv, p_noise, plan.beta_t[i], plan.n_samples[i], plan.floor[i], rng)
+    p_noise, beta, floor = mech.round_noise(p_public, plan, i, kernel.m)
+    return mech.draw(Hist, n_priv, p_noise, beta, plan.n_samples[i], floor, rng), beta, floor

@@ -109,6 +109,14 @@ def test_no_output_contains_the_mixture_or_the_private_histogram(tmp_path):
 
 
 # ------------------------------------------------------------------ ledger = composition of pubmix_pld
+#: the plan's per-round epsilon for XOR-3 n = 5,003, epsilon = 2 at delta = 1e-5, population 16/24/32,
+#: release 40 (PLD bisection; held so that the beta references below are at a known epsilon_t).
+EPSILON_T_REF = 1.937277696866186
+#: beta_min(EPSILON_T_REF, 1e-5/3, 5003, n_samples, f) for (n_samples, f) = (24, 1/64), (32, 0.25/24),
+#: (40, 1/128): the independent Eq. (23) computation described in the test.
+BETA_T_REF = (0.006979850782062778, 0.010979126511827239, 0.014904143411973523)
+
+
 def test_ledger_rows_and_pld_total_equal_composing_pubmix_pld():
     split = _split()
     cfg = SynthConfig(rounds=3, population=[16, 24, 32], release=40)
@@ -121,8 +129,17 @@ def test_ledger_rows_and_pld_total_equal_composing_pubmix_pld():
     assert [r.delta_dp_t for r in rows] == [1e-5 / 3] * 3
     assert all(r.n_private == n and r.scale == r.beta_t for r in rows)
     assert len({r.epsilon_t for r in rows}) == 1
-    for r in rows:
-        assert r.beta_t == beta_min(r.epsilon_t, r.delta_dp_t, n, r.n_samples, r.floor)
+    # beta_t against independent reference values (held constants, not the engine's beta_min): at the
+    # plan's epsilon_t (held too), delta_t = 1e-5/3, n = 5,003 and N1 = N2 = f_t, h(beta) of
+    # papers/003 Eq. (23) summed literally over every (lambda, mu) with lambda + mu <= n_samples in
+    # 60-digit mpmath (m!/(lambda! mu! (m-lambda-mu)!) c^(m-lambda-mu) [r^lambda q^mu - e^eps r^mu
+    # q^lambda]_+, q = beta f, r = q + (1-beta)/n, c = 1 - 2q - (1-beta)/n), then 60 bisection steps on
+    # beta in [0, 1] for h(beta) = delta_t (h decreasing, Lemmas C.3-C.4), upper end of the bracket.
+    assert n == 5003
+    assert rows[0].epsilon_t == pytest.approx(EPSILON_T_REF, rel=1e-12)
+    for r, beta_ref in zip(rows, BETA_T_REF):
+        assert r.beta_t == pytest.approx(beta_ref, rel=1e-9)
+        assert r.beta_t >= beta_ref * (1 - 1e-12)  # never below the exact minimum (bisection upper end)
     total = None
     for r in rows:
         p = pubmix_pld(r.epsilon_t, r.delta_dp_t, n, r.n_samples, r.floor, beta=r.beta_t,

@@ -84,7 +84,7 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--noise", default=DEFAULT_MECHANISM,
                    help="release step of the hard vote: gaussian (default: add noise by --mechanism, then resample), "
                         "pubmix or linmix (papers/003: draw from (1-beta) H/n + beta P_nse; --epsilon/--delta, PLD "
-                        "ledger; tab-pe and hard only)")
+                        "ledger; tab-pe and hard only), or pubmix-remark45 (P_nse and beta per round by Remark 4.5)")
     s.add_argument("--public", metavar="CSV",
                    help="--noise pubmix: public rows of the same domain, disjoint from the private ones "
                         "(default for Adult/Bank/XOR presets: their pilot split)")

@@ -25,6 +25,13 @@ dominating pair is the n_samples_t-fold 3-point pair at (beta_t, f_t) (App. C); 
 valid adaptive bound (Lemma C.2 monotonicity; notes A6.3).  The run's total is that
 PLD (accountant 'pld'); the exact Gaussian (mu-GDP) curve does NOT apply.
 
+Remark 4.5 (mechanism 'pubmix-remark45', issue 26): the plan fixes only (epsilon_t, delta_t), with
+delta_t = delta / (2T) and epsilon_t such that the PLD composition of the T canonical (epsilon_t,
+delta_t) pairs is <= epsilon at delta; each round then picks P_nse,t and beta_t from the public
+vote histogram on C_t (:meth:`PubMix.round_noise`, choose_noise) so that it is (epsilon_t,
+delta_t)-DP, and the row records the realized beta_t and floor.  The total composes the canonical
+pairs, not the realized three-point ones, which were chosen adaptively (docs/PRIVACY.md §5).
+
 Hard votes only: BF-Soft and other soft-vote methods are refused (SOFT_VOTE_REASON).
 Also refused: participation edges (add/remove changes n) and a threshold H > 0 (no
 noisy histogram exists to threshold).  Hard under PubMix spends the same beta_t as
@@ -47,7 +54,8 @@ import numpy as np
 from ..accounting import check_delta, check_epsilon
 from ...base.errors import BlowfishError, BudgetError
 from ..ledger import LedgerRow, _required
-from ..pubmix import beta_min, exact_mixture_sample, linmix_noise, pubmix_pld, pubmix_sample, water_fill
+from ..pubmix import (beta_min, choose_noise, default_t_grid, exact_mixture_sample, linmix_noise, pubmix_pld,
+                      pubmix_sample, water_fill)
 from ...model.sensitivity import Calibration
 from .registry import MECHANISMS, register
 
@@ -55,11 +63,26 @@ from .registry import MECHANISMS, register
 SOFT_VOTE_REASON = "Theorem 4.1 (papers/003) covers histograms of labels (hard votes), not soft votes"
 #: PubMix floor f_t = DEFAULT_FLOOR_C / m_t (notes A9's proof of concept: c = 0.25).
 DEFAULT_FLOOR_C = 0.25
+#: PubMix's noise laws (issue 26): 'floor-wf' (mechanism 'pubmix', the default: WF at the fixed floor
+#: DEFAULT_FLOOR_C / m_t, exact pairs fixed before the run) and 'remark45' (mechanism 'pubmix-remark45':
+#: papers/003 Remark 4.5 per round from the public rows' vote histogram on C_t, canonical-pair total).
+REMARK45 = "remark45"
+FLOOR_WF = "floor-wf"
+NOISE_LAWS = (REMARK45, FLOOR_WF)
+#: Remark 4.5 in the loop: the TV radius gamma of B_gamma (utility only, never privacy; papers/003 footnote 1),
+#: the paper's tabular setting (Person Activity, App. I.1: gamma = 0.9), and the number of floors tried.
+DEFAULT_GAMMA = 0.9
+T_GRID_SIZE = 16
 #: PLD discretization of the ledger (ledger.pld_epsilon's default; the plan uses the same).
 DISCRETIZATION = 1e-4
 #: the note every PubMix/LinMix total carries (red in the app).
 PLD_NOTE = ("PubMix/LinMix rounds are (epsilon, delta)-DP sampling releases: the total is the PLD composition "
             "of their exact dominating pairs (dp-accounting); the exact Gaussian (mu-GDP) curve does not apply")
+#: the note of a Remark 4.5 PubMix total (its rounds pick beta_t from public data during the run).
+PLD_NOTE_ADAPTIVE = ("PubMix rounds are (epsilon, delta)-DP sampling releases whose noise law and beta_t are chosen "
+                     "from public data during the run (papers/003 Remark 4.5): the total is the PLD composition of "
+                     "the rounds' canonical (epsilon_t, delta_t) pairs (dp-accounting), fixed before the run; the "
+                     "exact Gaussian (mu-GDP) curve does not apply")
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,10 @@ class SamplingPlan:
     weight; floor: f_t, the lower bound on every noise mass; n_samples: draws per round
     (m_{t+1} for t < T, the release size in round T); n: private rows (public);
     epsilon, delta: the PLD composition of the T rounds (epsilon at delta).
+    adaptive: the Remark 4.5 law (REMARK45): each round picks its noise law and beta_t from public
+    data at (epsilon_t, delta_t), so beta_t / floor here are only the LinMix-floor reference
+    (beta_min at f = 1/m_t) and the rows carry the realized ones; the total composes the rounds'
+    canonical (epsilon_t, delta_t) pairs (module docstring).
     """
 
     epsilon_t: tuple[float, ...]
@@ -80,6 +107,7 @@ class SamplingPlan:
     n: int
     epsilon: float
     delta: float
+    adaptive: bool = False
 
 
 @functools.lru_cache(maxsize=1024)
@@ -133,6 +161,56 @@ def _plan_cached(linmix: bool, floor_c: float, epsilon: float, delta: float, n: 
     return SamplingPlan(eps_t, deltas, betas, floors, tuple(n_samples), n, tot, delta)
 
 
+@functools.lru_cache(maxsize=1024)
+def _canonical_pld(eps_t: float, delta_t: float):
+    """The canonical (epsilon_t, delta_t) pair's PLD: dominates every (epsilon_t, delta_t)-DP mechanism."""
+    from dp_accounting.pld import privacy_loss_distribution as pld_mod  # lazy, as pubmix_pld
+
+    return pld_mod.from_privacy_parameters(_dp_params(eps_t, delta_t), value_discretization_interval=DISCRETIZATION)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan_adaptive_cached(epsilon: float, delta: float, n: int, n_samples: tuple[int, ...], sizes: tuple[int, ...],
+                          weights: tuple[float, ...], exact_floor: bool = False) -> SamplingPlan:
+    """Remark 4.5's plan: delta_t = delta / (2T), epsilon_t = s w_t with the largest s (bisection) such that
+    the PLD composition of the T canonical (epsilon_t, delta_t) pairs is <= epsilon at delta."""
+    T = len(sizes)
+    if T == 0:
+        raise BudgetError("a PubMix/LinMix plan needs at least one round (got sizes=()). Fix: give the "
+                          "population size of every round")
+    deltas = tuple(delta / (2 * T) for _ in range(T))
+    w = np.asarray(weights, float) / math.fsum(weights)
+
+    def at(s: float):
+        eps_t = tuple(float(s * wi) for wi in w)
+        total = None
+        for e, d in zip(eps_t, deltas):
+            p = _canonical_pld(e, d)
+            total = p if total is None else total.compose(p)
+        assert total is not None  # T >= 1 (checked above)
+        return eps_t, float(total.get_epsilon_for_delta(delta))
+
+    lo, hi = epsilon * 1e-3, epsilon * T * 4.0
+    best = at(lo)
+    if best[1] > epsilon:
+        raise BudgetError(f"epsilon = {epsilon:g} at delta = {delta:g} is too small for {T} PubMix rounds "
+                          "(even a tiny per-round epsilon exceeds it). Fix: raise epsilon or use fewer rounds")
+    top = at(hi)
+    if top[1] <= epsilon:
+        best, lo = top, hi
+    while hi / lo > PLAN_RATIO:
+        mid = math.sqrt(lo * hi)
+        cand = at(mid)
+        if cand[1] <= epsilon:
+            lo, best = mid, cand
+        else:
+            hi = mid
+    eps_t, tot = best
+    floors = tuple((exact_floor_of if exact_floor else _float_floor)(1.0, m) for m in sizes)
+    betas = tuple(beta_min(e, d, n, m, f) for e, d, m, f in zip(eps_t, deltas, n_samples, floors))
+    return SamplingPlan(eps_t, deltas, betas, floors, tuple(n_samples), n, tot, delta, adaptive=True)
+
+
 def _sampling_params(row: LedgerRow) -> tuple[float, float, int, int, float, float]:
     """A sampling row's (epsilon_t, delta_dp_t, n_private, n_samples, floor, beta_t), as stored;
     BudgetError when the row lacks one (it was not written by :meth:`PubMix.row`)."""
@@ -182,6 +260,9 @@ class SamplingMechanism(Protocol):
 
     def noise_distribution(self, p_public: np.ndarray | None, floor: float, m: int) -> np.ndarray: ...
 
+    def round_noise(self, p_public: np.ndarray | None, plan: SamplingPlan, i: int, m: int
+                    ) -> tuple[np.ndarray, float, float]: ...
+
     def draw(self, hist: np.ndarray, n: int, p_noise: np.ndarray, beta: float, n_samples: int, floor: float,
              rng: np.random.Generator) -> np.ndarray: ...
 
@@ -193,6 +274,10 @@ class PubMix:
     name: str = "pubmix"
     linmix: bool = False
     floor_c: float = DEFAULT_FLOOR_C
+    #: the noise law (NOISE_LAWS; LinMix's is uniform whatever this says): 'remark45' or 'floor-wf'.
+    noise_law: str = FLOOR_WF
+    #: Remark 4.5's TV radius gamma (utility only).
+    gamma: float = DEFAULT_GAMMA
     norm: str = "l1"
     budget_name: str = "epsilon"
     #: a sampling release step (evolution draws from the mixture instead of adding noise).
@@ -207,9 +292,17 @@ class PubMix:
     scale_name: ClassVar[str] = "beta"
     accountant: ClassVar[str] = "pld"
 
+    def __post_init__(self) -> None:
+        check_noise_law(self.noise_law)
+
     @property
     def label(self) -> str:
-        return "LinMix" if self.linmix else "PubMix"
+        return "LinMix" if self.linmix else ("PubMix" if self.noise_law == FLOOR_WF else "PubMix (Remark 4.5)")
+
+    @property
+    def adaptive(self) -> bool:
+        """Remark 4.5's law: the round picks its noise and beta_t from public data (canonical-pair total)."""
+        return not self.linmix and self.noise_law == REMARK45
 
     @property
     def needs_public(self) -> bool:
@@ -236,11 +329,15 @@ class PubMix:
                 integer: bool = False) -> np.ndarray:
         raise BlowfishError(f"{self.label} releases no noisy histogram: it samples (use draw())")
 
-    def row(self, t: int, candidates: int, cal: Calibration, plan: SamplingPlan, **extra: Any) -> LedgerRow:
+    def row(self, t: int, candidates: int, cal: Calibration, plan: SamplingPlan, beta: float | None = None,
+            floor: float | None = None, **extra: Any) -> LedgerRow:
+        """Round t's row; ``beta`` / ``floor``: the round's realized values (Remark 4.5), else the plan's."""
         i = t - 1
-        return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, float(plan.beta_t[i]), cal.how,
+        b = float(plan.beta_t[i] if beta is None else beta)
+        f = float(plan.floor[i] if floor is None else floor)
+        return LedgerRow(t, candidates, self.name, float(cal.sensitivity), self.norm, b, cal.how,
                          epsilon_t=float(plan.epsilon_t[i]), delta_dp_t=float(plan.delta_t[i]),
-                         witness=cal.witness, beta_t=float(plan.beta_t[i]), floor=float(plan.floor[i]),
+                         witness=cal.witness, beta_t=b, floor=f,
                          n_samples=int(plan.n_samples[i]), n_private=int(plan.n), **extra)
 
     def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None, *,
@@ -265,11 +362,16 @@ class PubMix:
                 "floor_per_round": [float(f) for _, _, _, _, f, _ in params],
                 "n_samples_per_round": [int(m) for _, _, _, m, _, _ in params],
                 "mechanisms": [self.name], "notion": "approximate", "accountant": "pld",
-                "epsilon_exact_applicable": False, "note": PLD_NOTE}
+                "epsilon_exact_applicable": False, "note": PLD_NOTE_ADAPTIVE if self.adaptive else PLD_NOTE}
 
     def pld(self, row: LedgerRow, pld: Any, discretization: float) -> Any:
-        """The row's PLD: pubmix_pld at (beta_t, floor, n, n_samples) (the n_samples-fold 3-point pair)."""
+        """The row's PLD: pubmix_pld at (beta_t, floor, n, n_samples) (the n_samples-fold 3-point pair,
+        fixed before the run); for Remark 4.5 (``adaptive``: beta_t and the floor were picked during the run)
+        the canonical (epsilon_t, delta_t) pair, which the plan fixed and which dominates the round."""
         epsilon_t, delta_t, n, n_samples, floor, beta = _sampling_params(row)
+        if self.adaptive:
+            return pld.from_privacy_parameters(_dp_params(epsilon_t, delta_t),
+                                               value_discretization_interval=discretization)
         return pubmix_pld(epsilon_t, delta_t, n, n_samples, floor, beta=beta,
                           value_discretization_interval=discretization)
 
@@ -285,6 +387,9 @@ class PubMix:
         T = len(sizes)
         w = tuple(float(x) for x in self.split(1.0, T, weights))
         n_samples = tuple(int(v) for v in list(sizes[1:]) + [int(release)])
+        if self.adaptive:
+            return _plan_adaptive_cached(eps, dl, int(n), n_samples, tuple(int(v) for v in sizes), w,
+                                         self.sampler == "exact")
         return _plan_cached(self.linmix, float(self.floor_c), eps, dl, int(n), n_samples,
                             tuple(int(v) for v in sizes), w, self.sampler == "exact")
 
@@ -295,6 +400,23 @@ class PubMix:
         if p_public is None:
             raise BlowfishError("PubMix needs the public rows' hard-vote histogram")
         return water_fill(p_public, floor)
+
+    def round_noise(self, p_public: np.ndarray | None, plan: SamplingPlan, i: int, m: int
+                    ) -> tuple[np.ndarray, float, float]:
+        """Round i+1's (P_nse, beta_t, floor) from PUBLIC data and the plan only.
+
+        floor-wf / LinMix: (:meth:`noise_distribution` at the plan's floor, the plan's beta_t and floor).
+        Remark 4.5: :func:`~blowfish_core.privacy.pubmix.choose_noise` on the public vote histogram at the
+        plan's (epsilon_t, delta_t), gamma = :attr:`gamma`, T_GRID_SIZE floors; beta_t = beta_min(N*, N*)
+        at N* = min P_nse (the floor recorded), so the round is (epsilon_t, delta_t)-DP (Thm 4.1).
+        """
+        if not self.adaptive:
+            return self.noise_distribution(p_public, plan.floor[i], m), float(plan.beta_t[i]), float(plan.floor[i])
+        if p_public is None:
+            raise BlowfishError("PubMix needs the public rows' hard-vote histogram")
+        ch = choose_noise(p_public, self.gamma, plan.epsilon_t[i], plan.delta_t[i], plan.n, plan.n_samples[i],
+                          t_grid=default_t_grid(m, T_GRID_SIZE).tolist())
+        return ch.p_noise, float(ch.beta), float(ch.p_noise.min())
 
     def draw(self, hist: np.ndarray, n: int, p_noise: np.ndarray, beta: float, n_samples: int, floor: float,
              rng: np.random.Generator) -> np.ndarray:
@@ -331,6 +453,39 @@ class PubMixExact(PubMix):
             raise BlowfishError(f"{self.label}'s exact sampler needs the hard vote's whole counts summing to n = "
                                 f"{int(n):,} (got a histogram summing to {float(h.sum()):.17g})")
         return exact_mixture_sample(counts, p_noise, beta, n_samples, floor=floor)
+
+
+def _dp_params(epsilon_t: float, delta_t: float) -> Any:
+    from dp_accounting.pld import common
+
+    return common.DifferentialPrivacyParameters(epsilon_t, delta_t)
+
+
+def check_noise_law(value: Any, field: str = "noise_law") -> str:
+    """A PubMix noise law name (issue 26), checked.
+
+    Parameters
+    ----------
+    value : object
+        The noise law: one of NOISE_LAWS ('remark45', 'floor-wf').
+    field : str, default "noise_law"
+        Its name in the message.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    BlowfishError
+        Naming ``field``, the choices and the mechanism name of each.
+    """
+    if value not in NOISE_LAWS:
+        raise BlowfishError(f"{field} must be one of {', '.join(NOISE_LAWS)} (got {value!r}). Fix: use "
+                            f"{FLOOR_WF} (water-filling at the fixed floor {DEFAULT_FLOOR_C:g}/m_t: noise pubmix) or "
+                            f"{REMARK45} (papers/003 Remark 4.5 per round: noise pubmix-remark45)")
+    return str(value)
 
 
 def check_sampling(mech: Any, method: Any, policy: Any, threshold_h: float, has_public: bool,
@@ -405,3 +560,4 @@ def supports(mech: Any, method: Any) -> tuple[bool, str]:
 
 register(PubMix(), release=PubMixExact())
 register(PubMix("linmix", linmix=True), release=PubMixExact("linmix", linmix=True))
+register(PubMix("pubmix-remark45", noise_law=REMARK45), release=PubMixExact("pubmix-remark45", noise_law=REMARK45))

@@ -3,7 +3,11 @@ LinMix noise, total variation and the inner maximum of Lemma E.1."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -13,7 +17,7 @@ from .checks import _check_int, check_distribution, check_floor, check_gamma
 
 #: largest d for the exact inner maximum of Lemma E.1 (2^d - 2 subsets).
 MAX_EXACT_D = 16
-#: largest number of donor candidates for the exact MIFR subset search (2^k subsets).
+#: largest number of donor candidates for mifr(search='exact'), the enumeration cross-check (2^k subsets).
 MAX_EXACT_DONORS = 16
 
 
@@ -73,19 +77,22 @@ def water_fill(a: Any, t: float) -> np.ndarray:
 
 
 def _mifr_donors(exc: np.ndarray, mass: np.ndarray, need: float, search: str) -> np.ndarray:
-    """Donor set U* among candidates: minimize sum mass s.t. sum exc >= need (Def. 4.4).
+    """Donor set U* among the candidates L^c: the 0/1 program of Def. 4.4 (indices into them).
 
-    exc: a_i - t > 0, mass: a_i, for the candidates (indices into them are returned).
-    'exact': every subset (<= MAX_EXACT_DONORS candidates); ties -> fewer donors, then
-    the lexicographically smallest index tuple.  'greedy': the fewest donors (largest
-    excess first); the last of them is swapped for the smallest-mass candidate that
-    still covers the remaining need.
+    exc: a_i - t > 0, mass: a_i, for the candidates.  'lp' (the default): the program
+    solved exactly by :func:`_mifr_program` (HiGHS branch and bound).  'exact': every
+    subset (<= MAX_EXACT_DONORS candidates); ties -> fewer donors, then the
+    lexicographically smallest index tuple.  'greedy': the old heuristic, kept for
+    comparison only (fewest donors, largest excess first; the last of them swapped for the
+    smallest-mass candidate that still covers the remaining need); it is not optimal.
     """
     k = exc.size
     if need <= 0:
         return np.zeros(0, dtype=np.intp)
     if float(exc.sum()) <= need * (1 + 1e-12):  # every candidate must give (t = 1/d up to rounding)
         return np.arange(k, dtype=np.intp)
+    if search == "lp":
+        return _mifr_program(exc, mass, need)
     if search == "exact":
         best = None
         tol = 1e-15
@@ -108,16 +115,117 @@ def _mifr_donors(exc: np.ndarray, mass: np.ndarray, need: float, search: str) ->
     return np.array(sorted(chosen + [int(last)]), dtype=np.intp)
 
 
+#: the scale of the donor program's objective, so that HiGHS's absolute gap (1e-6, not settable
+#: through linprog) is 1e-6 / MIFR_OBJECTIVE_SCALE of the largest candidate mass.
+MIFR_OBJECTIVE_SCALE = 1e7
+#: at most this many donor candidates (after the reductions of :func:`_mifr_program`): every subset
+#: is enumerated (vectorized, 2^k - 1 masks) instead of calling HiGHS (~10 ms per call).
+MIFR_ENUMERATE = 16
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence file descriptor 1 around a HiGHS MIP solve.
+
+    HiGHS 1.12 (bundled with scipy 1.17) prints a stray debug line,
+    "HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();", to stdout from C++
+    whatever its output options (ERGO-Code/HiGHS#2783, fixed upstream); on the CLI it would land in
+    the middle of the output.  Process-wide for the few milliseconds of the solve, under a lock.
+    """
+    with _STDOUT_LOCK:
+        try:
+            sys.stdout.flush()
+            fd = os.dup(1)
+        except (OSError, ValueError, AttributeError):  # no real fd 1 (embedded, closed): nothing to silence
+            yield
+            return
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 1)
+                try:
+                    yield
+                finally:
+                    os.dup2(fd, 1)
+        finally:
+            os.close(fd)
+
+
+_STDOUT_LOCK = threading.Lock()
+
+
+def _mifr_program(exc: np.ndarray, mass: np.ndarray, need: float) -> np.ndarray:
+    """Def. 4.4's donor program, exact: min sum_i mass_i x_i s.t. sum_i exc_i x_i >= need, x in {0,1}^k.
+
+    Solved by ``scipy.optimize.linprog`` (HiGHS branch and bound, mip_rel_gap = 0) on an
+    equivalent, smaller program (or, with at most MIFR_ENUMERATE candidates left, by enumerating
+    every subset; ties: fewer donors, then the first).  (i) Candidates of equal mass are interchangeable, so they
+    are merged into one integer variable y_v in [0, multiplicity] (the y_v lightest-index ones
+    are then taken); count histograms have many equal masses, and the 0/1 form's symmetric
+    branches made HiGHS take seconds at d = 512.  (ii) A candidate whose excess alone covers
+    the need gets coefficient need (min(exc, need): the same feasible integer points).  (iii) A
+    candidate at least as heavy as the lightest one that covers alone is never in an optimal
+    set with others, so it is dropped unless it is that one.  The objective is scaled by
+    MIFR_OBJECTIVE_SCALE (HiGHS's absolute gap, 1e-6, is not settable through linprog).  The
+    rounded solution is checked to cover the need; a shortfall within HiGHS's feasibility
+    tolerance is repaired by the lightest candidate that covers it.
+    """
+    from scipy.optimize import linprog  # lazy: scipy stays off the default synth paths (tests/test_imports.py)
+
+    covers = exc >= need
+    keep = np.ones(exc.size, dtype=bool)
+    if covers.any():
+        single = int(np.flatnonzero(covers)[np.argmin(mass[covers])])
+        keep = mass < mass[single]
+        keep[single] = True
+    idx = np.flatnonzero(keep)
+    if idx.size <= MIFR_ENUMERATE:  # small: every subset (vectorized), faster than a HiGHS call
+        masks = ((np.arange(1, 2 ** idx.size)[:, None] >> np.arange(idx.size)[None, :]) & 1).astype(np.uint8)
+        ok = masks @ exc[idx] >= need - 1e-15 * need
+        tot = np.where(ok, masks @ mass[idx], np.inf)
+        best = np.flatnonzero(tot <= tot.min() * (1 + 1e-15))
+        pick = best[np.argmin(masks[best].sum(axis=1))]  # ties: fewer donors, then the first mask
+        return idx[masks[pick].astype(bool)]
+    vals, inv, mult = np.unique(mass[idx], return_inverse=True, return_counts=True)
+    ex = np.array([float(exc[idx][inv == j].max()) for j in range(vals.size)])  # equal mass: equal excess
+    coef = np.minimum(ex / need, 1.0)
+    obj = vals / float(vals.max()) * MIFR_OBJECTIVE_SCALE
+    with _quiet_stdout():
+        res = linprog(obj, A_ub=-coef[None, :], b_ub=[-1.0], bounds=list(zip([0] * vals.size, mult.tolist())),
+                      integrality=np.ones(vals.size), method="highs", options={"mip_rel_gap": 0.0})
+    if res.x is None:  # cannot happen: the full set covers the need (checked by the caller)
+        raise DataError(f"MIFR's donor program failed ({res.message})")
+    take = np.rint(res.x).astype(int)
+    chosen: set[int] = set()
+    for v in np.flatnonzero(take):
+        chosen.update(idx[inv == v][:take[v]].tolist())
+    short = need - (float(exc[sorted(chosen)].sum()) if chosen else 0.0)
+    while short > 1e-15 * need:
+        rest = np.array([i for i in range(exc.size) if i not in chosen], dtype=np.intp)
+        ok = rest[exc[rest] >= short]
+        add = int(ok[np.argmin(mass[ok])]) if ok.size else int(rest[np.argmax(exc[rest])])
+        chosen.add(add)
+        short -= float(exc[add])
+    return np.array(sorted(chosen), dtype=np.intp)
+
+
 def mifr(a: Any, t: float, search: str = "auto") -> np.ndarray:
-    """Maximum-invariance floor raising MIFR(a, t) (Def. 4.4).
+    """Maximum-invariance floor raising MIFR(a, t) (Def. 4.4), exact for every d.
 
     L = {i : a_i <= t} is raised to t; the added mass M = sum_L (t - a_i) is taken from a
-    donor set U* of L^c minimizing sum_{U*} a_i subject to sum_{U*} (a_i - t) >= M; all
-    other entries are unchanged.  Rules where the paper is silent (docs/DECISIONS.md): the
-    subset search is exact for at most MAX_EXACT_DONORS candidates (search='auto' or
-    'exact'; ties -> fewer donors, then smallest indices) and greedy above ('greedy':
-    fewest donors, the last swapped for the smallest one that still covers M); inside U*
-    the mass M is removed by water-filling at floor t (b_i = max(t, a_i - tau)).
+    donor set U* of L^c, all other entries unchanged.  U* solves Def. 4.4's program,
+    with x_i = 1 iff i in U*::
+
+        min_x  sum_{i in L^c} a_i x_i
+        s.t.   sum_{i in L^c} (a_i - t) x_i >= M = sum_{i in L} (t - a_i),   x_i in {0, 1},
+
+    i.e. it maximizes the mass left unchanged, 1 - sum_{U*} a_i (= sum over i with
+    a_i <= B_i, the quantity of Lemma F.1's set F; Claim F.3).  This is a 0/1 linear
+    program (a knapsack), not an LP: its relaxation x in [0, 1] is in general not
+    integral.  search='auto' ('lp') solves it exactly for every d with
+    ``scipy.optimize.linprog`` (HiGHS branch and bound, integrality constraints,
+    mip_rel_gap = 0; ties: HiGHS's choice, deterministic for the same input).  Inside U*
+    the mass M is removed by water-filling at floor t (b_i = max(t, a_i - tau)), which
+    Def. 4.4 leaves open (docs/DECISIONS.md).
 
     Parameters
     ----------
@@ -125,8 +233,12 @@ def mifr(a: Any, t: float, search: str = "auto") -> np.ndarray:
         Probabilities.
     t : float
         The floor, in [0, 1/d].
-    search : {"auto", "exact", "greedy"}, default "auto"
-        The donor subset search (see above).
+    search : {"auto", "lp", "exact", "greedy"}, default "auto"
+        The donor search: 'auto' = 'lp' (the exact 0/1 program above, every d);
+        'exact' (enumeration of every subset, at most MAX_EXACT_DONORS entries above t;
+        ties -> fewer donors, then smallest indices) and 'greedy' (the former heuristic
+        above 16 candidates: fewest donors, the last swapped for the smallest one that still
+        covers M; NOT optimal) are kept for cross-checks.
 
     Returns
     -------
@@ -144,8 +256,8 @@ def mifr(a: Any, t: float, search: str = "auto") -> np.ndarray:
     x = check_distribution(a, "a")
     d = x.size
     t = min(check_floor(t, d), 1.0 / d)
-    if search not in ("auto", "exact", "greedy"):
-        raise BudgetError(f"search must be 'auto', 'exact' or 'greedy' (got {search!r})")
+    if search not in ("auto", "lp", "exact", "greedy"):
+        raise BudgetError(f"search must be 'auto', 'lp', 'exact' or 'greedy' (got {search!r})")
     low = x <= t
     need = float((t - x[low]).sum())
     out = x.copy()
@@ -155,10 +267,10 @@ def mifr(a: Any, t: float, search: str = "auto") -> np.ndarray:
     cand = np.nonzero(~low)[0]
     if cand.size == 0:  # every entry <= t: then t = 1/d and all equal
         return np.full(d, 1.0 / d)
-    mode = search if search != "auto" else ("exact" if cand.size <= MAX_EXACT_DONORS else "greedy")
+    mode = "lp" if search == "auto" else search
     if mode == "exact" and cand.size > MAX_EXACT_DONORS:
         raise BudgetError(f"search='exact' supports at most {MAX_EXACT_DONORS} entries above t "
-                          f"(got {cand.size}). Fix: use search='greedy' or 'auto'")
+                          f"(got {cand.size}). Fix: use search='auto'")
     U = cand[_mifr_donors(x[cand] - t, x[cand], need, mode)]
     out[U] = _level(x[U], t, float(x[U].sum()) - need)
     return out / out.sum()
