@@ -77,6 +77,10 @@ def test_pinned_claims_sigmas_and_worst_edges(suite):
     assert ca.sensitivity == pytest.approx(1.316788, abs=1e-6) and ca.shift == pytest.approx(1.089641, abs=1e-6)
     wrong = by[("bf-mst", ("age", "flag"), "wrongly-exact")]
     assert wrong.claimed_eps == 0.0 and math.isinf(wrong.eps_pair)
+    for r, _ in suite:  # the enumeration's worst edge changes the attribute the plan names as its witness
+        if r.edge["witness"] is not None:
+            moved = [k for k in r.edge["x"] if r.edge["x"][k] != r.edge["x_prime"][k]]
+            assert moved == [r.edge["witness"]["attribute"]], (r.method, r.edge)
 
 
 def test_exact_marginal_is_identical_on_every_policy_edge():
