@@ -13,7 +13,8 @@ and decomposes the gap with ``DECOMPOSITION`` (soft vote with Hard's noise, §6.
 How a method runs (``Method.runner``): ``"evolution"`` is Algorithm 1
 (evolution.run_synthesis: vote + calibrator + mechanism); ``"baseline"`` is a reference
 method fitted by a function of blowfish_core.baselines named by ``Method.fit`` (MST, AIM:
-standard DP only, no policy, no tau; optional extra ``pip install .[baseline]``).
+standard DP only, no policy, no tau; bf-mst, bf-soft-mst: under the policy, the latter with tau;
+optional extra ``pip install .[baseline]``).
 experiment.run_method dispatches on ``runner``; nothing compares method names.
 """
 

@@ -87,6 +87,13 @@ def cell_centres(cells: PublicCells, i: int) -> np.ndarray:
 def attribute_distances(cells: PublicCells, i: int) -> np.ndarray:
     """D[x, c] = w_i d_i(centre_x, centre_c): attribute i's weighted Gower term between cell centres.
 
+    Parameters
+    ----------
+    cells : PublicCells
+        The public cells.
+    i : int
+        The attribute's column index.
+
     Returns
     -------
     (L_i, L_i) float64 ndarray
@@ -104,6 +111,15 @@ def cell_edges(cells: PublicCells, policy: Policy, i: int) -> np.ndarray:
     numeric attribute with threshold reach r (encoded units) and b bins: values u < u' with
     u' - u <= r lie in bins j apart for every j with (j - 1) / b < r, so every pair of bins at most
     J = ceil(r b) apart (J <= b - 1) is a move.
+
+    Parameters
+    ----------
+    cells : PublicCells
+        The public cells.
+    policy : Policy
+        The policy (attribute i's value graph).
+    i : int
+        The attribute's column index.
 
     Returns
     -------
@@ -137,6 +153,15 @@ def attribute_shift(cells: PublicCells, policy: Policy, i: int) -> tuple[float, 
     """r_i = max over attribute i's cell moves (x -> x') of max_c |D[x, c] - D[x', c]| (Gower units).
 
     D: :func:`attribute_distances` (weighted).  Computed over the public centres, never from records.
+
+    Parameters
+    ----------
+    cells : PublicCells
+        The public cells.
+    policy : Policy
+        The policy (attribute i's value graph).
+    i : int
+        The attribute's column index.
 
     Returns
     -------
@@ -228,7 +253,7 @@ class SoftKernel:
     @property
     def column_norm(self) -> float:
         """max_x ||K_S[:, x]||_2 = prod_i max_x ||K_i[:, x]||_2 (exact; a kron column is a product)."""
-        return float(np.prod([1.0 if K is None else np.linalg.norm(K, axis=0).max() for K in self.kernels]))
+        return math.prod(1.0 if K is None else float(np.linalg.norm(K, axis=0).max()) for K in self.kernels)
 
     def query(self, clique: tuple[int, ...]) -> KernelQuery:
         """mbi's query for this kernel on ``clique`` (mbi attribute names, the clique's order)."""
@@ -262,7 +287,7 @@ class KernelQuery:
 
     def op_norm_sq(self) -> float:
         """||K_S||_2^2 = prod_i ||K_i||_2^2 (mbi's Lipschitz bound reads it)."""
-        return float(np.prod([1.0 if M is None else np.linalg.norm(np.asarray(M), 2) ** 2 for M in self.mats]))
+        return math.prod(1.0 if M is None else float(np.linalg.norm(np.asarray(M), 2)) ** 2 for M in self.mats)
 
     def simplex_fit(self, z: np.ndarray, total: float) -> np.ndarray:
         """Private-PGM's 1-way estimate for this measurement: argmin ||K x - z||_2 over x >= 0,

@@ -80,8 +80,11 @@ def require_tau(methods: list[str], tau: float | None, name: str = "--tau") -> f
         if tau is not None:
             names = tau_methods()
             fix = f"--method {','.join(methods)},bf-soft" if name.startswith("--") else "method 'bf-soft'"
+            votes = [m for m in names if METHODS[m].vote is not None]
+            marginals = [m for m in names if METHODS[m].vote is None]  # bf-soft-mst: soft marginals, no vote
+            users = f"votes ({', '.join(votes)})" + (f" and soft marginals ({', '.join(marginals)})" if marginals else "")
             raise BlowfishError(f"{name} {tau!r}: no chosen method ({', '.join(methods)}) uses tau; only the soft "
-                                f"votes ({', '.join(tau_methods())}) do, so it would be ignored. Fix: drop {name}, "
+                                f"{users} do, so it would be ignored. Fix: drop {name}, "
                                 f"or choose a soft-vote method (e.g. {fix})")
         return tau
     if tau is None:

@@ -9,6 +9,7 @@ with the same message, which lists every method of the table.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 
 import numpy as np
@@ -56,8 +57,12 @@ def test_declares_what_the_engine_reads(name):
     for mech in (m.mechanisms or ()) + m.extra_mechanisms:
         assert mech in MECHANISMS or mech in SELECTION_MECHANISMS, mech
     if m.is_reference:
-        assert m.vote is None and m.calibrator is None and not m.needs_tau
+        assert m.vote is None and m.calibrator is None
         assert m.fit and callable(getattr(baselines, m.fit)), f"baselines.{m.fit}"
+        # run_reference passes tau exactly to the fits that need it (bf-soft-mst), the policy to the
+        # policy-aware ones
+        params = inspect.signature(getattr(baselines, m.fit)).parameters
+        assert ("tau" in params) == m.needs_tau and ("policy" in params) == m.policy_aware
     else:
         assert m.vote in VOTES.values() and hasattr(m.calibrator, "sensitivity")
 
