@@ -76,6 +76,9 @@ Modules (issue 22, one idea each; every name is re-exported here):
 * :mod:`.power` -- the power of the empirical rule (detection_power, runs_for_power).
 * :mod:`.verdicts` -- the exact and empirical verdicts, AuditResult, suite verdicts and tables.
 * :mod:`.suites` -- audit_pair, audit and the suites.
+* :mod:`.marginals` -- the audit of bf-mst's and bf-soft-mst's marginal measurements (issue 25): the
+  method's own plan for a marginal, every record-level policy edge of a small domain, the release
+  path's OpenDP noise (FitRandomness.gaussian); the exact and empirical rules as above.
 """
 
 from __future__ import annotations
@@ -100,6 +103,17 @@ from .pair import AuditPair, build_laplace_pair, build_pair, check_sensitivity_s
 from .power import POWER_MARGIN, POWER_RUNS_95, POWER_SCALE, POWER_TARGET, detection_power, runs_for_power, scaled_mu
 from .statistic import pair_statistic, sample_statistic
 from .suites import audit, audit_pair, run_audit_suite, run_laplace_audit_suite, select_cases
+from .marginals import (
+    MARGINAL_BROKEN,
+    MARGINAL_CASES,
+    MARGINAL_METHODS,
+    MarginalSetting,
+    audit_marginal_pair,
+    build_marginal_pair,
+    marginal_audit_table,
+    marginal_setting,
+    run_marginal_audit_suite,
+)
 from .verdicts import (
     EXACT_TOLERANCE,
     AuditResult,
@@ -157,4 +171,13 @@ __all__ = [
     "select_cases",
     "run_audit_suite",
     "run_laplace_audit_suite",
+    "MARGINAL_METHODS",
+    "MARGINAL_BROKEN",
+    "MARGINAL_CASES",
+    "MarginalSetting",
+    "marginal_setting",
+    "build_marginal_pair",
+    "audit_marginal_pair",
+    "run_marginal_audit_suite",
+    "marginal_audit_table",
 ]
