@@ -55,10 +55,17 @@ def _forbid_numpy_noise(mp: pytest.MonkeyPatch) -> None:
     gumbel; so do the global np.random.normal / np.random.gumbel (Generator itself is immutable)."""
 
     def default_rng(seed=None):
+        if isinstance(seed, np.random.Generator):  # numpy passes a Generator through (scikit-learn relies on it)
+            return seed if isinstance(seed, _NoNoiseGenerator) else _NoNoiseGenerator(seed.bit_generator)
+        if isinstance(seed, np.random.BitGenerator):
+            return _NoNoiseGenerator(seed)
         return _NoNoiseGenerator(np.random.PCG64(seed))
 
     def refuse(*a, **k):
         raise AssertionError("numpy's global normal/gumbel drew noise in a release")
+
+    opendp_samplers._opendp()  # import OpenDP first: its prelude imports scikit-learn when installed, which draws
+    # numpy normals at import time (not a release's noise)
 
     mp.setattr(np.random, "default_rng", default_rng)
     mp.setattr(np.random, "normal", refuse)
