@@ -11,12 +11,15 @@ Entry points (to be registered in the method table as ``mst`` / ``aim``):
     fit_aim(schema, data, rho, seed=0, rows=512, workload=None, ..., streams=None) -> BaselineResult
     fit_bf_mst(schema, data, rho, policy, seed=0, ...) -> BaselineResult  (MST under a Blowfish
     policy: exact per-marginal sensitivity, issue 25; entry ``bf-mst``)
+    fit_bf_aim(schema, data, rho, policy, seed=0, ...) -> BaselineResult  (AIM under a Blowfish
+    policy, the same sensitivities; entry ``bf-aim``)
     (seed=None or OS-entropy streams: a release, OpenDP noise; see common.FitRandomness)
     BaselineResult: release (DataFrame), X (encoded), ledger (LedgerRow...), seconds
 """
 
 from ._mbi import INSTALL_HINT, MissingDependencyError, mbi_available, require_mbi
 from .aim import fit_aim
+from .bf_aim import fit_bf_aim
 from .bf_mst import fit_bf_mst
 from .cells import PublicCells
 from .ledger import BaselineResult, LedgerRow, ledger_total
@@ -29,6 +32,7 @@ __all__ = [
            "MissingDependencyError",
            "PublicCells",
            "fit_aim",
+           "fit_bf_aim",
            "fit_bf_mst",
     "fit_mst",
            "ledger_total",

@@ -21,6 +21,7 @@ statistic and its sensitivity, the measurer adds the noise and writes the ledger
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -118,7 +119,7 @@ class Measurer:
                                      s ** 2 / (2.0 * sigma ** 2), candidates=int(x.size), how=sens.how))
         return self.mbi.LinearMeasurement(y, mbi_clique(cols), stddev=sigma), y
 
-    def measure_step(self, codes: np.ndarray, sizes, cliques: list[tuple[int, ...]], rho_step: float, step: str,
+    def measure_step(self, codes: np.ndarray, sizes, cliques: Sequence[tuple[int, ...]], rho_step: float, step: str,
                      plan: Any) -> list:
         """Measure ``cliques`` in one step: ``rho_step`` split evenly over the noisy ones.
 

@@ -278,6 +278,10 @@ class StandardPlan:
         """The selection score's sensitivity (the same for every candidate)."""
         return SelectionSensitivity(sensitivities(self.neighbours)[1], ())
 
+    def weighted_selection(self, candidates: list[tuple[int, ...]], weights: list[float]) -> SelectionSensitivity:
+        """AIM's quality-score sensitivity: the score sensitivity times the largest weight w_r."""
+        return SelectionSensitivity(sensitivities(self.neighbours)[1] * max(weights), ())
+
 
 @dataclass(frozen=True)
 class TreeFit:

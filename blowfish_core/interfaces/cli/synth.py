@@ -72,7 +72,7 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
                         f"{' and '.join(m for m in reference_methods() if not METHODS[m].policy_aware)} are "
                         "reference methods (standard DP, not policy-aware, zCDP only; they ignore the policy, and "
                         f"--tau is refused for them); {', '.join(m for m in reference_methods() if METHODS[m].policy_aware)} "
-                        "run MST's pipeline under the policy (exact per-marginal sensitivity; zCDP only); "
+                        "run MST's and AIM's pipelines under the policy (exact per-marginal sensitivity; zCDP only); "
                         "optional extra: pip install .[baseline]")
     s.add_argument("--tau", type=_float, help=f"temperature of soft votes (needed for {', '.join(tau_methods())}; "
                                               "refused without them)")
