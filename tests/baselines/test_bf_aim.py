@@ -189,3 +189,31 @@ def test_cli_synth_bf_aim(tmp_path):
     assert "bf-AIM" in p.stdout or "bf-aim" in p.stdout
     assert "released exactly: not protected by the policy" in report.read_text()
     assert out.exists() and len(out.read_text().splitlines()) > 1
+
+
+@needs_mbi
+@pytest.mark.slow
+def test_bf_aim_release_passes_the_gate_with_opendp_noise_only_for_the_noisy_rows():
+    """An unseeded bf-aim release (release_synthesis, numpy's noise refused): the gate's label, the
+    total rho, one OpenDP Gaussian per noisy measurement (none for the exact ones), one OpenDP noisy
+    max per selection."""
+    from blowfish_core.synthesis import gate as release_gate
+    from blowfish_core.synthesis.release import release_synthesis
+    from tests.baselines.test_baselines_release import RHO as REL_RHO
+    from tests.baselines.test_baselines_release import ROWS, _forbid_numpy_noise, _spec, _Spy
+
+    pre = get_preset("xor3")
+    data = load_preset_data(pre, None).private.iloc[:ROWS].reset_index(drop=True)
+    with pytest.MonkeyPatch.context() as mp:
+        _forbid_numpy_noise(mp)
+        spy = _Spy(mp)
+        pub = release_synthesis(_spec(data, "bf-aim"))
+    assert pub.label == release_gate.RELEASE_LABEL and pub.claim.methods == ("bf-aim",) and not pub.claim.seeded
+    rows = pub.parts[0].rows
+    assert math.fsum(r.rho_t for r in rows) == pytest.approx(REL_RHO, rel=1e-12)
+    gauss = [r for r in rows if r.mechanism == "gaussian"]
+    noisy = [r for r in gauss if r.sensitivity > 0]
+    assert len(spy.gaussian) == len(noisy) < len(gauss)
+    assert [r.scale for r in noisy] == pytest.approx(spy.gaussian, rel=1e-12)
+    assert len(spy.select) == sum(r.mechanism == "exponential" for r in rows) >= 1
+    assert all(r.calibration == "exhaustive-zero" and r.rho_t == 0 for r in gauss if r.sensitivity == 0)
