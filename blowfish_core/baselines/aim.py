@@ -1,6 +1,8 @@
 """AIM: adaptive, iterative, workload-aware marginal selection on Private-PGM.
 
-Reference method (standard DP only, no policy), written here on top of ``mbi``.  Source:
+Reference method (standard DP, :func:`fit_aim`), written here on top of ``mbi``; the same pipeline
+(:func:`fit_workload`) runs bf-aim under a Blowfish policy (:mod:`.bf_aim`: exact per-marginal
+sensitivities, exact marginals measured without noise; docs/PRIVACY.md §10).  Source:
 [AIM] McKenna, Mullins, Sheldon, Miklau (2022), "AIM: An Adaptive and Iterative
 Mechanism for Differentially Private Synthetic Data", PVLDB 15(11), Algorithm 1 ("AIM")
 and the parts of its method section it uses: workload-aware candidates and weights,
