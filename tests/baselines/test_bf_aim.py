@@ -217,3 +217,20 @@ def test_bf_aim_release_passes_the_gate_with_opendp_noise_only_for_the_noisy_row
     assert [r.scale for r in noisy] == pytest.approx(spy.gaussian, rel=1e-12)
     assert len(spy.select) == sum(r.mechanism == "exponential" for r in rows) >= 1
     assert all(r.calibration == "exhaustive-zero" and r.rho_t == 0 for r in gauss if r.sensitivity == 0)
+
+
+@needs_mbi
+@pytest.mark.slow
+def test_api_synthesizer_bf_aim_releases_under_the_policy():
+    from blowfish_core.interfaces.synthesizer import Synthesizer
+
+    pre = get_preset("xor3")
+    df = load_preset_data(pre, n=1500).private
+    s = Synthesizer(pre.schema, pre.default_policy(), method="bf-aim", rho=0.01, seed=0)
+    s.fit(df)
+    assert s.privacy_["total"]["rho"] == pytest.approx(0.01, rel=1e-12)
+    rows = s.ledger_
+    exact = [r for r in rows if r.mechanism == "gaussian" and r.sensitivity == 0]
+    assert exact and all(r.calibration == "exhaustive-zero" and r.rho_t == 0 for r in exact)
+    assert any("released exactly: not protected by the policy" in n for r in exact for n in r.notes)
+    assert len(s.sample(5)) == 5
