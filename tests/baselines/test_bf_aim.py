@@ -204,6 +204,9 @@ def test_bf_aim_release_passes_the_gate_with_opendp_noise_only_for_the_noisy_row
 
     pre = get_preset("xor3")
     data = load_preset_data(pre, None).private.iloc[:ROWS].reset_index(drop=True)
+    from blowfish_core.privacy.mechanisms import opendp_samplers
+
+    opendp_samplers._opendp()  # import OpenDP (and what its prelude imports) before numpy's rng is patched
     with pytest.MonkeyPatch.context() as mp:
         _forbid_numpy_noise(mp)
         spy = _Spy(mp)
