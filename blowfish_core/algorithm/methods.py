@@ -191,9 +191,17 @@ BF_SOFT_MST = Method("bf-soft-mst", "bf-soft-MST (bf-MST with soft marginals: âˆ
                      note=BF_SOFT_MST_NOTE, extra_mechanisms=("exponential",), epsilon_conversion="eq1",
                      short="bf-soft-MST")
 
+#: AIM under the policy (issue 25): the policy's exact per-marginal sensitivity (baselines.bf_aim).
+BF_AIM_NOTE = ("AIM under the policy (reference pipeline on mbi): exact per-marginal Blowfish sensitivity; "
+               "marginals no policy edge changes are released exactly (not protected by the policy); "
+               "zCDP throughout, rho = the ledger's sum")
+BF_AIM = Method("bf-aim", "bf-AIM (AIM under the policy: exact per-marginal sensitivity)", None, None, "blowfish",
+                needs_tau=False, runner="baseline", fit="fit_bf_aim", mechanisms=("gaussian",), note=BF_AIM_NOTE,
+                extra_mechanisms=("exponential",), epsilon_conversion="eq1", short="bf-AIM")
+
 #: name -> Method, in the order the CLI and the report list them.
 METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM,
-                                                  BF_MST, BF_SOFT_MST)}
+                                                  BF_MST, BF_SOFT_MST, BF_AIM)}
 #: name -> UI label.
 METHOD_LABELS: dict[str, str] = {m.name: m.label for m in METHODS.values()}
 

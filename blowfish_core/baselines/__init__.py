@@ -13,12 +13,15 @@ Entry points (to be registered in the method table as ``mst`` / ``aim``):
     policy: exact per-marginal sensitivity, issue 25; entry ``bf-mst``)
     fit_bf_soft_mst(schema, data, rho, policy, tau, seed=0, ...) -> BaselineResult  (bf-mst with soft
     marginals K_S h_S, baselines.soft_marginals; entry ``bf-soft-mst``)
+    fit_bf_aim(schema, data, rho, policy, seed=0, ...) -> BaselineResult  (AIM under a Blowfish
+    policy, the same sensitivities; entry ``bf-aim``)
     (seed=None or OS-entropy streams: a release, OpenDP noise; see common.FitRandomness)
     BaselineResult: release (DataFrame), X (encoded), ledger (LedgerRow...), seconds
 """
 
 from ._mbi import INSTALL_HINT, MissingDependencyError, mbi_available, require_mbi
 from .aim import fit_aim
+from .bf_aim import fit_bf_aim
 from .bf_mst import fit_bf_mst, fit_bf_soft_mst
 from .cells import PublicCells
 from .ledger import BaselineResult, LedgerRow, ledger_total
@@ -31,6 +34,7 @@ __all__ = [
            "MissingDependencyError",
            "PublicCells",
            "fit_aim",
+           "fit_bf_aim",
            "fit_bf_mst",
            "fit_bf_soft_mst",
     "fit_mst",

@@ -1,6 +1,8 @@
 """AIM: adaptive, iterative, workload-aware marginal selection on Private-PGM.
 
-Reference method (standard DP only, no policy), written here on top of ``mbi``.  Source:
+Reference method (standard DP, :func:`fit_aim`), written here on top of ``mbi``; the same pipeline
+(:func:`fit_workload`) runs bf-aim under a Blowfish policy (:mod:`.bf_aim`: exact per-marginal
+sensitivities, exact marginals measured without noise; docs/PRIVACY.md §10).  Source:
 [AIM] McKenna, Mullins, Sheldon, Miklau (2022), "AIM: An Adaptive and Iterative
 Mechanism for Differentially Private Synthetic Data", PVLDB 15(11), Algorithm 1 ("AIM")
 and the parts of its method section it uses: workload-aware candidates and weights,
@@ -46,11 +48,12 @@ import itertools
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from ..privacy.accounting import check_rho
+from ..privacy.accounting import check_rho, gaussian_sigma
 from ..base.errors import SchemaError
 from ..model.metrics import NUMERIC_BINS
 from ..model.schema import Schema
@@ -67,7 +70,8 @@ from .common import (
     sensitivities,
 )
 from .ledger import BaselineResult, LedgerRow
-from .mst import DEFAULT_ITERS, DEFAULT_ROWS
+from .measure import Measurer
+from .mst import DEFAULT_ITERS, DEFAULT_ROWS, EXACT_STDDEV_RATIO, StandardPlan
 
 #: [AIM] Algorithm 1: alpha (share of each round's budget for measurement), rounds T = 16 p.
 ALPHA = 0.9
@@ -122,58 +126,69 @@ def workload_candidates(names: list[str], workload: Sequence[tuple[str, ...]] | 
 
 
 class _Aim:
-    """One AIM fit's measurements: the Gaussian mechanism on a marginal and the exponential
-    selection of the next one, each with its ledger row."""
+    """One AIM fit's measurements (:class:`.measure.Measurer`, each marginal's sensitivity from the
+    plan; exact ones free) and the exponential selection of the next one, each with its ledger row."""
 
-    def __init__(self, mbi: Any, names, sens: float, draws: Any, answers: dict, domain: Any, cand: dict,
+    def __init__(self, meas: Measurer, plan: Any, answers: dict, domain: Any, cand: dict,
                  ncells: dict, model_size: Callable) -> None:
-        self.mbi, self.names, self.sens, self.draws, self.model_size = mbi, names, sens, draws, model_size
+        self.meas, self.plan, self.model_size = meas, plan, model_size
+        self.names, self.ledger = meas.names, meas.ledger
         self.answers, self.domain, self.cand, self.ncells = answers, domain, cand, ncells
-        self.ledger: list[LedgerRow] = []
         self.measurements: list = []
         self.iters_run: list[int] = []  # per estimate, in order
 
+    def exact(self, r) -> bool:
+        """True when no neighbouring table changes marginal r (it is measured without noise)."""
+        return self.plan.marginal(r).exact
+
     def measure(self, r, sigma_unit, step):
-        """Gaussian mechanism on marginal r; sigma_unit in units of the l2 sensitivity."""
-        sens, names = self.sens, self.names
-        sigma = sens * sigma_unit
-        y = self.draws.gaussian(self.answers[r], sigma)
-        clique = tuple(names[i] for i in r)
-        self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, sens, sigma,
-                                     sens ** 2 / (2 * sigma ** 2), candidates=int(y.size)))
-        self.measurements.append(self.mbi.LinearMeasurement(y, mbi_clique(r), stddev=sigma))
+        """Measure marginal r: Gaussian at sigma_unit x its l2 sensitivity, or exactly (no budget)."""
+        m = self.plan.marginal(r)
+        meas, _ = self.meas.measure_counts(self.answers[r], r, m.sensitivity * sigma_unit, step, m)
+        self.measurements.append(meas)
 
-    def fitting(self, limit: float) -> list:
-        """JT-SIZE: the candidates whose junction tree with the current cliques stays under ``limit`` MB."""
-        cand = self.cand
+    def fitting(self, pool: list, limit: float) -> list:
+        """JT-SIZE: the candidates of ``pool`` whose junction tree with the current cliques stays under
+        ``limit`` MB (none fits: the cheapest)."""
         current = [m.clique for m in self.measurements]
-        small = [r for r in cand if self.model_size(self.domain, current + [mbi_clique(r)]) <= limit]
-        if not small:  # nothing fits (cannot happen with the 1-ways): measure the cheapest
-            small = [min(cand, key=lambda r: self.ncells[r])]
-        return small
+        small = [r for r in pool if self.model_size(self.domain, current + [mbi_clique(r)]) <= limit]
+        return small or [min(pool, key=lambda r: self.ncells[r])]
 
-    def select(self, model: Any, small: list, sigma: float, epsilon: float, score_sens: float):
-        """The exponential mechanism over ``small`` (bias-corrected quality scores); its ledger row."""
+    def select(self, model: Any, small: list, sigma_u: float, epsilon: float, sel: Any):
+        """The exponential mechanism over ``small`` (bias-corrected quality scores, score sensitivity
+        ``sel.sensitivity``); its ledger row.  Candidate r's bias term uses its own noise
+        sigma_r = (its l2 sensitivity) x sigma_u: 0 for an exact one (public, data-independent)."""
         names, cand, ncells = self.names, self.cand, self.ncells
-        # quality score: quality score, bias-corrected by the expected noise of measuring r
         scores = []
         ests = model_marginals(model, [mbi_clique(r) for r in small])
         for r in small:
             est = ests[mbi_clique(r)]
-            scores.append(cand[r] * (np.abs(self.answers[r] - est).sum() - math.sqrt(2 / math.pi) * sigma * ncells[r]))
-        k = self.draws.select(np.array(scores), epsilon, score_sens)
+            sigma = self.plan.marginal(r).sensitivity * sigma_u
+            scores.append(cand.get(r, 1.0) * (np.abs(self.answers[r] - est).sum()
+                                              - math.sqrt(2 / math.pi) * sigma * ncells[r]))
+        k = self.meas.draws.select(np.array(scores), epsilon, sel.sensitivity)
         r = small[k]
         clique = tuple(names[i] for i in r)
-        self.ledger.append(LedgerRow(len(self.ledger), "select", "exponential", clique, score_sens, epsilon,
-                                     epsilon ** 2 / 8.0, candidates=len(small)))
+        self.ledger.append(LedgerRow(len(self.ledger), "select", "exponential", clique, sel.sensitivity, epsilon,
+                                     epsilon ** 2 / 8.0, candidates=len(small), how=sel.how))
         return r, clique
 
 
+def _pool(st: _Aim, done: set, last: bool) -> list:
+    """The round's candidates: every noisy candidate, and the exact ones not measured yet (their
+    measurement is free); the last round only the noisy ones (it spends the remainder on a
+    measurement).  No noisy workload candidate: the noisy 1-ways."""
+    noisy = [r for r in st.cand if not st.exact(r)]
+    if not noisy:
+        noisy = [(i,) for i in range(len(st.names)) if not st.exact((i,))]
+    return noisy if last else noisy + [r for r in st.cand if st.exact(r) and r not in done]
+
+
 def _rounds(st: _Aim, model: Any, rho: float, rho_used: float, sigma_u: float, epsilon: float, n: float,
-            round_iters: int, max_size_mb: float, score_unit: float):
+            round_iters: int, max_size_mb: float, done: set):
     """Step 3 (Alg. 1 lines 5-16) with step 4's budget annealing: select, measure, re-estimate
-    until the budget is spent. Returns (model, the chosen cliques, anneals, rounds)."""
-    w_max = max(st.cand.values())
+    until the budget is spent. An exact pick spends only its selection (its measurement is free).
+    Returns (model, the chosen cliques, anneals, rounds)."""
     chosen: list[tuple[str, ...]] = []
     anneals = 0
     t = 0
@@ -185,20 +200,25 @@ def _rounds(st: _Aim, model: Any, rho: float, rho_used: float, sigma_u: float, e
             rem = rho - rho_used
             sigma_u = math.sqrt(1.0 / (2.0 * ALPHA * rem))
             epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rem)
-        rho_used += 1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0
-        small = st.fitting(max_size_mb * rho_used / rho)
-        sigma = st.sens * sigma_u
-        r, clique = st.select(model, small, sigma, epsilon, score_unit * w_max)
+        pool = _pool(st, done, last)
+        planned = rho_used + (1.0 / (2.0 * sigma_u ** 2) + epsilon ** 2 / 8.0)
+        small = st.fitting(pool, max_size_mb * planned / rho)
+        sel = st.plan.weighted_selection(pool, [st.cand.get(r, 1.0) for r in pool])
+        r, clique = st.select(model, small, sigma_u, epsilon, sel)
+        exact = st.exact(r)
+        rho_used = rho_used + epsilon ** 2 / 8.0 if exact else planned  # an exact pick's measurement is free
+        sigma = st.plan.marginal(r).sensitivity * sigma_u
         st.measure(r, sigma_u, "measure")
+        done.add(r)
         chosen.append(clique)
         key = mbi_clique(r)
         before = model_marginals(model, [key])[key]
-        est = estimate(st.mbi, st.domain, st.measurements, n, round_iters, warm_start=model)
+        est = estimate(st.meas.mbi, st.domain, st.measurements, n, round_iters, warm_start=model)
         model = est.model
         st.iters_run.append(est.iters_run)
         after = model_marginals(model, [key])[key]
         # Step 4 (budget annealing): anneal when the measured marginal barely moved the model
-        if not last and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * st.ncells[r]:
+        if not last and not exact and np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * st.ncells[r]:
             sigma_u /= 2.0
             epsilon *= 2.0
             anneals += 1
@@ -280,61 +300,149 @@ def fit_aim(schema: Schema, data: Any, rho: float, seed: int | None = 0, rows: i
     MissingDependencyError
         As :func:`fit_mst`.
     """
+    rho = check_rho(rho)
+    sensitivities(neighbours)  # BudgetError for a bad notion, before any work
+    fit = AimFit("AIM", "aim", 0x41494D, seed, rows, bins, workload, workload_weights, rounds, iters, round_iters,
+                 max_size_mb, sampling, streams)
+    return fit_workload(schema, data, rho, lambda cells: StandardPlan(tuple(cells.names), neighbours), fit,
+                        {"neighbours": neighbours})
+
+
+@dataclass(frozen=True)
+class AimFit:
+    """The settings of one fit of AIM's pipeline (:func:`fit_workload`): the method's label, key and
+    stream tag, and fit_aim's keyword arguments."""
+
+    label: str
+    key: str
+    tag: int
+    seed: Any
+    rows: int | None
+    bins: int
+    workload: Sequence[tuple[str, ...]] | None
+    workload_weights: Sequence[float] | None
+    rounds: int | None
+    iters: int
+    round_iters: int
+    max_size_mb: float
+    sampling: str
+    streams: Any
+
+
+def aim_exact_stddev(rho: float) -> float:
+    """mbi's stddev for an exact AIM measurement (bf-aim): an estimator weight, not noise.
+
+    Parameters
+    ----------
+    rho : float
+        The fit's total zCDP budget (> 0).
+
+    Returns
+    -------
+    float
+        EXACT_STDDEV_RATIO x sqrt 2 / sqrt(2 rho): a tenth of the smallest noise any AIM measurement
+        can have (the whole budget on one marginal of sensitivity sqrt 2), count units.
+    """
+    return EXACT_STDDEV_RATIO * gaussian_sigma(math.sqrt(2.0), rho)
+
+
+def fit_workload(schema: Schema, data: Any, rho: float, plan_of: Any, fit: AimFit,
+                 extra_info: dict[str, Any]) -> BaselineResult:
+    """AIM's pipeline (module docstring, steps 1-5) with the marginals' sensitivities from a plan.
+
+    ``plan_of(cells)`` gives the plan (:class:`.mst.StandardPlan` or
+    :class:`.blowfish_sensitivity.PolicyMarginals`): ``marginal(clique)`` (sensitivity 0: measured
+    exactly, no noise, no budget), ``weighted_selection(candidates, weights)`` (the quality score's
+    sensitivity, max over the round's candidates of w_r x l1 sensitivity) and ``public_total``.
+    T defaults to 16 x the noisy 1-ways (16 p under standard DP).
+
+    Parameters
+    ----------
+    schema, data
+        As :func:`fit_aim`.
+    rho : float
+        Total zCDP budget (checked by the caller).
+    plan_of : callable
+        PublicCells -> the plan (above).
+    fit : AimFit
+        The method's label, key, stream tag and fit options.
+    extra_info : dict
+        Added to the result's ``info``.
+
+    Returns
+    -------
+    BaselineResult
+        As fit_aim.
+
+    Raises
+    ------
+    SchemaError, MissingDependencyError, BlowfishError
+        As fit_aim.
+    """
     t0 = time.perf_counter()
     c0 = time.process_time()
-    rho = check_rho(rho)
-    sens, score_unit = sensitivities(neighbours)
-    check_fit_args("AIM", schema, rows, sampling)
+    check_fit_args(fit.label, schema, fit.rows, fit.sampling)
     names = schema.names
     p = schema.p
-    T = int(rounds) if rounds is not None else ROUNDS_PER_ATTRIBUTE * p
-    if T < 1:
-        raise SchemaError(f"rounds must be >= 1 (got {rounds!r})")
-    cand = workload_candidates(names, workload, workload_weights)
-    mbi = require_mbi("AIM")
+    cand = workload_candidates(names, fit.workload, fit.workload_weights)
+    mbi = require_mbi(fit.label)
     from mbi.junction_tree import hypothetical_model_size
 
     X = encoded_table(schema, data)
-    cells = PublicCells.from_schema(schema, bins)
+    cells = PublicCells.from_schema(schema, fit.bins)
+    plan = plan_of(cells)
+    noisy1 = sum(not plan.marginal((i,)).exact for i in range(p))
+    T = int(fit.rounds) if fit.rounds is not None else ROUNDS_PER_ATTRIBUTE * noisy1
+    if T < 1:
+        raise SchemaError(f"rounds must be >= 1 (got {fit.rounds!r})")
     codes, sizes = cells.encode(X), cells.sizes
     domain = mbi_domain(mbi, sizes)
-    n = float(X.shape[0])  # replace-one: n public
-    draws = fit_randomness(seed, streams, 0x41494D)  # "AIM"
+    n = float(X.shape[0])  # replace-one / no participation edges: n public
+    draws = fit_randomness(fit.seed, fit.streams, fit.tag)
     rng = draws.rng  # public draws (and, seeded, the noise: the order the study fit always drew in)
-    answers = {r: counts(codes, sizes, r) for r in cand}
-    ncells = {r: int(np.prod([sizes[i] for i in r])) for r in cand}
-    st = _Aim(mbi, names, sens, draws, answers, domain, cand, ncells, hypothetical_model_size)
+    keys = list(cand) + [(i,) for i in range(p) if (i,) not in cand]
+    answers = {r: counts(codes, sizes, r) for r in keys}
+    ncells = {r: int(np.prod([sizes[i] for i in r])) for r in keys}
+    meas = Measurer(mbi, names, draws, [], aim_exact_stddev(rho))
+    st = _Aim(meas, plan, answers, domain, cand, ncells, hypothetical_model_size)
 
-    # Step 2 (Alg. 1 lines 1-4): all 1-way marginals at sigma_0.
+    # Step 2 (Alg. 1 lines 1-4): all 1-way marginals at sigma_0 (the exact ones free).
     sigma_u = math.sqrt(T / (2.0 * ALPHA * rho))
     epsilon = math.sqrt(8.0 * (1.0 - ALPHA) * rho / T)
     for i in range(p):
         st.measure((i,), sigma_u, "measure-1way")
+    done: set[tuple[int, ...]] = {(i,) for i in range(p)}
+    # (bf-aim) every exact workload clique, free, in workload order while the model fits (JT-SIZE)
+    for r in cand:
+        if r not in done and st.exact(r) and hypothetical_model_size(
+                domain, [m.clique for m in st.measurements] + [mbi_clique(r)]) <= fit.max_size_mb:
+            st.measure(r, sigma_u, "measure-exact")
+            done.add(r)
     rho_used = math.fsum(x.rho for x in st.ledger)
-    if neighbours == "add-remove":
+    if not plan.public_total:
         n = max(1.0, float(np.mean([np.sum(np.asarray(m.noisy_measurement)) for m in st.measurements])))
-    est = estimate(mbi, domain, st.measurements, n, round_iters)
+    est = estimate(mbi, domain, st.measurements, n, fit.round_iters)
     model = est.model
     st.iters_run.append(est.iters_run)
     # Step 3 (lines 5-16): rounds until the budget is spent.
-    model, chosen, anneals, t = _rounds(st, model, rho, rho_used, sigma_u, epsilon, n, round_iters, max_size_mb,
-                                        score_unit)
+    model, chosen, anneals, t = _rounds(st, model, rho, rho_used, sigma_u, epsilon, n, fit.round_iters,
+                                        fit.max_size_mb, done)
     ledger, measurements = st.ledger, st.measurements
 
     # Step 5: final estimate, sample, decode.
-    est = estimate(mbi, domain, measurements, n, iters, warm_start=model)
+    est = estimate(mbi, domain, measurements, n, fit.iters, warm_start=model)
     model = est.model
     st.iters_run.append(est.iters_run)
-    n_out = int(rows) if rows is not None else max(1, round(n))
+    n_out = int(fit.rows) if fit.rows is not None else max(1, round(n))
 
-    generate = _generator(model, cells, sampling)
+    generate = _generator(model, cells, fit.sampling)
     Xr = generate(n_out, rng)
     release = schema.decode(Xr)
     info = {"rounds": t, "max_rounds": T, "anneals": anneals, "selected": [list(c) for c in chosen],
-            "cells": dict(zip(names, sizes)), "neighbours": neighbours, "bins": cells.bins, "total": n,
-            "iters": int(iters), "round_iters": int(round_iters),
-            "iters_run": list(st.iters_run), "sampling": sampling, "rows": n_out,
+            "cells": dict(zip(names, sizes)), **extra_info, "bins": cells.bins, "total": n,
+            "iters": int(fit.iters), "round_iters": int(fit.round_iters),
+            "iters_run": list(st.iters_run), "sampling": fit.sampling, "rows": n_out,
             "cpu_seconds": time.process_time() - c0}
-    return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, "aim",
+    return BaselineResult(release, Xr, tuple(ledger), time.perf_counter() - t0, rho, fit.key,
                           named_cliques(names, [m.clique for m in measurements]), info, sampler=generate,
                           noise_sampler=draws.noise_sampler)

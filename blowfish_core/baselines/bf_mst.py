@@ -29,28 +29,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base.errors import PolicyError
 from ..model.metrics import NUMERIC_BINS
 from ..model.policy import Policy
 from ..model.schema import Schema
 from ..privacy.accounting import check_rho
 from ._mbi import in_jax_scope
-from .blowfish_sensitivity import HOW_SOFT, PolicyMarginals
+from .blowfish_sensitivity import HOW_SOFT, PolicyMarginals, policy_plan
 from .cells import PublicCells
 from .ledger import BaselineResult
 from .mst import DEFAULT_ITERS, DEFAULT_ROWS, TreeFit, fit_tree
 from .soft_marginals import SoftPolicyMarginals
-
-
-def _plan(cells: PublicCells, policy: Policy, method: str = "bf-mst") -> PolicyMarginals:
-    """The policy's marginal sensitivities; PolicyError when it protects no cell of any attribute
-    (every marginal would be released exactly: there is nothing private to fit)."""
-    plan = PolicyMarginals.of(cells, policy)
-    if not plan.crossing and not plan.participation:
-        raise PolicyError(f"{method}: no policy edge moves a record to another cell of any attribute, so every "
-                          "marginal would be released exactly (nothing is protected). Fix: protect an attribute "
-                          "whose cells the policy crosses, or use mst")
-    return plan
 
 
 @in_jax_scope
@@ -93,7 +81,7 @@ def fit_bf_mst(schema: Schema, data: Any, rho: float, policy: Policy, seed: int 
     plans: list[PolicyMarginals] = []
 
     def plan_of(cells: PublicCells) -> PolicyMarginals:
-        plans.append(_plan(cells, policy))
+        plans.append(policy_plan(cells, policy, "bf-mst"))
         return plans[-1]
 
     res = fit_tree(schema, data, rho, plan_of,
@@ -151,7 +139,7 @@ def fit_bf_soft_mst(schema: Schema, data: Any, rho: float, policy: Policy, tau: 
     plans: list[SoftPolicyMarginals] = []
 
     def plan_of(cells: PublicCells) -> SoftPolicyMarginals:
-        _plan(cells, policy, "bf-soft-mst")
+        policy_plan(cells, policy, "bf-soft-mst")
         plans.append(SoftPolicyMarginals.of(cells, policy, tau))
         return plans[-1]
 

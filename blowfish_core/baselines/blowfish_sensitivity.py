@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.errors import PolicyError
 from ..model.policy import Policy, attribute_reach, value_edges
 from .cells import PublicCells
 
@@ -191,6 +192,16 @@ class PolicyMarginals:
         per = tuple((m.clique, m.score) for m in (self.marginal(c) for c in candidates))
         return SelectionSensitivity(max((s for _, s in per), default=0.0), per)
 
+    def weighted_selection(self, candidates: list[tuple[int, ...]], weights: list[float]) -> SelectionSensitivity:
+        """AIM's quality-score sensitivity over ``candidates`` with weights w_r (bf-aim; PRIVACY §10).
+
+        The score w_r (||h_r(D) - hhat_r||_1 - c_r), hhat_r and c_r fixed by earlier releases,
+        changes by at most w_r times the l1 sensitivity of h_r (0, 1 or 2): the maximum over the
+        candidates, each candidate's value in ``per_candidate``.
+        """
+        per = tuple((m.clique, float(w) * m.score) for m, w in zip((self.marginal(c) for c in candidates), weights))
+        return SelectionSensitivity(max((s for _, s in per), default=0.0), per)
+
 
 def selection_sensitivity(cells: PublicCells, policy: Policy, candidates: list[tuple[int, ...]]) -> float:
     """The exponential mechanism's score sensitivity over ``candidates`` under ``policy``.
@@ -210,3 +221,33 @@ def selection_sensitivity(cells: PublicCells, policy: Policy, candidates: list[t
         max over candidates of the score sensitivity (score units: l1 counts; 0, 1 or 2).
     """
     return PolicyMarginals.of(cells, policy).selection(candidates).sensitivity
+
+
+def policy_plan(cells: PublicCells, policy: Policy, method: str) -> PolicyMarginals:
+    """The policy's marginal sensitivities; PolicyError when it protects no cell of any attribute.
+
+    Parameters
+    ----------
+    cells : PublicCells
+        The public cells of the schema.
+    policy : Policy
+        The Blowfish policy.
+    method : str
+        The method's name, for the message ("bf-mst", "bf-aim").
+
+    Returns
+    -------
+    PolicyMarginals
+
+    Raises
+    ------
+    PolicyError
+        When no policy edge moves a record to another cell (every marginal would be released
+        exactly: there is nothing private to fit), or the policy does not fit the schema.
+    """
+    plan = PolicyMarginals.of(cells, policy)
+    if not plan.crossing and not plan.participation:
+        raise PolicyError(f"{method}: no policy edge moves a record to another cell of any attribute, so every "
+                          "marginal would be released exactly (nothing is protected). Fix: protect an attribute "
+                          f"whose cells the policy crosses, or use {method.removeprefix('bf-')}")
+    return plan

@@ -61,7 +61,6 @@ from ..model.schema import Schema
 from ._mbi import in_jax_scope, jax_scope, mbi_clique, mbi_domain, named_cliques, require_mbi
 from .cells import PublicCells
 from .common import (
-    FitRandomness,
     by_value,
     check_fit_args,
     counts,
@@ -72,8 +71,9 @@ from .common import (
     seeded_global_numpy,
     sensitivities,
 )
-from .blowfish_sensitivity import RELEASED_EXACTLY, MarginalSensitivity, SelectionSensitivity
+from .blowfish_sensitivity import MarginalSensitivity, SelectionSensitivity
 from .ledger import BaselineResult, LedgerRow
+from .measure import Measurer
 
 #: Tab-PE's release size (paper §6.1, App. F.2); the baselines release as many by default.
 DEFAULT_ROWS = 512
@@ -85,47 +85,6 @@ DEFAULT_ITERS = 3000
 COMPRESS_SIGMAS = 3.0
 #: bf-mst's model capacity for the free exact 2-way marginals, megabytes (AIM's JT-SIZE default, aim.MAX_SIZE_MB).
 FREE_MODEL_MB = 80.0
-
-
-class _Measurer:
-    """Gaussian measurements of marginals with typed ledger rows (noise: FitRandomness.gaussian).
-
-    ``measure`` takes the marginal's sensitivity (a MarginalSensitivity); one of sensitivity 0 is
-    measured exactly: no noise, no budget, a ledger row with scale 0 and rho 0 (bf-mst, issue 25).
-    One with a ``kernel`` (soft_marginals.SoftMarginalSensitivity: bf-soft-mst) is measured as
-    K_S h_S + noise and handed to mbi with the kernel's query, so the estimate fits h_S.
-    mbi's estimator needs a stddev for every measurement; an exact one gets ``exact_stddev``, an
-    estimator weight only (no noise is drawn), see :data:`EXACT_STDDEV_RATIO`.
-    """
-
-    def __init__(self, mbi, names, draws: FitRandomness, ledger, exact_stddev: float = 0.0):
-        self.mbi, self.names, self.draws, self.ledger = mbi, names, draws, ledger
-        self.exact_stddev = exact_stddev
-
-    def measure(self, codes, sizes, cols, rho_i, step, sens: MarginalSensitivity):
-        x = counts(codes, sizes, cols)
-        clique = tuple(self.names[c] for c in cols)
-        if sens.exact:
-            row = LedgerRow(len(self.ledger), step, "gaussian", clique, 0.0, 0.0, 0.0, candidates=int(x.size),
-                            how=f"{sens.how}; {RELEASED_EXACTLY} (no noise; the estimator weighs it with "
-                                f"stddev {self.exact_stddev:.3g}, a weight, not noise)")
-            self.ledger.append(row)
-            return self.mbi.LinearMeasurement(x, mbi_clique(cols), stddev=self.exact_stddev), x
-        s = sens.sensitivity
-        sigma = gaussian_sigma(s, rho_i)
-        kernel = getattr(sens, "kernel", None)  # a soft marginal (soft_marginals): measure K_S h_S, fit h_S
-        y = self.draws.gaussian(x if kernel is None else kernel.apply(x, tuple(sizes[c] for c in cols)), sigma)
-        self.ledger.append(LedgerRow(len(self.ledger), step, "gaussian", clique, s, sigma,
-                                     s ** 2 / (2.0 * sigma ** 2), candidates=int(x.size), how=sens.how))
-        query = {} if kernel is None else {"query": kernel.query(mbi_clique(cols))}
-        return self.mbi.LinearMeasurement(y, mbi_clique(cols), stddev=sigma, **query), y
-
-    def measure_step(self, codes, sizes, cliques, rho_step, step, plan):
-        """Measure ``cliques`` in one step: ``rho_step`` split evenly over the noisy ones (those of
-        positive sensitivity under ``plan``); the exact ones spend nothing."""
-        sens = [plan.marginal(c) for c in cliques]
-        k = sum(not m.exact for m in sens)
-        return [self.measure(codes, sizes, c, rho_step / k if k else 0.0, step, m) for c, m in zip(cliques, sens)]
 
 
 def compress_mapping(y: np.ndarray, sigma: float) -> np.ndarray | None:
@@ -355,6 +314,10 @@ class StandardPlan:
         """The selection score's sensitivity (the same for every candidate)."""
         return SelectionSensitivity(sensitivities(self.neighbours)[1], ())
 
+    def weighted_selection(self, candidates: list[tuple[int, ...]], weights: list[float]) -> SelectionSensitivity:
+        """AIM's quality-score sensitivity: the score sensitivity times the largest weight w_r."""
+        return SelectionSensitivity(sensitivities(self.neighbours)[1] * max(weights), ())
+
 
 @dataclass(frozen=True)
 class TreeFit:
@@ -421,7 +384,7 @@ def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
     draws = fit_randomness(fit.seed, fit.streams, fit.tag)
     rng = draws.rng  # public draws (and, seeded, the noise: the order the study fit always drew in)
     ledger: list[LedgerRow] = []
-    meas = _Measurer(mbi, names, draws, ledger, exact_stddev(rho))
+    meas = Measurer(mbi, names, draws, ledger, exact_stddev(rho))
 
     # Step 1 ([MST] "measure 1-way marginals"): every 1-way marginal, rho/3 split over the noisy ones.
     ones = meas.measure_step(codes, sizes, [(i,) for i in range(p)], rho / 3.0, "measure-1way", plan)

@@ -18,7 +18,7 @@ candidates (no threshold H applies) and a note naming the algorithm step and cli
 totals of such a ledger: totals.privacy_totals -> ledger.zcdp_totals (rho, Eq. (1);
 accountant 'zcdp-eq1').  Standard DP only: the policy is validated and then ignored, so is
 tau; the budget must be zCDP (mechanism 'gaussian').  A reference method that needs tau
-(bf-soft-mst) receives the run's tau.  A policy-aware reference method (bf-mst)
+(bf-soft-mst) receives the run's tau.  A policy-aware reference method (bf-mst, bf-aim)
 receives the run's policy; its rows carry how each sensitivity was obtained (calibration
 'exhaustive-zero' / 'certified-crossing' / 'participation-floor', and a note).
 
@@ -112,7 +112,7 @@ def run_reference(schema, X: np.ndarray, policy, method, rho: float | None, tau:
     X : (n, p) float ndarray
         Encoded private records (ignored when ``grouped`` is given).
     policy : Policy
-        Validated; passed to the fit of a policy-aware method (``Method.policy_aware``: bf-mst),
+        Validated; passed to the fit of a policy-aware method (``Method.policy_aware``: bf-mst, bf-aim),
         ignored by the standard-DP ones (MST, AIM).
     method : Method or str
         A Method (or name) with runner 'baseline'.

@@ -75,8 +75,8 @@ class Synthesizer:
     schema, policy : the public domain and the Blowfish policy.
     method : a name of the method table ('tab-pe', 'hard', 'bf-soft', 'soft-dp', 'soft-hard-noise',
         or the reference methods 'mst' / 'aim': standard DP on mbi, zCDP only, policy and tau
-        ignored; 'bf-mst' / 'bf-soft-mst': MST under the policy, the latter with soft marginals at
-        the given tau; optional extra ``pip install .[baseline]``).
+        ignored; 'bf-mst' / 'bf-aim': MST / AIM under the policy, exact per-marginal sensitivity;
+        'bf-soft-mst': bf-mst with soft marginals at the given tau; optional extra ``pip install .[baseline]``).
     tau : temperature (> 0) of soft votes; required by the methods that need it.
     rho : total zCDP budget (Gaussian), or epsilon (with delta, default 1e-5) converted by
         ``conversion`` (None: the method's, parsing.run_conversion: 'exact' for Algorithm 1, 'eq1' for MST/AIM; or 'exact' / 'eq1'; refused with rho); with ``mechanism='laplace'``: epsilon only (pure DP).

@@ -72,7 +72,7 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
                         f"{' and '.join(m for m in reference_methods() if not METHODS[m].policy_aware)} are "
                         "reference methods (standard DP, not policy-aware, zCDP only; they ignore the policy, and "
                         f"--tau is refused for them); {', '.join(m for m in reference_methods() if METHODS[m].policy_aware)} "
-                        "run MST's pipeline under the policy (exact per-marginal sensitivity; with --tau, "
+                        "run MST's and AIM's pipelines under the policy (exact per-marginal sensitivity; with --tau, "
                         f"{', '.join(m for m in reference_methods() if METHODS[m].needs_tau)}'s soft marginals at "
                         "√2·tanh(r_S/(2τ)); zCDP only); "
                         "optional extra: pip install .[baseline]")
