@@ -230,6 +230,9 @@ def section(results: dict) -> str:
           f"test accuracy (%) of {results['classifier']}, predicting income. Tab-PE loop: {results['config']}; "
           f"epsilon in {{{', '.join(f'{e:g}' for e in eps)}}}, delta = {results['delta']:g}; "
           f"{len(results['seeds'])} paired seeds; mean ± sd over seeds (as the paper). "
+          "Release steps: as §11 (c) (the engine's PubMix/LinMix step at this commit: floor 0.25/m_t, "
+          "P_nse,t = water-filled public hard-vote histogram on C_t, PLD-composed; *not* Remark 4.5's gamma / "
+          "t1, t2 / MIFR-or-WF construction). "
           "Paper: Person Activity (11 classes, 6 features), so its levels are not comparable with ours; "
           "compare the ordering and the gaps.", ""]
     paper = PUBMIX_TABLE1
