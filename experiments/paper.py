@@ -85,3 +85,18 @@ FIG6B_CLAIM = ("numeric-threshold policies retain a clear advantage at rho = 1e-
 #: §6.2.4 / App. F.7 (Figure 5): where the public pilot's zero-gain contour tracks the target's.
 FIG5_CLAIM = ("the pilot contour tracks the target well at the two smaller budgets (1e-4, 6e-4) and less closely "
               "at 3e-3; the scaled pilot predicts the sign of the mean gain in 190/210 settings")
+
+#: papers/003 Table 1 (Person Activity, accuracy %, mean ± sd at epsilon = 1 / 2 / 4; design/pubmix.md §A8).
+PUBMIX_TABLE1 = {
+    "GEM": ((28.24, 0.43), (28.51, 1.84), (28.46, 0.40)),
+    "PrivSyn": ((27.40, 2.70), (28.41, 2.03), (28.06, 1.82)),
+    "GSD": ((49.48, 0.27), (50.00, 0.25), (50.46, 0.54)),
+    "AIM": ((56.77, 0.23), (58.42, 0.11), (59.12, 0.30)),
+    "JAM-PGM": ((55.96, 0.24), (56.51, 0.28), (57.37, 0.23)),
+    "PMWpub": ((49.21, 0.80), (48.96, 1.05), (49.37, 0.91)),
+    "TabPE": ((60.80, 0.54), (63.22, 0.48), (64.24, 0.45)),
+    "PubMix": ((66.40, 0.49), (66.47, 0.42), (66.85, 0.08)),
+}
+#: papers/003's text: PubMix's gains over TabPE (points) at epsilon = 1 / 2 / 4 ("66.60 vs 60.80, +5.80",
+#: +2.93, +1.88); the table itself gives +5.60 / +3.25 / +2.61.
+PUBMIX_TEXT_GAINS = (5.80, 2.93, 1.88)

@@ -169,6 +169,7 @@ def generate(mode: str = "auto", results_dir: str = RESULTS_DIR, out: str = REPO
         L.append(private_selection_section(load_json(ps)))
     L.append("")
     L.append(_pubmix_section(results_dir))
+    L.append(_pubmix_table1_section(results_dir))
     from .exp_baseline import section as baseline_section  # reference methods MST / AIM (issue 12)
 
     ref = baseline_section(results_dir)
@@ -246,6 +247,14 @@ def _pubmix_section(results_dir: str) -> str:
     loop = os.path.join(results_dir, "pubmix_loop.json")
     figs_md = open(figs, encoding="utf-8").read() if os.path.exists(figs) else None
     return exp_pubmix_loop.section(load_json(loop) if os.path.exists(loop) else {}, figs_md)
+
+
+def _pubmix_table1_section(results_dir: str) -> str:
+    """Section "PubMix Table 1 analogue (distribution shift)" from the cached pubmix_table1.json (issue 26)."""
+    from . import exp_pubmix_table1
+
+    path = os.path.join(results_dir, "pubmix_table1.json")
+    return exp_pubmix_table1.section(load_json(path) if os.path.exists(path) else {})
 
 
 def main(argv: list[str] | None = None) -> int:

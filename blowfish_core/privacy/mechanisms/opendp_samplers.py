@@ -48,15 +48,30 @@ _dp = None
 
 
 def _opendp():
-    """opendp.prelude with the 'contrib' features enabled (imported on first use)."""
+    """The names of opendp.prelude this module uses, 'contrib' enabled (imported on first use).
+
+    Built from opendp's core modules rather than ``opendp.prelude``: the prelude also imports
+    ``opendp.extras.*``, which pulls in scipy (and scikit-learn's whole stack when it is installed)
+    on the release path (tests/test_imports.py).
+    """
     global _dp
     if _dp is None:
         try:
-            import opendp.prelude as dp
+            import types
+
+            import opendp.domains as dom
+            import opendp.measurements as meas
+            import opendp.measures as mes
+            import opendp.metrics as met
+            import opendp.mod as mod
         except ImportError:  # pragma: no cover - opendp is in requirements.txt
             raise BlowfishError("release mode needs the 'opendp' package. Fix: pip install opendp") from None
-        dp.enable_features("contrib")
-        _dp = dp
+        mod.enable_features("contrib")
+        _dp = types.SimpleNamespace(m=meas, atom_domain=dom.atom_domain, vector_domain=dom.vector_domain,
+                                    l1_distance=met.l1_distance, l2_distance=met.l2_distance,
+                                    linf_distance=met.linf_distance,
+                                    zero_concentrated_divergence=mes.zero_concentrated_divergence,
+                                    enable_features=mod.enable_features)
     return _dp
 
 
