@@ -199,9 +199,19 @@ BF_AIM = Method("bf-aim", "bf-AIM (AIM under the policy: exact per-marginal sens
                 needs_tau=False, runner="baseline", fit="fit_bf_aim", mechanisms=("gaussian",), note=BF_AIM_NOTE,
                 extra_mechanisms=("exponential",), epsilon_conversion="eq1", short="bf-AIM")
 
+#: bf-AIM with soft marginals (issue 25): K_S h_S at sqrt 2 tanh(r_S / (2 tau)) (baselines.bf_aim).
+BF_SOFT_AIM_NOTE = ("bf-AIM with soft marginals (reference pipeline on mbi): each protected marginal measured as "
+                    "K_S h_S at sensitivity √2·tanh(r_S/(2τ)), fitted back to h_S; marginals no policy edge "
+                    "changes are released exactly (not protected by the policy); zCDP throughout, rho = the "
+                    "ledger's sum")
+BF_SOFT_AIM = Method("bf-soft-aim", "bf-soft-AIM (bf-AIM with soft marginals: √2·tanh(r_S/(2τ)))", None, None,
+                     "blowfish", needs_tau=True, runner="baseline", fit="fit_bf_soft_aim", mechanisms=("gaussian",),
+                     note=BF_SOFT_AIM_NOTE, extra_mechanisms=("exponential",), epsilon_conversion="eq1",
+                     short="bf-soft-AIM")
+
 #: name -> Method, in the order the CLI and the report list them.
 METHODS: dict[str, Method] = {m.name: m for m in (TAB_PE, HARD, BF_SOFT, SOFT_DP, SOFT_HARD_NOISE, MST, AIM,
-                                                  BF_MST, BF_SOFT_MST, BF_AIM)}
+                                                  BF_MST, BF_SOFT_MST, BF_AIM, BF_SOFT_AIM)}
 #: name -> UI label.
 METHOD_LABELS: dict[str, str] = {m.name: m.label for m in METHODS.values()}
 

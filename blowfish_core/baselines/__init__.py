@@ -21,7 +21,7 @@ Entry points (to be registered in the method table as ``mst`` / ``aim``):
 
 from ._mbi import INSTALL_HINT, MissingDependencyError, mbi_available, require_mbi
 from .aim import fit_aim
-from .bf_aim import fit_bf_aim
+from .bf_aim import fit_bf_aim, fit_bf_soft_aim
 from .bf_mst import fit_bf_mst, fit_bf_soft_mst
 from .cells import PublicCells
 from .ledger import BaselineResult, LedgerRow, ledger_total
@@ -35,6 +35,7 @@ __all__ = [
            "PublicCells",
            "fit_aim",
            "fit_bf_aim",
+           "fit_bf_soft_aim",
            "fit_bf_mst",
            "fit_bf_soft_mst",
     "fit_mst",

@@ -144,7 +144,8 @@ class _Aim:
     def measure(self, r, sigma_unit, step):
         """Measure marginal r: Gaussian at sigma_unit x its l2 sensitivity, or exactly (no budget)."""
         m = self.plan.marginal(r)
-        meas, _ = self.meas.measure_counts(self.answers[r], r, m.sensitivity * sigma_unit, step, m)
+        meas, _ = self.meas.measure_counts(self.answers[r], r, m.sensitivity * sigma_unit, step, m,
+                                           tuple(int(k) for k in self.domain.shape))  # sizes: soft marginals
         self.measurements.append(meas)
 
     def fitting(self, pool: list, limit: float) -> list:

@@ -34,10 +34,11 @@ from ..model.schema import Schema
 from ..privacy.accounting import check_rho
 from ._mbi import in_jax_scope
 from .aim import MAX_SIZE_MB, ROUND_ITERS, AimFit, fit_workload
-from .blowfish_sensitivity import PolicyMarginals, policy_plan
+from .blowfish_sensitivity import HOW_SOFT, PolicyMarginals, policy_plan
 from .cells import PublicCells
 from .ledger import BaselineResult
 from .mst import DEFAULT_ITERS, DEFAULT_ROWS
+from .soft_marginals import SoftPolicyMarginals
 
 
 @in_jax_scope
@@ -90,4 +91,55 @@ def fit_bf_aim(schema: Schema, data: Any, rho: float, policy: Policy, seed: int 
     res = fit_workload(schema, data, rho, plan_of, fit, {"policy": policy.to_dict()})
     exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
     res.info.update(exact=exact, protected=list(plans[0].crossing))
+    return res
+
+
+@in_jax_scope
+def fit_bf_soft_aim(schema: Schema, data: Any, rho: float, policy: Policy, tau: float, seed: int | None = 0,
+                    rows: int | None = DEFAULT_ROWS, bins: int = NUMERIC_BINS,
+                    workload: Sequence[tuple[str, ...]] | None = None,
+                    workload_weights: Sequence[float] | None = None, rounds: int | None = None,
+                    iters: int = DEFAULT_ITERS, round_iters: int = ROUND_ITERS, max_size_mb: float = MAX_SIZE_MB,
+                    sampling: str = "round", streams: Any = None) -> BaselineResult:
+    """bf-soft-aim: bf-aim with soft marginals (issue 25): each noisy marginal touching a protected
+    attribute is measured as K_S h_S at sqrt 2 tanh(r_S / (2 tau)) and fitted back to h_S through mbi's
+    query (:mod:`.soft_marginals`; PRIVACY §10, Lemma 10.5); the rounds' selection is bf-aim's (the
+    quality score reads the hard marginal: Lemma 10.8); exact marginals as bf-aim.
+
+    Parameters
+    ----------
+    schema, data, rho, policy, seed, rows, bins, workload, workload_weights, rounds, iters, round_iters,
+    max_size_mb, sampling, streams
+        As :func:`fit_bf_aim`.
+    tau : float
+        The soft marginals' temperature (Gower units, > 0; fixed by the caller).
+
+    Returns
+    -------
+    BaselineResult
+        As :func:`fit_bf_aim`; ``info["soft"]`` lists the softly measured marginals, ``info["tau"]`` tau.
+
+    Raises
+    ------
+    BudgetError
+        For a bad tau or rho.
+    PolicyError, SchemaError, MissingDependencyError, BlowfishError
+        As :func:`fit_bf_aim`.
+    """
+    rho = check_rho(rho)
+    policy.validate(schema)
+    SoftPolicyMarginals.check_tau(tau)  # BudgetError before any work
+    plans: list[SoftPolicyMarginals] = []
+
+    def plan_of(cells: PublicCells) -> SoftPolicyMarginals:
+        policy_plan(cells, policy, "bf-soft-aim")
+        plans.append(SoftPolicyMarginals.of(cells, policy, tau))
+        return plans[-1]
+
+    fit = AimFit("bf-soft-aim", "bf-soft-aim", 0x425341, seed, rows, bins, workload, workload_weights, rounds,
+                 iters, round_iters, max_size_mb, sampling, streams)
+    res = fit_workload(schema, data, rho, plan_of, fit, {"policy": policy.to_dict(), "tau": float(tau)})
+    exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
+    soft = [list(r.clique) for r in res.ledger if r.how.startswith(HOW_SOFT)]
+    res.info.update(exact=exact, soft=soft, protected=list(plans[0].crossing))
     return res

@@ -408,6 +408,11 @@ class SoftPolicyMarginals:
         """The selection's sensitivity: bf-mst's (hard scores, l1: 2 for a moved pair)."""
         return self.hard.selection(candidates)
 
+    def weighted_selection(self, candidates: list[tuple[int, ...]], weights: list[float]) -> SelectionSensitivity:
+        """AIM's quality-score sensitivity (bf-soft-aim): bf-aim's, since the score reads the hard
+        marginal h_r (w_r x its l1 sensitivity; PRIVACY §10, Lemma 10.8)."""
+        return self.hard.weighted_selection(candidates, weights)
+
 
 def _labels(cells: PublicCells, i: int) -> tuple[str, ...]:
     """Public names of attribute i's cells: a level, or a numeric bin's range in the attribute's units."""

@@ -36,7 +36,7 @@ def test_noise_step_greys_out_soft_votes_with_the_reason():
     assert "BF-Soft" not in ms.options and "Tab-PE" in ms.options
     greyed = {c.key: c for c in at.checkbox if c.key and c.key.startswith("rn_na_")}
     assert set(greyed) == {"rn_na_bf-soft", "rn_na_soft-dp", "rn_na_mst", "rn_na_aim", "rn_na_bf-mst",
-                           "rn_na_bf-soft-mst", "rn_na_bf-aim"}  # soft votes; reference
+                           "rn_na_bf-soft-mst", "rn_na_bf-aim", "rn_na_bf-soft-aim"}  # soft votes; reference
     # and marginal methods (Gaussian only)
     assert all(c.disabled and c.value is False for c in greyed.values())
     assert greyed["rn_na_bf-soft"].help == greyed["rn_na_soft-dp"].help == SOFT_VOTE_REASON
@@ -49,7 +49,7 @@ def test_noise_step_greys_out_soft_votes_with_the_reason():
     at.radio(key="rn_budget_mode").set_value(ui.BUDGET_MODES[1]).run()
     assert at.number_input(key="rn_rho").disabled and not at.number_input(key="rn_epsilon").disabled
     assert any("pilot split (3,000 rows" in c.value for c in at.caption)
-    assert any("MST, AIM, bf-MST, bf-soft-MST, bf-AIM: a marginal-based method" in c.value for c in at.caption)  # each its own reason
+    assert any("MST, AIM, bf-MST, bf-soft-MST, bf-AIM, bf-soft-AIM: a marginal-based method" in c.value for c in at.caption)  # each its own reason
     # back to Gaussian: every method offered again, nothing greyed out
     at.radio(key="rn_noise").set_value("gaussian").run()
     assert "BF-Soft" in at.multiselect(key="rn_methods").options
