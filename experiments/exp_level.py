@@ -39,7 +39,7 @@ from blowfish_core.algorithm.evolution import SynthConfig, run_synthesis
 from blowfish_core.io.data import read_table
 from blowfish_core.io.presets import get_preset, shared_path, split_table
 from blowfish_core.model.distance import domain_index, group_records
-from blowfish_core.model.metrics import bin_codes, marginal, pwerr
+from blowfish_core.model.metrics import bin_codes, marginal
 from blowfish_core.model.schema import Attribute, Schema
 
 from . import paper

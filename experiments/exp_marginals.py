@@ -199,7 +199,7 @@ def figures(summ: dict, figdir: str) -> list[str]:
     if pol:
         fig, ax = new(1, 1, w=6.0, h=3.6)
         a = ax[0, 0]
-        for i, r in enumerate(pol):
+        for r in pol:
             ks = sorted(r["gain"], key=float)
             a.plot([float(k) for k in ks], [r["gain"][k]["mean"] for k in ks], marker="o", label=r["policy"])
         a.axhline(0, color="#888", lw=0.8)
