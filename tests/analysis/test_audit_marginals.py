@@ -109,10 +109,7 @@ def test_sensitivity_scale_half_fails(method):
 
 def test_the_audit_calibrates_as_the_measurer():
     """The pair's measurement and sigma are what bf-mst's measurer releases (its noise call intercepted)."""
-    try:
-        from blowfish_core.baselines.measure import _Measurer
-    except ImportError:
-        from blowfish_core.baselines.mst import _Measurer
+    from blowfish_core.baselines.measure import Measurer as _Measurer
     from blowfish_core.baselines.common import counts
 
     class Draws:

@@ -1,7 +1,7 @@
 """The privacy audit of the policy-aware marginal measurements: bf-mst and bf-soft-mst (issue 25).
 
 One measurement of those methods is the Gaussian mechanism on a marginal over public cells
-(:mod:`blowfish_core.baselines.mst`, ``_Measurer.measure``; PRIVACY §10):
+(:mod:`blowfish_core.baselines.measure`, ``Measurer.measure``; PRIVACY §10):
 
 * bf-mst: ``y_S = h_S + N(0, sigma^2 I)`` with ``sigma = Delta_S / sqrt(2 rho_i)`` and Delta_S the exact
   per-marginal sensitivity of :class:`~blowfish_core.baselines.blowfish_sensitivity.PolicyMarginals`
