@@ -108,8 +108,7 @@ def fit_bf_soft_aim(schema: Schema, data: Any, rho: float, policy: Policy, tau: 
 
     Parameters
     ----------
-    schema, data, rho, policy, seed, rows, bins, workload, workload_weights, rounds, iters, round_iters,
-    max_size_mb, sampling, streams
+    schema, data, rho, policy, seed, rows, bins, workload, workload_weights, rounds, iters, round_iters, max_size_mb, sampling, streams
         As :func:`fit_bf_aim`.
     tau : float
         The soft marginals' temperature (Gower units, > 0; fixed by the caller).

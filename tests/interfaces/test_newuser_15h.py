@@ -41,7 +41,7 @@ HUGE_TAU = ("tau = 1e+308 is too large for the policy's record-level reach r = 0
             "be near float rounding, a release with almost no noise. Fix: use tau at most about r, e.g. tau "
             "0.0357 (q = 0.46), or tau 0.03 as in the paper")
 TAU_NOT_USED = ("--tau 0.03: no chosen method (hard) uses tau; only the soft votes (bf-soft, soft-dp, "
-                "soft-hard-noise) and soft marginals (bf-soft-mst) do, so it would be ignored. Fix: drop --tau, or choose a soft-vote method "
+                "soft-hard-noise) and soft marginals (bf-soft-mst, bf-soft-aim) do, so it would be ignored. Fix: drop --tau, or choose a soft-vote method "
                 "(e.g. --method hard,bf-soft)")
 FIX = "Fix: give PROTOCOL://HOST:PORT, e.g. tcp://host:8786 (or drop --scheduler for a local cluster)"
 
@@ -202,7 +202,7 @@ def test_tau_without_a_soft_vote_is_refused(tmp_path, capsys):
     assert cli_error(capsys, synth(tmp_path, "--method", "hard", "--tau", "0.03")) == TAU_NOT_USED
     assert cli_error(capsys, synth(tmp_path, "--method", "tab-pe,hard", "--tau", "0.03")) == (
         "--tau 0.03: no chosen method (tab-pe, hard) uses tau; only the soft votes (bf-soft, soft-dp, "
-        "soft-hard-noise) and soft marginals (bf-soft-mst) do, so it would be ignored. Fix: drop --tau, or choose a soft-vote method "
+        "soft-hard-noise) and soft marginals (bf-soft-mst, bf-soft-aim) do, so it would be ignored. Fix: drop --tau, or choose a soft-vote method "
         "(e.g. --method tab-pe,hard,bf-soft)")
     data = load_preset_data(XOR, None).private
     with pytest.raises(BlowfishError) as e:
@@ -213,7 +213,7 @@ def test_tau_without_a_soft_vote_is_refused(tmp_path, capsys):
         RunSettings(XOR.schema, XOR.default_policy(), ["hard"], [0], tau=0.03, rho=3e-3, preset="xor3",
                     config=TINY).validate()
     assert str(e.value) == ("tau 0.03: no chosen method (hard) uses tau; only the soft votes (bf-soft, soft-dp, "
-                            "soft-hard-noise) and soft marginals (bf-soft-mst) do, so it would be ignored. Fix: drop tau, or choose a soft-vote "
+                            "soft-hard-noise) and soft marginals (bf-soft-mst, bf-soft-aim) do, so it would be ignored. Fix: drop tau, or choose a soft-vote "
                             "method (e.g. method 'bf-soft')")
 
 

@@ -189,7 +189,7 @@ def test_mst_accepts_an_empty_policy_and_refuses_tau(tmp_path, capsys, data, cli
     capsys.readouterr()
     assert _cli(tmp_path, "tau", "--method", "mst", "--rho", str(RHO), "--tau", "0.03")[0] == 2
     assert ("error: --tau 0.03: no chosen method (mst) uses tau; only the soft votes (bf-soft, soft-dp, "
-            "soft-hard-noise) and soft marginals (bf-soft-mst) do, so it would be ignored. Fix: drop --tau, or choose a soft-vote method "
+            "soft-hard-noise) and soft marginals (bf-soft-mst, bf-soft-aim) do, so it would be ignored. Fix: drop --tau, or choose a soft-vote method "
             "(e.g. --method mst,bf-soft)") in capsys.readouterr().err
     # Hard is still refused on the empty policy
     assert _cli(tmp_path, "hard", "--method", "hard", "--rho", str(RHO), "--protect", "X_1=none")[0] == 2
