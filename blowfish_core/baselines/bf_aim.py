@@ -34,11 +34,9 @@ from ..model.schema import Schema
 from ..privacy.accounting import check_rho
 from ._mbi import in_jax_scope
 from .aim import MAX_SIZE_MB, ROUND_ITERS, AimFit, fit_workload
-from .blowfish_sensitivity import HOW_SOFT, PolicyMarginals, policy_plan
-from .cells import PublicCells
 from .ledger import BaselineResult
+from .policy_fit import PolicyPlans
 from .mst import DEFAULT_ITERS, DEFAULT_ROWS
-from .soft_marginals import SoftPolicyMarginals
 
 
 @in_jax_scope
@@ -80,18 +78,10 @@ def fit_bf_aim(schema: Schema, data: Any, rho: float, policy: Policy, seed: int 
     """
     rho = check_rho(rho)
     policy.validate(schema)
-    plans: list[PolicyMarginals] = []
-
-    def plan_of(cells: PublicCells) -> PolicyMarginals:
-        plans.append(policy_plan(cells, policy, "bf-aim"))
-        return plans[-1]
-
+    plans = PolicyPlans(policy, "bf-aim")
     fit = AimFit("bf-aim", "bf-aim", 0x424641, seed, rows, bins, workload, workload_weights, rounds, iters,
                  round_iters, max_size_mb, sampling, streams)
-    res = fit_workload(schema, data, rho, plan_of, fit, {"policy": policy.to_dict()})
-    exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
-    res.info.update(exact=exact, protected=list(plans[0].crossing))
-    return res
+    return plans.finish(fit_workload(schema, data, rho, plans, fit, plans.extra_info()))
 
 
 @in_jax_scope
@@ -127,18 +117,7 @@ def fit_bf_soft_aim(schema: Schema, data: Any, rho: float, policy: Policy, tau: 
     """
     rho = check_rho(rho)
     policy.validate(schema)
-    SoftPolicyMarginals.check_tau(tau)  # BudgetError before any work
-    plans: list[SoftPolicyMarginals] = []
-
-    def plan_of(cells: PublicCells) -> SoftPolicyMarginals:
-        policy_plan(cells, policy, "bf-soft-aim")
-        plans.append(SoftPolicyMarginals.of(cells, policy, tau))
-        return plans[-1]
-
+    plans = PolicyPlans(policy, "bf-soft-aim", tau)  # BudgetError for a bad tau, before any work
     fit = AimFit("bf-soft-aim", "bf-soft-aim", 0x425341, seed, rows, bins, workload, workload_weights, rounds,
                  iters, round_iters, max_size_mb, sampling, streams)
-    res = fit_workload(schema, data, rho, plan_of, fit, {"policy": policy.to_dict(), "tau": float(tau)})
-    exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
-    soft = [list(r.clique) for r in res.ledger if r.how.startswith(HOW_SOFT)]
-    res.info.update(exact=exact, soft=soft, protected=list(plans[0].crossing))
-    return res
+    return plans.finish(fit_workload(schema, data, rho, plans, fit, plans.extra_info()))

@@ -34,11 +34,9 @@ from ..model.policy import Policy
 from ..model.schema import Schema
 from ..privacy.accounting import check_rho
 from ._mbi import in_jax_scope
-from .blowfish_sensitivity import HOW_SOFT, PolicyMarginals, policy_plan
-from .cells import PublicCells
 from .ledger import BaselineResult
+from .policy_fit import PolicyPlans
 from .mst import DEFAULT_ITERS, DEFAULT_ROWS, TreeFit, fit_tree
-from .soft_marginals import SoftPolicyMarginals
 
 
 @in_jax_scope
@@ -78,18 +76,10 @@ def fit_bf_mst(schema: Schema, data: Any, rho: float, policy: Policy, seed: int 
     """
     rho = check_rho(rho)
     policy.validate(schema)
-    plans: list[PolicyMarginals] = []
-
-    def plan_of(cells: PublicCells) -> PolicyMarginals:
-        plans.append(policy_plan(cells, policy, "bf-mst"))
-        return plans[-1]
-
-    res = fit_tree(schema, data, rho, plan_of,
-                   TreeFit("bf-mst", "bf-mst", 0x42464D, seed, rows, bins, compress, iters, sampling, streams),
-                   {"policy": policy.to_dict()})
-    exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
-    res.info.update(exact=exact, protected=list(plans[0].crossing))
-    return res
+    plans = PolicyPlans(policy, "bf-mst")
+    return plans.finish(fit_tree(schema, data, rho, plans,
+                                 TreeFit("bf-mst", "bf-mst", 0x42464D, seed, rows, bins, compress, iters, sampling,
+                                         streams), plans.extra_info()))
 
 
 @in_jax_scope
@@ -136,18 +126,7 @@ def fit_bf_soft_mst(schema: Schema, data: Any, rho: float, policy: Policy, tau: 
     """
     rho = check_rho(rho)
     policy.validate(schema)
-    plans: list[SoftPolicyMarginals] = []
-
-    def plan_of(cells: PublicCells) -> SoftPolicyMarginals:
-        policy_plan(cells, policy, "bf-soft-mst")
-        plans.append(SoftPolicyMarginals.of(cells, policy, tau))
-        return plans[-1]
-
-    SoftPolicyMarginals.check_tau(tau)  # BudgetError before any work
-    res = fit_tree(schema, data, rho, plan_of,
-                   TreeFit("bf-soft-mst", "bf-soft-mst", 0x425346, seed, rows, bins, compress, iters, sampling,
-                           streams), {"policy": policy.to_dict(), "tau": float(tau)})
-    exact = [list(r.clique) for r in res.ledger if r.mechanism == "gaussian" and r.sensitivity == 0]
-    soft = [list(r.clique) for r in res.ledger if r.how.startswith(HOW_SOFT)]
-    res.info.update(exact=exact, soft=soft, protected=list(plans[0].crossing))
-    return res
+    plans = PolicyPlans(policy, "bf-soft-mst", tau)  # BudgetError for a bad tau, before any work
+    return plans.finish(fit_tree(schema, data, rho, plans,
+                                 TreeFit("bf-soft-mst", "bf-soft-mst", 0x425346, seed, rows, bins, compress, iters,
+                                         sampling, streams), plans.extra_info()))
