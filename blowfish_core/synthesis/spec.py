@@ -256,8 +256,9 @@ RunRequest = RunSpec
 POLICY_METHODS = tuple(m.name for m in METHODS.values() if m.policy_aware)
 
 EMPTY_POLICY_MESSAGE = (
-    "the policy protects nothing: Hard/BF-Soft would release noise-free histograms (no record is hidden). "
-    "Fix: protect at least one attribute, or set allow_empty_policy / --allow-empty-policy to run anyway"
+    "the policy protects nothing: every policy-aware method (Hard, BF-Soft, the bf- marginal methods) would "
+    "release noise-free results (no record is hidden). Fix: protect at least one attribute, or run anyway with "
+    "--allow-empty-policy (command line) / allow_empty_policy=True (Python)"
 )
 
 NO_PROTECTION_WARNING = (
