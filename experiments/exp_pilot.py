@@ -32,7 +32,10 @@ TITLE = "Public-pilot sign accuracy on Adult (§6.2.4, Figure 5)"
 SCALES = {
     # Figure 5 needs a tau x theta grid per budget: 4 thetas x 5 taus (theta 1 added for issue 12: +108
     # target and +108 pilot runs, ~2 min CPU)
-    "full": {"rhos": [1e-4, 6e-4, 3e-3], "thetas": [1, 3, 7, 14], "taus": [0.0075, 0.015, 0.03, 0.06, 0.12],
+    # issue 26: the paper's 210 settings (§6.2.4; it does not list its grid): 3 budgets x 7 age reaches x 10
+    # temperatures, a superset of the earlier 60 (thetas 1, 3, 7, 14 x taus 0.0075 ... 0.12); ~5 CPU-min more
+    "full": {"rhos": [1e-4, 6e-4, 3e-3], "thetas": [1, 2, 3, 5, 7, 10, 14],
+             "taus": [0.0075, 0.01, 0.015, 0.02, 0.03, 0.045, 0.06, 0.09, 0.12, 0.2],
              "target_seeds": list(range(6)), "pilot_seeds": [100, 101, 102]},
     "quick": {"rhos": [1e-4, 3e-3], "thetas": [3, 7], "taus": [0.015, 0.03, 0.06, 0.12],
               "target_seeds": [0, 1], "pilot_seeds": [100, 101]},
