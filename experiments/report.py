@@ -20,7 +20,8 @@ from blowfish_core.io import atomic
 from . import checks, findings
 from .common import FIGURES_DIR, REPORT_PATH, RESULTS_DIR, load_json, task, task_key
 
-ORDER = ("fig2", "fig3", "fig4", "fig6a", "fig6b", "pilot", "trainsize", "fig7", "ablate", "marginals", "level")
+ORDER = ("fig2", "fig3", "fig4", "fig6a", "fig6b", "pilot", "trainsize", "fig7", "ablate", "marginals", "level",
+         "fig8", "fig10")
 
 
 def _modules():

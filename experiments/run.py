@@ -12,7 +12,8 @@ Experiment ids: fig2 (budget sweeps, Table 4), fig3 (temperature sweeps), fig4
 (decomposition), fig6a (policies), pilot (public pilot sign accuracy), trainsize
 (XOR-3 training size), fig7 (bound and calibration cost), fig6b (Bank policies with a
 pilot-selected method), ablate (investigation: old vs new schedule reading, reference-library
-details, threshold H).
+details, threshold H), fig8 (matched noise ratios, App. F.4), fig10 (XOR-3 temperature-reach
+grid, App. F.6).
 
 Raw results go to experiments/results/<id>.<mode>.json; finished runs are also
 appended to experiments/results/runs_cache.<engine-hash>.jsonl so shared runs are
@@ -36,12 +37,14 @@ import sys  # noqa: E402
 import time  # noqa: E402
 
 from . import (exp_ablate, exp_bound, exp_budget, exp_decomposition, exp_fig6b, exp_pilot,  # noqa: E402
-               exp_marginals, exp_policies, exp_temperature, exp_trainsize, exp_level)
+               exp_marginals, exp_matched, exp_policies, exp_temperature, exp_tempreach, exp_trainsize,
+               exp_level)
 from .common import (RESULTS_DIR, ROOT, TASK_DEFAULTS, RunCache, _worker_init, environment,  # noqa: E402
                      load_json, round_sensitivities, run_tasks, save_json, task_key)
 
 EXPERIMENTS = {m.ID: m for m in (exp_budget, exp_temperature, exp_decomposition, exp_policies, exp_fig6b,
-                                 exp_pilot, exp_trainsize, exp_bound, exp_ablate, exp_marginals, exp_level)}
+                                 exp_pilot, exp_trainsize, exp_bound, exp_ablate, exp_marginals, exp_level,
+                                 exp_matched, exp_tempreach)}
 #: the blowfish_core layers whose sources determine a run's result (every .py below them, recursively;
 #: the front ends in interfaces/ and the teaching/checking tools in analysis/ are left out).  The layout
 #: of issue 22 moved the engine into these folders: the old flat file list hashed nothing.

@@ -311,3 +311,84 @@ def test_level_drop_missing_counts():
     assert len(exp_level.variant_private("adult", {"drop_missing": "all"})) == int(0.8 * 30162)
     head = exp_level.variant_private("adult", {"split": "head"})
     assert len(head) == 26048 and head["age"].iloc[0] == 39   # file order: the first row of adult.csv
+
+
+def test_matched_settings_match_q_and_follow_app_f4():
+    """exp_matched (App. F.4): q = 0.1806 (Adult, Bank) / 0.9453 (XOR-3) at all three (tau, theta); 25 x 6 scale."""
+    from blowfish_core.io.presets import get_preset
+    from blowfish_core.model.policy import record_reach
+    from blowfish_core.model.sensitivity import noise_ratio
+    from experiments import exp_matched
+
+    assert run.EXPERIMENTS["fig8"] is exp_matched and "fig8" in report.ORDER
+    full = exp_matched.SCALES["full"]
+    assert len(full["rhos"]) == 25 and full["rhos"][0] == 1e-5 and full["rhos"][-1] == 1.0
+    assert full["seeds"] == list(range(6))
+    for d, (attr, settings) in exp_matched.SETTINGS.items():
+        pre = get_preset(d)
+        assert pre.default_protected == [attr]
+        for tau, theta in settings:
+            pol = pre.policy_with(exp_matched.protect(d, theta))
+            assert pol.per_attribute[attr].theta == theta and list(pol.per_attribute) == [attr]
+            assert noise_ratio(record_reach(pre.schema, pol), tau) == pytest.approx(exp_matched.PAPER_Q[d], abs=1e-4)
+
+
+def test_matched_difference_test_on_constructed_numbers():
+    from experiments import exp_matched
+
+    assert exp_matched.paired_p([0.0, 0.0, 0.0]) == 1.0
+    assert exp_matched.paired_p([0.1, 0.1, 0.1]) < 1e-12
+    assert exp_matched.paired_p([1.0, -1.0, 1.0, -1.0]) == pytest.approx(1.0)
+    assert exp_matched.holm([0.01, 0.04, 0.03]) == [True, False, False]     # 0.01 <= 0.05/3; 0.03 > 0.05/2
+    assert exp_matched.holm([0.01, 0.02, 0.04]) == [True, True, True]       # 0.01/3, 0.02/2, 0.04/1 pass
+    assert exp_matched.holm([]) == []
+
+
+def test_matched_tiny_run_reports_pairs():
+    """XOR-3 at two budgets and two seeds: three pairs x two budgets tested, Hard the same under every theta."""
+    from experiments import exp_matched
+
+    sc = {"rhos": [1e-4, 1.0], "seeds": [0, 1], "hard": True, "datasets": ["xor3"]}
+    res, _ = run_tasks(exp_matched.plan(sc))
+    summ = exp_matched.analyze(res, sc)
+    dv = summ["datasets"]["xor3"]
+    assert len(dv["pairs"]) == 3 and dv["tests"] == 6 and dv["q_spread"] < 1e-9
+    assert dv["hard_identical_across_theta"] is True          # every round crosses: Hard = sqrt(2) under all three
+    assert "## 15. Matched noise ratios" in exp_matched.section(summ, {"scale": sc})
+
+
+def test_tempreach_grid_and_population_cycle():
+    """exp_tempreach (App. F.6 / F.2): 4 x 12 = 48 settings per panel, 6 runs cycling through 3 populations."""
+    from experiments import exp_tempreach
+
+    assert run.EXPERIMENTS["fig10"] is exp_tempreach and "fig10" in report.ORDER
+    full = exp_tempreach.SCALES["full"]
+    assert len(full["taus"]) * len(full["thetas"]) == 48 and {0.003, 0.01} <= set(full["taus"])
+    assert full["rhos"] == [0.03, 0.18, 1.0] and full["seeds"] == list(range(6))
+    assert [exp_tempreach.population(s) for s in range(6)] == [0, 1, 2, 0, 1, 2]
+    tasks = exp_tempreach.plan(full)
+    assert len(tasks) == 3 * 4 * 6 * 13
+    assert all(t["data_seed"] == t["seed"] % 3 for t in tasks)
+
+
+def test_tempreach_argmax_and_ties_on_constructed_numbers():
+    """Constructed errors: the largest gain, its ties over theta and r/(2 tau) are read off the cells."""
+    from experiments import exp_tempreach
+
+    sc = {"rhos": [0.03], "thetas": [1, 2], "taus": [0.003, 0.03], "seeds": [0, 1, 2]}
+    res = {}
+    for t in exp_tempreach.plan(sc):
+        e = 0.5 if t["method"] == "hard" else (0.25 if t["tau"] == 0.003 else 0.5 + 0.01 * t["seed"])
+        res[task_key(t)] = {"error": e}
+    p = exp_tempreach.analyze(res, sc)["panels"]["0.03"]
+    assert p["best_gain"] == pytest.approx(50.0)
+    assert {(b["tau"], b["theta"]) for b in p["best"]} == {(0.003, 1), (0.003, 2)}
+    assert p["best_r2t_above_5"] is True and p["best_at_paper_setting"] is True   # (1/28)/0.006 = 5.95
+    assert p["settings_above_0"] == 2
+
+
+def test_hours_alone_reach_is_app_f8s():
+    """App. F.8: hours.per.week alone (threshold 8 hours) has record-level reach 0.0163 (= 16/98 / 10)."""
+    from experiments import checks
+
+    assert checks.hours_alone_reach() == pytest.approx(0.0163, abs=5e-5)
