@@ -73,13 +73,12 @@ def _donor_mass_floor(pub: np.ndarray, t: float) -> float:
     return need + t * (r + (need - done) / float(exc[r]))
 
 
-def _objective_floor(pub: np.ndarray, t: float, g: float, epsilon: float, delta: float, n: int,
-                     n_samples: int) -> float:
+def _objective_floor(pub: np.ndarray, t: float, g: float, beta_low: float) -> float:
     """A lower bound on g = beta_min(N*, N*) x max_{P in B_gamma} TV(P, P_nse) of MIFR(pub, t) and WF(pub, t), ours.
 
     Both raise every pub_j <= t to exactly t and keep every mass >= t, so N* = t (up to the final
-    renormalization) and beta_min(N*) = beta_min(t) (Lemma C.5, non-increasing in N; solved here only
-    when the bound exists).
+    renormalization) and beta_min(N*) = beta_min(t) >= ``beta_low``, a lower bound on it (beta_min(t)
+    itself, or beta_min at a larger floor: Lemma C.5, non-increasing in N).
     If some pub_j <= t also has pub_j <= 1 - gamma, the P in B_gamma that moves gamma of mass onto
     bin j has TV(P, P_nse) >= P_j - t = pub_j + gamma - t >= gamma - t, which bounds the exact inner
     maximum (Lemma E.1) and hence :func:`inner_max_tv_upper` from below.  Returns 0 when no such j
@@ -88,7 +87,7 @@ def _objective_floor(pub: np.ndarray, t: float, g: float, epsilon: float, delta:
     low = pub <= t
     if not low.any() or float(pub[low].min()) > 1.0 - g:
         return 0.0
-    return beta_min(epsilon, delta, n, n_samples, t) * (g - t) * (1.0 - PRUNE_RTOL) - PRUNE_ATOL
+    return beta_low * (g - t) * (1.0 - PRUNE_RTOL) - PRUNE_ATOL
 
 
 def default_t_grid(d: int, size: int = 48) -> np.ndarray:
@@ -121,7 +120,8 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
     x max_{P in B_gamma} TV(P, P_nse), N* = min P_nse, with the inner max exact (Lemma
     E.1) when ``exact_inner`` and else the upper bound :func:`inner_max_tv_upper`; the
     smallest g wins (ties: MIFR, then the larger t).  A candidate whose lower bound
-    (:func:`_objective_floor`: beta_min(t) x (gamma - t)) is not below the best g found so far is
+    (:func:`_objective_floor`: beta_min(t) x (gamma - t), with beta_min(t) >= beta_min at a larger
+    floor already solved, Lemma C.5, before solving it) is not below the best g found so far is
     not built (it could not replace the best; recorded in ``pruned``), and MIFR's donor program is
     not solved when the relaxation's donor mass shows t not in F (:func:`_donor_mass_floor`): the
     choice is the same as scoring every candidate, at a fraction of the cost at d ~ 1,000
@@ -184,6 +184,7 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
     rows: list = []
     pruned: list = []
     best = None
+    beta_above = None  # beta_min at the last floor solved for a bound: <= beta_min(t) below it (Lemma C.5)
     for t in grid[::-1]:
         tf = float(t)
         bound = None  # the lower bound on both families' objective at t (computed once, when needed)
@@ -195,8 +196,11 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
             if not live:
                 continue
             if best is not None:
-                if bound is None:
-                    bound = _objective_floor(pub, tf, g, epsilon, delta, n, n_samples)
+                if bound is None:  # cheap first (no beta_min solve), then with beta_min(t) if that is short
+                    bound = 0.0 if beta_above is None else _objective_floor(pub, tf, g, beta_above)
+                    if bound < best[0] and _objective_floor(pub, tf, g, 1.0) > 0.0:
+                        beta_above = beta_min(epsilon, delta, n, n_samples, tf)
+                        bound = _objective_floor(pub, tf, g, beta_above)
                 if bound >= best[0]:
                     pruned.append((which, tf, bound))
                     continue
