@@ -150,3 +150,12 @@ def test_pubmix_in_session_mode_spends_the_session_epsilon():
     # the PLD statement lies on dp-accounting's loss lattice (DISCRETIZATION 1e-4 per round): at epsilon = 0.1
     # the largest lattice point <= 0.1 is within 0.6% (docs/DECISIONS.md, issue 24); never above the chosen
     assert 0.1 * (1 - 6e-3) <= privacy["epsilon"] <= 0.1
+
+
+def test_noise_step_help_names_each_pubmix_law():
+    """Issue 26: the default 'pubmix' is Remark 4.5's law, 'pubmix-floor' the fixed floor (the Runner's help)."""
+    assert list(ui.NOISE_STEPS) == ["gaussian", "pubmix", "linmix", "pubmix-floor"]
+    assert ui.NOISE_STEPS["pubmix"] != ui.NOISE_STEPS["pubmix-floor"]
+    assert "by Remark 4.5" in ui.noise_step_help("pubmix")
+    assert "fixed floor 0.25/m_t" in ui.noise_step_help("pubmix-floor")
+    assert "uniform" in ui.noise_step_help("linmix")
