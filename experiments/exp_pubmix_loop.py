@@ -7,9 +7,11 @@ table (evaluation only), mean and 95% t-interval (metrics.t_interval):
 
 * gaussian: Gaussian noise on the vote histogram, rho from (epsilon, delta) by the exact
   mu-GDP curve (the CLI default), then resampling (the existing loop);
-* pubmix:   the PubMix sampling step (mechanisms/pubmix.py, floor f_t = 0.25/m_t, P_nse,t
-  = water-filled hard-vote histogram of the public pilot rows on C_t), PLD-composed to
-  epsilon at delta;
+* pubmix:   the PubMix sampling step as papers/003 runs it (mechanisms/pubmix.py, the default:
+  Remark 4.5 per round, gamma = 0.9, MIFR or water-filling at an optimised floor from the
+  public pilot rows' hard-vote histogram on C_t), canonical-pair PLD total at epsilon, delta;
+* pubmix-floor: the fixed-floor PubMix step (floor f_t = 0.25/m_t, P_nse,t = water-filled
+  hard-vote histogram of the public pilot rows on C_t), exact-pair PLD total;
 * linmix:   the LinMix sampling step (uniform P_nse,t), PLD-composed likewise;
 * public-only (no private data, two definitions):
   - "public-loop": the same Tab-PE loop run on the 3,000 public pilot rows as if they
@@ -53,7 +55,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "results", "pubmix_loop.json")
 EPSILONS = (1.0, 2.0, 4.0)
 DELTA = 1e-5
-STEPS = ("gaussian", "pubmix", "linmix")
+STEPS = ("gaussian", "pubmix", "pubmix-floor", "linmix")
+#: the sampling steps (compared with the Gaussian step, paired over seeds).
+SAMPLING_STEPS = tuple(s for s in STEPS if s != "gaussian")
 
 
 def _ci(values) -> dict:
@@ -92,7 +96,7 @@ def run_dataset(name: str, seeds: list[int], epsilons=EPSILONS, config: bc.Synth
                   f"  ({cell['seconds']:.1f} s)", flush=True)
         # paired differences vs the Gaussian step
         g = np.array(out["cells"][f"gaussian@{eps:g}"]["errors"])
-        for step in ("pubmix", "linmix"):
+        for step in SAMPLING_STEPS:
             d = np.array(out["cells"][f"{step}@{eps:g}"]["errors"]) - g
             out["cells"][f"{step}@{eps:g}"]["minus_gaussian"] = _ci(d)
     # public-only baselines (epsilon-free)
@@ -120,20 +124,37 @@ def run_dataset(name: str, seeds: list[int], epsilons=EPSILONS, config: bc.Synth
     return out
 
 
+#: each PubMix step's noise law (issue 26 made Remark 4.5 the default 'pubmix'); results written before the
+#: flip have no "laws" key and their 'pubmix' cells are the fixed-floor law.
+LAWS = {"pubmix": "remark45", "pubmix-floor": "floor-wf"}
+LEGACY_LAWS = {"pubmix": "floor-wf"}
+
+
+def step_labels(results: dict) -> dict[str, str]:
+    """Row label of each release step, by the noise law the results were run with (results["laws"])."""
+    remark45 = results.get("laws", LEGACY_LAWS).get("pubmix") == "remark45"
+    return {"gaussian": "Tab-PE + Gaussian",
+            "pubmix": "Tab-PE + PubMix (Remark 4.5, default)" if remark45 else
+            "Tab-PE + PubMix-floor (fixed floor 0.25/m_t; run before Remark 4.5 became the default)",
+            "pubmix-floor": "Tab-PE + PubMix-floor (fixed floor 0.25/m_t)", "linmix": "Tab-PE + LinMix"}
+
+
 def table(results: dict, selection: str) -> str:
     lines = []
+    labels = step_labels(results)
     for name, r in results["selections"][selection].items():
         lines.append(f"\n**{name}, selection = {selection}** (n = {r['n_private']:,} private rows, "
                      f"{r['n_public']:,} public pilot rows; PWErr, mean [95% t-interval] over "
                      f"{len(results['seeds'])} paired seeds)\n")
         lines.append("| release step | " + " | ".join(f"epsilon = {e:g}" for e in results["epsilons"]) + " |")
         lines.append("|---|" + "---|" * len(results["epsilons"]))
-        for step, label in (("gaussian", "Tab-PE + Gaussian"), ("pubmix", "Tab-PE + PubMix"),
-                            ("linmix", "Tab-PE + LinMix")):
+        present = [st for st in STEPS if all(f"{st}@{e:g}" in r["cells"] for e in results["epsilons"])]
+        for step in present:
+            label = labels[step]
             cells = [r["cells"][f"{step}@{e:g}"] for e in results["epsilons"]]
             lines.append(f"| {label} | " + " | ".join(f"{c['mean']:.4f} [{c['low']:.4f}, {c['high']:.4f}]"
                                                        for c in cells) + " |")
-        for step in ("pubmix", "linmix"):
+        for step in [st for st in present if st != "gaussian"]:
             cells = [r["cells"][f"{step}@{e:g}"]["minus_gaussian"] for e in results["epsilons"]]
             lines.append(f"| {step} minus Gaussian (paired) | " + " | ".join(
                 f"{c['mean']:+.4f} [{c['low']:+.4f}, {c['high']:+.4f}]" for c in cells) + " |")
@@ -147,12 +168,26 @@ def table(results: dict, selection: str) -> str:
         lines.append("| (reference, not private) the loop on the private rows, no noise | " + " | ".join(
             [f"{v['mean']:.4f} [{v['low']:.4f}, {v['high']:.4f}]"] * len(results["epsilons"])) + " |")
         betas = {step: [r["cells"][f"{step}@{e:g}"]["beta_per_round"] for e in results["epsilons"]]
-                 for step in ("pubmix", "linmix")}
+                 for step in present if step != "gaussian"}
         lines.append("")
         lines.append("beta_t per round (min-max): " + "; ".join(
             f"{step} eps={e:g}: {min(b):.3f}-{max(b):.3f}" for step in betas
             for e, b in zip(results["epsilons"], betas[step])) + ".")
     return "\n".join(lines)
+
+
+def _steps_words(results: dict) -> str:
+    """The sampling release steps in words, by the noise law the results were run with."""
+    floor = ("(1 - beta_t) H_t/n + beta_t WF(public hard-vote histogram on C_t, 0.25/m_t), PLD-composed to the target "
+             "epsilon (delta_t = delta/8, beta_t fixed before the run)")
+    if results.get("laws", LEGACY_LAWS).get("pubmix") != "remark45":
+        return (f"**PubMix** (the fixed-floor law, now `pubmix-floor`) = draws from {floor}; **LinMix** = the same "
+                "with the uniform noise distribution.")
+    return ("**PubMix** (the default, papers/003 Remark 4.5) = draws from (1 - beta_t) H_t/n + beta_t P_nse,t with "
+            "P_nse,t (MIFR or water-filling at an optimised floor, gamma = 0.9) and beta_t chosen each round from the "
+            "public hard-vote histogram on C_t at (epsilon_t, delta_t = delta/16) fixed before the run, the total "
+            f"composing the canonical pairs; **PubMix-floor** = draws from {floor}; **LinMix** = the fixed-floor "
+            "schedule with the uniform noise distribution.")
 
 
 def _verdict(d: dict) -> str:
@@ -187,10 +222,8 @@ def section(results: dict, figs_md: str | None = None) -> str:
           f"(seeds {results['seeds'][0]}-{results['seeds'][-1]}: same initial population, mutation and selection "
           "streams for every release step); PWErr of the 512 released records against the private table "
           "(evaluation only), mean and 95% t-interval (`metrics.t_interval`). Release steps: **Gaussian** = noise "
-          "with rho from (epsilon, delta) by the exact mu-GDP curve, then resampling; **PubMix** = draws from "
-          "(1 - beta_t) H_t/n + beta_t WF(public hard-vote histogram on C_t, 0.25/m_t); **LinMix** = the same with "
-          "the uniform noise distribution; both PLD-composed to the target epsilon (delta_t = delta/8, beta_t "
-          "fixed before the run). Public rows: the preset's 3,000-row pilot split (disjoint from the private rows). "
+          "with rho from (epsilon, delta) by the exact mu-GDP curve, then resampling; " + _steps_words(results)
+          + " Public rows: the preset's 3,000-row pilot split (disjoint from the private rows). "
           "**Public only** (no private data): (1) *public-loop* = the same Tab-PE loop run on the pilot rows as if "
           "they were private, with no noise (their exact hard-vote histogram replaces the private one); (2) "
           "*public-resample* = 512 pilot rows drawn with replacement. The last row (not private) is the same loop "
@@ -199,7 +232,8 @@ def section(results: dict, figs_md: str | None = None) -> str:
           "*sample* (every round draws its parents, which is PubMix's own sampling).", ""]
     verdicts = []
     for sel, by in results["selections"].items():
-        L.append(table({"selections": {sel: by}, "seeds": results["seeds"], "epsilons": eps}, sel).strip())
+        L.append(table({"selections": {sel: by}, "seeds": results["seeds"], "epsilons": eps,
+                        **({"laws": results["laws"]} if "laws" in results else {})}, sel).strip())
         L.append("")
         for name, r in by.items():
             for e in eps:
@@ -250,7 +284,7 @@ def main() -> int:
     seeds = list(range(args.seeds))
     t0 = time.perf_counter()
     results = {"seeds": seeds, "epsilons": list(EPSILONS), "delta": DELTA, "config": "paper default (8 rounds, "
-               "512x3,1024x5, release 512)", "floor_c": 0.25, "selections": {}}
+               "512x3,1024x5, release 512)", "floor_c": 0.25, "laws": dict(LAWS), "selections": {}}
     for sel in args.selections.split(","):
         results["selections"][sel] = {}
         for name in args.datasets.split(","):

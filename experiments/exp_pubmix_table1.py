@@ -16,7 +16,8 @@ This script does the same on Adult:
   rows to predict ``income`` from the other four modelled columns, tested on the held-out Male rows.
   A release whose income column holds a single class gets that constant prediction.
 * **Methods** at epsilon in {1, 2, 4}, delta = 1e-5 (as exp_pubmix_loop.py), paired seeds:
-  Tab-PE (Gaussian noise, rho from (epsilon, delta) by the exact mu-GDP curve), Tab-PE + PubMix and
+  Tab-PE (Gaussian noise, rho from (epsilon, delta) by the exact mu-GDP curve), Tab-PE + PubMix (Remark 4.5,
+  the engine's default `pubmix`), Tab-PE + PubMix-floor (the fixed floor 0.25/m_t, `pubmix-floor`) and
   Tab-PE + LinMix (PLD-composed to epsilon at delta; the Female rows are the public data), MST (mbi,
   same rho); and epsilon-free rows: *public-only (real)* = the classifier trained on the 3,000 public
   rows; *public-only (Tab-PE loop)* = the Tab-PE loop run on the public rows with no noise (no private
@@ -64,8 +65,13 @@ PUBLIC_GROUP = "Female"
 N_PUBLIC = 3000
 TEST_FRACTION = 0.3
 TARGET = "income"
-STEPS = ("gaussian", "pubmix", "linmix")
-LABELS = {"gaussian": "Tab-PE", "pubmix": "Tab-PE + PubMix", "linmix": "Tab-PE + LinMix", "mst": "MST"}
+STEPS = ("gaussian", "pubmix", "pubmix-floor", "linmix")
+LABELS = {"gaussian": "Tab-PE", "pubmix": "Tab-PE + PubMix (Remark 4.5, default)",
+          "pubmix-floor": "Tab-PE + PubMix-floor (fixed floor 0.25/m_t)", "linmix": "Tab-PE + LinMix", "mst": "MST"}
+#: the noise law of each PubMix step (issue 26 made Remark 4.5 the default 'pubmix'); results written before
+#: the flip have no "laws" key and their 'pubmix' cells are the fixed-floor law.
+LAWS = {"pubmix": "remark45", "pubmix-floor": "floor-wf"}
+LEGACY_LAWS = {"pubmix": "floor-wf"}
 SECTION_TITLE = "## 11b. PubMix Table 1 analogue (distribution shift)"
 
 
@@ -148,7 +154,7 @@ def run(seeds: list[int], epsilons=EPSILONS, steps=STEPS, mst: bool = True, publ
                                "standardised numeric; features " + ", ".join(features),
                  "config": "paper default (8 rounds, 512x3,1024x5, release %d, selection %s)" % (cfg.release,
                                                                                                   cfg.selection),
-                 "cells": {}, "reference": {}}
+                 "laws": dict(LAWS), "cells": {}, "reference": {}}
     for eps in epsilons:
         rho = rho_from_budget(epsilon=eps, delta=DELTA, conversion="exact")
         for step in steps:
@@ -164,7 +170,7 @@ def run(seeds: list[int], epsilons=EPSILONS, steps=STEPS, mst: bool = True, publ
             if step != "gaussian":
                 cell["beta_per_round"] = res.privacy.get("beta_per_round")
             out["cells"][f"{step}@{eps:g}"] = cell
-            print(f"eps={eps:g} {step:<8} acc {cell['mean']:.2f} ± {cell['sd']:.2f}  ({cell['seconds']:.0f} s)",
+            print(f"eps={eps:g} {step:<12} acc {cell['mean']:.2f} ± {cell['sd']:.2f}  ({cell['seconds']:.0f} s)",
                   flush=True)
         if mst:
             from blowfish_core.baselines import fit_mst
@@ -220,6 +226,17 @@ def section(results: dict) -> str:
         return "\n".join(L + ["not run (`PYTHONPATH=. nice python experiments/exp_pubmix_table1.py`).", ""])
     eps, sh = results["epsilons"], results["shift"]
     r = sh["income_gt50k_rate"]
+    remark45 = results.get("laws", LEGACY_LAWS).get("pubmix") == "remark45"
+    labels = dict(LABELS) if remark45 else {**LABELS, "pubmix": "Tab-PE + PubMix-floor (fixed floor 0.25/m_t; run "
+                                                                "before Remark 4.5 became the default)"}
+    steps_txt = ("Release steps: PubMix = the engine's default `pubmix` (papers/003 Remark 4.5 per round: gamma = "
+                 "0.9, MIFR or water-filling at an optimised floor, beta_t from the public Female rows' hard-vote "
+                 "histogram on C_t; canonical-pair PLD total), PubMix-floor = `pubmix-floor` (water-filled public "
+                 "histogram at the fixed floor 0.25/m_t, exact-pair PLD total), LinMix = uniform noise. "
+                 if remark45 else
+                 "Release steps: as §11 (c) (the engine's PubMix step before issue 26's flip, now `pubmix-floor`: "
+                 "floor 0.25/m_t, P_nse,t = water-filled public hard-vote histogram on C_t, PLD-composed; *not* "
+                 "Remark 4.5's gamma / t1, t2 / MIFR-or-WF construction). ")
     L += [f"papers/003 Table 1 takes the public data from other users than the private ones. Analogue here "
           f"(`experiments/exp_pubmix_table1.py`, cached in `experiments/results/pubmix_table1.json`"
           f"{', QUICK scale' if results.get('quick') else ''}): Adult split by `{sh['subgroup']}` — "
@@ -230,22 +247,19 @@ def section(results: dict) -> str:
           f"test accuracy (%) of {results['classifier']}, predicting income. Tab-PE loop: {results['config']}; "
           f"epsilon in {{{', '.join(f'{e:g}' for e in eps)}}}, delta = {results['delta']:g}; "
           f"{len(results['seeds'])} paired seeds; mean ± sd over seeds (as the paper). "
-          "Release steps: as §11 (c) (the engine's PubMix/LinMix step at this commit: floor 0.25/m_t, "
-          "P_nse,t = water-filled public hard-vote histogram on C_t, PLD-composed; *not* Remark 4.5's gamma / "
-          "t1, t2 / MIFR-or-WF construction). "
-          "Paper: Person Activity (11 classes, 6 features), so its levels are not comparable with ours; "
+          + steps_txt + "Paper: Person Activity (11 classes, 6 features), so its levels are not comparable with ours; "
           "compare the ordering and the gaps.", ""]
     paper = PUBMIX_TABLE1
     L.append("| method | " + " | ".join(f"ours ε = {e:g}" for e in eps) + " | "
              + " | ".join(f"paper ε = {e:g}" for e in eps) + " |")
     L.append("|---|" + "---|" * (2 * len(eps)))
-    for key, pkey in (("gaussian", "TabPE"), ("pubmix", "PubMix"), ("linmix", None), ("mst", None),
-                      (None, "AIM")):
+    for key, pkey in (("gaussian", "TabPE"), ("pubmix", "PubMix"), ("pubmix-floor", None), ("linmix", None),
+                      ("mst", None), (None, "AIM")):
         ours = [results["cells"].get(f"{key}@{e:g}") for e in eps] if key else [None] * len(eps)
         if key and not any(ours):
             continue
         p = paper.get(pkey) if pkey else None
-        label = LABELS.get(key, pkey) if key else f"{pkey} (not run here)"
+        label = labels.get(key, pkey) if key else f"{pkey} (not run here)"
         theirs = [f"{p[PAPER_EPS.index(e)][0]:.2f} ± {p[PAPER_EPS.index(e)][1]:.2f}" for e in eps] if p \
             else ["—"] * len(eps)
         L.append(f"| {label} | " + " | ".join(_fmt(c) if c else "—" for c in ours) + " | "

@@ -82,9 +82,10 @@ def noise_step_help(name: str) -> str:
     if not m.samples:
         return (f"{m.label}: add {notion_words(name)} noise (scale {m.scale_name}_t) to the vote histogram, "
                 "then resample.")
-    src = "the public pilot rows" if m.needs_public else "no public rows (uniform noise)"
+    src = getattr(m, "law_words", None) or ("P_nse from " + ("the public pilot rows" if m.needs_public
+                                                            else "no public rows (uniform noise)"))
     return (f"{m.label} (papers/003): draw the parents and the release from (1 - {m.scale_name}) H/n + "
-            f"{m.scale_name} P_nse, P_nse from {src}; {notion_words(name)}-DP with a PLD ledger; hard votes only.")
+            f"{m.scale_name} P_nse, {src}; {notion_words(name)}-DP with a PLD ledger; hard votes only.")
 
 
 #: the noise step of the budget sweep and the Runner's default: the default additive mechanism.

@@ -143,7 +143,7 @@ def run_synthesis(
     mechanism : str or Mechanism, optional
         'gaussian' (default; budget rho, total zCDP) or 'laplace' (budget epsilon,
         pure DP); the budget is split over rounds.  The sampling mechanisms
-        'pubmix'/'linmix' take epsilon at delta (PLD).
+        'pubmix'/'linmix'/'pubmix-floor' take epsilon at delta (PLD).
     epsilon : float, optional
         Total budget in nats (laplace, pubmix, linmix).
     streams : callable, optional

@@ -82,10 +82,11 @@ class Synthesizer:
         ``conversion`` (None: the method's, parsing.run_conversion: 'exact' for Algorithm 1, 'eq1' for MST/AIM; or 'exact' / 'eq1'; refused with rho); with ``mechanism='laplace'``: epsilon only (pure DP).
     mechanism : 'gaussian' (default) or 'laplace': the additive noise of ``noise='gaussian'``.
     noise : the release step of the hard vote: 'gaussian' (default: add noise by ``mechanism``,
-        then resample), 'pubmix', 'linmix' or 'pubmix-remark45' (papers/003: draw from
-        (1 - beta) H/n + beta P_nse; the last picks P_nse and beta per round by Remark 4.5;
-        budget ``epsilon`` at ``delta``, PLD ledger; hard-vote methods only, so BF-Soft is
-        refused).  ``mechanism`` must then stay at its default.
+        then resample), 'pubmix', 'linmix' or 'pubmix-floor' (papers/003: draw from
+        (1 - beta) H/n + beta P_nse; 'pubmix' picks P_nse and beta per round from the public
+        rows by Remark 4.5, 'pubmix-floor' water-fills them at the fixed floor 0.25/m_t,
+        'linmix' mixes in the uniform law; budget ``epsilon`` at ``delta``, PLD ledger;
+        hard-vote methods only, so BF-Soft is refused).  ``mechanism`` must then stay at its default.
     public : pubmix: public rows of the same domain, disjoint from the private table (DataFrame).
     seed : whole number >= 0 (paired study streams, numpy noise), or None (default: release mode,
         OS entropy and OpenDP noise; see the module docstring).

@@ -138,7 +138,8 @@ def total_text(total: dict[str, Any], releases: int, what: str = "") -> str:
     Parameters
     ----------
     total : dict
-        A composed total (compose_total): ``rho`` (None unless zCDP), ``epsilon``, ``delta``, ``accountant``.
+        A composed total (compose_total): ``rho`` (None unless zCDP), ``epsilon``, ``delta``, ``accountant``;
+        its ``delta_note`` (a total stated above the requested delta) is appended in words.
     releases : int
         How many released tables the total covers (everything published together).
     what : str, optional
@@ -152,12 +153,13 @@ def total_text(total: dict[str, Any], releases: int, what: str = "") -> str:
     """
     what = (f"this {what} (every run it spent and the selection)" if what else "this release" if releases == 1
             else f"the {releases} releases of this run together (everything published together)")
+    why = f" The total is {total['delta_note']}." if total.get("delta_note") else ""
     if total.get("rho") is not None:
         return (f"Total privacy budget of {what}: rho = {total['rho']:.6g} zCDP (epsilon = {total['epsilon']:.4g} "
                 f"at delta = {total['delta']:.3g}; accountant {total['accountant']}).")
     if total.get("delta"):
         return (f"Total privacy budget of {what}: epsilon = {total['epsilon']:.4g} at delta = {total['delta']:.3g} "
-                f"(accountant {total['accountant']}).")
+                f"(accountant {total['accountant']}).{why}")
     return f"Total privacy budget of {what}: epsilon = {total['epsilon']:.6g} pure DP (accountant {total['accountant']})."
 
 
@@ -202,11 +204,16 @@ def total_keys(t: dict[str, Any]) -> dict[str, Any]:
     Returns
     -------
     dict
-        {'rho' (None unless zCDP), 'epsilon' (:func:`stated_epsilon`), 'delta', 'accountant'}.
+        {'rho' (None unless zCDP), 'epsilon' (:func:`stated_epsilon`), 'delta', 'accountant'}, plus
+        'delta_requested' and 'delta_note' when the total is stated above the requested delta (R Remark 4.5
+        PubMix releases: mechanisms.pubmix.stated_delta, docs/PRIVACY.md §5).
     """
     acct = t.get("accountant")
-    return {"rho": t.get("rho") if acct in ("gdp-exact", "zcdp-eq1") else None,
-            "epsilon": stated_epsilon(t), "delta": float(t.get("delta") or 0.0), "accountant": acct}
+    out = {"rho": t.get("rho") if acct in ("gdp-exact", "zcdp-eq1") else None,
+           "epsilon": stated_epsilon(t), "delta": float(t.get("delta") or 0.0), "accountant": acct}
+    if t.get("delta_note"):
+        out.update(delta_requested=float(t["delta_requested"]), delta_note=str(t["delta_note"]))
+    return out
 
 
 def stated_epsilon(privacy: dict[str, Any]) -> float:

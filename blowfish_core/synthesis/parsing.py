@@ -132,14 +132,14 @@ def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
     """The run's mechanism from --noise (the release step) and --mechanism (the additive noise).
 
     noise 'gaussian' (default): add noise to the vote histogram with ``mechanism``
-    ('gaussian' default, or 'laplace'), then resample.  noise 'pubmix' / 'linmix': draw
-    from the PubMix / LinMix mixture instead (papers/003); ``mechanism`` must then be
+    ('gaussian' default, or 'laplace'), then resample.  noise 'pubmix' / 'linmix' / 'pubmix-floor':
+    draw from the PubMix / LinMix mixture instead (papers/003); ``mechanism`` must then be
     None (it names an additive step that would not run).
 
     Parameters
     ----------
     noise : str or None
-        The release step: 'gaussian' (None), 'pubmix' or 'linmix'.
+        The release step: 'gaussian' (None), 'pubmix', 'linmix' or 'pubmix-floor'.
     mechanism : str or None
         The additive mechanism ('gaussian' or 'laplace'), or None.
     name, mechanism_name : str, optional

@@ -112,7 +112,7 @@ class RunSpec:
     randomness -- docs/DECISIONS.md "unseeded comparisons").  keep_populations: keep
     every round's candidate population C_t in the results (for per-round errors;
     does not change any draw or released value).
-    Sampling release steps (mechanism 'pubmix' / 'linmix', papers/003; hard-vote methods
+    Sampling release steps (mechanism 'pubmix' / 'linmix' / 'pubmix-floor', papers/003; hard-vote methods
     only): budget ``epsilon`` at ``delta`` (PLD); ``public``: public rows of the same
     domain, disjoint from ``data`` (required by PubMix; the preset's pilot split or a
     user file), described by ``public_source``.

@@ -120,10 +120,10 @@ BETA_T_REF = (0.006979850782062778, 0.010979126511827239, 0.014904143411973523)
 def test_ledger_rows_and_pld_total_equal_composing_pubmix_pld():
     split = _split()
     cfg = SynthConfig(rounds=3, population=[16, 24, 32], release=40)
-    res = run_paired(_req(split, config=cfg, epsilon=2.0))
+    res = run_paired(_req(split, noise="pubmix-floor", config=cfg, epsilon=2.0))  # the fixed-floor law's numbers
     rows = res.runs[0].ledger
     n = len(split.private)
-    assert [r.mechanism for r in rows] == ["pubmix"] * 3
+    assert [r.mechanism for r in rows] == ["pubmix-floor"] * 3
     assert [r.n_samples for r in rows] == [24, 32, 40]  # m_{t+1}, then the release
     assert [r.floor for r in rows] == [0.25 / 16, 0.25 / 24, 0.25 / 32]
     assert [r.delta_dp_t for r in rows] == [1e-5 / 3] * 3
@@ -152,10 +152,10 @@ def test_ledger_rows_and_pld_total_equal_composing_pubmix_pld():
     assert priv["epsilon_exact_applicable"] is False and "does not apply" in priv["note"]
     assert "epsilon_exact" not in priv and "rho" not in priv
     assert priv["beta_per_round"] == [r.beta_t for r in rows]
-    assert res.report["noise"] == "pubmix" and res.report["mechanism"] == "pubmix"
+    assert res.report["noise"] == "pubmix-floor" and res.report["mechanism"] == "pubmix-floor"
     rd = res.report["runs"][0]["rounds"][0]
     assert {"beta_t", "floor", "n_samples", "epsilon_t", "delta_dp_t"} <= set(rd) and rd["rho_t"] is None
-    assert rd["kind"] == rd["mechanism"] == "pubmix" and all(r.kind == "pubmix" for r in rows)
+    assert rd["kind"] == rd["mechanism"] == "pubmix-floor" and all(r.kind == "pubmix-floor" for r in rows)
     # PLD composition is far tighter than basic composition of the rounds' own (epsilon_t, delta_t)
     assert sum(r.epsilon_t for r in rows) > eps
 
@@ -186,7 +186,7 @@ def test_linmix_rows_use_the_uniform_floor():
 @given(eps=st.sampled_from([0.5, 1.0, 3.0]), rounds=st.integers(1, 4), m=st.sampled_from([8, 16, 40]),
        n=st.integers(200, 50_000), linmix=st.booleans())
 def test_plan_never_exceeds_the_target(eps, rounds, m, n, linmix):
-    mech = MECHANISMS["linmix" if linmix else "pubmix"]
+    mech = MECHANISMS["linmix" if linmix else "pubmix-floor"]  # the fixed-floor plans (beta_t at f_t)
     plan = mech.plan(eps, 1e-5, n, [m] * rounds, m)
     assert plan.epsilon <= eps and sum(plan.delta_t) == pytest.approx(1e-5)
     for e, d, b, f, k in zip(plan.epsilon_t, plan.delta_t, plan.beta_t, plan.floor, plan.n_samples):

@@ -99,7 +99,10 @@ def test_pubmix_run_equals_the_cli_and_shows_the_red_pld_note(tmp_path):
     rounds = at.dataframe[2].value
     cli_r = cli["runs"][0]["rounds"]
     assert list(rounds["beta_t"]) == [r["beta_t"] for r in cli_r]
-    assert list(rounds["floor"]) == [0.25 / 64] * 3 and list(rounds["n_samples"]) == [64, 64, 100]
+    assert list(rounds["floor"]) == [r["floor"] for r in cli_r] and list(rounds["n_samples"]) == [64, 64, 100]
+    # two releases of the default (Remark 4.5) PubMix: the total is stated at 2 x delta, and the page says why
+    assert cli["privacy"]["total"]["delta"] == 2e-5 and cli["privacy"]["total"]["delta_requested"] == 1e-5
+    assert any("The total is stated at delta = 2 x delta = 2e-05" in c.value for c in at.code)
     # downloads are the CLI's files; the results selector names the (epsilon, delta) budget
     for (m, s), df in rec["releases"].items():
         assert ui.release_csv(df) == (tmp_path / "all" / f"{m}_seed{s}.csv").read_bytes()
@@ -147,3 +150,12 @@ def test_pubmix_in_session_mode_spends_the_session_epsilon():
     # the PLD statement lies on dp-accounting's loss lattice (DISCRETIZATION 1e-4 per round): at epsilon = 0.1
     # the largest lattice point <= 0.1 is within 0.6% (docs/DECISIONS.md, issue 24); never above the chosen
     assert 0.1 * (1 - 6e-3) <= privacy["epsilon"] <= 0.1
+
+
+def test_noise_step_help_names_each_pubmix_law():
+    """Issue 26: the default 'pubmix' is Remark 4.5's law, 'pubmix-floor' the fixed floor (the Runner's help)."""
+    assert list(ui.NOISE_STEPS) == ["gaussian", "pubmix", "linmix", "pubmix-floor"]
+    assert ui.NOISE_STEPS["pubmix"] != ui.NOISE_STEPS["pubmix-floor"]
+    assert "by Remark 4.5" in ui.noise_step_help("pubmix")
+    assert "fixed floor 0.25/m_t" in ui.noise_step_help("pubmix-floor")
+    assert "uniform" in ui.noise_step_help("linmix")

@@ -1,10 +1,12 @@
-"""PubMix with Remark 4.5's noise law per round (mechanism 'pubmix-remark45'; issue 26, docs/PRIVACY.md §5).
+"""PubMix with Remark 4.5's noise law per round (mechanism 'pubmix', the default; issue 26, docs/PRIVACY.md §5).
 
 * the plan: delta_t = delta / (2T) and epsilon_t from the composition of canonical (epsilon_t, delta_t)
   pairs; T = 1 against the canonical pair's closed form (held constant);
 * a round: round_noise picks the law from public data; n_samples = 1 against Thm 4.1's closed form;
 * a run: every row is (epsilon_t, delta_t)-DP at its realized (beta_t, floor) (Thm 4.1, exact delta),
   and the total equals composing the canonical pairs (dp-accounting, recomputed here);
+* several releases together are stated at R x delta (the totals rule), recomputed with dp-accounting;
+* choose_noise's pruning gives the choice of scoring every candidate (a reference loop here);
 * the name is one entry of the mechanism table: the same unknown-value error on every front end.
 """
 
@@ -24,7 +26,7 @@ from blowfish_core.synthesis.parsing import parse_noise
 from blowfish_core.synthesis.spec import RunRequest
 
 XOR = bc.get_preset("xor3")
-R45 = MECHANISMS["pubmix-remark45"]
+R45 = MECHANISMS["pubmix"]
 
 #: T = 1, epsilon = 1, delta = 1e-5: the canonical pair (s, delta/2) has hockey-stick
 #: delta(e) = delta/2 + (1 - delta/2)(e^s - e^e)/(1 + e^s) for e <= s; delta(1) = delta gives
@@ -36,9 +38,10 @@ BETA_M1 = 0.02252198672536209
 
 
 def test_registry_entries_and_noise_laws():
-    assert MECHANISMS["pubmix"].noise_law == FLOOR_WF and not MECHANISMS["pubmix"].adaptive
+    assert MECHANISMS["pubmix-floor"].noise_law == FLOOR_WF and not MECHANISMS["pubmix-floor"].adaptive
     assert R45.noise_law == REMARK45 and R45.adaptive and R45.samples and R45.needs_public
-    assert "pubmix-remark45" in SAMPLING and MECHANISMS["linmix"].adaptive is False
+    assert "pubmix-floor" in SAMPLING and "pubmix-remark45" not in SAMPLING and MECHANISMS["linmix"].adaptive is False
+    assert (R45.label, MECHANISMS["pubmix-floor"].label) == ("PubMix", "PubMix-floor")
     with pytest.raises(BlowfishError, match=r"noise_law must be one of remark45, floor-wf \(got 'r45'\)"):
         check_noise_law("r45")
 
@@ -81,11 +84,11 @@ def test_run_rows_are_dp_at_their_realized_beta_and_the_total_composes_canonical
     split = bc.load_preset_data(XOR, None, n=5003)
     cfg = SynthConfig(rounds=3, population=[16, 24, 32], release=40)
     res = run_paired(RunRequest(XOR.schema, XOR.default_policy(), split.private, ["tab-pe"], None, 1e-5,
-                                seeds=[0], config=cfg, metric=XOR.metric_fn(), mechanism="pubmix-remark45",
+                                seeds=[0], config=cfg, metric=XOR.metric_fn(), mechanism="pubmix",
                                 epsilon=2.0, public=split.public, public_source="pilot"))
     rows = res.runs[0].ledger
     n = len(split.private)
-    assert [r.mechanism for r in rows] == ["pubmix-remark45"] * 3 and [r.delta_dp_t for r in rows] == [1e-5 / 6] * 3
+    assert [r.mechanism for r in rows] == ["pubmix"] * 3 and [r.delta_dp_t for r in rows] == [1e-5 / 6] * 3
     total = None
     for r in rows:
         assert r.floor > 0 and r.scale == r.beta_t
@@ -103,5 +106,115 @@ def test_unknown_noise_value_is_the_same_error_everywhere(field):
     with pytest.raises(BlowfishError) as e:
         parse_noise("pubmix-r45", None, name=field)
     assert str(e.value) == (f"{field}: unknown noise step 'pubmix-r45'; use gaussian, pubmix, linmix, "
-                            "pubmix-remark45")
-    assert parse_noise("pubmix-remark45", None) == "pubmix-remark45"
+                            "pubmix-floor")
+    assert parse_noise("pubmix-floor", None) == "pubmix-floor" and parse_noise("pubmix", None) == "pubmix"
+
+
+def _canonical_total(rows, delta):
+    """dp-accounting's composition of the rows' canonical (epsilon_t, delta_t) pairs, epsilon at delta."""
+    from dp_accounting.pld import common, privacy_loss_distribution as pld
+
+    total = None
+    for r in rows:
+        p = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(r.epsilon_t, r.delta_dp_t),
+                                        value_discretization_interval=1e-4)
+        total = p if total is None else total.compose(p)
+    return float(total.get_epsilon_for_delta(delta))
+
+
+def test_two_releases_are_stated_at_twice_delta_and_one_release_at_delta():
+    import json
+
+    from blowfish_core.synthesis.gate import total_text
+    from blowfish_core.synthesis.report import bundle_total
+
+    split = bc.load_preset_data(XOR, None, n=5003)
+    cfg = SynthConfig(rounds=2, population=[16, 24], release=32)
+    delta = 1e-5
+    res = run_paired(RunRequest(XOR.schema, XOR.default_policy(), split.private, ["tab-pe"], None, delta,
+                                seeds=[0, 1], config=cfg, metric=XOR.metric_fn(), mechanism="pubmix",
+                                epsilon=1.0, public=split.public, public_source="pilot"))
+    rows = [row for r in res.runs for row in r.ledger]
+    assert len(rows) == 4 and [r.delta_dp_t for r in rows] == [delta / 4] * 4  # T = 2: delta_t = delta / (2T)
+    at_delta = _canonical_total(rows, delta)  # 1 - (1 - delta/4)^4 just below delta at infinite loss
+    assert 1.99 < at_delta <= 2.0  # no slack left: about the sum of the four epsilon_t
+    tot = bundle_total(res)
+    assert tot["releases"] == 2 and tot["delta"] == 2 * delta and tot["delta_requested"] == delta
+    assert tot["epsilon"] == pytest.approx(_canonical_total(rows, 2 * delta), rel=1e-12)
+    assert 1.0 < tot["epsilon"] < 2.0 + 1e-9  # finite; at most the two releases' epsilons added
+    assert tot["delta_note"].startswith("stated at delta = 2 x delta = 2e-05: at the chosen delta = 1e-05 the "
+                                        "composition of 2 Remark 4.5 releases has no slack left (epsilon = 2 there")
+    json.dumps(tot, allow_nan=False)  # the JSON report can state it
+    text = total_text(tot, 2)
+    assert "at delta = 2e-05" in text and "The total is stated at delta = 2 x delta" in text
+    # one release: stated at the requested delta, as before (no note)
+    one = R45.totals(res.runs[0].ledger, delta)
+    assert one["delta"] == delta and "delta_note" not in one
+    assert one["epsilon"] == pytest.approx(_canonical_total(res.runs[0].ledger, delta), rel=1e-12)
+    assert one["epsilon"] <= 1.0
+
+
+def test_three_releases_are_unbounded_at_delta_and_stated_at_three_times_delta():
+    split = bc.load_preset_data(XOR, None, n=5003)
+    cfg = SynthConfig(rounds=1, population=[16], release=16)
+    delta = 1e-5
+    res = run_paired(RunRequest(XOR.schema, XOR.default_policy(), split.private, ["tab-pe"], None, delta,
+                                seeds=[0, 1, 2], config=cfg, metric=XOR.metric_fn(), mechanism="pubmix",
+                                epsilon=1.0, public=split.public, public_source="pilot"))
+    rows = [row for r in res.runs for row in r.ledger]
+    assert [r.delta_dp_t for r in rows] == [delta / 2] * 3 and _canonical_total(rows, delta) == float("inf")
+    tot = R45.totals(rows, delta)
+    assert tot["delta"] == pytest.approx(3 * delta, rel=1e-15) and tot["delta_requested"] == delta
+    assert tot["epsilon"] == pytest.approx(_canonical_total(rows, tot["delta"]), rel=1e-12)
+    assert "3 Remark 4.5 releases is unbounded" in tot["delta_note"]
+
+
+def test_the_floor_law_total_is_unchanged_by_the_rule():
+    split = bc.load_preset_data(XOR, None, n=5003)
+    cfg = SynthConfig(rounds=2, population=[16, 24], release=32)
+    res = run_paired(RunRequest(XOR.schema, XOR.default_policy(), split.private, ["tab-pe"], None, 1e-5,
+                                seeds=[0, 1], config=cfg, metric=XOR.metric_fn(), mechanism="pubmix-floor",
+                                epsilon=1.0, public=split.public, public_source="pilot"))
+    from blowfish_core.synthesis.report import bundle_total
+
+    tot = bundle_total(res)
+    assert tot["delta"] == 1e-5 and "delta_note" not in tot and np.isfinite(tot["epsilon"])
+
+
+def _choose_every_candidate(pub, g, eps, delta, n, m, grid):
+    """choose_noise's rule scoring every candidate (no pruning): the reference of the pruned search."""
+    from blowfish_core.privacy.pubmix import beta_min, inner_max_tv, inner_max_tv_upper, mifr, water_fill
+
+    d = pub.size
+    inner = inner_max_tv if d <= 16 else inner_max_tv_upper
+    grid = np.unique(np.concatenate([np.minimum(np.asarray(grid), 1.0 / d), [1.0 / d]]))
+    best = None
+    for t in grid[::-1]:
+        cands = []
+        mf = mifr(pub, t)
+        if pub[pub <= mf + 1e-15].sum() >= g:
+            cands.append(("mifr", mf))
+        if pub[pub <= t].sum() < g:
+            cands.append(("wf", water_fill(pub, t)))
+        for which, p in cands:
+            b = beta_min(eps, delta, n, m, float(p.min()))
+            obj = b * inner(pub, p, g)
+            if best is None or obj < best[0] - 1e-15:
+                best = (obj, which, float(t), p, b)
+    return best
+
+
+@pytest.mark.parametrize("d, seed, gamma", [(6, 0, 0.3), (12, 1, 0.05), (40, 2, 0.1), (40, 3, 0.9), (200, 4, 0.6),
+                                            (300, 5, 0.9)])
+def test_pruned_choice_equals_scoring_every_candidate(d, seed, gamma):
+    from blowfish_core.privacy.pubmix import choose_noise, default_t_grid
+
+    rng = np.random.default_rng(seed)
+    h = rng.multinomial(400, rng.dirichlet(np.full(d, 0.2))).astype(float)
+    pub = h / h.sum()
+    grid = default_t_grid(d, 16)
+    ch = choose_noise(pub, gamma, 0.5, 1e-6, 2000, 50, t_grid=grid.tolist())
+    obj, which, t, p, b = _choose_every_candidate(pub, gamma, 0.5, 1e-6, 2000, 50, grid)
+    assert (ch.which, ch.t, ch.beta, ch.objective) == (which, t, b, obj)
+    np.testing.assert_array_equal(ch.p_noise, p)
+    assert all(bound >= obj for _, _, bound in ch.pruned)  # nothing pruned could have won

@@ -83,8 +83,10 @@ def _add_method_args(s: argparse.ArgumentParser) -> None:
                         "--rho or --epsilon/--delta; laplace: pure DP, --epsilon only)")
     s.add_argument("--noise", default=DEFAULT_MECHANISM,
                    help="release step of the hard vote: gaussian (default: add noise by --mechanism, then resample), "
-                        "pubmix or linmix (papers/003: draw from (1-beta) H/n + beta P_nse; --epsilon/--delta, PLD "
-                        "ledger; tab-pe and hard only), or pubmix-remark45 (P_nse and beta per round by Remark 4.5)")
+                        "pubmix, linmix or pubmix-floor (papers/003: draw from (1-beta) H/n + beta P_nse; "
+                        "--epsilon/--delta, PLD ledger; tab-pe and hard only; pubmix: P_nse and beta per round from "
+                        "the public rows by Remark 4.5; pubmix-floor: water-filling at the fixed floor 0.25/m_t; "
+                        "linmix: uniform P_nse)")
     s.add_argument("--public", metavar="CSV",
                    help="--noise pubmix: public rows of the same domain, disjoint from the private ones "
                         "(default for Adult/Bank/XOR presets: their pilot split)")

@@ -11,8 +11,9 @@ only calls these; adding a mechanism is one module here that registers itself
 * laplace:  pure epsilon-DP Laplace mechanism, l1 sensitivity, budget epsilon.
 * exponential (SELECTION_MECHANISMS): one private choice among K candidates (papers/001),
   epsilon_sel-DP, epsilon_sel^2/8 zCDP; a ledger row, not a histogram mechanism.
-* pubmix / linmix: sampling release steps of the hard vote (papers/003): the round's
-  draws come from (1 - beta_t) H_t/n + beta_t P_nse,t; budget (epsilon, delta), PLD
+* pubmix / linmix / pubmix-floor: sampling release steps of the hard vote (papers/003): the
+  round's draws come from (1 - beta_t) H_t/n + beta_t P_nse,t ('pubmix': Remark 4.5 per round, the
+  default; 'pubmix-floor': the fixed floor 0.25/m_t; 'linmix': uniform); budget (epsilon, delta), PLD
   ledger.  They have ``samples = True`` and, instead of scale/noise, ``plan`` and
   ``noise_distribution`` (see mechanisms/pubmix.py).  Additive mechanisms declare
   ``samples = False``.

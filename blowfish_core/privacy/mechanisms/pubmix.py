@@ -14,7 +14,7 @@ never returned or stored (the sampler forms the mixture inside the call: pubmix.
 on the seeded stream for study runs; pubmix.exact_mixture_sample, exact integer arithmetic on the
 OS CSPRNG, for releases, :class:`PubMixExact`).
 
-Schedule (:meth:`PubMix.plan`), fixed before the run from public quantities only
+Fixed-floor schedule (mechanism 'pubmix-floor'; LinMix), fixed before the run from public quantities only
 (n, the population schedule, the release size, epsilon, delta, the floor constant):
 f_t = floor_c / m_t (LinMix: 1 / m_t), delta_t = delta / T, epsilon_t = s * w_t (w the
 normalized budget weights, equal by default) with the largest s (bisection) such that
@@ -25,12 +25,14 @@ dominating pair is the n_samples_t-fold 3-point pair at (beta_t, f_t) (App. C); 
 valid adaptive bound (Lemma C.2 monotonicity; notes A6.3).  The run's total is that
 PLD (accountant 'pld'); the exact Gaussian (mu-GDP) curve does NOT apply.
 
-Remark 4.5 (mechanism 'pubmix-remark45', issue 26): the plan fixes only (epsilon_t, delta_t), with
+Remark 4.5 (mechanism 'pubmix', the default since issue 26): the plan fixes only (epsilon_t, delta_t), with
 delta_t = delta / (2T) and epsilon_t such that the PLD composition of the T canonical (epsilon_t,
 delta_t) pairs is <= epsilon at delta; each round then picks P_nse,t and beta_t from the public
 vote histogram on C_t (:meth:`PubMix.round_noise`, choose_noise) so that it is (epsilon_t,
 delta_t)-DP, and the row records the realized beta_t and floor.  The total composes the canonical
-pairs, not the realized three-point ones, which were chosen adaptively (docs/PRIVACY.md §5).
+pairs, not the realized three-point ones, which were chosen adaptively (docs/PRIVACY.md §5).  Each
+canonical pair keeps delta_t of infinite loss, so R >= 2 releases published together (a paired run) are
+stated at R x delta (:func:`stated_delta`; one release at delta).
 
 Hard votes only: BF-Soft and other soft-vote methods are refused (SOFT_VOTE_REASON).
 Also refused: participation edges (add/remove changes n) and a threshold H > 0 (no
@@ -57,15 +59,16 @@ from ..ledger import LedgerRow, _required
 from ..pubmix import (beta_min, choose_noise, default_t_grid, exact_mixture_sample, linmix_noise, pubmix_pld,
                       pubmix_sample, water_fill)
 from ...model.sensitivity import Calibration
+from .pubmix_totals import delta_note, stated_delta
 from .registry import MECHANISMS, register
 
 #: why a soft-vote method is refused (the issue's wording; shown by CLI, API and the Runner page).
 SOFT_VOTE_REASON = "Theorem 4.1 (papers/003) covers histograms of labels (hard votes), not soft votes"
 #: PubMix floor f_t = DEFAULT_FLOOR_C / m_t (notes A9's proof of concept: c = 0.25).
 DEFAULT_FLOOR_C = 0.25
-#: PubMix's noise laws (issue 26): 'floor-wf' (mechanism 'pubmix', the default: WF at the fixed floor
-#: DEFAULT_FLOOR_C / m_t, exact pairs fixed before the run) and 'remark45' (mechanism 'pubmix-remark45':
-#: papers/003 Remark 4.5 per round from the public rows' vote histogram on C_t, canonical-pair total).
+#: PubMix's noise laws (issue 26): 'remark45' (mechanism 'pubmix', the default: papers/003 Remark 4.5 per
+#: round from the public rows' vote histogram on C_t, canonical-pair total) and 'floor-wf' (mechanism
+#: 'pubmix-floor': WF at the fixed floor DEFAULT_FLOOR_C / m_t, exact pairs fixed before the run).
 REMARK45 = "remark45"
 FLOOR_WF = "floor-wf"
 NOISE_LAWS = (REMARK45, FLOOR_WF)
@@ -274,8 +277,8 @@ class PubMix:
     name: str = "pubmix"
     linmix: bool = False
     floor_c: float = DEFAULT_FLOOR_C
-    #: the noise law (NOISE_LAWS; LinMix's is uniform whatever this says): 'remark45' or 'floor-wf'.
-    noise_law: str = FLOOR_WF
+    #: the noise law (NOISE_LAWS; LinMix's is uniform whatever this says): 'remark45' (default) or 'floor-wf'.
+    noise_law: str = REMARK45
     #: Remark 4.5's TV radius gamma (utility only).
     gamma: float = DEFAULT_GAMMA
     norm: str = "l1"
@@ -297,7 +300,17 @@ class PubMix:
 
     @property
     def label(self) -> str:
-        return "LinMix" if self.linmix else ("PubMix" if self.noise_law == FLOOR_WF else "PubMix (Remark 4.5)")
+        return "LinMix" if self.linmix else ("PubMix" if self.noise_law == REMARK45 else "PubMix-floor")
+
+    @property
+    def law_words(self) -> str:
+        """How P_nse,t (and beta_t) are made, in words (the Runner's help)."""
+        if self.linmix:
+            return "P_nse uniform (no public rows)"
+        if self.noise_law == REMARK45:
+            return ("P_nse and beta per round from the public pilot rows by Remark 4.5 (MIFR or water-filling at an "
+                    "optimised floor)")
+        return f"P_nse = the public pilot rows' histogram water-filled to the fixed floor {self.floor_c:g}/m_t"
 
     @property
     def adaptive(self) -> bool:
@@ -343,7 +356,14 @@ class PubMix:
     def totals(self, rows: Sequence[LedgerRow], delta: float, epsilon: float | None = None, *,
                checked: bool = False) -> dict[str, Any]:
         """PLD composition of EVERY row's dominating pair (the plan's; no round is discounted, so a paired
-        run's total does not depend on which method comes first); accountant 'pld'."""
+        run's total does not depend on which method comes first); accountant 'pld'.
+
+        Remark 4.5 rows (``adaptive``) of R >= 2 releases (rows with t = 1; a paired run's methods x seeds)
+        keep a total infinite-loss mass of about sum(delta_t) = R delta / 2 >= delta in their canonical pairs:
+        epsilon at delta is infinite (R >= 3) or without slack (R = 2: 1 - (1 - delta_t)^(2T) is just below
+        delta, and epsilon is about the sum of every epsilon_t).  Their total is stated at
+        :func:`stated_delta` (R x delta), with ``delta_requested`` and the words ``delta_note``
+        (docs/PRIVACY.md §5).  A single release is stated at delta."""
         from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
         d = delta if checked else check_delta(delta)  # checked: a checked run's delta (RunSpec.build)
@@ -354,7 +374,14 @@ class PubMix:
         if total is None:
             raise ValueError("the ledger is empty")
         params = [_sampling_params(r) for r in rows]
-        return {"epsilon": float(total.get_epsilon_for_delta(d)), "delta": d, "rounds": len(rows),
+        eps, stated, why = float(total.get_epsilon_for_delta(d)), d, {}
+        releases = sum(1 for r in rows if r.t == 1)  # each release's rounds start at t = 1
+        if self.adaptive and (releases >= 2 or math.isinf(eps)):
+            stated = stated_delta(d, [dt for _, dt, _, _, _, _ in params])
+            if stated > d:
+                why = {"delta_requested": d, "delta_note": delta_note(d, stated, eps)}
+                eps = float(total.get_epsilon_for_delta(stated))
+        return {"epsilon": eps, "delta": stated, **why, "rounds": len(rows),
                 "epsilon_target": None if epsilon is None else float(epsilon),
                 "epsilon_per_round": [float(e) for e, _, _, _, _, _ in params],
                 "delta_per_round": [float(dt) for _, dt, _, _, _, _ in params],
@@ -483,8 +510,8 @@ def check_noise_law(value: Any, field: str = "noise_law") -> str:
     """
     if value not in NOISE_LAWS:
         raise BlowfishError(f"{field} must be one of {', '.join(NOISE_LAWS)} (got {value!r}). Fix: use "
-                            f"{FLOOR_WF} (water-filling at the fixed floor {DEFAULT_FLOOR_C:g}/m_t: noise pubmix) or "
-                            f"{REMARK45} (papers/003 Remark 4.5 per round: noise pubmix-remark45)")
+                            f"{REMARK45} (papers/003 Remark 4.5 per round: noise pubmix, the default) or "
+                            f"{FLOOR_WF} (water-filling at the fixed floor {DEFAULT_FLOOR_C:g}/m_t: noise pubmix-floor)")
     return str(value)
 
 
@@ -560,4 +587,4 @@ def supports(mech: Any, method: Any) -> tuple[bool, str]:
 
 register(PubMix(), release=PubMixExact())
 register(PubMix("linmix", linmix=True), release=PubMixExact("linmix", linmix=True))
-register(PubMix("pubmix-remark45", noise_law=REMARK45), release=PubMixExact("pubmix-remark45", noise_law=REMARK45))
+register(PubMix("pubmix-floor", noise_law=FLOOR_WF), release=PubMixExact("pubmix-floor", noise_law=FLOOR_WF))

@@ -3,7 +3,7 @@ and LinMix, and gamma from public folds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,7 +32,8 @@ class NoiseChoice:
     p_noise; t: the floor used; which: 'mifr', 'wf' or 'linmix'; objective: g of the
     chosen distribution = beta x the worst-case TV over B_gamma (exact by Lemma E.1 when
     ``exact``, else :func:`inner_max_tv_upper`); exact: which of the two; rows: every
-    (family, t, N*, beta, objective) tried.
+    (family, t, N*, beta, objective) scored; pruned: every (family, t, lower bound) not built
+    because its lower bound (:func:`_objective_floor`) showed it could not win.
     """
 
     p_noise: np.ndarray
@@ -42,6 +43,51 @@ class NoiseChoice:
     objective: float
     exact: bool
     rows: list
+    pruned: list = field(default_factory=list)
+
+
+#: relative and absolute slack of a pruning bound (:func:`_objective_floor`): covers the rounding of
+#: N* = t / sum(B) against t and beta_min's bisection tolerance (BISECT_TOL = 2^-46), by orders of magnitude.
+PRUNE_RTOL = 1e-9
+PRUNE_ATOL = 1e-12
+
+
+def _donor_mass_floor(pub: np.ndarray, t: float) -> float:
+    """A lower bound on MIFR(pub, t)'s donor mass sum_{U*} pub_i (Def. 4.4's program), ours.
+
+    The program's LP relaxation (x in [0, 1]^k) is a fractional knapsack; its optimum, taking the
+    candidates by largest excess pub_i - t first (mass / excess = 1 + t / excess is smallest there),
+    is <= the 0/1 optimum.  t is in Lemma F.1's set F iff 1 - sum_{U*} pub_i >= gamma, so a floor
+    above 1 - gamma proves t not in F without solving the program.
+    """
+    low = pub <= t
+    need = float((t - pub[low]).sum())
+    if need <= 0:
+        return 0.0
+    exc = np.sort(pub[~low] - t)[::-1]
+    cum = np.cumsum(exc)
+    r = int(np.searchsorted(cum, need))
+    if r >= exc.size:
+        return float(pub[~low].sum())
+    done = float(cum[r - 1]) if r else 0.0
+    return need + t * (r + (need - done) / float(exc[r]))
+
+
+def _objective_floor(pub: np.ndarray, t: float, g: float, beta_low: float) -> float:
+    """A lower bound on g = beta_min(N*, N*) x max_{P in B_gamma} TV(P, P_nse) of MIFR(pub, t) and WF(pub, t), ours.
+
+    Both raise every pub_j <= t to exactly t and keep every mass >= t, so N* = t (up to the final
+    renormalization) and beta_min(N*) = beta_min(t) >= ``beta_low``, a lower bound on it (beta_min(t)
+    itself, or beta_min at a larger floor: Lemma C.5, non-increasing in N).
+    If some pub_j <= t also has pub_j <= 1 - gamma, the P in B_gamma that moves gamma of mass onto
+    bin j has TV(P, P_nse) >= P_j - t = pub_j + gamma - t >= gamma - t, which bounds the exact inner
+    maximum (Lemma E.1) and hence :func:`inner_max_tv_upper` from below.  Returns 0 when no such j
+    exists (no bound).  Slack PRUNE_RTOL / PRUNE_ATOL.
+    """
+    low = pub <= t
+    if not low.any() or float(pub[low].min()) > 1.0 - g:
+        return 0.0
+    return beta_low * (g - t) * (1.0 - PRUNE_RTOL) - PRUNE_ATOL
 
 
 def default_t_grid(d: int, size: int = 48) -> np.ndarray:
@@ -73,7 +119,13 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
     in G (Lemma F.2: sum_{pub_i <= t} pub_i < gamma).  Each is scored by g = beta_min(N*, N*)
     x max_{P in B_gamma} TV(P, P_nse), N* = min P_nse, with the inner max exact (Lemma
     E.1) when ``exact_inner`` and else the upper bound :func:`inner_max_tv_upper`; the
-    smallest g wins (ties: MIFR, then the larger t).
+    smallest g wins (ties: MIFR, then the larger t).  A candidate whose lower bound
+    (:func:`_objective_floor`: beta_min(t) x (gamma - t), with beta_min(t) >= beta_min at a larger
+    floor already solved, Lemma C.5, before solving it) is not below the best g found so far is
+    not built (it could not replace the best; recorded in ``pruned``), and MIFR's donor program is
+    not solved when the relaxation's donor mass shows t not in F (:func:`_donor_mass_floor`): the
+    choice is the same as scoring every candidate, at a fraction of the cost at d ~ 1,000
+    (docs/DECISIONS.md).
     scoring='exact' (default) picks (family, t) by that g directly.  scoring='lemmas'
     is the paper's literal recipe: t1 = argmin_F beta_min(t,t)(gamma + sum_{pub_i<=t}
     (t - pub_i)) (F.1), t2 = argmin_G beta_min(t,t) Phi(t) (F.2; arg min, Eq. (181)'s
@@ -129,28 +181,47 @@ def choose_noise(p_public: Any, gamma: float, epsilon: float, delta: float, n: i
     if scoring == "lemmas":
         return _choose_lemmas(pub, g, epsilon, delta, n, n_samples, grid, exact, inner)
 
-    rows = []
+    rows: list = []
+    pruned: list = []
     best = None
+    beta_above = None  # beta_min at the last floor solved for a bound: <= beta_min(t) below it (Lemma C.5)
     for t in grid[::-1]:
-        cands = []
-        mf = mifr(pub, t)
-        if float(pub[pub <= mf + 1e-15].sum()) >= g:  # t in F
-            cands.append(("mifr", mf))
-        if float(pub[pub <= t].sum()) < g:  # t in G
-            cands.append(("wf", water_fill(pub, t)))
-        for which, p in cands:
+        tf = float(t)
+        bound = None  # the lower bound on both families' objective at t (computed once, when needed)
+        for which in ("mifr", "wf"):
+            if which == "mifr":  # t in F possible (the relaxation does not rule it out)
+                live = _donor_mass_floor(pub, tf) <= (1.0 - g) * (1.0 + PRUNE_RTOL) + PRUNE_ATOL
+            else:  # t in G
+                live = float(pub[pub <= t].sum()) < g
+            if not live:
+                continue
+            if best is not None:
+                if bound is None:  # cheap first (no beta_min solve), then with beta_min(t) if that is short
+                    bound = 0.0 if beta_above is None else _objective_floor(pub, tf, g, beta_above)
+                    if bound < best[0] and _objective_floor(pub, tf, g, 1.0) > 0.0:
+                        beta_above = beta_min(epsilon, delta, n, n_samples, tf)
+                        bound = _objective_floor(pub, tf, g, beta_above)
+                if bound >= best[0]:
+                    pruned.append((which, tf, bound))
+                    continue
+            if which == "mifr":
+                p = mifr(pub, t)
+                if float(pub[pub <= p + 1e-15].sum()) < g:  # t not in F
+                    continue
+            else:
+                p = water_fill(pub, t)
             nstar = float(p.min())
             b = beta_min(epsilon, delta, n, n_samples, nstar)
             obj = b * inner(pub, p, g)
-            rows.append((which, float(t), nstar, b, obj))
+            rows.append((which, tf, nstar, b, obj))
             if best is None or obj < best[0] - 1e-15:
-                best = (obj, which, float(t), p, b)
+                best = (obj, which, tf, p, b)
     if best is None:  # neither set met on the grid: LinMix (Cor. 4.6)
         u = linmix_noise(d)
         b = beta_min(epsilon, delta, n, n_samples, 1.0 / d)
-        return NoiseChoice(u, b, 1.0 / d, "linmix", b * inner(pub, u, g), exact, rows)
+        return NoiseChoice(u, b, 1.0 / d, "linmix", b * inner(pub, u, g), exact, rows, pruned)
     obj, which, t, p, b = best
-    return NoiseChoice(p, b, t, which, obj, exact, rows)
+    return NoiseChoice(p, b, t, which, obj, exact, rows, pruned)
 
 
 def _choose_lemmas(pub, g, epsilon, delta, n, n_samples, grid, exact, inner) -> NoiseChoice:
