@@ -429,7 +429,8 @@ def inner_max_tv_upper(pub: Any, nse: Any, gamma: float) -> float:
         raise DataError(f"pub and nse must have the same length (got {p.size} and {q.size})")
     pos = p > 0
     c0 = float(q[~pos].sum())
-    lam = q[pos] / p[pos]
+    with np.errstate(over="ignore"):  # a subnormal p_i gives lam_i = inf: above every breakpoint in [0, 1]
+        lam = q[pos] / p[pos]
     order = np.argsort(lam)
     lam_s, q_s, p_s = lam[order], q[pos][order], p[pos][order]
     # f(l) = l g + c0 + sum_{lam_i > l} (q_i - l p_i): evaluate at 0, 1 and every breakpoint in [0, 1]
