@@ -10,9 +10,11 @@ of :mod:`.mst`) with each marginal's sensitivity from :class:`.blowfish_sensitiv
 * the others (sqrt 2; with participation edges at least 1) get MST's Gaussian measurements: each
   step's third of rho split evenly over its noisy measurements (1-ways: the protected attributes';
   2-ways: the selected pairs touching one);
-* every exact 2-way marginal is measured too, for free (step 3a, :func:`.mst._free_pairs`): highest
-  score first while the model fits ``FREE_MODEL_MB`` (AIM's JT-SIZE filter); the tree picks then only
-  join the components the free pairs leave (fewer picks, more budget each);
+* MST's whole spanning tree is selected first (p-1 picks, as MST), then every exact 2-way marginal
+  not in it is measured on top, for free (step 3a, :func:`.mst._free_pairs`): highest score first
+  while the model fits ``FREE_MODEL_MB`` (AIM's JT-SIZE filter).  Taking the exact pairs first and
+  letting the tree join only what they leave (issue 25's order, ``TreeFit.free_first``) lost to MST
+  under the policy age+hours+education.num on Adult (docs/DECISIONS.md 2026-12-03);
 * every tree pick uses the exponential mechanism with the maximum score sensitivity over its
   candidates (0 for an exact pair, 2 for a crossing one, 1 for participation only): rho/3 over the picks.
   A spanning-tree pick always has a candidate touching a protected attribute while one exists, so
@@ -65,7 +67,7 @@ def fit_bf_mst(schema: Schema, data: Any, rho: float, policy: Policy, seed: int 
         Unpacks as (release DataFrame, ledger rows, seconds); every ledger row says how its
         sensitivity was obtained (``how``); ``info["exact"]`` lists the exactly released marginals
         and ``info["protected"]`` the attributes some policy edge moves across cells,
-        ``info["free_pairs"]`` the exact 2-way marginals taken before the tree (step 3a).
+        ``info["free_pairs"]`` the exact 2-way marginals added on top of the tree (step 3a).
 
     Raises
     ------

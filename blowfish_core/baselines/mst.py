@@ -165,19 +165,21 @@ def _weights(log1: list, total: float, ccodes: np.ndarray, csizes, p: int) -> di
 
 
 def _free_pairs(domain: Any, weight: dict[tuple[int, int], float], plan: Any,
-                max_size_mb: float = FREE_MODEL_MB) -> list[tuple[int, int]]:
-    """Step 3a (bf-mst, issue 25): the exact 2-way marginals (sensitivity 0 under the plan), highest score
-    first, each kept while the model's junction tree stays within ``max_size_mb`` (AIM's JT-SIZE filter,
-    mbi's hypothetical_model_size).  Their scores have sensitivity 0, so ranking them is free (PRIVACY.md
-    §10, Lemma 10.3); none under a standard-DP plan (MST)."""
-    exact = [e for e in weight if plan.marginal(e).exact]
+                max_size_mb: float = FREE_MODEL_MB, base: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Step 3a (bf-mst, issue 25): the exact 2-way marginals (sensitivity 0 under the plan) not in
+    ``base`` (the cliques already chosen: the tree, when the pairs go on top of it), highest score first,
+    each kept while the model's junction tree (``base`` and the kept pairs) stays within ``max_size_mb``
+    (AIM's JT-SIZE filter, mbi's hypothetical_model_size).  Their scores have sensitivity 0, so ranking
+    them is free (PRIVACY.md §10, Lemma 10.3); none under a standard-DP plan (MST)."""
+    have = set(base)
+    exact = [e for e in weight if e not in have and plan.marginal(e).exact]
     if not exact:
         return []
     from mbi.junction_tree import hypothetical_model_size
 
     kept: list[tuple[int, int]] = []
     for e in sorted(exact, key=lambda e: (-weight[e], e)):
-        if hypothetical_model_size(domain, [mbi_clique(c) for c in kept + [e]]) <= max_size_mb:
+        if hypothetical_model_size(domain, [mbi_clique(c) for c in list(base) + kept + [e]]) <= max_size_mb:
             kept.append(e)
     return kept
 
@@ -334,6 +336,9 @@ class TreeFit:
     iters: int
     sampling: str
     streams: Any
+    #: False (default): MST's full spanning tree first (p-1 picks), then the exact pairs on top (3 then 3a);
+    #: True: the exact pairs first, the tree only joins what they leave (3a then 3; docs/DECISIONS.md 2026-12-03).
+    free_first: bool = False
 
 
 def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
@@ -395,11 +400,16 @@ def fit_tree(schema: Schema, data: Any, rho: float, plan_of: Any, fit: TreeFit,
     mapping, ccodes, csizes, domain, log1 = _compress(mbi, sizes, codes, ones, sigmas, fit.compress,
                                                       getattr(plan, "soft_columns", ()))
 
-    # Step 3 ([MST] "select"): spanning tree by the exponential mechanism, rho/3 over its picks; under a
-    # policy (bf-mst) every exact 2-way marginal that fits the model is taken first, for free (3a).
+    # Step 3 ([MST] "select"): MST's spanning tree by the exponential mechanism, p-1 picks, rho/3 over
+    # them; under a policy (bf-mst) every exact 2-way marginal that still fits the model goes on top, for
+    # free (3a).  free_first (the issue-25 order) takes the exact pairs before the tree instead.
     weight = _weights(log1, total, ccodes, csizes, p)
-    free = _free_pairs(domain, weight, plan)
-    tree = _select_tree(weight, names, rho, draws, plan, ledger, free)
+    if fit.free_first:
+        free = _free_pairs(domain, weight, plan)
+        tree = _select_tree(weight, names, rho, draws, plan, ledger, free)
+    else:
+        tree = _select_tree(weight, names, rho, draws, plan, ledger)
+        free = _free_pairs(domain, weight, plan, base=tree)
 
     # Step 4 ([MST] "measure"): the selected 2-way marginals, rho/3 split over the noisy ones (the free
     # exact pairs: no noise, no budget).

@@ -38,13 +38,39 @@ def test_exact_marginals_are_free_and_the_budget_goes_to_the_protected_attribute
         if r.clique and tuple(r.clique) in exact and r.mechanism == "gaussian":
             assert (r.sensitivity, r.scale, r.rho) == (0.0, 0.0, 0.0) and RELEASED_EXACTLY in r.how
     noisy = [r for r in res.ledger if r.rho > 0]
+    # one noisy 1-way (X_1), MST's three selection picks (p-1; the exact pairs go on top afterwards), and
+    # one noisy 2-way per tree pair touching X_1
+    tree = {tuple(e) for e in res.info["tree"]}
+    crossing = [e for e in tree if "X_1" in e]
+    assert len(tree) == 3 and crossing
+    assert [(r.step, r.mechanism) for r in noisy] == ([("measure-1way", "gaussian")] + [("select", "exponential")] * 3
+                                                      + [("measure-2way", "gaussian")] * len(crossing))
+    assert [r.rho for r in noisy] == pytest.approx([RHO / 3] + [RHO / 9] * 3 + [RHO / 3 / len(crossing)] * len(crossing),
+                                                   rel=1e-12)
+    assert math.fsum(r.rho for r in res.ledger) == pytest.approx(RHO, rel=1e-12)
+    # each pick's sensitivity is the maximum over its candidates: 2, as X_1 is joined by some candidate
+    sels = [r for r in noisy if r.step == "select"]
+    assert [r.sensitivity for r in sels] == [2.0] * 3
+    # the exact pairs the tree left are measured on top, for free (the three among X_2, X_3, Y, deduped)
+    free = {tuple(e) for e in res.info["free_pairs"]}
+    assert not free & tree and free | {e for e in tree if "X_1" not in e} == {("X_2", "X_3"), ("X_2", "Y"), ("X_3", "Y")}
+
+
+def test_free_first_keeps_issue_25s_order():
+    from blowfish_core.baselines import mst
+    from blowfish_core.baselines._mbi import in_jax_scope
+    from blowfish_core.baselines.policy_fit import PolicyPlans
+
+    plans = PolicyPlans(PRE.default_policy(), "bf-mst")
+    fit = mst.TreeFit("bf-mst", "bf-mst", 0x42464D, 0, 200, 20, True, mst.DEFAULT_ITERS, "round", None, free_first=True)
+    res = plans.finish(in_jax_scope(mst.fit_tree)(PRE.schema, DF, RHO, plans, fit, plans.extra_info()))
+    noisy = [r for r in res.ledger if r.rho > 0]
     # one noisy 1-way (X_1), one selection pick (the free pairs join X_2, X_3, Y), one noisy 2-way
     assert [(r.step, r.mechanism) for r in noisy] == [("measure-1way", "gaussian"), ("select", "exponential"),
                                                       ("measure-2way", "gaussian")]
     assert [r.rho for r in noisy] == pytest.approx([RHO / 3] * 3, rel=1e-12)
     assert math.fsum(r.rho for r in res.ledger) == pytest.approx(RHO, rel=1e-12)
-    sel = noisy[1]
-    assert sel.sensitivity == 2.0 and "X_1" in sel.clique
+    assert noisy[1].sensitivity == 2.0 and "X_1" in noisy[1].clique
     assert len(res.info["tree"]) == 1 and len(res.info["free_pairs"]) == 3
 
 
