@@ -17,8 +17,9 @@ Randomness (issue 11, DESIGN §7):
 * ``seed=None`` (the default) is **release mode**: the public draws come from the
   operating system's entropy (evolution.OsEntropyStreams, a fresh
   ``numpy.random.SeedSequence()``) and the noise from OpenDP's samplers (discrete
-  Gaussian / Laplace for hard votes).  Nothing about the randomness is kept except
-  ``randomness_ == "unseeded, OS entropy, sampler opendp"``; two fits differ.
+  Gaussian / Laplace for hard votes; PubMix/LinMix draw exactly).  Nothing about the randomness
+  is kept except ``randomness_ == "unseeded, OS entropy, sampler opendp"`` (``... sampler exact``
+  for ``noise='pubmix'`` / ``'linmix'``: streams.randomness_of); two fits differ.
 * ``seed`` (a whole number >= 0) gives the paired, reproducible study streams
   (evolution.SeededStreams) with numpy's samplers: ``randomness_`` is
   "seeded: for study, not for publication".
@@ -46,6 +47,7 @@ from ..synthesis.spec import Choice, RunSpec
 from ..synthesis.experiment import _run_spec_method
 from ..synthesis.gate import DEFAULT_DELTA, _compose_total, check
 from ..synthesis.release import claim_of, release_synthesis
+from ..synthesis.report import randomness_text
 from ..base.input_checks import check_seeds
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import _privacy_totals
@@ -272,7 +274,9 @@ class Synthesizer:
             **_privacy_totals(res.rounds, spec0.delta, c.mechanism, c.budget),
             "budget_source": budget.source,
             "total": {**_compose_total(res.rounds, spec0.delta, c.mechanism), "releases": 1}}
-        self.randomness_: str = res.randomness or cast(str, getattr(self._streams, "randomness", "custom streams"))
+        self.randomness_: str = (  # a release: report.randomness_text (what drew the noise)
+            randomness_text(self.publication_.result) if self.publication_ is not None else
+            res.randomness or cast(str, getattr(self._streams, "randomness", "custom streams")))
         self.n_samples_drawn_ = 0
         return self
 
