@@ -54,7 +54,7 @@ from ..privacy.totals import _privacy_totals
 from ..algorithm.methods import get_method
 from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..privacy.mechanisms.pubmix import check_sampling
-from ..synthesis.parsing import parse_budget, parse_methods, parse_noise, require_tau
+from ..synthesis.parsing import mechanism_field, parse_budget, parse_methods, parse_noise, require_tau
 from ..model.policy import Policy
 from ..model.schema import Schema
 
@@ -301,14 +301,16 @@ class Synthesizer:
         if not methods:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
         (method,) = methods
-        mech = get_mechanism(parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism))
+        given = None if self.mechanism == DEFAULT_MECHANISM else self.mechanism  # None: the default
+        mech = get_mechanism(parse_noise(self.noise, given))
         meth = get_method(method)
         budget = parse_budget(self.rho, self.epsilon, self.delta, mech, self.conversion, methods=(meth,))
         tau = require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
             check_seeds([self.seed])
         cfg = (self.config or SynthConfig()).validate()
-        meth.check_mechanism(budget.mechanism)
+        meth.check_mechanism(budget.mechanism, mechanism_field(  # the argument the user gave
+            None if self.noise == DEFAULT_MECHANISM else self.noise, given, "noise", "mechanism"))
         self.policy.validate(self.schema)
         public = None
         if mech.samples:

@@ -108,6 +108,10 @@ def test_unknown_noise_value_is_the_same_error_everywhere(field):
     assert str(e.value) == (f"{field}: unknown noise step 'pubmix-r45'; use gaussian, pubmix, linmix, "
                             "pubmix-floor")
     assert parse_noise("pubmix-floor", None) == "pubmix-floor" and parse_noise("pubmix", None) == "pubmix"
+    with pytest.raises(BlowfishError) as e:  # the retired name says what it is called now
+        parse_noise("pubmix-remark45", None, name=field)
+    assert str(e.value) == (f"{field}: unknown noise step 'pubmix-remark45' (retired: Remark 4.5's law is now "
+                            "the default, 'pubmix'); use gaussian, pubmix, linmix, pubmix-floor")
 
 
 def _canonical_total(rows, delta):

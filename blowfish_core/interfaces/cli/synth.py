@@ -19,7 +19,9 @@ from ...synthesis import gate as release_gate
 from ...synthesis.experiment import run_paired
 from ...base.constants import DEFAULT_DELTA_TEXT
 from ...synthesis.gate import DEFAULT_DELTA
-from ...synthesis.parsing import parse_budget, parse_methods, parse_noise, parse_seeds, require_tau
+from ...synthesis.parsing import (
+    mechanism_field, parse_budget, parse_methods, parse_noise, parse_seeds, require_tau,
+)
 from ...synthesis.release import claim_of, release_synthesis
 from ...synthesis.report import INTERNAL_LABEL, randomness_text
 from ...synthesis.report_text import _ledger_text
@@ -171,7 +173,7 @@ def _parse_method_and_budget(args) -> tuple[list[str], Any, Choice]:
                             "Fix: drop it or add --noise pubmix")
     meths = tuple(get_method(m) for m in methods)
     budget = parse_budget(args.rho, args.epsilon, args.delta, mech, args.conversion, methods=meths)
-    flag = "--noise" if args.noise and not args.mechanism else "--mechanism"  # the flag the user gave
+    flag = mechanism_field(args.noise, args.mechanism)  # the flag the user gave
     for meth in meths:  # reference methods (mst, aim) run in zCDP only
         meth.check_mechanism(budget.mechanism, flag)
     tau = require_tau(methods, args.tau)
