@@ -113,7 +113,7 @@ class Synthesizer:
 
     Fitted attributes: ``result_`` (evolution.SynthResult), ``ledger_`` (tuple of LedgerRow),
     ``privacy_`` (dict, as the report's "privacy"), ``randomness_`` (str: the seeded note or
-    "unseeded, OS entropy, sampler opendp"), ``n_samples_drawn_``.
+    "unseeded, OS entropy, sampler opendp" / "... sampler exact"), ``n_samples_drawn_``.
     """
 
     def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,

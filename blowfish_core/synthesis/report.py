@@ -4,8 +4,8 @@ Issue 11 splits what a run produces in two (DESIGN §7, docs/PRIVACY.md §6):
 
 * :func:`build_public` -- what may be published with the release: schema, policy,
   budget, the per-round ledger, the settings, the public warnings and the randomness
-  line (``"unseeded, OS entropy, sampler opendp"`` or ``"seeded: for study, not for
-  publication"``).  The CLI's ``--bundle DIR`` writes it (with the synthetic CSVs and
+  line (``"unseeded, OS entropy, sampler opendp"``, ``"... sampler exact"`` for PubMix/LinMix, or
+  ``"seeded: for study, not for publication"``).  The CLI's ``--bundle DIR`` writes it (with the synthetic CSVs and
   :func:`ledger_text`).
 * :func:`build_internal` -- every figure computed on the private table (PWErr / HOErr,
   the summary, ``n_unique``, timings, the data source, the machine), labelled
