@@ -288,7 +288,8 @@ RELEASE = "designer:release"
 st.header("4 · Make a release")
 st.caption("An unseeded release: randomness from the operating system, noise from OpenDP's floating-point-safe "
            "samplers (the discrete Gaussian for hard votes). Nothing about the randomness is recorded except "
-           "“unseeded, OS entropy, sampler opendp”. The bundle holds only what may be published.")
+           "“unseeded, OS entropy, sampler opendp” (“sampler exact” for PubMix/LinMix, whose draws are exact). "
+           "The bundle holds only what may be published.")
 
 
 # the form shows and spends the session's settings (issue 24, one key per setting): the budget chosen

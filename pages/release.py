@@ -133,7 +133,8 @@ st.subheader("Make a release")
 st.caption("An unseeded release of the settings above: randomness from the operating system, noise from OpenDP's "
            "floating-point-safe samplers (the discrete Gaussian for hard votes), soft votes in float64 (study runs use "
            "float32 tiles); nothing about the randomness is "
-           "recorded except “unseeded, OS entropy, sampler opendp”. The release bundle holds only what may be "
+           "recorded except “unseeded, OS entropy, sampler opendp” (“sampler exact” for PubMix/LinMix, whose draws "
+           "are exact). The release bundle holds only what may be "
            "published (release CSV, schema, policy, budget, ledger).")
 flow.tutorial("'Make a release' draws fresh randomness: this is the table to publish. The study bundle below "
               "reruns a seeded study run anywhere (for study, not for publication). A method that releases some "

@@ -4,6 +4,7 @@ of evolution.py, which re-exports every name)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,8 +92,37 @@ class OsEntropyStreams:
         raise TypeError("OsEntropyStreams cannot be pickled: it would record the run's entropy")
 
 
-#: the one text a release records about its randomness.
+#: the text of OS-entropy streams (what release_gate.publish checks each part's streams against);
+#: a release's report says :func:`randomness_of` its runs' noise samplers.
 RANDOMNESS = OsEntropyStreams.randomness
+
+
+def randomness_of(seeded: bool, samplers: Iterable[str | None] = ()) -> str:
+    """THE randomness text of a result, decided from what drew its noise (report, ledger.json,
+    ledger.txt, budget.json, the CLI line, Synthesizer.randomness_ and the app all say it).
+
+    Parameters
+    ----------
+    seeded : bool
+        A seeded study run.
+    samplers : iterable of str or None
+        The runs' noise samplers (SynthResult.noise_sampler: 'opendp' for OpenDP's samplers,
+        'exact' for PubMix/LinMix's integer-arithmetic draws; None: not recorded).
+
+    Returns
+    -------
+    str
+        :data:`SEEDED_NOTE` when seeded; :data:`RANDOMNESS` ("unseeded, OS entropy, sampler opendp")
+        when OpenDP drew every noise (or nothing was recorded); otherwise "unseeded, OS entropy,
+        sampler " and the samplers that drew, e.g. "sampler exact" for PubMix/LinMix (no OpenDP
+        sampler draws anything), "sampler exact + opendp" for a mix.
+    """
+    if seeded:
+        return SEEDED_NOTE
+    drew = sorted({str(s) for s in samplers if s})
+    if not drew or drew == [OsEntropyStreams.sampler]:
+        return RANDOMNESS
+    return "unseeded, OS entropy, sampler " + " + ".join(drew)
 
 
 #: run_synthesis's "no seed given" marker (it has no default seed; issue 21).

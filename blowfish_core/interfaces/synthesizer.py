@@ -17,8 +17,9 @@ Randomness (issue 11, DESIGN §7):
 * ``seed=None`` (the default) is **release mode**: the public draws come from the
   operating system's entropy (evolution.OsEntropyStreams, a fresh
   ``numpy.random.SeedSequence()``) and the noise from OpenDP's samplers (discrete
-  Gaussian / Laplace for hard votes).  Nothing about the randomness is kept except
-  ``randomness_ == "unseeded, OS entropy, sampler opendp"``; two fits differ.
+  Gaussian / Laplace for hard votes; PubMix/LinMix draw exactly).  Nothing about the randomness
+  is kept except ``randomness_ == "unseeded, OS entropy, sampler opendp"`` (``... sampler exact``
+  for ``noise='pubmix'`` / ``'linmix'``: streams.randomness_of); two fits differ.
 * ``seed`` (a whole number >= 0) gives the paired, reproducible study streams
   (evolution.SeededStreams) with numpy's samplers: ``randomness_`` is
   "seeded: for study, not for publication".
@@ -46,13 +47,14 @@ from ..synthesis.spec import Choice, RunSpec
 from ..synthesis.experiment import _run_spec_method
 from ..synthesis.gate import DEFAULT_DELTA, _compose_total, check
 from ..synthesis.release import claim_of, release_synthesis
+from ..synthesis.report import randomness_text
 from ..base.input_checks import check_seeds
 from ..privacy.ledger import LedgerRow
 from ..privacy.totals import _privacy_totals
 from ..algorithm.methods import get_method
 from ..privacy.mechanisms import DEFAULT_MECHANISM, get_mechanism
 from ..privacy.mechanisms.pubmix import check_sampling
-from ..synthesis.parsing import parse_budget, parse_methods, parse_noise, require_tau
+from ..synthesis.parsing import mechanism_field, parse_budget, parse_methods, parse_noise, require_tau
 from ..model.policy import Policy
 from ..model.schema import Schema
 
@@ -111,7 +113,7 @@ class Synthesizer:
 
     Fitted attributes: ``result_`` (evolution.SynthResult), ``ledger_`` (tuple of LedgerRow),
     ``privacy_`` (dict, as the report's "privacy"), ``randomness_`` (str: the seeded note or
-    "unseeded, OS entropy, sampler opendp"), ``n_samples_drawn_``.
+    "unseeded, OS entropy, sampler opendp" / "... sampler exact"), ``n_samples_drawn_``.
     """
 
     def __init__(self, schema: Schema, policy: Policy, method: str = "bf-soft", tau: float | None = None,
@@ -272,7 +274,9 @@ class Synthesizer:
             **_privacy_totals(res.rounds, spec0.delta, c.mechanism, c.budget),
             "budget_source": budget.source,
             "total": {**_compose_total(res.rounds, spec0.delta, c.mechanism), "releases": 1}}
-        self.randomness_: str = res.randomness or cast(str, getattr(self._streams, "randomness", "custom streams"))
+        self.randomness_: str = (  # a release: report.randomness_text (what drew the noise)
+            randomness_text(self.publication_.result) if self.publication_ is not None else
+            res.randomness or cast(str, getattr(self._streams, "randomness", "custom streams")))
         self.n_samples_drawn_ = 0
         return self
 
@@ -297,14 +301,16 @@ class Synthesizer:
         if not methods:
             raise BlowfishError("choose a method, e.g. method='bf-soft'")
         (method,) = methods
-        mech = get_mechanism(parse_noise(self.noise, None if self.mechanism == DEFAULT_MECHANISM else self.mechanism))
+        given = None if self.mechanism == DEFAULT_MECHANISM else self.mechanism  # None: the default
+        mech = get_mechanism(parse_noise(self.noise, given))
         meth = get_method(method)
         budget = parse_budget(self.rho, self.epsilon, self.delta, mech, self.conversion, methods=(meth,))
         tau = require_tau([method], self.tau)
         if self.streams is None and self.seed is not None:
             check_seeds([self.seed])
         cfg = (self.config or SynthConfig()).validate()
-        meth.check_mechanism(budget.mechanism)
+        meth.check_mechanism(budget.mechanism, mechanism_field(  # the argument the user gave
+            None if self.noise == DEFAULT_MECHANISM else self.noise, given, "noise", "mechanism"))
         self.policy.validate(self.schema)
         public = None
         if mech.samples:

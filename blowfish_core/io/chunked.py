@@ -17,7 +17,7 @@ reader sees the whole column).  Cells that are written consistently are not affe
 The intake's options apply (issue 15g): ``names`` / ``no_header`` for a file without a
 header row, ``drop_missing``, ``missing_level`` (text columns only; a numeric column or a
 level outside the declared levels is refused before reading), a duplicated or empty header
-name is refused, and the size warnings of :func:`blowfish_core.io.intake.size_warnings` come
+name is a problem reported with the bad cells (one pass, as the whole-file intake), and the size warnings of :func:`blowfish_core.io.intake.size_warnings` come
 back in ``GroupedTable.warnings``.
 
 Bad rows are refused with their **spreadsheet row numbers** (the convention of
@@ -48,9 +48,9 @@ from ..base.fields import Text, join
 from .data import NO_DATA_ROWS, NOT_UTF8_FIX, first_bad_utf8_line, not_utf8_message, other_separator
 from .intake.cells import finite_values
 from .intake.columns import check_missing_options
-from .intake.header import check_names, fields_message
+from .intake.header import check_names, fields_message, unique_names
 from .intake.problems import (
-    MAX_ROWS_LISTED, declared_levels, dropped_note, empty_column_fix, missing_message, missing_level_numeric,
+    MAX_ROWS_LISTED, Problem, declared_levels, dropped_note, empty_column_fix, missing_message, missing_level_numeric,
     no_rows_left, not_numbers_message, not_whole_message, rows_text, size_warnings,
 )
 from .intake.reading import separator_hint, sniff_separator
@@ -378,7 +378,8 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
         raise DataError(f"{path} is a folder, not a CSV file")
     first = _header(str(path), sep, label)
     header = not (no_header or names is not None)
-    cols = _file_columns(first, header, names, label)
+    named: list[Problem] = []  # an empty or repeated header name
+    cols = _file_columns(first, header, names, label, named)
     _check_schema_columns(schema, cols, header, names, label, sep)
     level = {str(c): str(v) for c, v in dict(missing_level or {}).items()}
     drop_cols = list(cols) if drop_missing is True else [str(c) for c in (drop_missing or ())]
@@ -387,7 +388,7 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
     _check_levels(level, attrs, label)
     scan = _Scan(schema, attrs, level, drop_cols, 2 if header else 1, on_chunk)
     _read_chunks(path, sep, header, cols, chunk_rows, label, scan)
-    _raise_for_problems(scan, schema, len(cols), label)
+    _raise_for_problems(scan, schema, len(cols), label, [q.message for q in named])
     if scan.n == 0 and scan.dropped:
         raise DataError(no_rows_left(label, scan.dropped, [c for c, s in scan.seen.items() if not s]))
     if scan.n == 0:
@@ -398,31 +399,29 @@ def read_grouped(path: str | os.PathLike, schema: Schema, *, sep: str = ",", chu
                         tuple(size_warnings(scan.n, release_size)))
 
 
-def _raise_for_problems(scan: _Scan, schema: Schema, k: int, label: str) -> None:
-    """One DataError listing the field counts and bad cells the scan found (none: returns)."""
-    if scan.fields or scan.found:
-        msgs = [fields_message(nf, k, r, c) for nf, (c, r) in sorted(scan.fields.items())] + \
+def _raise_for_problems(scan: _Scan, schema: Schema, k: int, label: str, header: Sequence[str] = ()) -> None:
+    """One DataError listing the header's problems (``header``: messages), then the field counts and
+    bad cells the scan found (none: returns)."""
+    if header or scan.fields or scan.found:
+        msgs = list(header) + [fields_message(nf, k, r, c) for nf, (c, r) in sorted(scan.fields.items())] + \
             scan.found.messages(schema, scan.n)
         if len(msgs) == 1:
             raise DataError(f"{label}: " + msgs[0])
         raise DataError(f"{label}: {len(msgs)} problem(s) found:\n" + join("\n", ["- " + m for m in msgs]))
 
 
-def _file_columns(first: list[str], header: bool, names: Sequence[str] | None, label: str) -> list[str]:
-    """The column names: the given ``names``, the header row (empty or repeated names refused),
-    or column_1 .. column_k."""
+def _file_columns(first: list[str], header: bool, names: Sequence[str] | None, label: str,
+                  problems: list[Problem]) -> list[str]:
+    """The column names: the given ``names``, the header row, or column_1 .. column_k.
+
+    An empty or repeated header name is a Problem appended to ``problems`` (reported with the bad
+    cells, as the whole-file intake does) and gets a unique name (:func:`unique_names`: the first
+    of a repeated name keeps it)."""
     if names is not None:
         return check_names(names, len(first), label)
     if not header:
         return [f"column_{j + 1}" for j in range(len(first))]
-    cols = first
-    for j, c in enumerate(cols):
-        if c == "":
-            raise DataError(f"{label}: column {j + 1} has an empty name (row 1). Fix: name every column")
-        if c in cols[:j]:
-            raise DataError(f"{label}: column '{c}' appears twice (columns {cols.index(c) + 1} and {j + 1}, "
-                            "row 1). Fix: give every column a unique name")
-    return cols
+    return unique_names(first, 1, problems)
 
 
 def _check_schema_columns(schema: Schema, cols: list[str], header: bool, names: Sequence[str] | None,

@@ -125,6 +125,29 @@ def parse_mechanism(text: str | None, name: str = "--mechanism") -> str:
 #: the --noise choices: the release step of the vote histogram (contract: gaussian|pubmix|linmix): the
 #: default additive mechanism (its --mechanism picks another additive one), then the sampling steps.
 NOISE_STEPS = (DEFAULT_MECHANISM,) + SAMPLING
+#: retired noise-step names -> what they are called now (an unknown value's message adds the hint).
+RETIRED_NOISE_STEPS = {"pubmix-remark45": "retired: Remark 4.5's law is now the default, 'pubmix'"}
+
+
+def mechanism_field(noise: str | None, mechanism: str | None, name: str = "--noise",
+                    mechanism_name: str = "--mechanism") -> str:
+    """The field that chose the run's mechanism, as the front end calls it (for the messages of
+    Method.check_mechanism): ``name`` when a noise step was given and no additive mechanism
+    (``--noise pubmix`` / ``noise="pubmix"``), else ``mechanism_name``.
+
+    Parameters
+    ----------
+    noise, mechanism : str or None
+        The two fields as given (None: not given; the API passes None for its default mechanism).
+    name, mechanism_name : str, optional
+        The two fields' names (default ``--noise``, ``--mechanism``; the API: ``noise``, ``mechanism``).
+
+    Returns
+    -------
+    str
+        ``name`` or ``mechanism_name``.
+    """
+    return name if noise is not None and mechanism is None else mechanism_name
 
 
 def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
@@ -157,7 +180,8 @@ def parse_noise(noise: str | None, mechanism: str | None, name: str = "--noise",
     """
     nz = DEFAULT_MECHANISM if noise is None else str(noise).strip().lower()
     if nz not in NOISE_STEPS:
-        raise BlowfishError(f"{name}: unknown noise step '{nz}'; use {', '.join(NOISE_STEPS)}")
+        retired = f" ({RETIRED_NOISE_STEPS[nz]})" if nz in RETIRED_NOISE_STEPS else ""
+        raise BlowfishError(f"{name}: unknown noise step '{nz}'{retired}; use {', '.join(NOISE_STEPS)}")
     if mechanism is not None:
         mech = str(mechanism).strip().lower()
         if mech in SAMPLING:

@@ -4,8 +4,8 @@ Issue 11 splits what a run produces in two (DESIGN §7, docs/PRIVACY.md §6):
 
 * :func:`build_public` -- what may be published with the release: schema, policy,
   budget, the per-round ledger, the settings, the public warnings and the randomness
-  line (``"unseeded, OS entropy, sampler opendp"`` or ``"seeded: for study, not for
-  publication"``).  The CLI's ``--bundle DIR`` writes it (with the synthetic CSVs and
+  line (``"unseeded, OS entropy, sampler opendp"``, ``"... sampler exact"`` for PubMix/LinMix, or
+  ``"seeded: for study, not for publication"``).  The CLI's ``--bundle DIR`` writes it (with the synthetic CSVs and
   :func:`ledger_text`).
 * :func:`build_internal` -- every figure computed on the private table (PWErr / HOErr,
   the summary, ``n_unique``, timings, the data source, the machine), labelled
@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import __version__
 from ..model.calibration import floor_value
-from ..algorithm.streams import RANDOMNESS, SEEDED_NOTE
+from ..algorithm.streams import SEEDED_NOTE, randomness_of
 from .spec import NO_PROTECTION_WARNING, RunRequest, _protects_nothing
 from ..privacy.mechanisms import DEFAULT_MECHANISM
 from ..model.metrics import NUMERIC_BINS
@@ -116,19 +116,21 @@ INTERNAL_KEYS = ("data_source", "n_unique", "metric", "runs", "summary", "second
 
 
 def randomness_text(result: PairedRuns) -> str:
-    """The randomness line of a result.
+    """The randomness line of a result: :func:`~blowfish_core.algorithm.streams.randomness_of` its
+    runs' noise samplers.
 
     Parameters
     ----------
     result : PairedResult
-        The paired comparison.
+        The paired comparison (or a release's result).
 
     Returns
     -------
     str
-        'unseeded, OS entropy, sampler opendp' or 'seeded: for study, not for publication'.
+        'seeded: for study, not for publication', 'unseeded, OS entropy, sampler opendp', or
+        'unseeded, OS entropy, sampler exact' (PubMix/LinMix's exact draws).
     """
-    return SEEDED_NOTE if result.request.seeded else RANDOMNESS
+    return randomness_of(result.request.seeded, (r.synth.noise_sampler for r in result.runs))
 
 
 def build_public(result: PairedRuns) -> dict[str, Any]:

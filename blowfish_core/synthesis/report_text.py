@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..algorithm.streams import SEEDED_NOTE
-from .gate import NOT_DP_LABEL, total_text
+from .gate import NOT_DP_LABEL, RELEASE_LABEL, total_text
 from .spec import NO_PROTECTION_WARNING
 from ..privacy.mechanisms import MECHANISMS, SELECTION_MECHANISMS
 from ..algorithm.methods import Method, get_method
@@ -47,6 +47,8 @@ def _ledger_text(report: dict[str, Any], methods: "Sequence[Method]") -> str:
     acct = p.get("accountant", "gdp-exact")
     budget, spent = _budget_text(p, acct, _ledger_mechanisms(report))
     lines = []
+    if report.get("label") == RELEASE_LABEL:  # a gated release says it may be published, first (ledger.json's label)
+        lines.append(f"{RELEASE_LABEL}.")
     if report.get("label") == SEEDED_NOTE:  # a seeded bundle says so first (issue 21)
         lines.append(f"WARNING: {SEEDED_NOTE}: anyone who knows the seed can recompute and subtract the noise; "
                      "do not publish these files.")
@@ -140,10 +142,8 @@ def _randomness_lines(report: dict[str, Any]) -> list[str]:
     rnd = report.get("randomness")
     if rnd == SEEDED_NOTE:
         lines.append(f"Randomness: {SEEDED_NOTE} (anyone who knows the seed can recompute and subtract the noise).")
-    elif rnd:
+    elif rnd:  # streams.randomness_of the runs' noise samplers (report.randomness_text)
         samplers = {e.get("noise_sampler") for e in report.get("ledger") or ()}
-        if samplers == {"exact"}:  # PubMix / LinMix: no OpenDP sampler draws anything
-            rnd = rnd.replace("sampler opendp", "sampler exact")
         lines.append(f"Randomness: {rnd}.")
         if "exact" in samplers:
             lines.append("PubMix/LinMix draws: exact integer-arithmetic sampling from the OS CSPRNG "

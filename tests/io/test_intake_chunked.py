@@ -140,6 +140,26 @@ def test_duplicate_header_is_refused_chunked(tmp_path, capsys):
                    "Fix: give every column a unique name\n")
 
 
+
+def test_duplicate_header_is_listed_with_the_bad_cells_chunked_as_whole_file(tmp_path, capsys):
+    """Newcomer trial: the chunked read stopped at the repeated name; now one pass lists every
+    problem, the same list as the whole-file read (the first of a repeated name is the column)."""
+    text = ("age;hours;edu;job;y;job\n30;40;10;admin;yes;x\nold;40;10;admin;no;x\n"
+            "31;200;10;admin;no;x\n32;40;10;Alien;no;x\n")
+    schema, data = _files(tmp_path, text)
+    rc, out, err = _synth(capsys, tmp_path, schema, data, "--chunk-rows", "2")
+    assert rc == 2
+    assert err == (f"error: {data}: 4 problem(s) found:\n"
+                   "- column 'job' appears twice (columns 4 and 6, row 1). Fix: give every column a unique name\n"
+                   "- column 'age': 1 cell(s) are not numbers (e.g. ['old']) in row 3. Fix: correct those cells, "
+                   "or declare the column categorical\n"
+                   "- column 'hours': 1 cell(s) outside [1, 99] of the public domain (e.g. ['200']) in row 4. Fix: "
+                   "widen the declared bounds or remove those rows; values are never clipped silently\n"
+                   "- column 'job': 1 cell(s) outside the declared categories of the public domain (e.g. ['Alien']) "
+                   "in row 5. Fix: add them to the levels of 'job' or remove those rows\n")
+    rc, out, whole = _synth(capsys, tmp_path, schema, data)  # the same problems (the order may differ)
+    assert rc == 2 and sorted(whole.splitlines()) == sorted(err.splitlines())
+
 # ---------------------------------------------------------------- finding 13: the missing level
 def test_missing_level_on_a_numeric_column_is_refused_before_anything_runs(tmp_path, capsys):
     schema, data = _files(tmp_path, REPRO)

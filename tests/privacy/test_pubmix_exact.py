@@ -182,13 +182,43 @@ def test_exact_sampler_draws_differ_between_fresh_processes():
     assert a and a != b
 
 
+EXACT = "unseeded, OS entropy, sampler exact"
+
+
 def test_cli_synth_pubmix_without_seeds_releases(tmp_path):
+    """Newcomer trial: the screen, ledger.json and budget.json said 'sampler opendp' while ledger.txt
+    and every row said exact; now one text (streams.randomness_of) everywhere.  The bundle's
+    ledger.txt opens with the gate's public label (ledger.json["label"])."""
+    import json
+
     out, bundle = tmp_path / "pm.csv", tmp_path / "pmB"
-    r = subprocess.run([sys.executable, "-m", "blowfish_core", "synth", "--preset", "xor3", "--method", "hard",
+    r = subprocess.run([sys.executable, "-m", "blowfish_core", "synth", "--preset", "xor3", "--method", "hard,tab-pe",
                         "--noise", "pubmix", "--epsilon", "1", "--delta", "1e-5", "--out", str(out),
                         "--bundle", str(bundle), "--rounds", "2", "--population", "64x2", "--release", "40",
                         "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert out.exists() and (bundle / "ledger.txt").exists()
+    assert f"randomness: {EXACT}; the methods are separate releases" in r.stdout and "sampler opendp" not in r.stdout
     text = (bundle / "ledger.txt").read_text()
-    assert SEEDED_NOTE not in text and "unseeded, OS entropy, sampler exact" in text  # no OpenDP sampler drew
+    assert SEEDED_NOTE not in text and f"Randomness: {EXACT}." in text  # no OpenDP sampler drew
+    assert "sampler opendp" not in text
+    led = json.loads((bundle / "ledger.json").read_text())
+    assert led["randomness"] == json.loads((bundle / "budget.json").read_text())["randomness"] == EXACT
+    assert [e["noise_sampler"] for e in led["ledger"]] == ["exact", "exact"]
+    assert led["label"] == gate.RELEASE_LABEL and text.splitlines()[0] == f"{gate.RELEASE_LABEL}."
+
+
+def test_api_pubmix_release_says_sampler_exact():
+    p = bc.get_preset("xor3")
+    sp = load_preset_data(p)
+    syn = bc.Synthesizer(p.schema, p.default_policy(), method="hard", noise="pubmix", epsilon=1.0, delta=1e-5,
+                         public=sp.public, config=TINY).fit(sp.private)
+    assert syn.randomness_ == EXACT and syn.result_.noise_sampler == "exact"
+
+
+def test_randomness_of_decides_from_the_noise_samplers():
+    from blowfish_core.algorithm.streams import RANDOMNESS, randomness_of
+
+    assert randomness_of(True, ["exact"]) == SEEDED_NOTE
+    assert randomness_of(False, ["exact", "exact"]) == EXACT
+    assert randomness_of(False, ["opendp"]) == randomness_of(False, [None]) == RANDOMNESS
+    assert randomness_of(False, ["opendp", "exact"]) == "unseeded, OS entropy, sampler exact + opendp"

@@ -108,6 +108,10 @@ def test_unknown_noise_value_is_the_same_error_everywhere(field):
     assert str(e.value) == (f"{field}: unknown noise step 'pubmix-r45'; use gaussian, pubmix, linmix, "
                             "pubmix-floor")
     assert parse_noise("pubmix-floor", None) == "pubmix-floor" and parse_noise("pubmix", None) == "pubmix"
+    with pytest.raises(BlowfishError) as e:  # the retired name says what it is called now
+        parse_noise("pubmix-remark45", None, name=field)
+    assert str(e.value) == (f"{field}: unknown noise step 'pubmix-remark45' (retired: Remark 4.5's law is now "
+                            "the default, 'pubmix'); use gaussian, pubmix, linmix, pubmix-floor")
 
 
 def _canonical_total(rows, delta):
@@ -142,8 +146,11 @@ def test_two_releases_are_stated_at_twice_delta_and_one_release_at_delta():
     assert tot["releases"] == 2 and tot["delta"] == 2 * delta and tot["delta_requested"] == delta
     assert tot["epsilon"] == pytest.approx(_canonical_total(rows, 2 * delta), rel=1e-12)
     assert 1.0 < tot["epsilon"] < 2.0 + 1e-9  # finite; at most the two releases' epsilons added
-    assert tot["delta_note"].startswith("stated at delta = 2 x delta = 2e-05: at the chosen delta = 1e-05 the "
-                                        "composition of 2 Remark 4.5 releases has no slack left (epsilon = 2 there")
+    assert tot["delta_note"] == ("stated at delta = 2 x delta = 2e-05 (basic composition of the releases' delta: "
+                                 "each Remark 4.5 round keeps delta_t as a failure probability, so 2 releases "
+                                 "together are (epsilon, 2 x delta)-DP, not (epsilon, delta)-DP; at delta = 1e-05 "
+                                 f"itself they are ({at_delta:.4g}, delta)-DP, about the sum of every round's "
+                                 "epsilon_t)")
     json.dumps(tot, allow_nan=False)  # the JSON report can state it
     text = total_text(tot, 2)
     assert "at delta = 2e-05" in text and "The total is stated at delta = 2 x delta" in text
@@ -166,7 +173,9 @@ def test_three_releases_are_unbounded_at_delta_and_stated_at_three_times_delta()
     tot = R45.totals(rows, delta)
     assert tot["delta"] == pytest.approx(3 * delta, rel=1e-15) and tot["delta_requested"] == delta
     assert tot["epsilon"] == pytest.approx(_canonical_total(rows, tot["delta"]), rel=1e-12)
-    assert "3 Remark 4.5 releases is unbounded" in tot["delta_note"]
+    assert tot["delta_note"] == ("stated at delta = 3 x delta = 3e-05 (basic composition of the releases' delta: "
+                                 "each Remark 4.5 round keeps delta_t as a failure probability, so 3 releases "
+                                 "together are (epsilon, 3 x delta)-DP, not (epsilon, delta)-DP)")
 
 
 def test_the_floor_law_total_is_unchanged_by_the_rule():

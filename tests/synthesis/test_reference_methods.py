@@ -214,6 +214,21 @@ def test_reference_methods_refuse_a_non_zcdp_mechanism(tmp_path, capsys, data):
         bc.Synthesizer(XOR.schema, Policy(), method="aim", epsilon=1.0, mechanism="laplace").fit(data)
 
 
+def test_reference_method_with_pubmix_names_the_noise_argument_the_user_gave(tmp_path, capsys, data):
+    """Newcomer trial: the API said 'mechanism pubmix ... use mechanism gaussian' for noise='pubmix'.
+    The CLI and the API now give the same message, naming the field as each calls it."""
+    rc = main(["synth", "--preset", "xor3", "--method", "bf-mst", "--noise", "pubmix", "--epsilon", "1",
+               "--out", str(tmp_path / "x.csv"), "--quiet"])
+    cli = capsys.readouterr().err
+    assert rc == 2 and cli.startswith("error: --noise pubmix: bf-MST ")
+    public = bc.load_preset_data(XOR).public
+    with pytest.raises(BudgetError) as e:
+        bc.Synthesizer(XOR.schema, XOR.default_policy(), method="bf-mst", noise="pubmix", epsilon=1.0,
+                       public=public).fit(data)
+    assert str(e.value) == cli[len("error: "):].strip().replace("--noise", "noise")
+    assert "mechanism" not in str(e.value) and "Fix: use noise gaussian for it" in str(e.value)
+
+
 @needs_mbi
 def test_paired_run_with_hard_states_the_totals_that_hold_for_both(data):
     cfg = SynthConfig(rounds=2, population=[16, 16], release=RELEASE)

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ...algorithm.events import RoundEvent
-from ...algorithm.streams import RANDOMNESS, SEEDED_NOTE
+from ...algorithm.streams import SEEDED_NOTE
 from ...algorithm.methods import METHODS, get_method, reference_methods, tau_methods
 from ...base.errors import BlowfishError
 from ...base.input_checks import check_generated_n
@@ -19,9 +19,11 @@ from ...synthesis import gate as release_gate
 from ...synthesis.experiment import run_paired
 from ...base.constants import DEFAULT_DELTA_TEXT
 from ...synthesis.gate import DEFAULT_DELTA
-from ...synthesis.parsing import parse_budget, parse_methods, parse_noise, parse_seeds, require_tau
+from ...synthesis.parsing import (
+    mechanism_field, parse_budget, parse_methods, parse_noise, parse_seeds, require_tau,
+)
 from ...synthesis.release import claim_of, release_synthesis
-from ...synthesis.report import INTERNAL_LABEL
+from ...synthesis.report import INTERNAL_LABEL, randomness_text
 from ...synthesis.report_text import _ledger_text
 from ...synthesis.spec import Choice, RunSpec
 from .outputs import _check_bundle_folder, _check_output_paths, _check_outputs, _ci_text, _write_synth_outputs
@@ -171,7 +173,7 @@ def _parse_method_and_budget(args) -> tuple[list[str], Any, Choice]:
                             "Fix: drop it or add --noise pubmix")
     meths = tuple(get_method(m) for m in methods)
     budget = parse_budget(args.rho, args.epsilon, args.delta, mech, args.conversion, methods=meths)
-    flag = "--noise" if args.noise and not args.mechanism else "--mechanism"  # the flag the user gave
+    flag = mechanism_field(args.noise, args.mechanism)  # the flag the user gave
     for meth in meths:  # reference methods (mst, aim) run in zCDP only
         meth.check_mechanism(budget.mechanism, flag)
     tau = require_tau(methods, args.tau)
@@ -287,13 +289,15 @@ def cmd_synth(args, dask: DaskClient) -> int:
     if not policy.participation:
         for line in data_lines:
             print(line)
-    print(f"randomness: {SEEDED_NOTE}" if seeds is not None else f"randomness: {RANDOMNESS}"
-          + ("; the methods are separate releases (not paired; give --seeds for a paired comparison)"
-             if len(methods) > 1 else ""))
     if seeds is None:  # THE release gate (issue 21): OS entropy, safe samplers, public domain, total
         result = release_synthesis(req, progress=progress).result
     else:
         result = run_paired(req, progress=progress)
+    # after the run: the text is decided from what drew the noise (report.randomness_text); the
+    # progress lines go to stderr, so stdout keeps its order
+    print(f"randomness: {randomness_text(result)}" + (
+        "; the methods are separate releases (not paired; give --seeds for a paired comparison)"
+        if seeds is None and len(methods) > 1 else ""))
     _write_synth_outputs(args, result, methods, seeds)
     _print_summary(args, result, policy, seeds, data_lines)
     return 0

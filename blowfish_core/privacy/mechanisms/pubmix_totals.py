@@ -3,7 +3,7 @@
 Each round of mechanism 'pubmix' is composed as its canonical (epsilon_t, delta_t) pair, which keeps
 delta_t of infinite privacy loss (delta_t = delta / (2T)).  One release keeps delta / 2 of it, and is
 stated at delta; R >= 2 releases together (a paired run's methods x seeds) keep about R delta / 2, so
-epsilon at delta is infinite (R >= 3) or has no slack left (R = 2: about the sum of every epsilon_t),
+epsilon at delta is infinite (R >= 3) or about the sum of every epsilon_t (R = 2),
 and :meth:`PubMix.totals <blowfish_core.privacy.mechanisms.pubmix.PubMix.totals>` states them at
 :func:`stated_delta` = R x delta with the words of :func:`delta_note`.
 """
@@ -54,11 +54,14 @@ def delta_note(delta: float, stated: float, epsilon_at_delta: float = math.inf) 
     Returns
     -------
     str
-        One sentence naming R, both deltas and why.
+        One sentence naming R, both deltas and why (basic composition of the releases' delta), and
+        for a finite ``epsilon_at_delta`` the composition's epsilon at ``delta`` itself.
     """
     r = stated / delta
     rs = f"{round(r)}" if abs(r - round(r)) < 1e-9 * r else f"{r:.4g}"
-    how = ("is unbounded" if math.isinf(epsilon_at_delta)
-           else f"has no slack left (epsilon = {epsilon_at_delta:.4g} there, about the sum of every round's epsilon_t)")
-    return (f"stated at delta = {rs} x delta = {stated:.3g}: at the chosen delta = {delta:.3g} the composition of "
-            f"{rs} Remark 4.5 releases {how}, since each round keeps delta_t of infinite loss")
+    at_delta = ("" if math.isinf(epsilon_at_delta) else
+                f"; at delta = {delta:.3g} itself they are ({epsilon_at_delta:.4g}, delta)-DP, about the sum of "
+                "every round's epsilon_t")
+    return (f"stated at delta = {rs} x delta = {stated:.3g} (basic composition of the releases' delta: each "
+            f"Remark 4.5 round keeps delta_t as a failure probability, so {rs} releases together are "
+            f"(epsilon, {rs} x delta)-DP, not (epsilon, delta)-DP{at_delta})")
