@@ -293,7 +293,7 @@ WHY = (
     "2026-12-03; 12 paired seeds: 0.228 → 0.219 at ρ = 1e-2, 0.216 → 0.200 at ρ = 1, MST 0.213 and 0.201). "
     "With all five attributes protected "
     "nothing is exact and bf-mst equals MST within the noise. Soft marginals (bf-soft-mst, bf-soft-aim) help "
-    "only where the noise dominates (Adult ρ ≤ 3e-5, Bank ρ ≤ 1e-5; crossing above): de-biasing the smoothing "
+    "only where the noise dominates (Adult and Bank ρ ≤ 3e-5; crossing above): de-biasing the smoothing "
     "through mbi's query amplifies the noise in the kernel's fine-scale directions (on Adult's 20 age bins the "
     "soft measurement is more precise in only 2-4 of 20 directions), so a soft marginal buys little once the "
     "hard one is precise. bf-aim's gain over AIM is largest at ρ = 1e-4 (exact cliques free) and becomes a loss "
