@@ -87,3 +87,20 @@ def test_leave_out_fix_names_remaining_columns(tmp_path):
         "'note'): keeps 3 of 12 rows")
     assert "leave the column out (columns=['age', 'city', 'score'], or remove it from the schema)" in str(p.message)
     assert "a,b,..." not in render(p.message, "cli")
+
+
+def test_numbers_in_a_declared_ordinal_get_no_missing_level_fix(tmp_path):
+    """Newcomer trial (session 10): an ordinal declared with number levels (as Adult's education.num)
+    holding numbers and one empty cell: the whole-file read must not offer --missing-level, which the
+    same read then refuses ("holds numbers; a missing level would make it text"); drop the rows instead."""
+    path = tmp_path / "ord.csv"
+    path.write_text("edu,sex\n" + "".join(f"{1 + i % 3},{'FM'[i % 2]}\n" for i in range(11)) + ",F\n")
+    schema = Schema.from_dict({"attributes": [{"name": "edu", "type": "ordinal", "levels": ["1", "2", "3"]},
+                                              {"name": "sex", "type": "categorical", "levels": ["F", "M"]}],
+                               "data_derived": False, "data_derived_columns": []})
+    res = check_table(path, columns=schema.names, schema=schema)
+    [p] = [p for p in res.problems if p.column == "edu"]
+    text = render(p.message, "cli")
+    assert "--missing-level" not in text and "--drop-missing 'edu'" in text, text
+    with pytest.raises(DataError, match="holds numbers; a missing level"):  # the fix it no longer offers
+        read_checked(path, columns=schema.names, schema=schema, missing_level={"edu": "?"})

@@ -146,14 +146,14 @@ def test_two_releases_are_stated_at_twice_delta_and_one_release_at_delta():
     assert tot["releases"] == 2 and tot["delta"] == 2 * delta and tot["delta_requested"] == delta
     assert tot["epsilon"] == pytest.approx(_canonical_total(rows, 2 * delta), rel=1e-12)
     assert 1.0 < tot["epsilon"] < 2.0 + 1e-9  # finite; at most the two releases' epsilons added
-    assert tot["delta_note"] == ("stated at delta = 2 x delta = 2e-05 (basic composition of the releases' delta: "
+    assert tot["delta_note"] == ("stated at delta = 2e-05 = 2 x the chosen delta (basic composition of the releases' delta: "
                                  "each Remark 4.5 round keeps delta_t as a failure probability, so 2 releases "
-                                 "together are (epsilon, 2 x delta)-DP, not (epsilon, delta)-DP; at delta = 1e-05 "
-                                 f"itself they are ({at_delta:.4g}, delta)-DP, about the sum of every round's "
+                                 "together are (epsilon, 2 x delta)-DP, not (epsilon, delta)-DP; at the chosen delta = 1e-05 "
+                                 f"itself they are (epsilon = {at_delta:.4g}, delta = 1e-05)-DP, about the sum of every round's "
                                  "epsilon_t)")
     json.dumps(tot, allow_nan=False)  # the JSON report can state it
     text = total_text(tot, 2)
-    assert "at delta = 2e-05" in text and "The total is stated at delta = 2 x delta" in text
+    assert "at delta = 2e-05" in text and "The total is stated at delta = 2e-05 = 2 x the chosen delta" in text
     # one release: stated at the requested delta, as before (no note)
     one = R45.totals(res.runs[0].ledger, delta)
     assert one["delta"] == delta and "delta_note" not in one
@@ -173,7 +173,7 @@ def test_three_releases_are_unbounded_at_delta_and_stated_at_three_times_delta()
     tot = R45.totals(rows, delta)
     assert tot["delta"] == pytest.approx(3 * delta, rel=1e-15) and tot["delta_requested"] == delta
     assert tot["epsilon"] == pytest.approx(_canonical_total(rows, tot["delta"]), rel=1e-12)
-    assert tot["delta_note"] == ("stated at delta = 3 x delta = 3e-05 (basic composition of the releases' delta: "
+    assert tot["delta_note"] == ("stated at delta = 3e-05 = 3 x the chosen delta (basic composition of the releases' delta: "
                                  "each Remark 4.5 round keeps delta_t as a failure probability, so 3 releases "
                                  "together are (epsilon, 3 x delta)-DP, not (epsilon, delta)-DP)")
 

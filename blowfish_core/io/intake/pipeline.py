@@ -219,12 +219,14 @@ def _name_missing_fixes(col_problems: dict[str, list[Problem]], chosen: list[str
                         mostly_num: Mapping[str, bool], n_rows: int) -> None:
     """Rewrite the 'missing' Problems of the modelled columns once the modelled set is known: the
     leave-out fix names the other modelled columns (``--columns age,city``), and for a column a
-    schema declares, its type decides the fixes (no missing level for a numeric one; with declared
+    schema declares, its type or the data's numbers decide the fixes (no missing level for a numeric one; with declared
     levels the missing-level fix says to add the level to them).  A column empty in every row keeps
     its own message."""
     for c in chosen:
         a = declared.get(c)
-        numeric = bool(a.bounded) if a is not None else bool(mostly_num[c])
+        # numeric: no missing-level fix; the data's numbers refuse one too (columns.guess_column), whatever
+        # the schema declares (an ordinal 1..16 column holds numbers)
+        numeric = bool(mostly_num[c]) or (a is not None and bool(a.bounded))
         rest = [x for x in chosen if x != c]
         col_problems[c] = [
             dataclasses.replace(p, message=missing_message(c, p.count, p.rows, n_rows, bool(mostly_num[c]), numeric,

@@ -60,8 +60,8 @@ def delta_note(delta: float, stated: float, epsilon_at_delta: float = math.inf) 
     r = stated / delta
     rs = f"{round(r)}" if abs(r - round(r)) < 1e-9 * r else f"{r:.4g}"
     at_delta = ("" if math.isinf(epsilon_at_delta) else
-                f"; at delta = {delta:.3g} itself they are ({epsilon_at_delta:.4g}, delta)-DP, about the sum of "
-                "every round's epsilon_t")
-    return (f"stated at delta = {rs} x delta = {stated:.3g} (basic composition of the releases' delta: each "
+                f"; at the chosen delta = {delta:.3g} itself they are (epsilon = {epsilon_at_delta:.4g}, "
+                f"delta = {delta:.3g})-DP, about the sum of every round's epsilon_t")
+    return (f"stated at delta = {stated:.3g} = {rs} x the chosen delta (basic composition of the releases' delta: each "
             f"Remark 4.5 round keeps delta_t as a failure probability, so {rs} releases together are "
             f"(epsilon, {rs} x delta)-DP, not (epsilon, delta)-DP{at_delta})")
